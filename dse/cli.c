@@ -1,0 +1,149 @@
+/* cli.c -- option parsing shared by every subcommand. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "dse %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int is_flag(const char *flags, const char *name, size_t len)
+{
+    for (const char *p = flags; p && *p;) {
+        const char *e = strchr(p, ' ');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && strncmp(p, name, len) == 0) return 1;
+        p += l;
+        while (*p == ' ') p++;
+    }
+    return 0;
+}
+
+int cli_parse(cli_args *a, const char *cmd, int argc, char **argv, const char *flags)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (strncmp(s, "--", 2) == 0 && s[2]) {
+            if (a->nopt == 64) {
+                cli_error(cmd, "too many options");
+                return EXIT_USAGE;
+            }
+            const char *name = s + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            char *key = strndup(name, len); /* lives until exit; tiny */
+            a->key[a->nopt] = key;
+            if (is_flag(flags, name, len)) {
+                if (eq) {
+                    cli_error(cmd, "--%s takes no value", key);
+                    return EXIT_USAGE;
+                }
+                a->val[a->nopt] = NULL;
+            } else if (eq) {
+                a->val[a->nopt] = eq + 1;
+            } else if (i + 1 < argc) {
+                a->val[a->nopt] = argv[++i];
+            } else {
+                cli_error(cmd, "--%s needs a value", key);
+                return EXIT_USAGE;
+            }
+            a->nopt++;
+        } else {
+            if (a->npos == 32) {
+                cli_error(cmd, "too many arguments");
+                return EXIT_USAGE;
+            }
+            a->pos[a->npos++] = s;
+        }
+    }
+    return 0;
+}
+
+const char *cli_get(cli_args *a, const char *name)
+{
+    const char *v = NULL;
+    for (int i = 0; i < a->nopt; i++)
+        if (strcmp(a->key[i], name) == 0 && a->val[i]) {
+            a->used[i] = 1;
+            v = a->val[i];
+        }
+    return v;
+}
+
+int cli_getall(cli_args *a, const char *name, const char **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < a->nopt; i++)
+        if (strcmp(a->key[i], name) == 0 && a->val[i]) {
+            a->used[i] = 1;
+            if (n < max) out[n++] = a->val[i];
+        }
+    return n;
+}
+
+int cli_flag(cli_args *a, const char *name)
+{
+    int on = 0;
+    for (int i = 0; i < a->nopt; i++)
+        if (strcmp(a->key[i], name) == 0 && !a->val[i]) {
+            a->used[i] = 1;
+            on = 1;
+        }
+    return on;
+}
+
+int cli_int(cli_args *a, const char *name, long def, long lo, long hi, long *out)
+{
+    const char *v = cli_get(a, name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) {
+        cli_error(a->cmd, "--%s must be an integer in [%ld, %ld], not \"%s\"", name, lo, hi, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int cli_double(cli_args *a, const char *name, double def, double lo, double hi, double *out)
+{
+    const char *v = cli_get(a, name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !isfinite(x) || x < lo || x > hi) {
+        cli_error(a->cmd, "--%s must be a number in [%g, %g], not \"%s\"", name, lo, hi, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int cli_finish(cli_args *a)
+{
+    for (int i = 0; i < a->nopt; i++)
+        if (!a->used[i]) {
+            cli_error(a->cmd, "unknown option --%s (see dse %s --help)", a->key[i], a->cmd);
+            return EXIT_USAGE;
+        }
+    return 0;
+}

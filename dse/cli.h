@@ -1,0 +1,51 @@
+/* cli.h -- what the command-line front end shares: option parsing, the
+ * subcommand table, and the exit-code convention (0 ok, 1 runtime
+ * failure, 2 bad usage or bad input).  Only the CLI prints; libraries
+ * return errors.
+ */
+#ifndef DSE_CLI_H
+#define DSE_CLI_H
+
+#include <stdio.h>
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Parsed arguments of one subcommand.  Options are `--name value` or, for
+ * names listed as flags, `--name`; `--name=value` works too.  Everything
+ * else is positional. */
+typedef struct {
+    const char *cmd;   /* e.g. "zoo show", for messages */
+    int nopt;
+    const char *key[64];
+    const char *val[64]; /* NULL for flags */
+    int used[64];
+    int npos;
+    const char *pos[32];
+} cli_args;
+
+/* flags: space-separated names of options that take no value.  Returns 0,
+ * or prints a usage line and returns EXIT_USAGE. */
+int cli_parse(cli_args *a, const char *cmd, int argc, char **argv, const char *flags);
+const char *cli_get(cli_args *a, const char *name);          /* last value or NULL */
+int cli_getall(cli_args *a, const char *name, const char **out, int max); /* repeated */
+int cli_flag(cli_args *a, const char *name);
+/* Integer / double option with a default and a range; prints and returns
+ * -1 on a bad value. */
+int cli_int(cli_args *a, const char *name, long def, long lo, long hi, long *out);
+int cli_double(cli_args *a, const char *name, double def, double lo, double hi, double *out);
+/* Call after reading every option: unknown options are an error (2). */
+int cli_finish(cli_args *a);
+/* Print "dse CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Subcommands: int cmd_X(int argc, char **argv) with argv[0] = "X". */
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cli_command;
+
+int cmd_zoo(int argc, char **argv);
+int cmd_net(int argc, char **argv);
+
+#endif

@@ -1,0 +1,35 @@
+/* main.c -- the `dse` program: dispatches to one subcommand per DESIGN.md
+ * section 11.  Each subcommand lives in cmd_NAME.c and owns its options. */
+#include "cli.h"
+
+#include <string.h>
+
+static const cli_command commands[] = {
+    {"zoo", cmd_zoo, "built-in networks: zoo list | zoo show NAME [--json]"},
+    {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
+};
+static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: dse COMMAND [options]   (dse COMMAND --help for details)\n\ncommands:\n");
+    for (int i = 0; i < ncommands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    for (int i = 0; i < ncommands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "dse: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,200 @@
+/* jsonutil.c -- see jsonutil.h. */
+#include "jsonutil.h"
+#include "net.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+cJSON *ju_parse(const char *text, const char *what, char *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (root) return root;
+    const char *at = end ? end : cJSON_GetErrorPtr();
+    if (!at) at = text;
+    int line = 1, col = 1;
+    for (const char *p = text; p < at && *p; p++) {
+        if (*p == '\n') line++, col = 1;
+        else col++;
+    }
+    const char *q = at;
+    while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') q++;
+    if (!*q)
+        snprintf(err, NET_ERRLEN, "%s: malformed JSON: unexpected end of file (truncated?) "
+                 "at line %d", what, line);
+    else
+        snprintf(err, NET_ERRLEN, "%s: malformed JSON at line %d, column %d", what, line, col);
+    return NULL;
+}
+
+static int is_integer(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+           fabs(v->valuedouble) < 2147483647.0;
+}
+
+int ju_int(const cJSON *o, const char *key, int *out, int required, const char *ctx, char *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        if (!required) return 0;
+        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        return -1;
+    }
+    if (!is_integer(v)) {
+        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be an integer", ctx, key);
+        return -1;
+    }
+    *out = (int)v->valuedouble;
+    return 0;
+}
+
+int ju_ints(const cJSON *o, const char *key, int count, int *out, int required, int minval,
+            const char *ctx, char *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        if (!required) return 0;
+        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        return -1;
+    }
+    int tmp[16];
+    if (is_integer(v)) {
+        for (int i = 0; i < count; i++) tmp[i] = (int)v->valuedouble;
+    } else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == count) {
+        int i = 0;
+        for (const cJSON *c = v->child; c; c = c->next, i++) {
+            if (!is_integer(c)) goto bad;
+            tmp[i] = (int)c->valuedouble;
+        }
+    } else {
+        goto bad;
+    }
+    for (int i = 0; i < count; i++)
+        if (tmp[i] < minval) goto bad;
+    memcpy(out, tmp, (size_t)count * sizeof *out);
+    return 0;
+bad:
+    snprintf(err, NET_ERRLEN, "%s: \"%s\" must be an array of %d integers >= %d", ctx, key,
+             count, minval);
+    return -1;
+}
+
+int ju_num_req(const cJSON *o, const char *key, double *out, int required, double minval,
+               const char *ctx, char *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        if (!required) return 0;
+        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        return -1;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < minval) {
+        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be a number >= %g", ctx, key, minval);
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
+int ju_num(const cJSON *o, const char *key, double *out, const char *ctx, char *err)
+{
+    return ju_num_req(o, key, out, 0, -HUGE_VAL, ctx, err);
+}
+
+int ju_bool(const cJSON *o, const char *key, int *out, const char *ctx, char *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) return 0;
+    if (!cJSON_IsBool(v)) {
+        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be true or false", ctx, key);
+        return -1;
+    }
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+int ju_str(const cJSON *o, const char *key, const char **out, int required, const char *ctx,
+           char *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        if (!required) return 0;
+        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        return -1;
+    }
+    if (!cJSON_IsString(v)) {
+        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be a string", ctx, key);
+        return -1;
+    }
+    *out = v->valuestring;
+    return 0;
+}
+
+char *ju_read_file(const char *path, char *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, NET_ERRLEN, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) break;
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0) break;
+        if (len + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf = nb;
+            }
+        }
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (!buf || rerr) {
+        free(buf);
+        snprintf(err, NET_ERRLEN, "%s: read error", path);
+        return NULL;
+    }
+    buf[len] = 0;
+    if (strlen(buf) != len) {
+        free(buf);
+        snprintf(err, NET_ERRLEN, "%s: not a text file (contains NUL bytes)", path);
+        return NULL;
+    }
+    return buf;
+}
+
+int ju_write_file_atomic(const char *path, const char *text, char *err)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, NET_ERRLEN, "%s: cannot write: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    size_t len = strlen(text);
+    int ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, NET_ERRLEN, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}

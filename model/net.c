@@ -1,0 +1,537 @@
+/* net.c -- layer semantics: shape inference, MAC/op/parameter counting,
+ * topological ordering and validation of a network.
+ *
+ * This file is the single source of truth for what each layer kind does to
+ * shapes and what it costs; the JSON and ONNX readers only fill attributes
+ * and call net_finalize().
+ */
+#include "net.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *kind_names[NET_KIND_COUNT] = {
+    "Conv", "FC", "ReLU", "LRN", "MaxPool", "AveragePool", "GlobalAveragePool",
+    "BatchNorm", "Add", "Concat", "Flatten", "Dropout", "Softmax",
+};
+
+const char *net_kind_name(net_kind k)
+{
+    return (k >= 0 && k < NET_KIND_COUNT) ? kind_names[k] : "?";
+}
+
+int net_kind_parse(const char *s, net_kind *k)
+{
+    for (int i = 0; i < NET_KIND_COUNT; i++)
+        if (strcmp(s, kind_names[i]) == 0) {
+            *k = (net_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+int net_kind_splittable(net_kind k) { return k == NET_CONV || k == NET_FC; }
+
+int net_kind_channelwise(net_kind k)
+{
+    switch (k) {
+    case NET_RELU: case NET_BN: case NET_MAXPOOL: case NET_AVGPOOL:
+    case NET_GAP: case NET_DROPOUT:
+        return 1;
+    default:
+        return 0; /* LRN mixes neighbouring channels; Softmax all of them */
+    }
+}
+
+int net_split_mask_parse(const char *s)
+{
+    int mask = 0;
+    const char *p = s;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 4 && strncasecmp(p, "conv", 4) == 0) mask |= 1 << NET_CONV;
+        else if (len == 2 && strncasecmp(p, "fc", 2) == 0) mask |= 1 << NET_FC;
+        else return -1;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return mask ? mask : -1;
+}
+
+net_attr net_attr_default(net_kind k)
+{
+    net_attr a;
+    memset(&a, 0, sizeof a);
+    a.kh = a.kw = 1;
+    a.sh = a.sw = 1;
+    a.dh = a.dw = 1;
+    a.groups = 1;
+    a.bias = 1;
+    a.lrn_size = 5;
+    a.lrn_alpha = 1e-4;
+    a.lrn_beta = 0.75;
+    a.lrn_k = 1.0;
+    a.bn_eps = 1e-5;
+    if (k == NET_MAXPOOL || k == NET_AVGPOOL) a.bias = 0;
+    return a;
+}
+
+static void seterr(char *err, const char *fmt, ...)
+{
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, NET_ERRLEN, fmt, ap);
+    va_end(ap);
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+net *net_new(const char *name, const char *input_name, net_shape input)
+{
+    net *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    n->name = xstrdup(name ? name : "net");
+    n->input_name = xstrdup(input_name ? input_name : "data");
+    n->input = input;
+    return n;
+}
+
+void net_free(net *n)
+{
+    if (!n) return;
+    for (int i = 0; i < n->n; i++) {
+        free(n->layers[i].name);
+        free(n->layers[i].in);
+    }
+    free(n->layers);
+    free(n->name);
+    free(n->input_name);
+    free(n->weights_path);
+    free(n->cons_first);
+    free(n->cons);
+    if (n->pending)
+        for (int i = 0; i < n->n; i++) free(n->pending[i]);
+    free(n->pending);
+    free(n);
+}
+
+int net_add(net *n, const char *name, net_kind kind, const net_attr *a, int nin,
+            const char *const *inputs, char *err)
+{
+    if (n->cons_first) {
+        seterr(err, "net %s: cannot add layer %s after finalize", n->name, name);
+        return -1;
+    }
+    if (n->n == n->cap) {
+        int cap = n->cap ? n->cap * 2 : 32;
+        net_layer *l = realloc(n->layers, (size_t)cap * sizeof *l);
+        char **pn = realloc(n->pending, (size_t)cap * sizeof(char *));
+        if (!l || !pn) {
+            if (l) n->layers = l;
+            if (pn) n->pending = pn;
+            seterr(err, "out of memory");
+            return -1;
+        }
+        n->layers = l;
+        n->pending = pn;
+        n->cap = cap;
+    }
+    net_layer *L = &n->layers[n->n];
+    memset(L, 0, sizeof *L);
+    L->name = xstrdup(name);
+    L->kind = kind;
+    L->a = a ? *a : net_attr_default(kind);
+    L->nin = nin;
+    L->in = calloc((size_t)(nin > 0 ? nin : 1), sizeof(int));
+    /* Names joined with '\0' into one block, resolved in finalize. */
+    size_t len = 1;
+    for (int i = 0; i < nin; i++) len += strlen(inputs[i]) + 1;
+    char *blk = malloc(len), *p = blk;
+    if (!L->name || !L->in || !blk) {
+        free(blk);
+        seterr(err, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < nin; i++) {
+        size_t k = strlen(inputs[i]) + 1;
+        memcpy(p, inputs[i], k);
+        p += k;
+    }
+    *p = 0;
+    (n->pending)[n->n] = blk;
+    return n->n++;
+}
+
+int net_find(const net *n, const char *name)
+{
+    for (int i = 0; i < n->n; i++)
+        if (strcmp(n->layers[i].name, name) == 0) return i;
+    return -1;
+}
+
+net_shape net_in_shape(const net *n, int layer, int k)
+{
+    int p = n->layers[layer].in[k];
+    return p == NET_INPUT ? n->input : n->layers[p].out;
+}
+
+int net_output(const net *n) { return n->n - 1; }
+
+/* Output size of a sliding window along one axis; -1 if it does not fit. */
+static int window_out(int in, int k, int s, int d, int p0, int p1, int ceil_mode)
+{
+    int eff = d * (k - 1) + 1;
+    int span = in + p0 + p1 - eff;
+    if (span < 0 || s <= 0) return -1;
+    int o = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
+    /* PyTorch/ONNX: the last window must start inside the input or left pad. */
+    if (ceil_mode && (o - 1) * s >= in + p0) o--;
+    return o;
+}
+
+/* Infer layer i's shape and counts from its (already inferred) inputs. */
+static int infer(net *n, int i, const char *what, char *err)
+{
+    net_layer *L = &n->layers[i];
+    net_attr *a = &L->a;
+    net_shape x = net_in_shape(n, i, 0), y = x;
+    const char *kn = net_kind_name(L->kind);
+    int64_t numel_in = net_shape_numel(x);
+
+    int want_in = (L->kind == NET_ADD || L->kind == NET_CONCAT) ? 2 : 1;
+    if ((want_in == 1 && L->nin != 1) || (want_in == 2 && L->nin < 2)) {
+        seterr(err, "%s: layer %s: %s takes %s input%s, got %d", what, L->name, kn,
+               want_in == 1 ? "one" : "at least two", want_in == 1 ? "" : "s", L->nin);
+        return -1;
+    }
+    L->macs = L->ops = L->params = L->weights = 0;
+    switch (L->kind) {
+    case NET_CONV: {
+        if (a->out_c <= 0 || a->kh <= 0 || a->kw <= 0 || a->sh <= 0 || a->sw <= 0 ||
+            a->dh <= 0 || a->dw <= 0 || a->groups <= 0 || a->pt < 0 || a->pl < 0 ||
+            a->pb < 0 || a->pr < 0) {
+            seterr(err, "%s: layer %s: Conv needs positive out_channels, kernel, stride, "
+                   "dilation, groups and non-negative pads", what, L->name);
+            return -1;
+        }
+        if (x.c % a->groups || a->out_c % a->groups) {
+            seterr(err, "%s: layer %s: groups %d does not divide input channels %d and "
+                   "output channels %d", what, L->name, a->groups, x.c, a->out_c);
+            return -1;
+        }
+        int oh = window_out(x.h, a->kh, a->sh, a->dh, a->pt, a->pb, 0);
+        int ow = window_out(x.w, a->kw, a->sw, a->dw, a->pl, a->pr, 0);
+        if (oh < 1 || ow < 1) {
+            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %dx%d",
+                   what, L->name, a->kh, a->kw, x.h + a->pt + a->pb, x.w + a->pl + a->pr);
+            return -1;
+        }
+        y = (net_shape){a->out_c, oh, ow};
+        int64_t per_out = (int64_t)(x.c / a->groups) * a->kh * a->kw;
+        L->macs = (int64_t)a->out_c * oh * ow * per_out;
+        L->params = (int64_t)a->out_c * per_out + (a->bias ? a->out_c : 0);
+        L->weights = L->params;
+        break;
+    }
+    case NET_FC:
+        if (a->out_c <= 0) {
+            seterr(err, "%s: layer %s: FC needs positive out_features", what, L->name);
+            return -1;
+        }
+        y = (net_shape){a->out_c, 1, 1};
+        L->macs = numel_in * a->out_c;
+        L->params = numel_in * a->out_c + (a->bias ? a->out_c : 0);
+        L->weights = L->params;
+        break;
+    case NET_MAXPOOL:
+    case NET_AVGPOOL: {
+        if (a->kh <= 0 || a->kw <= 0 || a->sh <= 0 || a->sw <= 0 || a->pt < 0 || a->pl < 0 ||
+            a->pb < 0 || a->pr < 0) {
+            seterr(err, "%s: layer %s: %s needs positive kernel and stride, non-negative pads",
+                   what, L->name, kn);
+            return -1;
+        }
+        if (a->pt >= a->kh || a->pb >= a->kh || a->pl >= a->kw || a->pr >= a->kw) {
+            seterr(err, "%s: layer %s: %s pads must be smaller than the kernel", what,
+                   L->name, kn);
+            return -1;
+        }
+        int oh = window_out(x.h, a->kh, a->sh, 1, a->pt, a->pb, a->ceil_mode);
+        int ow = window_out(x.w, a->kw, a->sw, 1, a->pl, a->pr, a->ceil_mode);
+        if (oh < 1 || ow < 1) {
+            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %dx%d",
+                   what, L->name, a->kh, a->kw, x.h + a->pt + a->pb, x.w + a->pl + a->pr);
+            return -1;
+        }
+        y = (net_shape){x.c, oh, ow};
+        break;
+    }
+    case NET_GAP:
+        y = (net_shape){x.c, 1, 1};
+        break;
+    case NET_LRN:
+        if (a->lrn_size <= 0) {
+            seterr(err, "%s: layer %s: LRN size must be positive", what, L->name);
+            return -1;
+        }
+        break;
+    case NET_BN:
+        L->params = 2 * (int64_t)x.c; /* scale, shift; mean and var are buffers */
+        L->weights = 4 * (int64_t)x.c;
+        break;
+    case NET_RELU:
+    case NET_DROPOUT:
+    case NET_SOFTMAX:
+        break;
+    case NET_FLATTEN:
+        y = (net_shape){(int)numel_in, 1, 1};
+        break;
+    case NET_ADD:
+        for (int k = 1; k < L->nin; k++) {
+            net_shape z = net_in_shape(n, i, k);
+            if (z.c != x.c || z.h != x.h || z.w != x.w) {
+                seterr(err, "%s: layer %s: Add of different shapes %dx%dx%d and %dx%dx%d",
+                       what, L->name, x.c, x.h, x.w, z.c, z.h, z.w);
+                return -1;
+            }
+        }
+        break;
+    case NET_CONCAT:
+        y.c = 0;
+        for (int k = 0; k < L->nin; k++) {
+            net_shape z = net_in_shape(n, i, k);
+            if (z.h != x.h || z.w != x.w) {
+                seterr(err, "%s: layer %s: Concat of different spatial sizes %dx%d and %dx%d",
+                       what, L->name, x.h, x.w, z.h, z.w);
+                return -1;
+            }
+            y.c += z.c;
+        }
+        break;
+    default:
+        seterr(err, "%s: layer %s: unknown layer kind", what, L->name);
+        return -1;
+    }
+    L->out = y;
+    if (L->kind != NET_CONV && L->kind != NET_FC) L->ops = net_shape_numel(y);
+    return 0;
+}
+
+/* Move layers into the stable topological order perm[] and remap inputs. */
+static void apply_order(net *n, const int *perm, char **pend)
+{
+    net_layer *nl = malloc((size_t)n->cap * sizeof *nl);
+    char **np = malloc((size_t)n->cap * sizeof *np);
+    int *where = malloc((size_t)n->n * sizeof *where);
+    for (int k = 0; k < n->n; k++) {
+        nl[k] = n->layers[perm[k]];
+        np[k] = pend[perm[k]];
+        where[perm[k]] = k;
+    }
+    for (int k = 0; k < n->n; k++)
+        for (int j = 0; j < nl[k].nin; j++)
+            if (nl[k].in[j] != NET_INPUT) nl[k].in[j] = where[nl[k].in[j]];
+    memcpy(n->layers, nl, (size_t)n->n * sizeof *nl);
+    memcpy(pend, np, (size_t)n->n * sizeof *np);
+    free(nl);
+    free(np);
+    free(where);
+}
+
+int net_finalize(net *n, const char *what, char *err)
+{
+    char **pend = n->pending;
+    int rc = -1, nn = n->n;
+    int *perm = NULL, *done = NULL;
+    if (!what) what = n->name;
+    if (n->cons_first) return 0;
+    if (nn == 0) {
+        seterr(err, "%s: network has no layers", what);
+        goto out;
+    }
+    if (n->input.c <= 0 || n->input.h <= 0 || n->input.w <= 0) {
+        seterr(err, "%s: input %s has a non-positive dimension %dx%dx%d", what,
+               n->input_name, n->input.c, n->input.h, n->input.w);
+        goto out;
+    }
+    /* Names unique and distinct from the input's. */
+    for (int i = 0; i < nn; i++) {
+        if (!n->layers[i].name[0]) {
+            seterr(err, "%s: layer %d has an empty name", what, i);
+            goto out;
+        }
+        if (strcmp(n->layers[i].name, n->input_name) == 0) {
+            seterr(err, "%s: layer %s has the same name as the network input", what,
+                   n->layers[i].name);
+            goto out;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(n->layers[i].name, n->layers[j].name) == 0) {
+                seterr(err, "%s: duplicate layer name %s", what, n->layers[i].name);
+                goto out;
+            }
+    }
+    /* Resolve input names. */
+    for (int i = 0; i < nn; i++) {
+        const char *p = pend[i];
+        net_layer *L = &n->layers[i];
+        if (L->nin < 1) {
+            seterr(err, "%s: layer %s has no inputs", what, L->name);
+            goto out;
+        }
+        for (int k = 0; k < L->nin; k++, p += strlen(p) + 1) {
+            if (strcmp(p, n->input_name) == 0) {
+                L->in[k] = NET_INPUT;
+                continue;
+            }
+            int j = net_find(n, p);
+            if (j < 0) {
+                seterr(err, "%s: layer %s: input %s is not a layer or the network input",
+                       what, L->name, p);
+                goto out;
+            }
+            if (j == i) {
+                seterr(err, "%s: layer %s: input is itself (cycle)", what, L->name);
+                goto out;
+            }
+            L->in[k] = j;
+        }
+    }
+    /* Stable topological order: repeatedly take the first ready layer. */
+    perm = malloc((size_t)(unsigned)nn * sizeof *perm);
+    done = calloc((size_t)(unsigned)nn, sizeof *done);
+    if (!perm || !done) {
+        seterr(err, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < nn; k++) {
+        int pick = -1;
+        for (int i = 0; i < nn && pick < 0; i++) {
+            if (done[i]) continue;
+            int ready = 1;
+            for (int j = 0; j < n->layers[i].nin && ready; j++) {
+                int p = n->layers[i].in[j];
+                if (p != NET_INPUT && !done[p]) ready = 0;
+            }
+            if (ready) pick = i;
+        }
+        if (pick < 0) {
+            for (int i = 0; i < nn; i++)
+                if (!done[i]) {
+                    seterr(err, "%s: layer %s is part of a cycle", what, n->layers[i].name);
+                    break;
+                }
+            goto out;
+        }
+        done[pick] = 1;
+        perm[k] = pick;
+    }
+    apply_order(n, perm, pend);
+    /* Shapes and counts. */
+    for (int i = 0; i < nn; i++)
+        if (infer(n, i, what, err)) goto out;
+    /* Consumers (CSR, slot 0 = network input) and the single-output rule. */
+    int *cf = calloc((size_t)nn + 2, sizeof *cf);
+    int total = 0;
+    for (int i = 0; i < nn; i++) total += n->layers[i].nin;
+    int *cs = malloc((size_t)(total ? total : 1) * sizeof *cs);
+    if (!cf || !cs) {
+        free(cf);
+        free(cs);
+        seterr(err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < nn; i++)
+        for (int k = 0; k < n->layers[i].nin; k++) cf[n->layers[i].in[k] + 2]++;
+    for (int i = 1; i < nn + 2; i++) cf[i] += cf[i - 1];
+    int *fill = calloc((size_t)nn + 1, sizeof *fill);
+    for (int i = 0; i < nn; i++)
+        for (int k = 0; k < n->layers[i].nin; k++) {
+            int p = n->layers[i].in[k] + 1;
+            /* A layer reading the same tensor twice (Add(x, x)) is one consumer. */
+            int dup = 0;
+            for (int q = cf[p]; q < cf[p] + fill[p]; q++)
+                if (cs[q] == i) dup = 1;
+            if (!dup) cs[cf[p] + fill[p]++] = i;
+        }
+    /* Compact away duplicate slots. */
+    int w = 0;
+    for (int p = 0; p < nn + 1; p++) {
+        int start = cf[p];
+        cf[p] = w;
+        for (int q = 0; q < fill[p]; q++) cs[w++] = cs[start + q];
+    }
+    cf[nn + 1] = w;
+    free(fill);
+    n->cons_first = cf;
+    n->cons = cs;
+    int sinks = 0, first_sink = -1;
+    for (int i = 0; i < nn; i++)
+        if (net_ncons(n, i) == 0) {
+            sinks++;
+            if (first_sink < 0) first_sink = i;
+        }
+    if (sinks != 1) {
+        seterr(err, "%s: network has %d outputs (layers without consumers, first %s); "
+               "dse needs exactly one", what, sinks, n->layers[first_sink].name);
+        free(n->cons_first);
+        free(n->cons);
+        n->cons_first = NULL;
+        n->cons = NULL;
+        goto out;
+    }
+    for (int i = 0; i < nn; i++) free(pend[i]);
+    free(pend);
+    n->pending = NULL;
+    rc = 0;
+out:
+    free(perm);
+    free(done);
+    return rc;
+}
+
+net_totals net_total(const net *n, int split_mask)
+{
+    net_totals t = {0, 0, 0, 0, 0};
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        t.macs += L->macs;
+        t.ops += L->ops;
+        t.params += L->params;
+        t.weights += L->weights;
+        if (split_mask & (1 << L->kind)) t.nsplittable++;
+    }
+    return t;
+}
+
+int64_t net_slice_macs(const net *n, int i, int c0, int nc)
+{
+    const net_layer *L = &n->layers[i];
+    (void)c0;
+    return L->out.c ? L->macs / L->out.c * nc : 0;
+}
+
+int64_t net_slice_ops(const net *n, int i, int c0, int nc)
+{
+    const net_layer *L = &n->layers[i];
+    (void)c0;
+    return L->out.c ? L->ops / L->out.c * nc : 0;
+}
+
+int64_t net_slice_weights(const net *n, int i, int c0, int nc)
+{
+    const net_layer *L = &n->layers[i];
+    (void)c0;
+    return L->out.c ? L->weights / L->out.c * nc : 0;
+}

@@ -1,0 +1,267 @@
+/* platform.c -- reading platform files; see platform.h for the invariant. */
+#include "platform.h"
+#include "jsonutil.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *cls_names[LINK_CLASS_COUNT] = {"same_device", "same_board", "network"};
+
+const char *plat_kind_name(plat_kind k) { return k == PLAT_GPU ? "gpu" : "cpu"; }
+const char *link_class_name(link_class c) { return cls_names[c]; }
+
+void platform_free(platform *p)
+{
+    if (!p) return;
+    for (int i = 0; i < p->ndev; i++) {
+        free(p->dev[i].name);
+        free(p->dev[i].board);
+        free(p->dev[i].energy_sensor);
+    }
+    free(p->dev);
+    free(p->link);
+    free(p->link_cls);
+    free(p->name);
+    free(p->description);
+    free(p->text);
+    free(p);
+}
+
+int platform_find(const platform *p, const char *name)
+{
+    for (int i = 0; i < p->ndev; i++)
+        if (strcmp(p->dev[i].name, name) == 0) return i;
+    return -1;
+}
+
+int platform_fastest(const platform *p)
+{
+    int best = 0;
+    for (int i = 1; i < p->ndev; i++)
+        if (p->dev[i].freq_mhz * p->dev[i].cores > p->dev[best].freq_mhz * p->dev[best].cores)
+            best = i;
+    return best;
+}
+
+static int read_link(const cJSON *o, plat_link *l, const char *ctx, char *err)
+{
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, NET_ERRLEN, "%s: must be an object with latency_us and bandwidth_mbs", ctx);
+        return -1;
+    }
+    for (const cJSON *c = o->child; c; c = c->next)
+        if (strcmp(c->string, "latency_us") && strcmp(c->string, "bandwidth_mbs") &&
+            strcmp(c->string, "a") && strcmp(c->string, "b") && strcmp(c->string, "note")) {
+            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
+            return -1;
+        }
+    if (ju_num_req(o, "latency_us", &l->latency_us, 1, 0, ctx, err) ||
+        ju_num_req(o, "bandwidth_mbs", &l->bandwidth_mbs, 1, 1e-9, ctx, err))
+        return -1;
+    return 0;
+}
+
+static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
+
+platform *platform_from_json(const char *text, const char *what, char *err)
+{
+    cJSON *root = ju_parse(text, what, err);
+    if (!root) return NULL;
+    platform *p = calloc(1, sizeof *p);
+    char ctx[400];
+    const char *s = NULL;
+    const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "format");
+    if (!cJSON_IsObject(root) || !cJSON_IsString(jf) || strcmp(jf->valuestring, "dse-platform")) {
+        snprintf(err, NET_ERRLEN, "%s: not a dse platform file (\"format\": \"dse-platform\" "
+                 "missing)", what);
+        goto fail;
+    }
+    for (const cJSON *c = root->child; c; c = c->next)
+        if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
+            strcmp(c->string, "name") && strcmp(c->string, "description") &&
+            strcmp(c->string, "devices") && strcmp(c->string, "links") &&
+            strcmp(c->string, "source") && strcmp(c->string, "sources")) {
+            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", what, c->string);
+            goto fail;
+        }
+    if (ju_str(root, "name", &s, 0, what, err)) goto fail;
+    p->name = strdup(s ? s : "platform");
+    s = NULL;
+    if (ju_str(root, "description", &s, 0, what, err)) goto fail;
+    p->description = dupstr(s);
+    const cJSON *jd = cJSON_GetObjectItemCaseSensitive(root, "devices");
+    if (!cJSON_IsArray(jd) || cJSON_GetArraySize(jd) < 1) {
+        snprintf(err, NET_ERRLEN, "%s: platform has no devices (\"devices\" must be a "
+                 "non-empty array)", what);
+        goto fail;
+    }
+    p->ndev = cJSON_GetArraySize(jd);
+    p->dev = calloc((size_t)p->ndev, sizeof *p->dev);
+    int i = 0;
+    for (const cJSON *o = jd->child; o; o = o->next, i++) {
+        plat_device *d = &p->dev[i];
+        const char *name = NULL, *board = NULL, *kind = "cpu", *sensor = NULL;
+        snprintf(ctx, sizeof ctx, "%s: devices[%d]", what, i);
+        if (!cJSON_IsObject(o)) {
+            snprintf(err, NET_ERRLEN, "%s: must be an object", ctx);
+            goto fail;
+        }
+        if (ju_str(o, "name", &name, 1, ctx, err)) goto fail;
+        if (!name[0]) {
+            snprintf(err, NET_ERRLEN, "%s: empty device name", ctx);
+            goto fail;
+        }
+        snprintf(ctx, sizeof ctx, "%s: device %s", what, name);
+        for (const cJSON *c = o->child; c; c = c->next)
+            if (strcmp(c->string, "name") && strcmp(c->string, "board") &&
+                strcmp(c->string, "kind") && strcmp(c->string, "freq_mhz") &&
+                strcmp(c->string, "cores") && strcmp(c->string, "memory_mb") &&
+                strcmp(c->string, "idle_w") && strcmp(c->string, "busy_w") &&
+                strcmp(c->string, "energy_sensor") && strcmp(c->string, "note")) {
+                snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
+                goto fail;
+            }
+        for (int j = 0; j < i; j++)
+            if (strcmp(p->dev[j].name, name) == 0) {
+                snprintf(err, NET_ERRLEN, "%s: duplicate device name %s", what, name);
+                goto fail;
+            }
+        d->name = strdup(name);
+        if (ju_str(o, "board", &board, 1, ctx, err) || ju_str(o, "kind", &kind, 0, ctx, err) ||
+            ju_str(o, "energy_sensor", &sensor, 0, ctx, err))
+            goto fail;
+        d->board = strdup(board);
+        d->energy_sensor = dupstr(sensor);
+        if (strcmp(kind, "cpu") == 0) d->kind = PLAT_CPU;
+        else if (strcmp(kind, "gpu") == 0) d->kind = PLAT_GPU;
+        else {
+            snprintf(err, NET_ERRLEN, "%s: kind must be \"cpu\" or \"gpu\", not \"%s\"", ctx, kind);
+            goto fail;
+        }
+        d->cores = 1;
+        if (ju_num_req(o, "freq_mhz", &d->freq_mhz, 1, 1e-9, ctx, err) ||
+            ju_int(o, "cores", &d->cores, 1, ctx, err) ||
+            ju_num_req(o, "memory_mb", &d->memory_mb, 1, 1e-9, ctx, err) ||
+            ju_num_req(o, "idle_w", &d->idle_w, 1, 0, ctx, err) ||
+            ju_num_req(o, "busy_w", &d->busy_w, 1, 0, ctx, err))
+            goto fail;
+        if (d->cores < 1) {
+            snprintf(err, NET_ERRLEN, "%s: \"cores\" must be >= 1", ctx);
+            goto fail;
+        }
+    }
+    /* Links: classes with defaults, then per-pair overrides. */
+    p->cls[LINK_SAME_DEVICE] = (plat_link){0.0, 1e12};
+    p->cls[LINK_SAME_BOARD] = (plat_link){0, 0};
+    p->cls[LINK_NETWORK] = (plat_link){0, 0};
+    const cJSON *jl = cJSON_GetObjectItemCaseSensitive(root, "links");
+    if (!cJSON_IsObject(jl)) {
+        snprintf(err, NET_ERRLEN, "%s: \"links\" must be an object with same_board and network",
+                 what);
+        goto fail;
+    }
+    for (const cJSON *c = jl->child; c; c = c->next) {
+        int known = !strcmp(c->string, "pairs");
+        for (int k = 0; k < LINK_CLASS_COUNT; k++) known |= !strcmp(c->string, cls_names[k]);
+        if (!known) {
+            snprintf(err, NET_ERRLEN, "%s: links: unknown key \"%s\"", what, c->string);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < LINK_CLASS_COUNT; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(jl, cls_names[k]);
+        snprintf(ctx, sizeof ctx, "%s: links.%s", what, cls_names[k]);
+        if (!o) {
+            if (k == LINK_SAME_DEVICE) continue;
+            /* Only needed if some pair of devices is in this class. */
+            continue;
+        }
+        if (read_link(o, &p->cls[k], ctx, err)) goto fail;
+    }
+    int n = p->ndev;
+    p->link = calloc((size_t)n * n, sizeof *p->link);
+    p->link_cls = calloc((size_t)n * n, sizeof *p->link_cls);
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            link_class c = a == b ? LINK_SAME_DEVICE
+                           : strcmp(p->dev[a].board, p->dev[b].board) == 0 ? LINK_SAME_BOARD
+                                                                           : LINK_NETWORK;
+            if (c != LINK_SAME_DEVICE && p->cls[c].bandwidth_mbs <= 0) {
+                snprintf(err, NET_ERRLEN, "%s: links.%s is missing but devices %s and %s need it",
+                         what, cls_names[c], p->dev[a].name, p->dev[b].name);
+                goto fail;
+            }
+            p->link_cls[a * n + b] = c;
+            p->link[a * n + b] = p->cls[c];
+        }
+    const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jl, "pairs");
+    if (jp && !cJSON_IsArray(jp)) {
+        snprintf(err, NET_ERRLEN, "%s: links.pairs must be an array", what);
+        goto fail;
+    }
+    i = 0;
+    for (const cJSON *o = jp ? jp->child : NULL; o; o = o->next, i++) {
+        const char *an = NULL, *bn = NULL;
+        plat_link l;
+        snprintf(ctx, sizeof ctx, "%s: links.pairs[%d]", what, i);
+        if (!cJSON_IsObject(o)) {
+            snprintf(err, NET_ERRLEN, "%s: must be an object", ctx);
+            goto fail;
+        }
+        if (ju_str(o, "a", &an, 1, ctx, err) || ju_str(o, "b", &bn, 1, ctx, err) ||
+            read_link(o, &l, ctx, err))
+            goto fail;
+        int a = platform_find(p, an), b = platform_find(p, bn);
+        if (a < 0 || b < 0) {
+            snprintf(err, NET_ERRLEN, "%s: unknown device %s", ctx, a < 0 ? an : bn);
+            goto fail;
+        }
+        p->link[a * n + b] = p->link[b * n + a] = l;
+    }
+    const char *src = NULL;
+    if (ju_str(root, "source", &src, 0, what, err)) goto fail;
+    if (src) {
+        p->source = platform_find(p, src);
+        if (p->source < 0) {
+            snprintf(err, NET_ERRLEN, "%s: source device %s is not a device", what, src);
+            goto fail;
+        }
+    }
+    p->text = strdup(text);
+    cJSON_Delete(root);
+    return p;
+fail:
+    cJSON_Delete(root);
+    platform_free(p);
+    return NULL;
+}
+
+platform *platform_load(const char *path, char *err)
+{
+    char *text = ju_read_file(path, err);
+    if (!text) return NULL;
+    platform *p = platform_from_json(text, path, err);
+    free(text);
+    return p;
+}
+
+/* Preset lookup: $DSE_PLATFORM_DIR, then examples/platforms beside the
+ * source tree the program was built from, then ../share/dse/platforms. */
+platform *platform_open(const char *name_or_path, char *err)
+{
+    if (strchr(name_or_path, '/') || strstr(name_or_path, ".json"))
+        return platform_load(name_or_path, err);
+    char path[PATH_MAX];
+    const char *dirs[3] = {getenv("DSE_PLATFORM_DIR"), DSE_SOURCE_DIR "/examples/platforms", NULL};
+    for (int i = 0; i < 2; i++) {
+        if (!dirs[i]) continue;
+        snprintf(path, sizeof path, "%s/%s.json", dirs[i], name_or_path);
+        if (access(path, R_OK) == 0) return platform_load(path, err);
+    }
+    snprintf(err, NET_ERRLEN, "%s: unknown platform (not a preset in examples/platforms "
+             "and not a file)", name_or_path);
+    return NULL;
+}

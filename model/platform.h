@@ -1,0 +1,64 @@
+/* platform.h -- the boards a network is mapped onto (docs/platform-format.md).
+ *
+ * A platform lists devices (one MPI rank each: a CPU or a GPU of a board)
+ * and the links between them by class: same_device, same_board (e.g. the
+ * CPU and GPU of one Jetson) and network, with per-pair overrides.
+ *
+ * Invariant after platform_load(): at least one device, unique device
+ * names, every figure positive (powers >= 0), and link[i][j] resolved for
+ * every ordered pair, so lookups on the hot path are one array access.
+ * Ownership: a platform owns all its memory; platform_free() releases it.
+ */
+#ifndef DSE_PLATFORM_H
+#define DSE_PLATFORM_H
+
+#include "net.h"
+
+typedef enum { PLAT_CPU, PLAT_GPU } plat_kind;
+typedef enum { LINK_SAME_DEVICE, LINK_SAME_BOARD, LINK_NETWORK, LINK_CLASS_COUNT } link_class;
+
+typedef struct {
+    char *name;
+    char *board;         /* host name the rank runs on */
+    plat_kind kind;
+    double freq_mhz;
+    int cores;
+    double memory_mb;    /* capacity */
+    double idle_w, busy_w;
+    char *energy_sensor; /* e.g. /sys/class/powercap/intel-rapl:0/energy_uj, or NULL */
+} plat_device;
+
+typedef struct {
+    double latency_us;
+    double bandwidth_mbs; /* MB/s, 1 MB = 1e6 bytes */
+} plat_link;
+
+typedef struct {
+    char *name;
+    char *description;
+    int ndev;
+    plat_device *dev;
+    int source;                      /* device holding the network input */
+    plat_link cls[LINK_CLASS_COUNT]; /* per class */
+    plat_link *link;                 /* ndev x ndev, resolved (row-major) */
+    link_class *link_cls;            /* ndev x ndev, class of each pair */
+    char *text;                      /* the JSON it was read from (stored by campaigns) */
+} platform;
+
+platform *platform_load(const char *path, char *err);
+platform *platform_from_json(const char *text, const char *what, char *err);
+/* A preset name (examples/platforms/NAME.json, looked up next to the
+ * program and in the source tree) or a file path. */
+platform *platform_open(const char *name_or_path, char *err);
+void platform_free(platform *p);
+int platform_find(const platform *p, const char *name);
+const char *plat_kind_name(plat_kind k);
+const char *link_class_name(link_class c);
+static inline const plat_link *platform_link(const platform *p, int a, int b)
+{
+    return &p->link[a * p->ndev + b];
+}
+/* Index of the fastest device (highest freq_mhz x cores; ties: lowest index). */
+int platform_fastest(const platform *p);
+
+#endif
