@@ -17,6 +17,14 @@ void cli_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* Option keys point into argv ("json" of "--json", "k=v" of "--k=v"), so
+ * nothing is allocated; a key ends at its '=' if any. */
+static int key_eq(const char *key, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(key, name, n) == 0 && (key[n] == 0 || key[n] == '=');
+}
+
 static int is_flag(const char *flags, const char *name, size_t len)
 {
     for (const char *p = flags; p && *p;) {
@@ -42,11 +50,10 @@ int cli_parse(cli_args *a, const char *cmd, int argc, char **argv, const char *f
             }
             const char *name = s + 2, *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
-            char *key = strndup(name, len); /* lives until exit; tiny */
-            a->key[a->nopt] = key;
+            a->key[a->nopt] = name;
             if (is_flag(flags, name, len)) {
                 if (eq) {
-                    cli_error(cmd, "--%s takes no value", key);
+                    cli_error(cmd, "--%.*s takes no value", (int)len, name);
                     return EXIT_USAGE;
                 }
                 a->val[a->nopt] = NULL;
@@ -55,7 +62,7 @@ int cli_parse(cli_args *a, const char *cmd, int argc, char **argv, const char *f
             } else if (i + 1 < argc) {
                 a->val[a->nopt] = argv[++i];
             } else {
-                cli_error(cmd, "--%s needs a value", key);
+                cli_error(cmd, "--%s needs a value", name);
                 return EXIT_USAGE;
             }
             a->nopt++;
@@ -74,7 +81,7 @@ const char *cli_get(cli_args *a, const char *name)
 {
     const char *v = NULL;
     for (int i = 0; i < a->nopt; i++)
-        if (strcmp(a->key[i], name) == 0 && a->val[i]) {
+        if (key_eq(a->key[i], name) && a->val[i]) {
             a->used[i] = 1;
             v = a->val[i];
         }
@@ -85,7 +92,7 @@ int cli_getall(cli_args *a, const char *name, const char **out, int max)
 {
     int n = 0;
     for (int i = 0; i < a->nopt; i++)
-        if (strcmp(a->key[i], name) == 0 && a->val[i]) {
+        if (key_eq(a->key[i], name) && a->val[i]) {
             a->used[i] = 1;
             if (n < max) out[n++] = a->val[i];
         }
@@ -96,7 +103,7 @@ int cli_flag(cli_args *a, const char *name)
 {
     int on = 0;
     for (int i = 0; i < a->nopt; i++)
-        if (strcmp(a->key[i], name) == 0 && !a->val[i]) {
+        if (key_eq(a->key[i], name) && !a->val[i]) {
             a->used[i] = 1;
             on = 1;
         }
@@ -142,7 +149,8 @@ int cli_finish(cli_args *a)
 {
     for (int i = 0; i < a->nopt; i++)
         if (!a->used[i]) {
-            cli_error(a->cmd, "unknown option --%s (see dse %s --help)", a->key[i], a->cmd);
+            cli_error(a->cmd, "unknown option --%.*s (see dse %s --help)",
+                      (int)strcspn(a->key[i], "="), a->key[i], a->cmd);
             return EXIT_USAGE;
         }
     return 0;
