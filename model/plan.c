@@ -1,0 +1,631 @@
+/* plan.c -- Mapping -> Plan, the plan's invariant checker and its listing.
+ *
+ * plan_build emits steps in one global order (layers in topological order;
+ * within a layer, its slices in channel order, each followed by its sends),
+ * tagging each step with its device; at the end a stable counting sort by
+ * device turns that sequence into the per-device lists.  Tensors get global
+ * ids while building and are renumbered per device at the end.  All
+ * buffers are kept between builds (see plan.h).
+ */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXDEV 64 /* device sets are 64-bit masks */
+
+typedef struct {
+    int nl, nd;     /* sized for */
+    int cap_slices; /* pend capacity in slices */
+    uint64_t *need; /* [nl+1]: devices needing the full tensor of p (slot 0 = input) */
+    int *full;      /* [(nl+1)*nd]: global tensor id of full p on d, or -1 */
+    int *slice_t;   /* [nslices]: global tensor id of each slice where computed */
+    int *pend;      /* [nslices*nd]: message carrying slice s to device d */
+    int *in_msg;    /* [nd]: message carrying the input to d */
+    /* Build-time tags, parallel to steps/tensors (global order). */
+    int *step_dev, *tensor_dev, *tensor_local, *last_use, *order;
+    int cap_tag_steps, cap_tag_tensors;
+    int *cnt;       /* [nd+1] */
+    plan_step *tmp_steps;
+    plan_tensor *tmp_tensors;
+    int *tfree_cnt; /* [steps+1] */
+    int cap_tfree, cap_order, cap_tmp_steps, cap_tmp_tensors;
+} scratch;
+
+plan *plan_new(void) { return calloc(1, sizeof(plan)); }
+
+static void scratch_free(scratch *s)
+{
+    if (!s) return;
+    free(s->need);
+    free(s->full);
+    free(s->slice_t);
+    free(s->pend);
+    free(s->in_msg);
+    free(s->step_dev);
+    free(s->tensor_dev);
+    free(s->tensor_local);
+    free(s->last_use);
+    free(s->order);
+    free(s->cnt);
+    free(s->tmp_steps);
+    free(s->tmp_tensors);
+    free(s->tfree_cnt);
+    free(s);
+}
+
+void plan_free(plan *p)
+{
+    if (!p) return;
+    free(p->step0);
+    free(p->tensor0);
+    free(p->steps);
+    free(p->tensors);
+    free(p->args);
+    free(p->msgs);
+    scratch_free(p->scratch);
+    free(p);
+}
+
+/* Grow *ptr to hold at least want elements of size sz. */
+static int grow(void **ptr, int *cap, int want, size_t sz)
+{
+    if (want <= *cap) return 0;
+    int nc = *cap ? *cap : 64;
+    while (nc < want) nc *= 2;
+    void *np = realloc(*ptr, (size_t)nc * sz);
+    if (!np) return -1;
+    *ptr = np;
+    *cap = nc;
+    return 0;
+}
+
+/* Builder state threaded through the helpers. */
+typedef struct {
+    plan *p;
+    scratch *s;
+    const net *n;
+    const mapping *m;
+    int nd;
+    int *dev_ntensors; /* per device counter of local ids */
+    int oom;
+} bld;
+
+static int add_step(bld *b, int dev, plan_op op, int layer, int c0, int nc, int peer, int msg,
+                    int tensor, int arg0, int narg)
+{
+    plan *p = b->p;
+    scratch *s = b->s;
+    if (grow((void **)&p->steps, &p->cap_steps, p->nsteps + 1, sizeof *p->steps) ||
+        grow((void **)&s->step_dev, &s->cap_tag_steps, p->nsteps + 1, sizeof *s->step_dev)) {
+        b->oom = 1;
+        return -1;
+    }
+    plan_step *st = &p->steps[p->nsteps];
+    st->op = op;
+    st->layer = layer;
+    st->c0 = c0;
+    st->nc = nc;
+    st->peer = peer;
+    st->msg = msg;
+    st->tensor = tensor;
+    st->arg0 = arg0;
+    st->narg = narg;
+    st->free0 = 0;
+    st->nfree = 0;
+    s->step_dev[p->nsteps] = dev;
+    return p->nsteps++;
+}
+
+static int add_tensor(bld *b, int dev, int layer, int c0, int nc)
+{
+    plan *p = b->p;
+    scratch *s = b->s;
+    int cap = s->cap_tag_tensors;
+    if (grow((void **)&p->tensors, &p->cap_tensors, p->ntensors + 1, sizeof *p->tensors)) {
+        b->oom = 1;
+        return -1;
+    }
+    if (p->ntensors + 1 > cap) {
+        int c1 = cap, c2 = cap, c3 = cap;
+        if (grow((void **)&s->tensor_dev, &c1, p->ntensors + 1, sizeof(int)) ||
+            grow((void **)&s->tensor_local, &c2, p->ntensors + 1, sizeof(int)) ||
+            grow((void **)&s->last_use, &c3, p->ntensors + 1, sizeof(int))) {
+            b->oom = 1;
+            return -1;
+        }
+        s->cap_tag_tensors = c1;
+    }
+    net_shape sh = layer == NET_INPUT ? b->n->input : b->n->layers[layer].out;
+    plan_tensor *t = &p->tensors[p->ntensors];
+    t->layer = layer;
+    t->c0 = c0;
+    t->nc = nc;
+    t->bytes = (int64_t)nc * sh.h * sh.w * 4;
+    s->tensor_dev[p->ntensors] = dev;
+    s->tensor_local[p->ntensors] = b->dev_ntensors[dev]++;
+    s->last_use[p->ntensors] = -1;
+    return p->ntensors++;
+}
+
+static int add_arg(bld *b, int v)
+{
+    plan *p = b->p;
+    if (grow((void **)&p->args, &p->cap_args, p->nargs + 1, sizeof *p->args)) {
+        b->oom = 1;
+        return -1;
+    }
+    p->args[p->nargs] = v;
+    return p->nargs++;
+}
+
+static int add_msg(bld *b, int from, int to, int tensor, int step)
+{
+    plan *p = b->p;
+    if (grow((void **)&p->msgs, &p->cap_msgs, p->nmsgs + 1, sizeof *p->msgs)) {
+        b->oom = 1;
+        return -1;
+    }
+    const plan_tensor *t = &p->tensors[tensor];
+    plan_msg *g = &p->msgs[p->nmsgs];
+    g->from = from;
+    g->to = to;
+    g->layer = t->layer;
+    g->c0 = t->c0;
+    g->nc = t->nc;
+    g->bytes = t->bytes;
+    g->send_step = step;
+    g->recv_step = -1;
+    p->bytes_moved += t->bytes;
+    return p->nmsgs++;
+}
+
+static inline void use(bld *b, int tensor, int step) { b->s->last_use[tensor] = step; }
+
+/* Send tensor t (on dev) to every other device in mask. */
+static void send_all(bld *b, int dev, int t, uint64_t mask, int *pend_row)
+{
+    for (int e = 0; e < b->nd; e++) {
+        if (e == dev || !(mask >> e & 1)) continue;
+        int st = add_step(b, dev, PLAN_SEND, b->p->tensors[t].layer, b->p->tensors[t].c0,
+                          b->p->tensors[t].nc, e, -1, t, 0, 0);
+        if (st < 0) return;
+        int mg = add_msg(b, dev, e, t, st);
+        if (mg < 0) return;
+        b->p->steps[st].msg = mg;
+        use(b, t, st);
+        pend_row[e] = mg;
+    }
+}
+
+static int recv_msg(bld *b, int dev, int mg)
+{
+    plan_msg *g = &b->p->msgs[mg];
+    int t = add_tensor(b, dev, g->layer, g->c0, g->nc);
+    if (t < 0) return -1;
+    int st = add_step(b, dev, PLAN_RECV, g->layer, g->c0, g->nc, g->from, mg, t, 0, 0);
+    if (st < 0) return -1;
+    b->p->msgs[mg].recv_step = st;
+    use(b, t, st);
+    return t;
+}
+
+/* Global id of the full output of producer q (NET_INPUT allowed) on dev,
+ * receiving and concatenating first if needed. */
+static int get_full(bld *b, int q, int dev)
+{
+    scratch *s = b->s;
+    int nd = b->nd;
+    int *slot = &s->full[(q + 1) * nd + dev];
+    if (*slot >= 0) return *slot;
+    if (q == NET_INPUT) return *slot = recv_msg(b, dev, s->in_msg[dev]);
+    const mapping *m = b->m;
+    int f = m->first[q], ns = m->first[q + 1] - f;
+    if (ns == 1) return *slot = recv_msg(b, dev, s->pend[f * nd + dev]);
+    int ids[MAXDEV];
+    for (int k = 0; k < ns; k++) {
+        const map_slice *sl = &m->slices[f + k];
+        ids[k] = sl->dev == dev ? s->slice_t[f + k] : recv_msg(b, dev, s->pend[(f + k) * nd + dev]);
+        if (ids[k] < 0) return -1;
+    }
+    int t = add_tensor(b, dev, q, 0, b->n->layers[q].out.c);
+    if (t < 0) return -1;
+    int a0 = b->p->nargs;
+    for (int k = 0; k < ns; k++)
+        if (add_arg(b, ids[k]) < 0) return -1;
+    int st = add_step(b, dev, PLAN_CONCAT, q, 0, b->n->layers[q].out.c, -1, -1, t, a0, ns);
+    if (st < 0) return -1;
+    for (int k = 0; k < ns; k++) use(b, ids[k], st);
+    use(b, t, st);
+    return *slot = t;
+}
+
+static int ensure_scratch(plan *p, const net *n, const mapping *m)
+{
+    scratch *s = p->scratch;
+    int nl = n->n, nd = m->ndev, nsl = m->first[nl];
+    if (!s) {
+        s = p->scratch = calloc(1, sizeof *s);
+        if (!s) return -1;
+    }
+    if (s->nl < nl || s->nd < nd) {
+        int L = nl > s->nl ? nl : s->nl, D = nd > s->nd ? nd : s->nd;
+        free(s->need);
+        free(s->full);
+        free(s->in_msg);
+        free(s->cnt);
+        s->need = malloc((size_t)(L + 1) * sizeof *s->need);
+        s->full = malloc((size_t)(L + 1) * D * sizeof *s->full);
+        s->in_msg = malloc((size_t)D * sizeof *s->in_msg);
+        s->cnt = malloc((size_t)(D + 1) * sizeof *s->cnt);
+        s->nl = L;
+        s->nd = D;
+        if (!s->need || !s->full || !s->in_msg || !s->cnt) return -1;
+    }
+    if (s->cap_slices < nsl || (int64_t)s->cap_slices * s->nd < (int64_t)nsl * nd) {
+        int c = nsl > 2 * s->cap_slices ? nsl : 2 * s->cap_slices;
+        free(s->slice_t);
+        free(s->pend);
+        s->slice_t = malloc((size_t)c * sizeof *s->slice_t);
+        s->pend = malloc((size_t)c * s->nd * sizeof *s->pend);
+        s->cap_slices = c;
+        if (!s->slice_t || !s->pend) return -1;
+    }
+    if (!p->step0 || p->ndev < nd) {
+        free(p->step0);
+        free(p->tensor0);
+        p->step0 = malloc((size_t)(s->nd + 1) * sizeof *p->step0);
+        p->tensor0 = malloc((size_t)(s->nd + 1) * sizeof *p->tensor0);
+        if (!p->step0 || !p->tensor0) return -1;
+    }
+    return 0;
+}
+
+/* Reorder steps and tensors into per-device CSR, renumber tensors to local
+ * ids, attach free lists, and remap message step indices. */
+static int finish(bld *b)
+{
+    plan *p = b->p;
+    scratch *s = b->s;
+    int nd = b->nd, ns = p->nsteps, nt = p->ntensors;
+    /* Free lists: bucket tensors by their last use (global step order). */
+    if (grow((void **)&s->tfree_cnt, &s->cap_tfree, ns + 1, sizeof(int))) return -1;
+    memset(s->tfree_cnt, 0, (size_t)(ns + 1) * sizeof(int));
+    int outg = -1;
+    for (int t = 0; t < nt; t++)
+        if (s->tensor_dev[t] == p->out_dev && s->tensor_local[t] == p->out_tensor) outg = t;
+    for (int t = 0; t < nt; t++)
+        if (t != outg && s->last_use[t] >= 0) s->tfree_cnt[s->last_use[t]]++;
+    int base = p->nargs, total = 0;
+    for (int i = 0; i < ns; i++) {
+        p->steps[i].free0 = base + total;
+        p->steps[i].nfree = 0;
+        total += s->tfree_cnt[i];
+    }
+    if (grow((void **)&p->args, &p->cap_args, base + total, sizeof *p->args)) return -1;
+    for (int t = 0; t < nt; t++)
+        if (t != outg && s->last_use[t] >= 0) {
+            plan_step *st = &p->steps[s->last_use[t]];
+            p->args[st->free0 + st->nfree++] = s->tensor_local[t];
+        }
+    p->nargs = base + total;
+    /* Args hold global tensor ids so far (except free lists): make them local. */
+    for (int i = 0; i < ns; i++) {
+        plan_step *st = &p->steps[i];
+        for (int k = 0; k < st->narg; k++) p->args[st->arg0 + k] = s->tensor_local[p->args[st->arg0 + k]];
+        st->tensor = s->tensor_local[st->tensor];
+    }
+    /* Counting sort of steps by device (stable). */
+    if (grow((void **)&s->order, &s->cap_order, ns > nt ? ns : nt, sizeof(int))) return -1;
+    memset(s->cnt, 0, (size_t)(nd + 1) * sizeof(int));
+    for (int i = 0; i < ns; i++) s->cnt[s->step_dev[i] + 1]++;
+    for (int d = 0; d < nd; d++) s->cnt[d + 1] += s->cnt[d];
+    memcpy(p->step0, s->cnt, (size_t)(nd + 1) * sizeof(int));
+    for (int i = 0; i < ns; i++) s->order[i] = s->cnt[s->step_dev[i]]++; /* new index of step i */
+    if (grow((void **)&s->tmp_steps, &s->cap_tmp_steps, ns, sizeof *s->tmp_steps)) return -1;
+    for (int i = 0; i < ns; i++) s->tmp_steps[s->order[i]] = p->steps[i];
+    memcpy(p->steps, s->tmp_steps, (size_t)ns * sizeof *p->steps);
+    for (int g = 0; g < p->nmsgs; g++) {
+        p->msgs[g].send_step = s->order[p->msgs[g].send_step];
+        p->msgs[g].recv_step = s->order[p->msgs[g].recv_step];
+    }
+    /* Tensors by device; local ids were assigned in creation order. */
+    memset(s->cnt, 0, (size_t)(nd + 1) * sizeof(int));
+    for (int t = 0; t < nt; t++) s->cnt[s->tensor_dev[t] + 1]++;
+    for (int d = 0; d < nd; d++) s->cnt[d + 1] += s->cnt[d];
+    memcpy(p->tensor0, s->cnt, (size_t)(nd + 1) * sizeof(int));
+    if (grow((void **)&s->tmp_tensors, &s->cap_tmp_tensors, nt, sizeof *s->tmp_tensors)) return -1;
+    for (int t = 0; t < nt; t++)
+        s->tmp_tensors[p->tensor0[s->tensor_dev[t]] + s->tensor_local[t]] = p->tensors[t];
+    memcpy(p->tensors, s->tmp_tensors, (size_t)nt * sizeof *p->tensors);
+    return 0;
+}
+
+int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
+{
+    int nl = n->n, nd = m->ndev;
+    if (nd < 1 || nd > MAXDEV || m->nlayers != nl || source < 0 || source >= nd) {
+        snprintf(err, NET_ERRLEN, "plan: mapping for %d layers on %d devices (source %d) does not "
+                 "fit network %s (%d layers; at most %d devices)", m->nlayers, nd, source,
+                 n->name, nl, MAXDEV);
+        return -1;
+    }
+    if (ensure_scratch(p, n, m)) goto oom;
+    scratch *s = p->scratch;
+    int devn[MAXDEV] = {0};
+    bld b = {p, s, n, m, nd, devn, 0};
+    p->ndev = nd;
+    p->nlayers = nl;
+    p->nsteps = p->ntensors = p->nargs = p->nmsgs = 0;
+    p->bytes_moved = 0;
+    p->source = source;
+
+    /* Who needs each full tensor: the devices of its consumers' slices. */
+    memset(s->need, 0, (size_t)(nl + 1) * sizeof *s->need);
+    for (int i = 0; i < nl; i++) {
+        uint64_t devs = 0;
+        for (int k = m->first[i]; k < m->first[i + 1]; k++) devs |= 1ull << m->slices[k].dev;
+        const net_layer *L = &n->layers[i];
+        for (int j = 0; j < L->nin; j++) s->need[L->in[j] + 1] |= devs;
+    }
+    int out = nl - 1;
+    p->out_dev = m->slices[m->first[out]].dev;
+    s->need[out + 1] |= 1ull << p->out_dev;
+    for (int i = 0; i < (nl + 1) * nd; i++) s->full[i] = -1;
+
+    /* The input starts on the source device and is sent where needed. */
+    int tin = add_tensor(&b, source, NET_INPUT, 0, n->input.c);
+    if (tin < 0) goto oom;
+    s->full[source] = tin;
+    p->input_tensor = s->tensor_local[tin];
+    send_all(&b, source, tin, s->need[0], s->in_msg);
+    if (b.oom) goto oom;
+
+    for (int i = 0; i < nl; i++) {
+        const net_layer *L = &n->layers[i];
+        int f = m->first[i], ns = m->first[i + 1] - f;
+        for (int k = 0; k < ns; k++) {
+            const map_slice *sl = &m->slices[f + k];
+            int d = sl->dev, ins[64];
+            int nin = L->nin;
+            /* Inputs first (they may emit receives and concats). */
+            for (int j = 0; j < nin; j++) {
+                int t = get_full(&b, L->in[j], d);
+                if (t < 0) goto oom;
+                if (j < 64) ins[j] = t;
+            }
+            int a0 = p->nargs;
+            for (int j = 0; j < nin; j++) {
+                int t = j < 64 ? ins[j] : get_full(&b, L->in[j], d);
+                if (add_arg(&b, t) < 0) goto oom;
+            }
+            int t = add_tensor(&b, d, i, sl->c0, sl->nc);
+            if (t < 0) goto oom;
+            int st = add_step(&b, d, PLAN_COMPUTE, i, sl->c0, sl->nc, -1, -1, t, a0, nin);
+            if (st < 0) goto oom;
+            for (int j = 0; j < nin; j++) use(&b, p->args[a0 + j], st);
+            use(&b, t, st);
+            if (ns == 1) s->full[(i + 1) * nd + d] = t;
+            else s->slice_t[f + k] = t;
+            send_all(&b, d, t, s->need[i + 1], &s->pend[(f + k) * nd]);
+            if (b.oom) goto oom;
+        }
+    }
+    int tout = get_full(&b, out, p->out_dev);
+    if (tout < 0) goto oom;
+    p->out_tensor = s->tensor_local[tout];
+    if (finish(&b)) goto oom;
+    return 0;
+oom:
+    snprintf(err, NET_ERRLEN, "plan: out of memory");
+    return -1;
+}
+
+const char *plan_op_name(plan_op op)
+{
+    static const char *names[] = {"compute", "send", "recv", "concat"};
+    return names[op];
+}
+
+/* ---- invariant checker (tests, dse plan --check) ---- */
+
+int plan_check(const plan *p, const net *n, char *err)
+{
+    int rc = -1, nd = p->ndev;
+    int *state = calloc((size_t)p->ntensors + 1, sizeof *state); /* 0 new, 1 alive, 2 freed */
+    int *seen_send = calloc((size_t)p->nmsgs + 1, sizeof(int));
+    int *seen_recv = calloc((size_t)p->nmsgs + 1, sizeof(int));
+    int *pc = calloc((size_t)nd, sizeof(int));
+    int *sent = calloc((size_t)p->nmsgs + 1, sizeof(int));
+    if (!state || !seen_send || !seen_recv || !pc || !sent) {
+        snprintf(err, NET_ERRLEN, "plan check: out of memory");
+        goto out;
+    }
+    /* Static checks per device, in step order. */
+    for (int d = 0; d < nd; d++) {
+        int *st8 = state + p->tensor0[d];
+        int nt = p->tensor0[d + 1] - p->tensor0[d];
+        if (d == p->source) st8[p->input_tensor] = 1;
+        for (int i = p->step0[d]; i < p->step0[d + 1]; i++) {
+            const plan_step *s = &p->steps[i];
+            int li = i - p->step0[d];
+            if (s->tensor < 0 || s->tensor >= nt) {
+                snprintf(err, NET_ERRLEN, "device %d step %d: tensor id %d out of range", d, li, s->tensor);
+                goto out;
+            }
+            const plan_tensor *T = &p->tensors[p->tensor0[d] + s->tensor];
+            for (int k = 0; k < s->narg; k++) {
+                int a = p->args[s->arg0 + k];
+                if (a < 0 || a >= nt || st8[a] != 1) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d (%s %s): input tensor %d not "
+                             "available", d, li, plan_op_name(s->op),
+                             s->layer < 0 ? "input" : n->layers[s->layer].name, a);
+                    goto out;
+                }
+            }
+            switch (s->op) {
+            case PLAN_COMPUTE: {
+                const net_layer *L = &n->layers[s->layer];
+                if (s->narg != L->nin) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: compute %s has %d inputs, "
+                             "layer has %d", d, li, L->name, s->narg, L->nin);
+                    goto out;
+                }
+                for (int k = 0; k < s->narg; k++) {
+                    const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
+                    int q = L->in[k];
+                    int full = q == NET_INPUT ? n->input.c : n->layers[q].out.c;
+                    if (A->layer != q || A->c0 != 0 || A->nc != full) {
+                        snprintf(err, NET_ERRLEN, "device %d step %d: compute %s input %d is "
+                                 "not the full output of its producer", d, li, L->name, k);
+                        goto out;
+                    }
+                }
+                if (T->layer != s->layer || T->c0 != s->c0 || T->nc != s->nc ||
+                    s->c0 < 0 || s->nc < 1 || s->c0 + s->nc > L->out.c) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: compute %s output extent "
+                             "wrong", d, li, L->name);
+                    goto out;
+                }
+                break;
+            }
+            case PLAN_CONCAT: {
+                int c = 0;
+                for (int k = 0; k < s->narg; k++) {
+                    const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
+                    if (A->layer != s->layer || A->c0 != c) {
+                        snprintf(err, NET_ERRLEN, "device %d step %d: concat of %s: slices "
+                                 "not contiguous", d, li, n->layers[s->layer].name);
+                        goto out;
+                    }
+                    c += A->nc;
+                }
+                if (c != n->layers[s->layer].out.c || T->nc != c || T->c0 != 0) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: concat of %s does not cover "
+                             "its channels", d, li, n->layers[s->layer].name);
+                    goto out;
+                }
+                break;
+            }
+            case PLAN_SEND:
+            case PLAN_RECV: {
+                if (s->msg < 0 || s->msg >= p->nmsgs) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: bad message id", d, li);
+                    goto out;
+                }
+                const plan_msg *g = &p->msgs[s->msg];
+                int is_send = s->op == PLAN_SEND;
+                int *seen = is_send ? seen_send : seen_recv;
+                if (seen[s->msg]++ || (is_send ? g->from != d || g->to != s->peer
+                                               : g->to != d || g->from != s->peer) ||
+                    (is_send ? g->send_step : g->recv_step) != i || g->layer != T->layer ||
+                    g->c0 != T->c0 || g->nc != T->nc || g->from == g->to) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: %s of message %d does not "
+                             "match it", d, li, plan_op_name(s->op), s->msg);
+                    goto out;
+                }
+                if (is_send && st8[s->tensor] != 1) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: sends a tensor it does not "
+                             "hold", d, li);
+                    goto out;
+                }
+                break;
+            }
+            }
+            if (s->op != PLAN_SEND) {
+                if (st8[s->tensor] != 0) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: tensor %d produced twice",
+                             d, li, s->tensor);
+                    goto out;
+                }
+                st8[s->tensor] = 1;
+            }
+            for (int k = 0; k < s->nfree; k++) {
+                int a = p->args[s->free0 + k];
+                if (a < 0 || a >= nt || st8[a] != 1) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: frees tensor %d that is not "
+                             "alive", d, li, a);
+                    goto out;
+                }
+                st8[a] = 2;
+            }
+        }
+    }
+    for (int g = 0; g < p->nmsgs; g++)
+        if (seen_send[g] != 1 || seen_recv[g] != 1) {
+            snprintf(err, NET_ERRLEN, "message %d (%s, %d -> %d) has %d sends and %d receives", g,
+                     p->msgs[g].layer < 0 ? "input" : n->layers[p->msgs[g].layer].name,
+                     p->msgs[g].from, p->msgs[g].to, seen_send[g], seen_recv[g]);
+            goto out;
+        }
+    /* The output: the whole last layer, alive at the end on out_dev. */
+    {
+        const plan_tensor *T = plan_tensor_of(p, p->out_dev, p->out_tensor);
+        if (T->layer != n->n - 1 || T->c0 != 0 || T->nc != n->layers[n->n - 1].out.c ||
+            state[p->tensor0[p->out_dev] + p->out_tensor] != 1) {
+            snprintf(err, NET_ERRLEN, "the network output is not whole and alive on device %d",
+                     p->out_dev);
+            goto out;
+        }
+    }
+    /* Deadlock freedom: blocking receives, buffered sends. */
+    for (int left = p->nsteps; left > 0;) {
+        int progress = 0;
+        for (int d = 0; d < nd; d++)
+            while (p->step0[d] + pc[d] < p->step0[d + 1]) {
+                const plan_step *s = &p->steps[p->step0[d] + pc[d]];
+                if (s->op == PLAN_RECV && !sent[s->msg]) break;
+                if (s->op == PLAN_SEND) sent[s->msg] = 1;
+                pc[d]++, left--, progress = 1;
+            }
+        if (!progress) {
+            snprintf(err, NET_ERRLEN, "the plan deadlocks with blocking receives");
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(state);
+    free(seen_send);
+    free(seen_recv);
+    free(pc);
+    free(sent);
+    return rc;
+}
+
+void plan_print(FILE *f, const plan *p, const net *n, const platform *pl)
+{
+    for (int d = 0; d < p->ndev; d++) {
+        int64_t tx = 0, rx = 0;
+        int ns = plan_nsteps_dev(p, d);
+        const plan_step *st = plan_steps_dev(p, d);
+        for (int i = 0; i < ns; i++) {
+            const plan_tensor *T = plan_tensor_of(p, d, st[i].tensor);
+            if (st[i].op == PLAN_SEND) tx += T->bytes;
+            if (st[i].op == PLAN_RECV) rx += T->bytes;
+        }
+        fprintf(f, "device %d (%s): %d steps, sends %lld bytes, receives %lld bytes\n", d,
+                pl && d < pl->ndev ? pl->dev[d].name : "?", ns, (long long)tx, (long long)rx);
+        for (int i = 0; i < ns; i++) {
+            const plan_step *s = &st[i];
+            const plan_tensor *T = plan_tensor_of(p, d, s->tensor);
+            const char *lname = s->layer < 0 ? n->input_name : n->layers[s->layer].name;
+            fprintf(f, "  %3d %-7s %-22s ch %d..%d", i, plan_op_name(s->op), lname, s->c0,
+                    s->c0 + s->nc - 1);
+            if (s->op == PLAN_SEND || s->op == PLAN_RECV)
+                fprintf(f, "  %s %s  %lld bytes", s->op == PLAN_SEND ? "to" : "from",
+                        pl && s->peer < pl->ndev ? pl->dev[s->peer].name : "?",
+                        (long long)T->bytes);
+            if (s->op == PLAN_COMPUTE) {
+                int64_t macs = net_slice_macs(n, s->layer, s->c0, s->nc);
+                if (macs) fprintf(f, "  %lld MACs", (long long)macs);
+                else fprintf(f, "  %lld ops", (long long)net_slice_ops(n, s->layer, s->c0, s->nc));
+            }
+            if (s->op == PLAN_CONCAT) fprintf(f, "  %d slices", s->narg);
+            fputc('\n', f);
+        }
+    }
+    fprintf(f, "output on device %d (%s); %d messages, %lld bytes moved\n", p->out_dev,
+            pl && p->out_dev < pl->ndev ? pl->dev[p->out_dev].name : "?", p->nmsgs,
+            (long long)p->bytes_moved);
+}

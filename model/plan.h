@@ -1,0 +1,115 @@
+/* plan.h -- what a mapping does, step by step, on every device
+ * (DESIGN section 2): the single source of truth that both the cost model
+ * and the MPI runtime interpret.
+ *
+ * For each device, an ordered list of steps:
+ *   COMPUTE  output channels [c0, c0+nc) of a layer, from full input tensors
+ *   SEND     a local tensor (a whole layer output or one slice) to a peer
+ *   RECV     a tensor from a peer (matching exactly one SEND)
+ *   CONCAT   the slices of a split layer, in channel order, into its full output
+ * Each step names local tensors by id; after a step, the tensors whose last
+ * use it was are freed (free list), so activation lifetimes are decided here
+ * once for both interpreters.
+ *
+ * Construction (plan_build) walks the layers in topological order and
+ * appends steps to the devices concerned: a slice is computed where the
+ * mapping puts it; what it produces is sent at once to every other device
+ * that needs it (once per device, however many consumers there); receives
+ * and concats are emitted lazily, right before the first step that needs
+ * the full tensor.  Slices of a split layer are concatenated on each device
+ * that runs a consumer of the layer; the network output, when split, is
+ * concatenated on the device of its first slice.  Because every device's
+ * list is a subsequence of one global order in which each RECV comes after
+ * its SEND, executing the lists with blocking receives and buffered sends
+ * cannot deadlock (plan_check verifies it by simulation).
+ *
+ * Ownership: a plan owns its arrays.  plan_build reuses them, growing only
+ * when a larger plan is met, so the evaluation hot path does not allocate.
+ */
+#ifndef DSE_PLAN_H
+#define DSE_PLAN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mapping.h"
+#include "net.h"
+#include "platform.h"
+
+typedef enum { PLAN_COMPUTE, PLAN_SEND, PLAN_RECV, PLAN_CONCAT } plan_op;
+
+/* A tensor held by one device: channels [c0, c0+nc) of the output of
+ * `layer` (NET_INPUT for the network input).  Full when nc == out.c. */
+typedef struct {
+    int layer;
+    int c0, nc;
+    int64_t bytes; /* float32 */
+} plan_tensor;
+
+typedef struct {
+    plan_op op;
+    int layer;           /* layer computed, or whose output is moved/assembled */
+    int c0, nc;          /* channel range computed / moved / assembled */
+    int peer;            /* SEND: destination device; RECV: source; else -1 */
+    int msg;             /* SEND/RECV: index into plan.msgs; else -1 */
+    int tensor;          /* local tensor produced (COMPUTE, RECV, CONCAT) or sent (SEND) */
+    int arg0, narg;      /* inputs in plan.args: COMPUTE one per layer input (in order);
+                            CONCAT the slices in channel order */
+    int free0, nfree;    /* local tensors dead after this step, in plan.args */
+} plan_step;
+
+typedef struct {
+    int from, to;
+    int layer, c0, nc;
+    int64_t bytes;
+    int send_step, recv_step; /* global step indices */
+} plan_msg;
+
+typedef struct {
+    int ndev;
+    int nlayers;
+    /* Steps of device d: steps[step0[d] .. step0[d+1]); tensors of device d:
+     * tensors[tensor0[d] .. tensor0[d+1]); step.tensor and args hold ids
+     * local to the device (add tensor0[d] to index tensors[]). */
+    int *step0, *tensor0;
+    plan_step *steps;
+    plan_tensor *tensors;
+    int *args;
+    plan_msg *msgs;
+    int nsteps, ntensors, nargs, nmsgs;
+    int source;           /* device holding the network input at start */
+    int input_tensor;     /* its local id on the source device */
+    int out_dev, out_tensor; /* where the full network output ends up */
+    int64_t bytes_moved;  /* total bytes of all messages */
+    /* Capacities and scratch (private). */
+    int cap_steps, cap_tensors, cap_args, cap_msgs;
+    void *scratch;
+} plan;
+
+plan *plan_new(void);
+void plan_free(plan *p);
+/* Build the plan of mapping m (which must satisfy mapping_validate).
+ * source = device holding the network input.  Returns 0, or -1 with err
+ * (only on allocation failure or a mapping that names devices >= ndev). */
+int plan_build(plan *p, const net *n, const mapping *m, int source, char *err);
+
+static inline int plan_nsteps_dev(const plan *p, int d) { return p->step0[d + 1] - p->step0[d]; }
+static inline const plan_step *plan_steps_dev(const plan *p, int d) { return p->steps + p->step0[d]; }
+static inline const plan_tensor *plan_tensor_of(const plan *p, int d, int id)
+{
+    return &p->tensors[p->tensor0[d] + id];
+}
+
+/* Invariants, for tests: every step's inputs exist on its device before it
+ * (produced or received, not yet freed); every SEND has exactly one
+ * matching RECV with the same tensor extent; every tensor is freed at most
+ * once and never used after; simulating the lists with blocking receives
+ * and buffered sends finishes (no deadlock); the output tensor is the
+ * whole output layer.  Returns 0, or -1 with the first violation in err. */
+int plan_check(const plan *p, const net *n, char *err);
+
+/* Human-readable listing (dse plan): per device its steps with bytes. */
+void plan_print(FILE *f, const plan *p, const net *n, const platform *pl);
+const char *plan_op_name(plan_op op);
+
+#endif
