@@ -47,5 +47,6 @@ typedef struct {
 
 int cmd_zoo(int argc, char **argv);
 int cmd_net(int argc, char **argv);
+int cmd_platform(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 static const cli_command commands[] = {
     {"zoo", cmd_zoo, "built-in networks: zoo list | zoo show NAME [--json]"},
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
+    {"platform", cmd_platform, "platform files: platform show FILE|PRESET [--json]"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

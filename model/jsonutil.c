@@ -9,11 +9,39 @@
 #include <string.h>
 #include <unistd.h>
 
+/* First object (depth first) holding a key twice; cJSON keeps both and its
+ * getters see only the first, so such a file would be read half silently. */
+static const cJSON *dup_key(const cJSON *o, const cJSON **key)
+{
+    for (const cJSON *c = o->child; c; c = c->next) {
+        if (cJSON_IsObject(o))
+            for (const cJSON *d = o->child; d != c; d = d->next)
+                if (strcmp(d->string, c->string) == 0) {
+                    *key = c;
+                    return o;
+                }
+        const cJSON *in = dup_key(c, key);
+        if (in) return in;
+    }
+    return NULL;
+}
+
 cJSON *ju_parse(const char *text, const char *what, char *err)
 {
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (root) return root;
+    if (root) {
+        const cJSON *key = NULL, *in = dup_key(root, &key);
+        if (!in) return root;
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(in, "name");
+        if (cJSON_IsString(nm) && key != nm)
+            snprintf(err, NET_ERRLEN, "%s: %s: duplicate key \"%s\"", what, nm->valuestring,
+                     key->string);
+        else
+            snprintf(err, NET_ERRLEN, "%s: duplicate key \"%s\"", what, key->string);
+        cJSON_Delete(root);
+        return NULL;
+    }
     const char *at = end ? end : cJSON_GetErrorPtr();
     if (!at) at = text;
     int line = 1, col = 1;

@@ -7,6 +7,7 @@
  */
 #include "net.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,17 +189,23 @@ net_shape net_in_shape(const net *n, int layer, int k)
 
 int net_output(const net *n) { return n->n - 1; }
 
-/* Output size of a sliding window along one axis; -1 if it does not fit. */
+/* Output size of a sliding window along one axis; -1 if it does not fit.
+ * 64-bit arithmetic: attributes come from files and may be absurd; a size
+ * beyond INT_MAX is clamped there and rejected by the tensor-size check. */
 static int window_out(int in, int k, int s, int d, int p0, int p1, int ceil_mode)
 {
-    int eff = d * (k - 1) + 1;
-    int span = in + p0 + p1 - eff;
+    int64_t eff = (int64_t)d * (k - 1) + 1;
+    int64_t span = (int64_t)in + p0 + p1 - eff;
     if (span < 0 || s <= 0) return -1;
-    int o = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
+    int64_t o = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
     /* PyTorch/ONNX: the last window must start inside the input or left pad. */
-    if (ceil_mode && (o - 1) * s >= in + p0) o--;
-    return o;
+    if (ceil_mode && (o - 1) * s >= (int64_t)in + p0) o--;
+    return o > INT_MAX ? INT_MAX : (int)o;
 }
+
+/* Largest count a layer may have: 2^53, so that MACs and parameters stay
+ * exact in doubles (JSON) and sums over a net cannot overflow int64. */
+#define COUNT_MAX 9007199254740992.0
 
 /* Infer layer i's shape and counts from its (already inferred) inputs. */
 static int infer(net *n, int i, const char *what, char *err)
@@ -233,11 +240,18 @@ static int infer(net *n, int i, const char *what, char *err)
         int oh = window_out(x.h, a->kh, a->sh, a->dh, a->pt, a->pb, 0);
         int ow = window_out(x.w, a->kw, a->sw, a->dw, a->pl, a->pr, 0);
         if (oh < 1 || ow < 1) {
-            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %dx%d",
-                   what, L->name, a->kh, a->kw, x.h + a->pt + a->pb, x.w + a->pl + a->pr);
+            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %lldx%lld",
+                   what, L->name, a->kh, a->kw, (long long)x.h + a->pt + a->pb,
+                   (long long)x.w + a->pl + a->pr);
             return -1;
         }
         y = (net_shape){a->out_c, oh, ow};
+        if ((double)a->out_c * oh * ow * (x.c / a->groups) * a->kh * a->kw > COUNT_MAX ||
+            (double)a->out_c * (x.c / a->groups) * a->kh * a->kw > COUNT_MAX) {
+            seterr(err, "%s: layer %s: Conv too large (more than 2^53 MACs or parameters)",
+                   what, L->name);
+            return -1;
+        }
         int64_t per_out = (int64_t)(x.c / a->groups) * a->kh * a->kw;
         L->macs = (int64_t)a->out_c * oh * ow * per_out;
         L->params = (int64_t)a->out_c * per_out + (a->bias ? a->out_c : 0);
@@ -247,6 +261,10 @@ static int infer(net *n, int i, const char *what, char *err)
     case NET_FC:
         if (a->out_c <= 0) {
             seterr(err, "%s: layer %s: FC needs positive out_features", what, L->name);
+            return -1;
+        }
+        if ((double)numel_in * a->out_c > COUNT_MAX) {
+            seterr(err, "%s: layer %s: FC too large (more than 2^53 MACs)", what, L->name);
             return -1;
         }
         y = (net_shape){a->out_c, 1, 1};
@@ -270,8 +288,9 @@ static int infer(net *n, int i, const char *what, char *err)
         int oh = window_out(x.h, a->kh, a->sh, 1, a->pt, a->pb, a->ceil_mode);
         int ow = window_out(x.w, a->kw, a->sw, 1, a->pl, a->pr, a->ceil_mode);
         if (oh < 1 || ow < 1) {
-            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %dx%d",
-                   what, L->name, a->kh, a->kw, x.h + a->pt + a->pb, x.w + a->pl + a->pr);
+            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %lldx%lld",
+                   what, L->name, a->kh, a->kw, (long long)x.h + a->pt + a->pb,
+                   (long long)x.w + a->pl + a->pr);
             return -1;
         }
         y = (net_shape){x.c, oh, ow};
@@ -295,7 +314,7 @@ static int infer(net *n, int i, const char *what, char *err)
     case NET_SOFTMAX:
         break;
     case NET_FLATTEN:
-        y = (net_shape){(int)numel_in, 1, 1};
+        y = (net_shape){(int)numel_in, 1, 1}; /* fits: every tensor has <= INT_MAX elements */
         break;
     case NET_ADD:
         for (int k = 1; k < L->nin; k++) {
@@ -307,8 +326,8 @@ static int infer(net *n, int i, const char *what, char *err)
             }
         }
         break;
-    case NET_CONCAT:
-        y.c = 0;
+    case NET_CONCAT: {
+        int64_t c = 0;
         for (int k = 0; k < L->nin; k++) {
             net_shape z = net_in_shape(n, i, k);
             if (z.h != x.h || z.w != x.w) {
@@ -316,11 +335,18 @@ static int infer(net *n, int i, const char *what, char *err)
                        what, L->name, x.h, x.w, z.h, z.w);
                 return -1;
             }
-            y.c += z.c;
+            c += z.c;
         }
+        y.c = c > INT_MAX ? INT_MAX : (int)c; /* too large: caught below */
         break;
+    }
     default:
         seterr(err, "%s: layer %s: unknown layer kind", what, L->name);
+        return -1;
+    }
+    if ((double)y.c * y.h * y.w > INT_MAX) {
+        seterr(err, "%s: layer %s: output %dx%dx%d has more than 2^31-1 elements", what,
+               L->name, y.c, y.h, y.w);
         return -1;
     }
     L->out = y;
@@ -362,6 +388,11 @@ int net_finalize(net *n, const char *what, char *err)
     }
     if (n->input.c <= 0 || n->input.h <= 0 || n->input.w <= 0) {
         seterr(err, "%s: input %s has a non-positive dimension %dx%dx%d", what,
+               n->input_name, n->input.c, n->input.h, n->input.w);
+        goto out;
+    }
+    if ((double)n->input.c * n->input.h * n->input.w > INT_MAX) {
+        seterr(err, "%s: input %s %dx%dx%d has more than 2^31-1 elements", what,
                n->input_name, n->input.c, n->input.h, n->input.w);
         goto out;
     }
@@ -427,11 +458,19 @@ int net_finalize(net *n, const char *what, char *err)
             if (ready) pick = i;
         }
         if (pick < 0) {
-            for (int i = 0; i < nn; i++)
-                if (!done[i]) {
-                    seterr(err, "%s: layer %s is part of a cycle", what, n->layers[i].name);
-                    break;
-                }
+            /* Every layer left has an input left: walking back along such
+             * inputs nn times from any of them ends on a cycle. */
+            int c = 0;
+            while (done[c]) c++;
+            for (int step = 0; step < nn; step++) {
+                const net_layer *L = &n->layers[c];
+                for (int j = 0; j < L->nin; j++)
+                    if (L->in[j] != NET_INPUT && !done[L->in[j]]) {
+                        c = L->in[j];
+                        break;
+                    }
+            }
+            seterr(err, "%s: layer %s is part of a cycle", what, n->layers[c].name);
             goto out;
         }
         done[pick] = 1;

@@ -94,15 +94,22 @@ static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *
     net_attr a = net_attr_default(kind);
     int ok = 0, tmp[4];
     switch (kind) {
-    case NET_CONV:
+    case NET_CONV: {
+        /* An absent optional key leaves its array untouched: each keeps its default. */
+        int kern[2], str[2] = {a.sh, a.sw}, dil[2] = {a.dh, a.dw}, pad[4] = {0, 0, 0, 0};
         ok = ju_int(jl, "out_channels", &a.out_c, 1, ctx, err) ||
-             ju_ints(jl, "kernel", 2, tmp, 1, 1, ctx, err) || ((a.kh = tmp[0]), (a.kw = tmp[1]), 0) ||
-             ju_ints(jl, "stride", 2, tmp, 0, 1, ctx, err) || ((a.sh = tmp[0]), (a.sw = tmp[1]), 0) ||
-             ju_ints(jl, "dilation", 2, tmp, 0, 1, ctx, err) || ((a.dh = tmp[0]), (a.dw = tmp[1]), 0) ||
-             ju_ints(jl, "pads", 4, tmp, 0, 0, ctx, err) ||
-             ((a.pt = tmp[0]), (a.pl = tmp[1]), (a.pb = tmp[2]), (a.pr = tmp[3]), 0) ||
+             ju_ints(jl, "kernel", 2, kern, 1, 1, ctx, err) ||
+             ju_ints(jl, "stride", 2, str, 0, 1, ctx, err) ||
+             ju_ints(jl, "dilation", 2, dil, 0, 1, ctx, err) ||
+             ju_ints(jl, "pads", 4, pad, 0, 0, ctx, err) ||
              ju_int(jl, "groups", &a.groups, 0, ctx, err) || ju_bool(jl, "bias", &a.bias, ctx, err);
+        if (!ok) {
+            a.kh = kern[0], a.kw = kern[1], a.sh = str[0], a.sw = str[1];
+            a.dh = dil[0], a.dw = dil[1];
+            a.pt = pad[0], a.pl = pad[1], a.pb = pad[2], a.pr = pad[3];
+        }
         break;
+    }
     case NET_FC:
         ok = ju_int(jl, "out_features", &a.out_c, 1, ctx, err) ||
              ju_bool(jl, "bias", &a.bias, ctx, err);
@@ -128,10 +135,10 @@ static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *
              ju_num(jl, "beta", &a.lrn_beta, ctx, err) || ju_num(jl, "k", &a.lrn_k, ctx, err);
         break;
     case NET_BN:
-        ok = ju_num(jl, "epsilon", &a.bn_eps, ctx, err);
+        ok = ju_num_req(jl, "epsilon", &a.bn_eps, 0, 0, ctx, err);
         break;
     case NET_RELU:
-        ok = ju_num(jl, "max", &a.relu_max, ctx, err);
+        ok = ju_num_req(jl, "max", &a.relu_max, 0, 0, ctx, err); /* 0: unbounded */
         break;
     default:
         break;

@@ -46,7 +46,9 @@ int platform_fastest(const platform *p)
     return best;
 }
 
-static int read_link(const cJSON *o, plat_link *l, const char *ctx, char *err)
+/* A link object: a class default, or (pair = 1) a per-pair override that
+ * also names its two devices "a" and "b". */
+static int read_link(const cJSON *o, plat_link *l, int pair, const char *ctx, char *err)
 {
     if (!cJSON_IsObject(o)) {
         snprintf(err, NET_ERRLEN, "%s: must be an object with latency_us and bandwidth_mbs", ctx);
@@ -54,7 +56,8 @@ static int read_link(const cJSON *o, plat_link *l, const char *ctx, char *err)
     }
     for (const cJSON *c = o->child; c; c = c->next)
         if (strcmp(c->string, "latency_us") && strcmp(c->string, "bandwidth_mbs") &&
-            strcmp(c->string, "a") && strcmp(c->string, "b") && strcmp(c->string, "note")) {
+            strcmp(c->string, "note") &&
+            (!pair || (strcmp(c->string, "a") && strcmp(c->string, "b")))) {
             snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
             return -1;
         }
@@ -83,10 +86,16 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
             strcmp(c->string, "name") && strcmp(c->string, "description") &&
             strcmp(c->string, "devices") && strcmp(c->string, "links") &&
-            strcmp(c->string, "source") && strcmp(c->string, "sources")) {
+            strcmp(c->string, "source")) {
             snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
+    int version = 1;
+    if (ju_int(root, "version", &version, 0, what, err)) goto fail;
+    if (version != 1) {
+        snprintf(err, NET_ERRLEN, "%s: unsupported platform format version %d", what, version);
+        goto fail;
+    }
     if (ju_str(root, "name", &s, 0, what, err)) goto fail;
     p->name = strdup(s ? s : "platform");
     s = NULL;
@@ -179,7 +188,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             /* Only needed if some pair of devices is in this class. */
             continue;
         }
-        if (read_link(o, &p->cls[k], ctx, err)) goto fail;
+        if (read_link(o, &p->cls[k], 0, ctx, err)) goto fail;
     }
     int n = p->ndev;
     p->link = calloc((size_t)n * n, sizeof *p->link);
@@ -212,7 +221,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             goto fail;
         }
         if (ju_str(o, "a", &an, 1, ctx, err) || ju_str(o, "b", &bn, 1, ctx, err) ||
-            read_link(o, &l, ctx, err))
+            read_link(o, &l, 1, ctx, err))
             goto fail;
         int a = platform_find(p, an), b = platform_find(p, bn);
         if (a < 0 || b < 0) {
