@@ -1,0 +1,371 @@
+/* test_layers.c -- layer semantics of model/net.c on small hand-computed
+ * cases: output shapes (strides, dilation, asymmetric pads, ceil_mode,
+ * groups), MACs / ops / parameters, splittability, topological order and
+ * consumers.  Every expected number is worked out in the comment next to it.
+ */
+#include "check.h"
+#include "net.h"
+
+#include <stdlib.h>
+
+/* A one-layer (or few-layer) net on input c x h x w, built through the API. */
+typedef struct {
+    net *n;
+    char err[NET_ERRLEN];
+} tnet;
+
+static void tn_init(tnet *t, int c, int h, int w)
+{
+    t->n = net_new("t", "data", (net_shape){c, h, w});
+    t->err[0] = 0;
+}
+
+static void tn_add(tnet *t, const char *name, net_kind k, const net_attr *a, const char *in0,
+                   const char *in1)
+{
+    const char *ins[2] = {in0, in1};
+    CHECK(net_add(t->n, name, k, a, in1 ? 2 : 1, ins, t->err) >= 0);
+}
+
+/* Finalize; returns the named layer or NULL (and the error in t->err). */
+static const net_layer *tn_done(tnet *t, const char *name)
+{
+    if (net_finalize(t->n, "test", t->err)) return NULL;
+    int i = net_find(t->n, name);
+    return i < 0 ? NULL : &t->n->layers[i];
+}
+
+static net_attr conv(int out, int kh, int kw, int sh, int sw)
+{
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = out;
+    a.kh = kh, a.kw = kw, a.sh = sh, a.sw = sw;
+    return a;
+}
+
+static net_attr pool(net_kind k, int kk, int s, int p, int ceil_mode)
+{
+    net_attr a = net_attr_default(k);
+    a.kh = a.kw = kk;
+    a.sh = a.sw = s;
+    a.pt = a.pl = a.pb = a.pr = p;
+    a.ceil_mode = ceil_mode;
+    return a;
+}
+
+#define CHECK_OUT(L, wc, wh, ww)                                                        \
+    do {                                                                                \
+        CHECK((L) != NULL);                                                             \
+        if (L) {                                                                        \
+            CHECK_I64((L)->out.c, wc);                                                  \
+            CHECK_I64((L)->out.h, wh);                                                  \
+            CHECK_I64((L)->out.w, ww);                                                  \
+        }                                                                               \
+    } while (0)
+
+/* One conv on a given input; checks shape, MACs and parameters. */
+static void one_conv(int c, int h, int w, net_attr a, int oc, int oh, int ow, long long macs,
+                     long long params)
+{
+    tnet t;
+    tn_init(&t, c, h, w);
+    tn_add(&t, "c", NET_CONV, &a, "data", NULL);
+    const net_layer *L = tn_done(&t, "c");
+    if (!L) fprintf(stderr, "conv: %s\n", t.err);
+    CHECK_OUT(L, oc, oh, ow);
+    if (L) {
+        CHECK_I64(L->macs, macs);
+        CHECK_I64(L->params, params);
+        CHECK_I64(L->weights, params);
+        CHECK_I64(L->ops, 0);
+    }
+    net_free(t.n);
+}
+
+static void test_conv(void)
+{
+    /* 3x10x10, 8 filters 3x3: (10-3)/1+1 = 8; MACs 8*8*8*27 = 13824;
+     * params 8*27 + 8 bias = 224. */
+    one_conv(3, 10, 10, conv(8, 3, 3, 1, 1), 8, 8, 8, 13824, 224);
+    /* Stride 2, pads 1: (11+2-3)/2+1 = 6.  MACs 4*36*27 = 3888, params 4*27+4. */
+    net_attr a = conv(4, 3, 3, 2, 2);
+    a.pt = a.pl = a.pb = a.pr = 1;
+    one_conv(3, 11, 11, a, 4, 6, 6, 3888, 112);
+    /* Dilation 2: effective kernel 2*(3-1)+1 = 5, (10-5)+1 = 6; no bias:
+     * params 2*1*9 = 18, MACs 2*36*9 = 648. */
+    a = conv(2, 3, 3, 1, 1);
+    a.dh = a.dw = 2;
+    a.bias = 0;
+    one_conv(1, 10, 10, a, 2, 6, 6, 648, 18);
+    /* Dilation 3 with pads 3 keeps the size: eff 7, 10+6-7+1 = 10. */
+    a = conv(1, 3, 3, 1, 1);
+    a.dh = a.dw = 3;
+    a.pt = a.pl = a.pb = a.pr = 3;
+    one_conv(1, 10, 10, a, 1, 10, 10, 900, 10);
+    /* Different dilation per axis: dh 1 -> 10-3+1 = 8; dw 4 -> eff 9, 10-9+1 = 2. */
+    a = conv(1, 3, 3, 1, 1);
+    a.dw = 4;
+    one_conv(1, 10, 10, a, 1, 8, 2, 16 * 9, 10);
+    /* Asymmetric kernel, stride and pads on 2x7x7: kernel 2x3, stride 1x2,
+     * pads top 0 left 2 bottom 1 right 0.
+     * H: (7+0+1-2)/1+1 = 7;  W: (7+2+0-3)/2+1 = 4.
+     * MACs 5*7*4*(2*2*3) = 1680; params 5*12+5 = 65. */
+    a = conv(5, 2, 3, 1, 2);
+    a.pt = 0, a.pl = 2, a.pb = 1, a.pr = 0;
+    one_conv(2, 7, 7, a, 5, 7, 4, 1680, 65);
+    /* Grouped: 8 in, 4 out, groups 2, 1x1: each output sees 4 inputs.
+     * MACs 4*25*4 = 400; params 4*4+4 = 20. */
+    a = conv(4, 1, 1, 1, 1);
+    a.groups = 2;
+    one_conv(8, 5, 5, a, 4, 5, 5, 400, 20);
+    /* Depthwise (groups = channels = 6), 3x3 pad 1: MACs 6*25*9 = 1350,
+     * params 6*9+6 = 60. */
+    a = conv(6, 3, 3, 1, 1);
+    a.groups = 6;
+    a.pt = a.pl = a.pb = a.pr = 1;
+    one_conv(6, 5, 5, a, 6, 5, 5, 1350, 60);
+    /* Kernel exactly the padded input: 1x1 output. */
+    a = conv(3, 5, 5, 1, 1);
+    a.pt = a.pl = a.pb = a.pr = 1;
+    one_conv(1, 3, 3, a, 3, 1, 1, 3 * 25, 3 * 25 + 3);
+}
+
+static void one_pool(net_kind k, int h, net_attr a, int oh)
+{
+    tnet t;
+    tn_init(&t, 2, h, h);
+    tn_add(&t, "p", k, &a, "data", NULL);
+    const net_layer *L = tn_done(&t, "p");
+    if (!L) fprintf(stderr, "pool: %s\n", t.err);
+    CHECK_OUT(L, 2, oh, oh);
+    if (L) {
+        CHECK_I64(L->macs, 0);
+        CHECK_I64(L->params, 0);
+        CHECK_I64(L->ops, 2LL * oh * oh);
+    }
+    net_free(t.n);
+}
+
+static void test_pool(void)
+{
+    /* floor((6-3)/2)+1 = 2; ceil: ceil(3/2)+1 = 3, last window starts at 4 < 6. */
+    one_pool(NET_MAXPOOL, 6, pool(NET_MAXPOOL, 3, 2, 0, 0), 2);
+    one_pool(NET_MAXPOOL, 6, pool(NET_MAXPOOL, 3, 2, 0, 1), 3);
+    /* GoogLeNet's 112 -> 56 with ceil_mode (floor would give 55). */
+    one_pool(NET_MAXPOOL, 112, pool(NET_MAXPOOL, 3, 2, 0, 1), 56);
+    one_pool(NET_MAXPOOL, 112, pool(NET_MAXPOOL, 3, 2, 0, 0), 55);
+    /* PyTorch's rule: with ceil_mode the last window must start inside the
+     * input or the left pad.  5x5, k2 s2 p1: ceil(5/2)+1 = 4, but window 4
+     * would start at 6 >= 5+1, so 3 (MaxPool2d(2, 2, 1, ceil_mode=True)). */
+    one_pool(NET_MAXPOOL, 5, pool(NET_MAXPOOL, 2, 2, 1, 1), 3);
+    one_pool(NET_MAXPOOL, 5, pool(NET_MAXPOOL, 2, 2, 1, 0), 3);
+    /* ResNet's stem pool: 112, k3 s2 p1 -> 56. */
+    one_pool(NET_MAXPOOL, 112, pool(NET_MAXPOOL, 3, 2, 1, 0), 56);
+    /* AveragePool 2x2/2 halves: 8 -> 4; 7 -> 3 (floor), 4 (ceil). */
+    one_pool(NET_AVGPOOL, 8, pool(NET_AVGPOOL, 2, 2, 0, 0), 4);
+    one_pool(NET_AVGPOOL, 7, pool(NET_AVGPOOL, 2, 2, 0, 0), 3);
+    one_pool(NET_AVGPOOL, 7, pool(NET_AVGPOOL, 2, 2, 0, 1), 4);
+}
+
+static void test_fc_and_elementwise(void)
+{
+    tnet t;
+    /* FC on a 3-D input flattens implicitly: 4x3x3 = 36 features -> 10.
+     * MACs 360, params 370. */
+    tn_init(&t, 4, 3, 3);
+    net_attr a = net_attr_default(NET_FC);
+    a.out_c = 10;
+    tn_add(&t, "fc", NET_FC, &a, "data", NULL);
+    const net_layer *L = tn_done(&t, "fc");
+    CHECK_OUT(L, 10, 1, 1);
+    if (L) {
+        CHECK_I64(L->macs, 360);
+        CHECK_I64(L->params, 370);
+        CHECK_I64(L->ops, 0);
+    }
+    net_free(t.n);
+
+    /* FC without bias. */
+    tn_init(&t, 36, 1, 1);
+    a.bias = 0;
+    tn_add(&t, "fc", NET_FC, &a, "data", NULL);
+    L = tn_done(&t, "fc");
+    CHECK(L && L->params == 360 && L->macs == 360);
+    net_free(t.n);
+
+    /* A chain of shape-preserving and shape-changing layers on 6x5x4. */
+    tn_init(&t, 6, 5, 4);
+    tn_add(&t, "relu", NET_RELU, NULL, "data", NULL);
+    tn_add(&t, "lrn", NET_LRN, NULL, "relu", NULL);
+    tn_add(&t, "bn", NET_BN, NULL, "lrn", NULL);
+    tn_add(&t, "drop", NET_DROPOUT, NULL, "bn", NULL);
+    tn_add(&t, "gap", NET_GAP, NULL, "drop", NULL);
+    tn_add(&t, "flat", NET_FLATTEN, NULL, "gap", NULL);
+    tn_add(&t, "soft", NET_SOFTMAX, NULL, "flat", NULL);
+    CHECK(tn_done(&t, "soft") != NULL);
+    net *n = t.n;
+    CHECK_SHAPE(n, "relu", 6, 5, 4);
+    CHECK_SHAPE(n, "lrn", 6, 5, 4);
+    CHECK_SHAPE(n, "bn", 6, 5, 4);
+    CHECK_SHAPE(n, "drop", 6, 5, 4);
+    CHECK_SHAPE(n, "gap", 6, 1, 1);
+    CHECK_SHAPE(n, "flat", 6, 1, 1);
+    CHECK_SHAPE(n, "soft", 6, 1, 1);
+    /* One op per output element; no MACs. */
+    CHECK_I64(n->layers[net_find(n, "relu")].ops, 120);
+    CHECK_I64(n->layers[net_find(n, "lrn")].ops, 120);
+    CHECK_I64(n->layers[net_find(n, "gap")].ops, 6);
+    /* BatchNorm: 2 learnable parameters per channel, 4 floats at run time. */
+    const net_layer *bn = &n->layers[net_find(n, "bn")];
+    CHECK_I64(bn->params, 12);
+    CHECK_I64(bn->weights, 24);
+    net_totals tt = net_total(n, NET_SPLIT_DEFAULT);
+    CHECK_I64(tt.macs, 0);
+    CHECK_I64(tt.ops, 120 * 4 + 6 * 3);
+    CHECK_I64(tt.params, 12);
+    CHECK_I64(tt.weights, 24);
+    CHECK_I64(tt.nsplittable, 0);
+    net_free(n);
+
+    /* Flatten of a 3-D tensor: 4x3x2 -> 24. */
+    tn_init(&t, 4, 3, 2);
+    tn_add(&t, "flat", NET_FLATTEN, NULL, "data", NULL);
+    L = tn_done(&t, "flat");
+    CHECK_OUT(L, 24, 1, 1);
+    net_free(t.n);
+}
+
+static void test_add_concat(void)
+{
+    tnet t;
+    net_attr c4 = conv(4, 1, 1, 1, 1), c3 = conv(3, 1, 1, 1, 1);
+    tn_init(&t, 2, 5, 5);
+    tn_add(&t, "a", NET_CONV, &c4, "data", NULL);
+    tn_add(&t, "b", NET_CONV, &c4, "data", NULL);
+    tn_add(&t, "c", NET_CONV, &c3, "data", NULL);
+    tn_add(&t, "sum", NET_ADD, NULL, "a", "b");
+    tn_add(&t, "cat", NET_CONCAT, NULL, "sum", "c");
+    const net_layer *L = tn_done(&t, "cat");
+    if (!L) fprintf(stderr, "add/concat: %s\n", t.err);
+    CHECK_OUT(L, 7, 5, 5); /* channels add up: 4 + 3 */
+    CHECK_SHAPE(t.n, "sum", 4, 5, 5);
+    CHECK_I64(t.n->layers[net_find(t.n, "sum")].ops, 100);
+    CHECK_I64(t.n->layers[net_find(t.n, "cat")].ops, 175);
+    net_free(t.n);
+
+    /* Three-way Add and Concat, and Add(x, x) reading one tensor twice. */
+    tn_init(&t, 3, 4, 4);
+    tn_add(&t, "r", NET_RELU, NULL, "data", NULL);
+    const char *three[3] = {"r", "r", "data"};
+    CHECK(net_add(t.n, "add3", NET_ADD, NULL, 3, three, t.err) >= 0);
+    const char *cat3[3] = {"add3", "r", "data"};
+    CHECK(net_add(t.n, "cat3", NET_CONCAT, NULL, 3, cat3, t.err) >= 0);
+    L = tn_done(&t, "cat3");
+    CHECK_OUT(L, 9, 4, 4);
+    /* r has two consumers (add3 once, though read twice, and cat3); the
+     * network input feeds r, add3 and cat3. */
+    int r = net_find(t.n, "r");
+    CHECK_I64(net_ncons(t.n, r), 2);
+    CHECK_I64(net_ncons(t.n, NET_INPUT), 3);
+    net_free(t.n);
+}
+
+static void test_kinds(void)
+{
+    for (int k = 0; k < NET_KIND_COUNT; k++) {
+        net_kind back;
+        CHECK(net_kind_parse(net_kind_name((net_kind)k), &back) == 0 && back == (net_kind)k);
+        CHECK_I64(net_kind_splittable((net_kind)k), k == NET_CONV || k == NET_FC);
+    }
+    net_kind dummy;
+    CHECK(net_kind_parse("Deconv", &dummy) == -1);
+    CHECK(net_kind_parse("conv", &dummy) == -1); /* names are case-sensitive */
+    CHECK_STR(net_kind_name(NET_GAP), "GlobalAveragePool");
+    CHECK_STR(net_kind_name(NET_AVGPOOL), "AveragePool");
+    CHECK_STR(net_kind_name(NET_BN), "BatchNorm");
+    /* Channel-wise: output channel c depends only on input channel c. */
+    CHECK(net_kind_channelwise(NET_RELU) && net_kind_channelwise(NET_BN) &&
+          net_kind_channelwise(NET_MAXPOOL) && net_kind_channelwise(NET_AVGPOOL) &&
+          net_kind_channelwise(NET_GAP) && net_kind_channelwise(NET_DROPOUT));
+    CHECK(!net_kind_channelwise(NET_LRN) && !net_kind_channelwise(NET_SOFTMAX) &&
+          !net_kind_channelwise(NET_CONV) && !net_kind_channelwise(NET_FC) &&
+          !net_kind_channelwise(NET_CONCAT) && !net_kind_channelwise(NET_FLATTEN));
+    CHECK_I64(net_split_mask_parse("conv,fc"), (1 << NET_CONV) | (1 << NET_FC));
+    CHECK_I64(net_split_mask_parse("FC"), 1 << NET_FC);
+    CHECK_I64(net_split_mask_parse("conv"), 1 << NET_CONV);
+    CHECK_I64(net_split_mask_parse("fc,relu"), -1);
+    CHECK_I64(net_split_mask_parse(""), -1);
+    CHECK_I64(NET_SPLIT_DEFAULT, (1 << NET_CONV) | (1 << NET_FC));
+    /* Defaults of net_attr_default: stride, dilation, groups 1, bias on. */
+    net_attr a = net_attr_default(NET_CONV);
+    CHECK(a.sh == 1 && a.sw == 1 && a.dh == 1 && a.dw == 1 && a.groups == 1 && a.bias == 1);
+    CHECK(a.pt == 0 && a.pl == 0 && a.pb == 0 && a.pr == 0);
+}
+
+static void test_slices(void)
+{
+    char err[NET_ERRLEN];
+    net *n = net_zoo("alexnet-bvlc", err);
+    CHECK(n != NULL);
+    if (!n) return;
+    int c2 = net_find(n, "conv2"), f6 = net_find(n, "fc6"), r1 = net_find(n, "relu1");
+    /* conv2: 256 channels, each 27*27*(48*25) = 874800 MACs. */
+    CHECK_I64(net_slice_macs(n, c2, 0, 1), 874800);
+    CHECK_I64(net_slice_macs(n, c2, 100, 156) + net_slice_macs(n, c2, 0, 100),
+              n->layers[c2].macs);
+    CHECK_I64(net_slice_macs(n, c2, 0, 256), n->layers[c2].macs);
+    /* fc6: per output 9216 MACs and 9216 + 1 weights. */
+    CHECK_I64(net_slice_macs(n, f6, 10, 3), 3 * 9216);
+    CHECK_I64(net_slice_weights(n, f6, 0, 2), 2 * 9217);
+    /* relu1: one op per element, 55*55 per channel. */
+    CHECK_I64(net_slice_ops(n, r1, 0, 10), 10 * 55 * 55);
+    CHECK_I64(net_slice_macs(n, r1, 0, 10), 0);
+    net_free(n);
+}
+
+static void test_topo_order(void)
+{
+    tnet t;
+    /* Given out of order: the sort must put producers first, and otherwise
+     * keep the file's order (stable). */
+    tn_init(&t, 3, 8, 8);
+    net_attr c = conv(4, 3, 3, 1, 1);
+    c.pt = c.pl = c.pb = c.pr = 1;
+    tn_add(&t, "out", NET_ADD, NULL, "left", "right");
+    tn_add(&t, "right", NET_RELU, NULL, "stem", NULL);
+    tn_add(&t, "left", NET_CONV, &c, "stem", NULL);
+    tn_add(&t, "stem", NET_CONV, &c, "data", NULL);
+    const net_layer *L = tn_done(&t, "out");
+    if (!L) fprintf(stderr, "topo: %s\n", t.err);
+    CHECK(L != NULL);
+    if (L) {
+        static const char *order[4] = {"stem", "right", "left", "out"};
+        for (int i = 0; i < 4; i++) CHECK_STR(t.n->layers[i].name, order[i]);
+        CHECK_I64(net_output(t.n), 3);
+        /* Inputs were remapped to the new indices. */
+        int out = net_find(t.n, "out");
+        CHECK_STR(t.n->layers[t.n->layers[out].in[0]].name, "left");
+        CHECK_STR(t.n->layers[t.n->layers[out].in[1]].name, "right");
+        CHECK_I64(net_ncons(t.n, net_find(t.n, "stem")), 2);
+        CHECK_I64(net_ncons(t.n, NET_INPUT), 1);
+        CHECK_I64(net_cons(t.n, NET_INPUT)[0], 0);
+        net_shape s = net_in_shape(t.n, 0, 0);
+        CHECK(s.c == 3 && s.h == 8 && s.w == 8);
+    }
+    /* Finalizing twice is harmless; adding after finalize is refused. */
+    CHECK(net_finalize(t.n, "test", t.err) == 0);
+    CHECK(net_add(t.n, "late", NET_RELU, NULL, 1, (const char *const[]){"out"}, t.err) < 0);
+    net_free(t.n);
+}
+
+int main(void)
+{
+    test_conv();
+    test_pool();
+    test_fc_and_elementwise();
+    test_add_concat();
+    test_kinds();
+    test_slices();
+    test_topo_order();
+    return check_done("test_layers");
+}
