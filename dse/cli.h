@@ -47,6 +47,9 @@ typedef struct {
 
 int cmd_zoo(int argc, char **argv);
 int cmd_net(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_mpirun(int argc, char **argv);
+int cmd_space(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 
 #endif

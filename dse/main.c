@@ -6,7 +6,10 @@
 
 static const cli_command commands[] = {
     {"zoo", cmd_zoo, "built-in networks: zoo list | zoo show NAME [--json]"},
+    {"exec", cmd_exec, "run a mapping on the MPI runtime (under dse mpirun)"},
+    {"mpirun", cmd_mpirun, "launch an MPI job: mpirun with this machine's flags"},
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
+    {"space", cmd_space, "genome length and search-space size of a chromosome"},
     {"platform", cmd_platform, "platform files: platform show FILE|PRESET [--json]"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);

@@ -1,0 +1,643 @@
+/* exec.c -- the MPI interpreter of a Plan; see exec.h for the semantics it
+ * shares with the cost model.
+ *
+ * Invariant: a rank touches only its own steps, its own slices' weights and
+ * the tensors its steps produce or receive; every RECV has its buffer and
+ * MPI_Irecv before the inference's first step, and every tensor buffer is
+ * released exactly once per inference (after its free-list step, or after
+ * its pending sends complete).
+ */
+#include "exec.h"
+#include "kernels.h"
+#include "mapping.h"
+#include "plan.h"
+#include "platform.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <math.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) { return MPI_Wtime(); }
+
+int64_t rt_peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    int64_t kb = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %lld kB", (long long *)&kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+
+/* ---- launching ---- */
+
+void rt_mpirun_env(void)
+{
+    /* Open MPI refuses root unless both variables are set; harmless otherwise. */
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    /* Quiet the "no high-performance network" notices of containers. */
+    setenv("OMPI_MCA_btl_base_warn_component_unused", "0", 0);
+}
+
+int rt_mpirun_argv(int np, const char *hostfile, const char *const *args, int nargs,
+                   const char **argv_out)
+{
+    static char npbuf[16];
+    int k = 0;
+    snprintf(npbuf, sizeof npbuf, "%d", np);
+    argv_out[k++] = "mpirun";
+    argv_out[k++] = "-np";
+    argv_out[k++] = npbuf;
+    argv_out[k++] = "--oversubscribe";
+    if (hostfile) {
+        argv_out[k++] = "--hostfile";
+        argv_out[k++] = hostfile;
+    }
+    for (int i = 0; i < nargs; i++) argv_out[k++] = args[i];
+    argv_out[k] = NULL;
+    return k;
+}
+
+/* ---- energy sensors ---- */
+
+/* RAPL-style counter (microjoules) or an instantaneous power file (mW,
+ * e.g. Jetson INA3221 in_power0_input) sampled by a thread. */
+typedef struct {
+    const char *path;
+    int counter;
+    double start_uj;
+    volatile int run;
+    double joules;
+    pthread_t th;
+} sensor;
+
+static int read_num(const char *path, double *v)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int ok = fscanf(f, "%lf", v) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+static void *sample_power(void *arg)
+{
+    sensor *s = arg;
+    double last = now(), p0 = 0;
+    read_num(s->path, &p0);
+    while (s->run) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        double p, t = now();
+        if (read_num(s->path, &p) == 0) {
+            s->joules += 0.5 * (p + p0) * 1e-3 * (t - last);
+            p0 = p;
+        }
+        last = t;
+    }
+    return NULL;
+}
+
+static int sensor_start(sensor *s, const char *path)
+{
+    double v;
+    memset(s, 0, sizeof *s);
+    if (!path || read_num(path, &v)) return -1;
+    s->path = path;
+    s->counter = strstr(path, "energy_uj") != NULL;
+    if (s->counter) {
+        s->start_uj = v;
+        return 0;
+    }
+    s->run = 1;
+    return pthread_create(&s->th, NULL, sample_power, s) ? -1 : 0;
+}
+
+static double sensor_stop(sensor *s)
+{
+    if (s->counter) {
+        double v = s->start_uj;
+        read_num(s->path, &v);
+        return v >= s->start_uj ? (v - s->start_uj) * 1e-6 : 0; /* wrapped: unknown */
+    }
+    s->run = 0;
+    pthread_join(s->th, NULL);
+    return s->joules;
+}
+
+/* ---- timeouts and injected faults ---- */
+
+static double g_timeout;
+static int g_rank;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    char msg[128];
+    int len = snprintf(msg, sizeof msg, "dse exec: rank %d: timed out after %.0f s\n", g_rank,
+                       g_timeout);
+    if (write(2, msg, (size_t)len) < 0) {}
+    _exit(1);
+}
+
+/* DSE_FAULT=abort@R | stall@R | corrupt@R: rank R aborts / hangs / perturbs
+ * its first computed value -- how the fault-handling tests inject faults. */
+typedef enum { FAULT_NONE, FAULT_ABORT, FAULT_STALL, FAULT_CORRUPT } fault_kind;
+
+static fault_kind fault_for(int rank)
+{
+    const char *f = getenv("DSE_FAULT");
+    char kind[16];
+    int r;
+    if (!f || sscanf(f, "%15[a-z]@%d", kind, &r) != 2 || r != rank) return FAULT_NONE;
+    if (!strcmp(kind, "abort")) return FAULT_ABORT;
+    if (!strcmp(kind, "stall")) return FAULT_STALL;
+    if (!strcmp(kind, "corrupt")) return FAULT_CORRUPT;
+    return FAULT_NONE;
+}
+
+/* ---- one rank's state ---- */
+
+typedef struct {
+    const net *n;
+    const plan *p;
+    int dev;
+    int nsteps;
+    const plan_step *st;
+    float **wts;        /* per step: weights of a COMPUTE step (or NULL) */
+    float *work;        /* kernel workspace, max over my compute steps */
+    float **buf;        /* per local tensor */
+    int *sending;       /* per local tensor: sends in flight */
+    int *dead;          /* per local tensor: freed once sends complete */
+    MPI_Request *rreq;  /* per step (RECV) */
+    MPI_Request *sreq;  /* per step (SEND) */
+    int *sreq_tensor;   /* per step (SEND): its tensor */
+    const float *input; /* network input (source rank) */
+    fault_kind fault;
+    double busy, wait, finish;
+    int64_t sent, recvd;
+} rank_state;
+
+static size_t tensor_floats(const plan *p, int dev, int t)
+{
+    return (size_t)(plan_tensor_of(p, dev, t)->bytes / 4);
+}
+
+static void release(rank_state *s, int t)
+{
+    free(s->buf[t]);
+    s->buf[t] = NULL;
+    s->dead[t] = 0;
+}
+
+/* Free tensors whose sends have completed. */
+static void reap_sends(rank_state *s, int wait_all)
+{
+    for (int i = 0; i < s->nsteps; i++) {
+        if (s->sreq[i] == MPI_REQUEST_NULL) continue;
+        int done = 0;
+        if (wait_all) {
+            MPI_Wait(&s->sreq[i], MPI_STATUS_IGNORE);
+            done = 1;
+        } else {
+            MPI_Test(&s->sreq[i], &done, MPI_STATUS_IGNORE);
+        }
+        if (!done) continue;
+        int t = s->sreq_tensor[i];
+        if (--s->sending[t] == 0 && s->dead[t]) release(s, t);
+    }
+}
+
+/* One inference.  out (numel of the output layer) is filled on the output
+ * device.  Returns 0 or -1 with err. */
+static int run_once(rank_state *s, float *out, char *err)
+{
+    const plan *p = s->p;
+    const net *n = s->n;
+    int d = s->dev;
+    int ntens = p->tensor0[d + 1] - p->tensor0[d];
+    double t0 = now();
+    s->busy = s->wait = 0;
+    s->sent = s->recvd = 0;
+    for (int t = 0; t < ntens; t++) {
+        s->buf[t] = NULL;
+        s->sending[t] = s->dead[t] = 0;
+    }
+    if (d == p->source) {
+        size_t nf = tensor_floats(p, d, p->input_tensor);
+        s->buf[p->input_tensor] = malloc(nf * sizeof(float));
+        if (!s->buf[p->input_tensor]) goto oom;
+        memcpy(s->buf[p->input_tensor], s->input, nf * sizeof(float));
+    }
+    for (int i = 0; i < s->nsteps; i++) {
+        s->rreq[i] = s->sreq[i] = MPI_REQUEST_NULL;
+        const plan_step *st = &s->st[i];
+        if (st->op != PLAN_RECV) continue;
+        size_t nf = tensor_floats(p, d, st->tensor);
+        if (!(s->buf[st->tensor] = malloc(nf * sizeof(float)))) goto oom;
+        MPI_Irecv(s->buf[st->tensor], (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD,
+                  &s->rreq[i]);
+    }
+    for (int i = 0; i < s->nsteps; i++) {
+        const plan_step *st = &s->st[i];
+        double a = now();
+        switch (st->op) {
+        case PLAN_COMPUTE: {
+            const float *ins[64];
+            for (int k = 0; k < st->narg && k < 64; k++) ins[k] = s->buf[p->args[st->arg0 + k]];
+            if (st->narg > 64) {
+                snprintf(err, NET_ERRLEN, "layer %s has more than 64 inputs",
+                         n->layers[st->layer].name);
+                return -1;
+            }
+            size_t nf = tensor_floats(p, d, st->tensor);
+            float *o = malloc(nf * sizeof(float));
+            if (!o) goto oom;
+            if (s->fault == FAULT_ABORT) abort();
+            if (s->fault == FAULT_STALL)
+                for (;;) pause();
+            if (kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o, s->work, err)) {
+                free(o);
+                return -1;
+            }
+            if (s->fault == FAULT_CORRUPT) o[0] += 1.0f;
+            s->buf[st->tensor] = o;
+            s->busy += now() - a;
+            break;
+        }
+        case PLAN_CONCAT: {
+            size_t nf = tensor_floats(p, d, st->tensor), off = 0;
+            float *o = malloc(nf * sizeof(float));
+            if (!o) goto oom;
+            for (int k = 0; k < st->narg; k++) {
+                int t = p->args[st->arg0 + k];
+                size_t m = tensor_floats(p, d, t);
+                memcpy(o + off, s->buf[t], m * sizeof(float));
+                off += m;
+            }
+            s->buf[st->tensor] = o;
+            s->busy += now() - a;
+            break;
+        }
+        case PLAN_SEND: {
+            size_t nf = tensor_floats(p, d, st->tensor);
+            MPI_Isend(s->buf[st->tensor], (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD,
+                      &s->sreq[i]);
+            s->sreq_tensor[i] = st->tensor;
+            s->sending[st->tensor]++;
+            s->sent += (int64_t)nf * 4;
+            break;
+        }
+        case PLAN_RECV:
+            MPI_Wait(&s->rreq[i], MPI_STATUS_IGNORE);
+            s->recvd += (int64_t)tensor_floats(p, d, st->tensor) * 4;
+            s->wait += now() - a;
+            break;
+        }
+        for (int k = 0; k < st->nfree; k++) {
+            int t = p->args[st->free0 + k];
+            if (s->sending[t]) s->dead[t] = 1;
+            else release(s, t);
+        }
+        if (st->op != PLAN_SEND) reap_sends(s, 0);
+    }
+    if (d == p->out_dev && out)
+        memcpy(out, s->buf[p->out_tensor], tensor_floats(p, d, p->out_tensor) * sizeof(float));
+    s->finish = now() - t0;
+    reap_sends(s, 1);
+    for (int t = 0; t < ntens; t++)
+        if (s->buf[t]) release(s, t);
+    return 0;
+oom:
+    snprintf(err, NET_ERRLEN, "device %d: out of memory", d);
+    return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int k)
+{
+    if (k <= 0) return 0;
+    qsort(v, (size_t)k, sizeof *v, cmp_double);
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/* Agree on an error across ranks: the largest code wins; rank 0 keeps the
+ * message of the lowest rank that failed. */
+static int agree(int rc, char *err)
+{
+    int all = 0, rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!all) return 0;
+    int who = rc ? rank : 1 << 30, first;
+    MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first != 0) {
+        if (rank == first) MPI_Send(err, NET_ERRLEN, MPI_CHAR, 0, 1 << 20, MPI_COMM_WORLD);
+        if (rank == 0)
+            MPI_Recv(err, NET_ERRLEN, MPI_CHAR, first, 1 << 20, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return all;
+}
+
+static int read_input(const char *path, const net *n, float *x, char *err)
+{
+    size_t want = (size_t)net_shape_numel(n->input);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, NET_ERRLEN, "%s: cannot open: %s", path, strerror(errno));
+        return 2;
+    }
+    size_t got = fread(x, sizeof(float), want, f);
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    if (got != want || extra) {
+        snprintf(err, NET_ERRLEN, "%s: expected %zu float32 values (%dx%dx%d), file has %s",
+                 path, want, n->input.c, n->input.h, n->input.w, extra ? "more" : "fewer");
+        return 2;
+    }
+    return 0;
+}
+
+int rt_exec(const rt_options *o, rt_result *r, char *err)
+{
+    int rank = 0, size = 1, rc = 0;
+    net *n = NULL;
+    platform *pl = NULL;
+    mapping *m = NULL;
+    plan *p = plan_new();
+    rank_state s;
+    float *input = NULL, *out = NULL;
+    double *lat = NULL, *busy = NULL, *wait = NULL, *fin = NULL;
+    memset(&s, 0, sizeof s);
+    memset(r, 0, sizeof *r);
+    err[0] = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    g_rank = rank;
+
+    /* Every rank reads the same files; the first failure is reported. */
+    if (!(n = net_open(o->network, err))) rc = 2;
+    else if (!(pl = platform_open(o->platform, err))) rc = 2;
+    else if (size != pl->ndev) {
+        snprintf(err, NET_ERRLEN, "%s has %d devices but mpirun started %d ranks (use -np %d)",
+                 o->platform, pl->ndev, size, pl->ndev);
+        rc = 2;
+    } else if (pl->ndev > 64) {
+        snprintf(err, NET_ERRLEN, "%s: more than 64 devices", o->platform);
+        rc = 2;
+    } else if (o->mapping) {
+        if (!(m = mapping_load(o->mapping, n, pl, err))) rc = 2;
+    } else if (o->single_dev < 0 || o->single_dev >= pl->ndev) {
+        snprintf(err, NET_ERRLEN, "--single %d: no such device", o->single_dev);
+        rc = 2;
+    } else {
+        m = mapping_new(n->n, pl->ndev);
+        mapping_set_single(m, n, o->single_dev);
+    }
+    if (!rc && plan_build(p, n, m, pl->source, err)) rc = 1;
+    if (!rc)
+        for (int d = 0; d < pl->ndev; d++)
+            if (pl->dev[d].kind == PLAT_GPU && plan_nsteps_dev(p, d) > 0) {
+                int k = 0;
+                for (int i = 0; i < plan_nsteps_dev(p, d); i++)
+                    k += plan_steps_dev(p, d)[i].op == PLAN_COMPUTE;
+                snprintf(err, NET_ERRLEN, "device %s is a GPU and the mapping puts %d compute "
+                         "steps on it: this runtime has no GPU kernels (the model still scores "
+                         "such mappings)", pl->dev[d].name, k);
+                rc = 2;
+                break;
+            }
+    if ((rc = agree(rc, err))) goto out;
+    {
+        int32_t tag_ub_ok = 1;
+        int *ub, flag;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+        if (flag && *ub < p->nmsgs) tag_ub_ok = 0;
+        if (!tag_ub_ok) {
+            snprintf(err, NET_ERRLEN, "plan has %d messages but MPI tags stop at %d", p->nmsgs, *ub);
+            rc = 1;
+        }
+    }
+    if ((rc = agree(rc, err))) goto out;
+
+    /* Local set-up: threads, weights of my slices, buffers. */
+    kern_set_threads(strncmp(pl->name, "local", 5) == 0 ? 1 : pl->dev[rank].cores);
+    /* Keep freed activations in the heap: no page faults between inferences,
+     * and VmHWM then tracks the peak live set. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, -1);
+    s.n = n;
+    s.p = p;
+    s.dev = rank;
+    s.nsteps = plan_nsteps_dev(p, rank);
+    s.st = plan_steps_dev(p, rank);
+    s.fault = fault_for(rank);
+    int ntens = p->tensor0[rank + 1] - p->tensor0[rank];
+    s.wts = calloc((size_t)s.nsteps + 1, sizeof *s.wts);
+    s.buf = calloc((size_t)ntens + 1, sizeof *s.buf);
+    s.sending = calloc((size_t)ntens + 1, sizeof(int));
+    s.dead = calloc((size_t)ntens + 1, sizeof(int));
+    s.rreq = malloc(((size_t)s.nsteps + 1) * sizeof(MPI_Request));
+    s.sreq = malloc(((size_t)s.nsteps + 1) * sizeof(MPI_Request));
+    s.sreq_tensor = malloc(((size_t)s.nsteps + 1) * sizeof(int));
+    size_t work = 0;
+    if (!s.wts || !s.buf || !s.sending || !s.dead || !s.rreq || !s.sreq || !s.sreq_tensor) {
+        snprintf(err, NET_ERRLEN, "device %d: out of memory", rank);
+        rc = 1;
+    }
+    for (int i = 0; !rc && i < s.nsteps; i++) {
+        const plan_step *st = &s.st[i];
+        if (st->op != PLAN_COMPUTE) continue;
+        size_t nf = 0;
+        if (kern_weights_slice(n, st->layer, st->c0, st->nc, o->seed, &s.wts[i], &nf, err)) rc = 1;
+        size_t w = kern_workspace_floats(n, st->layer, st->nc);
+        if (w > work) work = w;
+    }
+    if (!rc && work && !(s.work = malloc(work * sizeof(float)))) {
+        snprintf(err, NET_ERRLEN, "device %d: out of memory for the workspace", rank);
+        rc = 1;
+    }
+    if (!rc && rank == pl->source) {
+        input = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
+        if (!input) rc = 1;
+        else if (o->input) rc = read_input(o->input, n, input, err);
+        else kern_input_gen(n, o->seed ^ 0x1234567ull, input);
+        s.input = input;
+    }
+    const net_layer *OL = &n->layers[n->n - 1];
+    r->out_numel = net_shape_numel(OL->out);
+    if (!rc && rank == p->out_dev && !(out = malloc((size_t)r->out_numel * sizeof(float)))) rc = 1;
+    if ((rc = agree(rc, err))) goto out;
+
+    /* Warm-up, then timed inferences from a common barrier. */
+    if (o->timeout_s > 0) {
+        g_timeout = o->timeout_s;
+        signal(SIGALRM, on_alarm);
+        alarm((unsigned)ceil(o->timeout_s));
+    }
+    int reps = o->reps > 0 ? o->reps : 1, warm = o->warmup > 0 ? o->warmup : 0;
+    lat = calloc((size_t)reps, sizeof *lat);
+    busy = calloc((size_t)reps, sizeof *busy);
+    wait = calloc((size_t)reps, sizeof *wait);
+    fin = calloc((size_t)reps, sizeof *fin);
+    sensor sen;
+    int have_sensor = 0;
+    for (int it = 0; it < warm + reps; it++) {
+        if (it == warm)
+            have_sensor = sensor_start(&sen, pl->dev[rank].energy_sensor) == 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        /* The first inference's output is the one checked. */
+        rc = run_once(&s, it == 0 ? out : NULL, err);
+        if (rc) break;
+        if (it >= warm) {
+            int k = it - warm;
+            busy[k] = s.busy;
+            wait[k] = s.wait;
+            fin[k] = s.finish;
+            lat[k] = s.finish; /* on the output device: barrier to output complete */
+        }
+    }
+    double joules = have_sensor ? sensor_stop(&sen) : 0;
+    alarm(0);
+    if ((rc = agree(rc ? 1 : 0, err))) goto out;
+    int64_t rss = rt_peak_rss();
+
+    /* Gather per-device figures on rank 0. */
+    double mine[8] = {median(busy, reps) * 1e3, median(wait, reps) * 1e3,
+                      median(fin, reps) * 1e3, (double)s.sent, (double)s.recvd,
+                      rss / 1e6, have_sensor ? joules / reps : 0, have_sensor};
+    double *all = rank == 0 ? calloc((size_t)size * 8, sizeof(double)) : NULL;
+    MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    /* Latency: measured on the output device, sent to rank 0. */
+    double lm[3] = {0, 0, 0};
+    if (rank == p->out_dev) {
+        lm[0] = median(lat, reps) * 1e3;
+        lm[1] = lat[0] * 1e3;
+        lm[2] = lat[reps - 1] * 1e3; /* sorted by median() */
+    }
+    double lm0[3];
+    MPI_Reduce(lm, lm0, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        r->ndev = size;
+        r->out_dev = p->out_dev;
+        r->lat_med_ms = lm0[0];
+        r->lat_min_ms = lm0[1];
+        r->lat_max_ms = lm0[2];
+        for (int d = 0; d < size; d++) {
+            rt_device *D = &r->dev[d];
+            double *v = all + 8 * d;
+            snprintf(D->name, sizeof D->name, "%s", pl->dev[d].name);
+            D->nsteps = plan_nsteps_dev(p, d);
+            D->busy_ms = v[0];
+            D->wait_ms = v[1];
+            D->finish_ms = v[2];
+            D->bytes_sent = (int64_t)v[3];
+            D->bytes_recv = (int64_t)v[4];
+            D->peak_rss_mb = v[5];
+            D->energy_j = v[6];
+            D->energy_measured = v[7] != 0;
+        }
+        free(all);
+    }
+
+    /* Output file and correctness, after the measurements (the reference run
+     * holds every weight and would distort the memory figures). */
+    int orc = 0;
+    double check[3] = {0, 0, 1};
+    if (rank == p->out_dev) {
+        if (o->output) {
+            FILE *f = fopen(o->output, "wb");
+            if (!f || fwrite(out, sizeof(float), (size_t)r->out_numel, f) != (size_t)r->out_numel) {
+                snprintf(err, NET_ERRLEN, "%s: cannot write the output: %s", o->output,
+                         strerror(errno));
+                orc = 1;
+            }
+            if (f && fclose(f)) orc = 1;
+        }
+        if (!orc && o->check) {
+            float *ref = malloc((size_t)r->out_numel * sizeof(float));
+            float *x = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
+            int have_x = 0;
+            if (ref && x) {
+                if (o->input) have_x = read_input(o->input, n, x, err) == 0;
+                else kern_input_gen(n, o->seed ^ 0x1234567ull, x), have_x = 1;
+            }
+            kern_model *km = have_x ? kern_model_new(n, o->seed, err) : NULL;
+            if (!km || kern_model_forward(km, x, ref, NULL, err)) {
+                orc = 1;
+            } else {
+                double scale = 0, maxabs = 0, maxrel = 0;
+                int ok = 1;
+                for (int64_t i = 0; i < r->out_numel; i++)
+                    if (fabs(ref[i]) > scale) scale = fabs(ref[i]);
+                for (int64_t i = 0; i < r->out_numel; i++) {
+                    double e = fabs((double)out[i] - ref[i]);
+                    double rel = e / fmax(fabs(ref[i]), 1e-6 * scale + 1e-30);
+                    if (e > maxabs) maxabs = e;
+                    if (rel > maxrel) maxrel = rel;
+                    if (!(e <= 1e-4 * fabs(ref[i]) + 1e-6 * scale)) ok = 0;
+                }
+                check[0] = maxabs;
+                check[1] = maxrel;
+                check[2] = ok;
+                if (!ok) {
+                    snprintf(err, NET_ERRLEN, "output mismatch against the single-device run: "
+                             "max relative error %.3g (tolerance 1e-4)", maxrel);
+                    orc = 1;
+                }
+            }
+            kern_model_free(km);
+            free(ref);
+            free(x);
+        }
+    }
+    /* Send the check to rank 0. */
+    if (p->out_dev != 0) {
+        if (rank == p->out_dev) MPI_Send(check, 3, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
+        if (rank == 0) MPI_Recv(check, 3, MPI_DOUBLE, p->out_dev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (rank == 0) {
+        r->checked = o->check;
+        r->max_abs_err = check[0];
+        r->max_rel_err = check[1];
+        r->check_ok = check[2] != 0;
+    }
+    rc = agree(orc, err);
+out:
+    for (int i = 0; s.wts && i < s.nsteps; i++) free(s.wts[i]);
+    free(s.wts);
+    free(s.work);
+    free(s.buf);
+    free(s.sending);
+    free(s.dead);
+    free(s.rreq);
+    free(s.sreq);
+    free(s.sreq_tensor);
+    free(input);
+    free(out);
+    free(lat);
+    free(busy);
+    free(wait);
+    free(fin);
+    plan_free(p);
+    mapping_free(m);
+    platform_free(pl);
+    net_free(n);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* exec.h -- the MPI runtime: executes a Plan for real (DESIGN section 9).
+ *
+ * Rank r is device r of the platform.  Every rank builds the same Plan from
+ * the same files, keeps only its own step list, allocates only its slices'
+ * weights, and interprets the steps: COMPUTE runs a kernel (runtime/
+ * kernels.h), SEND is an MPI_Isend issued as soon as the tensor exists,
+ * RECV buffers are allocated and their MPI_Irecv posted when an inference
+ * starts and waited on at the RECV step, CONCAT copies slices (channel-major
+ * slices of an NCHW tensor are contiguous).  Tensors are freed after the
+ * step whose free list names them; a tensor still being sent is freed as
+ * soon as its sends complete.  The cost model (model/cost.h) reads the
+ * same Plan with these semantics.
+ *
+ * rt_exec is collective: every rank of MPI_COMM_WORLD calls it.  Results are
+ * gathered on rank 0.  Errors are returned (same code on every rank);
+ * err is filled on rank 0.  Nothing is printed here.
+ */
+#ifndef DSE_EXEC_H
+#define DSE_EXEC_H
+
+#include <stdint.h>
+
+#include "net.h"
+
+typedef struct {
+    const char *network;  /* zoo name or file */
+    const char *platform; /* preset or file */
+    const char *mapping;  /* mapping file (dse-mapping JSON), or NULL with single_dev */
+    int single_dev;       /* with mapping == NULL: everything on this device */
+    const char *input;    /* raw float32 NCHW input file, or NULL (generated) */
+    const char *output;   /* write the network output here (raw float32), or NULL */
+    int warmup, reps;     /* benchmark: warm-up and timed inferences (0, 1 = one run) */
+    double timeout_s;     /* > 0: a rank exceeding it aborts the job */
+    uint64_t seed;        /* generated weights and input */
+    int check;            /* compare the first output with the single-device run */
+} rt_options;
+
+typedef struct {
+    char name[64];
+    int nsteps;
+    double busy_ms;      /* median over timed inferences: compute + concat */
+    double wait_ms;      /* median time blocked in receives */
+    double finish_ms;    /* median time from the start barrier to the last step */
+    int64_t bytes_sent, bytes_recv; /* per inference */
+    double peak_rss_mb;  /* VmHWM of the rank's process, 1 MB = 1e6 bytes */
+    double energy_j;     /* per inference; valid only if energy_measured */
+    int energy_measured;
+} rt_device;
+
+typedef struct {
+    int ndev;
+    rt_device dev[64];
+    double lat_med_ms, lat_min_ms, lat_max_ms; /* barrier to output complete */
+    int out_dev;
+    int checked;          /* the output was compared with the single-device run */
+    double max_abs_err, max_rel_err;
+    int check_ok;
+    int64_t out_numel;
+} rt_result;
+
+/* Exit-code-like returns: 0 ok, 1 runtime failure (mismatch, I/O), 2 bad
+ * input (files, rank count, GPU work). */
+int rt_exec(const rt_options *o, rt_result *r, char *err);
+
+/* VmHWM of this process in bytes (0 if unknown). */
+int64_t rt_peak_rss(void);
+
+/* The one way dse launches MPI jobs (tests and scripts go through
+ * `dse mpirun`): builds `mpirun -np N [flags] prog args...` with what Open
+ * MPI needs here (--oversubscribe; running as root allowed through the
+ * OMPI_ALLOW_RUN_AS_ROOT* variables, set in the environment by
+ * rt_mpirun_env).  argv_out must hold 16 + nargs entries; returns its count. */
+int rt_mpirun_argv(int np, const char *hostfile, const char *const *args, int nargs,
+                   const char **argv_out);
+void rt_mpirun_env(void);
+
+#endif
