@@ -183,6 +183,11 @@ net *net_from_json(const char *text, const char *what, char *err)
         snprintf(err, NET_ERRLEN, "%s: \"input\" must be an object with name and shape", what);
         goto fail;
     }
+    for (const cJSON *c = jin->child; c; c = c->next)
+        if (strcmp(c->string, "name") && strcmp(c->string, "shape")) {
+            snprintf(err, NET_ERRLEN, "%s: input: unknown key \"%s\"", what, c->string);
+            goto fail;
+        }
     const cJSON *jiname = cJSON_GetObjectItemCaseSensitive(jin, "name");
     if (jiname && (!cJSON_IsString(jiname) || !jiname->valuestring[0])) {
         snprintf(err, NET_ERRLEN, "%s: input \"name\" must be a non-empty string", what);
