@@ -1,0 +1,25 @@
+/* kern_impl.h -- what the runtime's kernel files share privately (not part
+ * of the module API, which is kernels.h).
+ */
+#ifndef DSE_KERN_IMPL_H
+#define DSE_KERN_IMPL_H
+
+#include <stddef.h>
+
+#include "net.h"
+
+/* conv.c: Conv and FC slices.  in is the full input tensor x; w the slice's
+ * weights (kernels.h layout); out (nc, out.h, out.w). */
+size_t kern_conv_workspace(const net_layer *L, net_shape x, int nc);
+void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
+               const float *w, float *out, float *ws);
+void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const float *w,
+             float *out);
+
+/* kernels.c: run fn(ctx, i0, i1) over [0, n) split in contiguous chunks on
+ * up to kern_get_threads() threads (inline when 1 thread or little work:
+ * `work` is an estimate of the total elementary operations). */
+typedef void (*kern_range_fn)(void *ctx, int i0, int i1);
+void kern_parallel_for(int n, double work, kern_range_fn fn, void *ctx);
+
+#endif

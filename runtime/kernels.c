@@ -1,0 +1,482 @@
+/* kernels.c -- dispatch of one layer slice (kern_run), the elementwise
+ * kernels, the whole-network reference run and the timing helper.
+ *
+ * Invariant: kern_run computes exactly what net.c says the layer is (shape
+ * from net_layer.out, slice rules from net_kind_splittable and
+ * net_kind_channelwise); the numbers depend only on the layer, the inputs
+ * and the slice's weights, never on how the rest of the net is mapped.
+ * Semantics where the kinds leave a choice (docs/runtime-kernels.md):
+ * LRN and pools follow ONNX/PyTorch, Softmax is over the channels of each
+ * pixel (over all C*H*W elements when H = W = 1, which is the only case the
+ * zoo has).
+ */
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kern_impl.h"
+#include "kernels.h"
+
+/* ---- threads ---- */
+
+static int nthreads = 1;
+
+void kern_set_threads(int t)
+{
+    nthreads = t < 1 ? 1 : t;
+    openblas_set_num_threads(nthreads);
+}
+
+int kern_get_threads(void) { return nthreads; }
+
+typedef struct {
+    kern_range_fn fn;
+    void *ctx;
+    int i0, i1;
+} range_task;
+
+static void *range_main(void *p)
+{
+    range_task *t = p;
+    t->fn(t->ctx, t->i0, t->i1);
+    return NULL;
+}
+
+/* Below this many elementary operations a thread costs more than it saves. */
+#define PAR_MIN_WORK 2e5
+#define PAR_MAX_THREADS 64
+
+void kern_parallel_for(int n, double work, kern_range_fn fn, void *ctx)
+{
+    int t = nthreads < n ? nthreads : n;
+    if (t > PAR_MAX_THREADS) t = PAR_MAX_THREADS;
+    if (t <= 1 || work < PAR_MIN_WORK) {
+        if (n > 0) fn(ctx, 0, n);
+        return;
+    }
+    range_task task[PAR_MAX_THREADS];
+    pthread_t tid[PAR_MAX_THREADS];
+    int started[PAR_MAX_THREADS];
+    for (int k = 0; k < t; k++) {
+        task[k] = (range_task){fn, ctx, (int)((int64_t)n * k / t), (int)((int64_t)n * (k + 1) / t)};
+        /* The caller's thread runs chunk 0; a failed create runs inline. */
+        started[k] = k > 0 && pthread_create(&tid[k], NULL, range_main, &task[k]) == 0;
+        if (k > 0 && !started[k]) range_main(&task[k]);
+    }
+    range_main(&task[0]);
+    for (int k = 1; k < t; k++)
+        if (started[k]) pthread_join(tid[k], NULL);
+}
+
+/* ---- elementwise kernels (one call = nc channels of hw floats) ---- */
+
+static void relu(const float *in, float *out, size_t len, double max)
+{
+    if (max > 0) {
+        float m = (float)max;
+        for (size_t i = 0; i < len; i++) {
+            float v = in[i] > 0.0f ? in[i] : 0.0f;
+            out[i] = v < m ? v : m;
+        }
+    } else {
+        for (size_t i = 0; i < len; i++) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    }
+}
+
+/* ONNX LRN: y = x / (k + alpha/size * sum of x^2 over channels
+ * [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta. */
+static void lrn(const float *in, float *out, int C, size_t hw, const net_attr *a)
+{
+    int before = (a->lrn_size - 1) / 2, after = a->lrn_size - 1 - before;
+    float k = (float)a->lrn_k, s = (float)(a->lrn_alpha / a->lrn_size), beta = (float)a->lrn_beta;
+    for (int c = 0; c < C; c++) {
+        int lo = c - before < 0 ? 0 : c - before, hi = c + after >= C ? C - 1 : c + after;
+        float *o = out + (size_t)c * hw;
+        memset(o, 0, hw * sizeof *o);
+        for (int j = lo; j <= hi; j++) {
+            const float *x = in + (size_t)j * hw;
+            for (size_t p = 0; p < hw; p++) o[p] += x[p] * x[p];
+        }
+        const float *x = in + (size_t)c * hw;
+        for (size_t p = 0; p < hw; p++) o[p] = x[p] * powf(k + s * o[p], -beta);
+    }
+}
+
+/* First and one-past-last input index of window o along an axis, clipped
+ * to [0, in); *full = the extent clipped only to the padded input
+ * [-p0, in + p1), the divisor of count_include_pad (PyTorch's rule: the
+ * part of a ceil_mode window beyond the padding never counts). */
+static void window(int o, int k, int s, int p0, int p1, int in, int *lo, int *hi, int *full)
+{
+    int start = o * s - p0, end = start + k;
+    int pend = end < in + p1 ? end : in + p1;
+    *full = pend - start;
+    *lo = start < 0 ? 0 : start;
+    *hi = end < in ? end : in;
+}
+
+static void pool(const net_layer *L, int nc, net_shape x, const float *in, float *out)
+{
+    const net_attr *a = &L->a;
+    int oh = L->out.h, ow = L->out.w, is_max = L->kind == NET_MAXPOOL;
+    for (int c = 0; c < nc; c++) {
+        const float *plane = in + (size_t)c * x.h * x.w;
+        float *o = out + (size_t)c * oh * ow;
+        for (int oy = 0; oy < oh; oy++) {
+            int y0, y1, fy;
+            window(oy, a->kh, a->sh, a->pt, a->pb, x.h, &y0, &y1, &fy);
+            for (int ox = 0; ox < ow; ox++) {
+                int x0, x1, fx;
+                window(ox, a->kw, a->sw, a->pl, a->pr, x.w, &x0, &x1, &fx);
+                float m = -FLT_MAX, sum = 0.0f;
+                for (int iy = y0; iy < y1; iy++)
+                    for (int ix = x0; ix < x1; ix++) {
+                        float v = plane[(size_t)iy * x.w + ix];
+                        if (v > m) m = v;
+                        sum += v;
+                    }
+                int cnt = a->count_include_pad ? fy * fx : (y1 - y0) * (x1 - x0);
+                /* A window entirely in the padding (impossible when pads are
+                 * smaller than the kernel, which net.c enforces) gives 0. */
+                if (y1 <= y0 || x1 <= x0) m = 0.0f;
+                o[(size_t)oy * ow + ox] = is_max ? m : (cnt > 0 ? sum / (float)cnt : 0.0f);
+            }
+        }
+    }
+}
+
+static void gap(const float *in, float *out, int nc, size_t hw)
+{
+    for (int c = 0; c < nc; c++) {
+        double s = 0;
+        const float *x = in + (size_t)c * hw;
+        for (size_t p = 0; p < hw; p++) s += x[p];
+        out[c] = (float)(s / (double)hw);
+    }
+}
+
+/* y = scale * (x - mean) / sqrt(var + eps) + shift, folded per channel. */
+static void batchnorm(const float *in, float *out, int nc, size_t hw, const float *w, double eps)
+{
+    const float *scale = w, *shift = w + nc, *mean = w + 2 * nc, *var = w + 3 * nc;
+    for (int c = 0; c < nc; c++) {
+        double m = scale[c] / sqrt((double)var[c] + eps);
+        float mul = (float)m, add = (float)(shift[c] - mean[c] * m);
+        const float *x = in + (size_t)c * hw;
+        float *y = out + (size_t)c * hw;
+        for (size_t p = 0; p < hw; p++) y[p] = x[p] * mul + add;
+    }
+}
+
+/* Softmax over the channels of each pixel (max-subtracted). */
+static void softmax(const float *in, float *out, int C, size_t hw)
+{
+    for (size_t p = 0; p < hw; p++) {
+        float m = -FLT_MAX;
+        for (int c = 0; c < C; c++)
+            if (in[(size_t)c * hw + p] > m) m = in[(size_t)c * hw + p];
+        double s = 0;
+        for (int c = 0; c < C; c++) {
+            float e = expf(in[(size_t)c * hw + p] - m);
+            out[(size_t)c * hw + p] = e;
+            s += e;
+        }
+        float inv = (float)(1.0 / s);
+        for (int c = 0; c < C; c++) out[(size_t)c * hw + p] *= inv;
+    }
+}
+
+/* ---- one slice ---- */
+
+static int64_t in_numel(const net *n, int layer, int k) { return net_shape_numel(net_in_shape(n, layer, k)); }
+
+size_t kern_workspace_floats(const net *n, int layer, int nc)
+{
+    const net_layer *L = &n->layers[layer];
+    if (L->kind != NET_CONV) return 0;
+    return kern_conv_workspace(L, net_in_shape(n, layer, 0), nc);
+}
+
+size_t kern_out_floats(const net *n, int layer, int nc)
+{
+    const net_layer *L = &n->layers[layer];
+    return (size_t)nc * L->out.h * L->out.w;
+}
+
+int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs,
+             const float *weights, float *out, float *workspace, char *err)
+{
+    if (layer < 0 || layer >= n->n) {
+        snprintf(err, NET_ERRLEN, "net %s: no layer %d", n->name, layer);
+        return -1;
+    }
+    const net_layer *L = &n->layers[layer];
+    net_shape x = net_in_shape(n, layer, 0);
+    size_t hw = (size_t)L->out.h * L->out.w, xhw = (size_t)x.h * x.w;
+    if (c0 < 0 || nc < 1 || c0 + nc > L->out.c) {
+        snprintf(err, NET_ERRLEN, "layer %s: channels [%d, %d) outside [0, %d)", L->name, c0,
+                 c0 + nc, L->out.c);
+        return -1;
+    }
+    if (nc != L->out.c && !net_kind_splittable(L->kind) && !net_kind_channelwise(L->kind)) {
+        snprintf(err, NET_ERRLEN, "layer %s: %s computes only whole outputs, not channels [%d, %d)",
+                 L->name, net_kind_name(L->kind), c0, c0 + nc);
+        return -1;
+    }
+    if (net_slice_weights(n, layer, c0, nc) > 0 && !weights) {
+        snprintf(err, NET_ERRLEN, "layer %s: weights missing", L->name);
+        return -1;
+    }
+    if (kern_workspace_floats(n, layer, nc) > 0 && !workspace) {
+        snprintf(err, NET_ERRLEN, "layer %s: workspace missing", L->name);
+        return -1;
+    }
+    const float *in = inputs[0];
+    switch (L->kind) {
+    case NET_CONV:
+        kern_conv(L, x, c0, nc, in, weights, out, workspace);
+        break;
+    case NET_FC:
+        kern_fc(L, x, nc, in, weights, out);
+        break;
+    case NET_RELU:
+        relu(in, out, (size_t)nc * hw, L->a.relu_max);
+        break;
+    case NET_LRN:
+        lrn(in, out, L->out.c, hw, &L->a);
+        break;
+    case NET_MAXPOOL:
+    case NET_AVGPOOL:
+        pool(L, nc, x, in, out);
+        break;
+    case NET_GAP:
+        gap(in, out, nc, xhw);
+        break;
+    case NET_BN:
+        batchnorm(in, out, nc, hw, weights, L->a.bn_eps);
+        break;
+    case NET_ADD: {
+        size_t len = (size_t)L->out.c * hw;
+        memcpy(out, inputs[0], len * sizeof *out);
+        for (int k = 1; k < L->nin; k++)
+            for (size_t i = 0; i < len; i++) out[i] += inputs[k][i];
+        break;
+    }
+    case NET_CONCAT: {
+        float *o = out;
+        for (int k = 0; k < L->nin; k++) {
+            size_t len = (size_t)in_numel(n, layer, k);
+            memcpy(o, inputs[k], len * sizeof *o);
+            o += len;
+        }
+        break;
+    }
+    case NET_FLATTEN:
+    case NET_DROPOUT:
+        memcpy(out, in, (size_t)nc * hw * sizeof *out);
+        break;
+    case NET_SOFTMAX:
+        softmax(in, out, L->out.c, hw);
+        break;
+    default:
+        snprintf(err, NET_ERRLEN, "layer %s: no kernel for kind %d", L->name, (int)L->kind);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- whole network ---- */
+
+struct kern_model {
+    const net *n;
+    float **w;   /* per layer: whole-layer weights, or NULL */
+    float *ws;   /* workspace, the largest any layer needs */
+    size_t nws;
+};
+
+void kern_model_free(kern_model *m)
+{
+    if (!m) return;
+    if (m->w)
+        for (int i = 0; i < m->n->n; i++) free(m->w[i]);
+    free(m->w);
+    free(m->ws);
+    free(m);
+}
+
+kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
+{
+    kern_model *m = calloc(1, sizeof *m);
+    if (!m || !(m->w = calloc((size_t)n->n, sizeof *m->w))) {
+        free(m);
+        snprintf(err, NET_ERRLEN, "net %s: out of memory", n->name);
+        return NULL;
+    }
+    m->n = n;
+    for (int i = 0; i < n->n; i++) {
+        size_t len;
+        if (kern_weights_slice(n, i, 0, n->layers[i].out.c, seed, &m->w[i], &len, err)) {
+            kern_model_free(m);
+            return NULL;
+        }
+        size_t ws = kern_workspace_floats(n, i, n->layers[i].out.c);
+        if (ws > m->nws) m->nws = ws;
+    }
+    if (m->nws && !(m->ws = malloc(m->nws * sizeof *m->ws))) {
+        snprintf(err, NET_ERRLEN, "net %s: out of memory for a %zu-float workspace", n->name, m->nws);
+        kern_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Flatten and Dropout of a layer's output reuse its buffer. */
+static int is_alias(const net *n, int i)
+{
+    const net_layer *L = &n->layers[i];
+    return (L->kind == NET_FLATTEN || L->kind == NET_DROPOUT) && L->in[0] != NET_INPUT;
+}
+
+int kern_model_forward(kern_model *m, const float *input, float *output,
+                       double *layer_seconds, char *err)
+{
+    const net *n = m->n;
+    int rc = -1, nn = n->n;
+    float **buf = calloc((size_t)nn, sizeof *buf);
+    int *root = malloc((size_t)nn * sizeof *root), *dies = malloc((size_t)nn * sizeof *dies);
+    if (!buf || !root || !dies) {
+        snprintf(err, NET_ERRLEN, "net %s: out of memory", n->name);
+        goto out;
+    }
+    /* root[i]: the layer owning i's buffer; dies[r]: the last step reading
+     * any alias of r's buffer (nn = never: the output). */
+    for (int i = 0; i < nn; i++) {
+        root[i] = is_alias(n, i) ? root[n->layers[i].in[0]] : i;
+        dies[i] = -1;
+    }
+    for (int i = 0; i < nn; i++) {
+        int last = net_ncons(n, i) ? net_cons(n, i)[net_ncons(n, i) - 1] : nn;
+        for (int k = 0; k < net_ncons(n, i); k++)
+            if (net_cons(n, i)[k] > last) last = net_cons(n, i)[k];
+        if (last > dies[root[i]]) dies[root[i]] = last;
+    }
+    for (int i = 0; i < nn; i++) {
+        const net_layer *L = &n->layers[i];
+        const float *ins[64];
+        const float **in = L->nin <= 64 ? ins : malloc((size_t)L->nin * sizeof *in);
+        if (!in) {
+            snprintf(err, NET_ERRLEN, "layer %s: out of memory", L->name);
+            goto out;
+        }
+        for (int k = 0; k < L->nin; k++) in[k] = L->in[k] == NET_INPUT ? input : buf[L->in[k]];
+        double t0 = now();
+        int r = 0;
+        if (root[i] != i) {
+            buf[i] = buf[root[i]];
+        } else if (!(buf[i] = malloc(kern_out_floats(n, i, L->out.c) * sizeof(float)))) {
+            snprintf(err, NET_ERRLEN, "layer %s: out of memory for its output", L->name);
+            r = -1;
+        } else {
+            r = kern_run(n, i, 0, L->out.c, in, m->w[i], buf[i], m->ws, err);
+        }
+        if (layer_seconds) layer_seconds[i] = now() - t0;
+        if (in != ins) free(in);
+        if (r) goto out;
+        for (int k = 0; k < L->nin; k++) {
+            int p = L->in[k];
+            if (p != NET_INPUT && dies[root[p]] == i && buf[root[p]]) {
+                free(buf[root[p]]);
+                for (int j = root[p]; j < i; j++)
+                    if (root[j] == root[p]) buf[j] = NULL;
+            }
+        }
+    }
+    memcpy(output, buf[nn - 1], (size_t)net_shape_numel(n->layers[nn - 1].out) * sizeof *output);
+    rc = 0;
+out:
+    if (buf && root)
+        for (int i = 0; i < nn; i++)
+            if (root[i] == i) free(buf[i]);
+    free(buf);
+    free(root);
+    free(dies);
+    return rc;
+}
+
+int kern_forward(const net *n, uint64_t seed, const float *input, float *output, char *err)
+{
+    kern_model *m = kern_model_new(n, seed, err);
+    if (!m) return -1;
+    int rc = kern_model_forward(m, input, output, NULL, err);
+    kern_model_free(m);
+    return rc;
+}
+
+/* ---- calibration helper ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, int reps,
+                       char *err)
+{
+    if (layer < 0 || layer >= n->n || c0 < 0 || nc < 1 || c0 + nc > n->layers[layer].out.c ||
+        reps < 1) {
+        snprintf(err, NET_ERRLEN, "net %s: bad slice to time (layer %d, channels [%d, %d), %d reps)",
+                 n->name, layer, c0, c0 + nc, reps);
+        return -1;
+    }
+    const net_layer *L = &n->layers[layer];
+    int part = nc != L->out.c && net_kind_channelwise(L->kind);
+    double res = -1, *t = malloc((size_t)reps * sizeof *t);
+    const float *ins[64];
+    float *inbuf[64] = {0};
+    size_t nw = (size_t)net_slice_weights(n, layer, c0, nc);
+    size_t nws = kern_workspace_floats(n, layer, nc);
+    float *w = malloc((nw ? nw : 1) * sizeof *w), *ws = malloc((nws ? nws : 1) * sizeof *ws);
+    float *out = malloc(kern_out_floats(n, layer, nc) * sizeof *out);
+    int nin = L->nin < 64 ? L->nin : 64;
+    if (!t || !w || !ws || !out || L->nin > 64) goto nomem;
+    for (int k = 0; k < nin; k++) {
+        net_shape s = net_in_shape(n, layer, k);
+        size_t len = (size_t)(part ? nc : s.c) * s.h * s.w;
+        if (!(inbuf[k] = malloc(len * sizeof(float)))) goto nomem;
+        /* Inputs of O(1) magnitude, no denormals: a fixed pattern is enough. */
+        for (size_t e = 0; e < len; e++) inbuf[k][e] = (float)((e * 2654435761u + k) % 2001) / 1000.0f - 1.0f;
+        ins[k] = inbuf[k];
+    }
+    if (nw) kern_weights_gen(n, layer, c0, nc, seed, w);
+    if (kern_run(n, layer, c0, nc, ins, w, out, ws, err)) goto done;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        kern_run(n, layer, c0, nc, ins, w, out, ws, err);
+        t[r] = now() - t0;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    res = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    goto done;
+nomem:
+    snprintf(err, NET_ERRLEN, "layer %s: out of memory for timing", L->name);
+done:
+    for (int k = 0; k < nin; k++) free(inbuf[k]);
+    free(t);
+    free(w);
+    free(ws);
+    free(out);
+    return res;
+}

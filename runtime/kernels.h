@@ -1,0 +1,100 @@
+/* kernels.h -- the compute kernels of the runtime: every layer kind of
+ * model/net.h on float32 NCHW tensors of batch 1, independent of MPI.
+ *
+ * The unit of work is a SLICE: output channels [c0, c0+nc) of one layer.
+ * Invariant: for Conv and FC the concatenation (along channels) of the
+ * slices of any partition of [0, out.c) equals the whole layer's output
+ * (same arithmetic per output element, so equal to float rounding of the
+ * BLAS; tests/runtime checks it), and the weights of a slice are exactly
+ * the rows of the whole layer's weights (generated or loaded), so a rank
+ * that holds only its slice computes the same numbers as one device.
+ *
+ * Tensor conventions (docs/runtime-kernels.md):
+ *  - Conv, FC, LRN, Softmax, Add, Concat, Flatten read their FULL input
+ *    tensors (net_in_shape); Conv and FC may compute any slice, the others
+ *    only the whole layer (c0 = 0, nc = out.c).
+ *  - Channel-wise kinds (net_kind_channelwise: ReLU, BatchNorm, pools,
+ *    GlobalAveragePool, Dropout) may compute any slice; their input is then
+ *    only input channels [c0, c0+nc) (an (nc, H, W) tensor), so they run on
+ *    a split producer's slice without a concat.
+ *  - The output of a slice is an (nc, out.h, out.w) tensor.
+ *
+ * Weights of a slice, one contiguous float array (kern_weights_slice):
+ *   Conv:      w[nc][in_c/groups][kh][kw], then bias[nc] if a.bias
+ *   FC:        w[nc][in_c*in_h*in_w] (flattened input, C-major), then bias[nc]
+ *   BatchNorm: scale[nc], shift[nc], mean[nc], var[nc]
+ *   others:    none (0 floats)
+ * so its length is net_slice_weights(n, layer, c0, nc).
+ *
+ * Ownership: callers own every tensor, weight and workspace buffer passed
+ * in; functions that return a buffer (kern_weights_slice, kern_model_*)
+ * say who frees it.  Errors: -1 (or NULL) with one line in err
+ * (NET_ERRLEN bytes) naming the layer; nothing is printed.
+ */
+#ifndef DSE_KERNELS_H
+#define DSE_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net.h"
+
+/* ---- threads ---- */
+/* Threads used by BLAS and by the kernels' own loops (>= 1).  1 makes every
+ * kernel single-threaded, which is what calibration of one core needs. */
+void kern_set_threads(int nthreads);
+int kern_get_threads(void);
+
+/* ---- deterministic data ---- */
+/* The generator (docs/runtime-kernels.md): value = U(-1, 1) from splitmix64
+ * of (seed, layer, output channel, parameter kind, element index), scaled
+ * per kind.  A slice's numbers do not depend on which slice was asked. */
+/* Network input (n->input.c*h*w floats) uniform in [-1, 1) from seed. */
+void kern_input_gen(const net *n, uint64_t seed, float *x);
+/* Weights of output channels [c0, c0+nc) of layer `layer`, layout above:
+ * read from n->weights_path when the net has a weights file, otherwise
+ * generated from seed.  *w_out is malloc'd (caller frees; NULL with
+ * *nfloats = 0 for kinds without weights). */
+int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
+                       float **w_out, size_t *nfloats, char *err);
+/* Generated weights only (ignores n->weights_path), into caller's buffer of
+ * net_slice_weights() floats. */
+void kern_weights_gen(const net *n, int layer, int c0, int nc, uint64_t seed, float *w);
+
+/* ---- one slice of one layer ---- */
+/* Scratch floats kern_run needs for a slice of nc channels (0 if none).
+ * Independent of c0. */
+size_t kern_workspace_floats(const net *n, int layer, int nc);
+/* Floats of the (nc, out.h, out.w) output of a slice. */
+size_t kern_out_floats(const net *n, int layer, int nc);
+/* Compute output channels [c0, c0+nc) of layer `layer` into out.
+ * inputs[k] is the k-th input tensor (see the conventions above); weights
+ * is the slice's weight array (NULL for kinds without weights); workspace
+ * holds kern_workspace_floats() floats (may be NULL when that is 0).
+ * Returns 0, or -1 for a slice the kind cannot compute (err says why). */
+int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs,
+             const float *weights, float *out, float *workspace, char *err);
+
+/* ---- whole network on one process ---- */
+/* A network with the weights of every layer in memory: the single-device
+ * reference run and the benchmark.  kern_model_new copies nothing of n:
+ * n must outlive the model.  Free with kern_model_free. */
+typedef struct kern_model kern_model;
+kern_model *kern_model_new(const net *n, uint64_t seed, char *err);
+void kern_model_free(kern_model *m);
+/* input: n->input floats; output: numel of the output layer.  When
+ * layer_seconds is not NULL it receives each layer's wall time (n->n
+ * entries). */
+int kern_model_forward(kern_model *m, const float *input, float *output,
+                       double *layer_seconds, char *err);
+/* new + forward + free, for one-off runs. */
+int kern_forward(const net *n, uint64_t seed, const float *input, float *output, char *err);
+
+/* ---- calibration helper ---- */
+/* Run the slice [c0, c0+nc) of layer `layer` reps times (after one warm-up)
+ * on generated inputs and weights; return the median wall time in seconds,
+ * or -1 with err set. */
+double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, int reps,
+                       char *err);
+
+#endif

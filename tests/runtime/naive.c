@@ -1,0 +1,201 @@
+/* naive.c -- plain-loop reference layers for the runtime tests (naive.h).
+ * Written from the definitions, deliberately slow and obvious: one output
+ * element at a time, double accumulators, explicit padding tests.
+ */
+#include "naive.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int t_failures;
+
+uint64_t trng_next(uint64_t *s)
+{
+    /* xorshift64* */
+    uint64_t x = *s ? *s : 88172645463325252ULL;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 2685821657736338717ULL;
+}
+
+int trng_int(uint64_t *s, int lo, int hi) { return lo + (int)(trng_next(s) % (uint64_t)(hi - lo + 1)); }
+
+float trng_float(uint64_t *s) { return (float)((double)(trng_next(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
+
+void trng_fill(uint64_t *s, float *x, size_t len)
+{
+    for (size_t i = 0; i < len; i++) x[i] = trng_float(s);
+}
+
+double cmp_tol(const float *a, const float *b, size_t len, double rtol, double atol, size_t *worst)
+{
+    double bad = -INFINITY;
+    for (size_t i = 0; i < len; i++) {
+        double d = fabs((double)a[i] - (double)b[i]) - (atol + rtol * fabs((double)b[i]));
+        if (isnan(a[i]) != isnan(b[i])) d = INFINITY;
+        if (d > bad) {
+            bad = d;
+            if (worst) *worst = i;
+        }
+    }
+    return bad;
+}
+
+static float at(const float *x, net_shape s, int c, int y, int xx)
+{
+    return x[((size_t)c * s.h + y) * s.w + xx];
+}
+
+void naive_layer(const net *n, int li, const float *const *inputs, const float *w, float *out)
+{
+    const net_layer *L = &n->layers[li];
+    const net_attr *a = &L->a;
+    net_shape xs = net_in_shape(n, li, 0), ys = L->out;
+    const float *x = inputs[0];
+    switch (L->kind) {
+    case NET_CONV: {
+        int cin_g = xs.c / a->groups, cout_g = a->out_c / a->groups;
+        int K = cin_g * a->kh * a->kw;
+        for (int oc = 0; oc < ys.c; oc++)
+            for (int oy = 0; oy < ys.h; oy++)
+                for (int ox = 0; ox < ys.w; ox++) {
+                    double s = a->bias ? w[(size_t)ys.c * K + oc] : 0.0;
+                    int g = oc / cout_g;
+                    for (int ic = 0; ic < cin_g; ic++)
+                        for (int ki = 0; ki < a->kh; ki++)
+                            for (int kj = 0; kj < a->kw; kj++) {
+                                int iy = oy * a->sh - a->pt + ki * a->dh;
+                                int ix = ox * a->sw - a->pl + kj * a->dw;
+                                if (iy < 0 || iy >= xs.h || ix < 0 || ix >= xs.w) continue;
+                                s += (double)w[(size_t)oc * K + ((size_t)ic * a->kh + ki) * a->kw + kj] *
+                                     at(x, xs, g * cin_g + ic, iy, ix);
+                            }
+                    out[((size_t)oc * ys.h + oy) * ys.w + ox] = (float)s;
+                }
+        break;
+    }
+    case NET_FC: {
+        size_t nin = (size_t)net_shape_numel(xs);
+        for (int o = 0; o < ys.c; o++) {
+            double s = a->bias ? w[(size_t)ys.c * nin + o] : 0.0;
+            for (size_t i = 0; i < nin; i++) s += (double)w[o * nin + i] * x[i];
+            out[o] = (float)s;
+        }
+        break;
+    }
+    case NET_RELU:
+        for (int64_t i = 0; i < net_shape_numel(ys); i++) {
+            double v = x[i] < 0 ? 0 : x[i];
+            if (a->relu_max > 0 && v > a->relu_max) v = a->relu_max;
+            out[i] = (float)v;
+        }
+        break;
+    case NET_LRN: {
+        /* ONNX: square_sum over [c - floor((size-1)/2), c + ceil((size-1)/2)] */
+        int lo_off = (int)floor((a->lrn_size - 1) / 2.0), hi_off = (int)ceil((a->lrn_size - 1) / 2.0);
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++) {
+                    double sq = 0;
+                    for (int j = c - lo_off; j <= c + hi_off; j++)
+                        if (j >= 0 && j < xs.c) sq += (double)at(x, xs, j, y, xx) * at(x, xs, j, y, xx);
+                    out[((size_t)c * ys.h + y) * ys.w + xx] =
+                        (float)(at(x, xs, c, y, xx) / pow(a->lrn_k + a->lrn_alpha / a->lrn_size * sq, a->lrn_beta));
+                }
+        break;
+    }
+    case NET_MAXPOOL:
+    case NET_AVGPOOL:
+        for (int c = 0; c < ys.c; c++)
+            for (int oy = 0; oy < ys.h; oy++)
+                for (int ox = 0; ox < ys.w; ox++) {
+                    double m = -INFINITY, s = 0;
+                    int cnt_valid = 0, cnt_pad = 0;
+                    for (int ki = 0; ki < a->kh; ki++)
+                        for (int kj = 0; kj < a->kw; kj++) {
+                            int iy = oy * a->sh - a->pt + ki, ix = ox * a->sw - a->pl + kj;
+                            /* inside the padded input [-p, in + p) */
+                            if (iy < xs.h + a->pb && ix < xs.w + a->pr) cnt_pad++;
+                            if (iy < 0 || iy >= xs.h || ix < 0 || ix >= xs.w) continue;
+                            double v = at(x, xs, c, iy, ix);
+                            if (v > m) m = v;
+                            s += v;
+                            cnt_valid++;
+                        }
+                    double r = L->kind == NET_MAXPOOL ? m : s / (a->count_include_pad ? cnt_pad : cnt_valid);
+                    out[((size_t)c * ys.h + oy) * ys.w + ox] = (float)r;
+                }
+        break;
+    case NET_GAP:
+        for (int c = 0; c < xs.c; c++) {
+            double s = 0;
+            for (int y = 0; y < xs.h; y++)
+                for (int xx = 0; xx < xs.w; xx++) s += at(x, xs, c, y, xx);
+            out[c] = (float)(s / (xs.h * xs.w));
+        }
+        break;
+    case NET_BN: {
+        const float *sc = w, *sh = w + xs.c, *mu = w + 2 * xs.c, *var = w + 3 * xs.c;
+        for (int c = 0; c < xs.c; c++)
+            for (int p = 0; p < xs.h * xs.w; p++) {
+                size_t i = (size_t)c * xs.h * xs.w + p;
+                out[i] = (float)((x[i] - (double)mu[c]) / sqrt((double)var[c] + a->bn_eps) * sc[c] + sh[c]);
+            }
+        break;
+    }
+    case NET_ADD:
+        for (int64_t i = 0; i < net_shape_numel(ys); i++) {
+            double s = 0;
+            for (int k = 0; k < L->nin; k++) s += inputs[k][i];
+            out[i] = (float)s;
+        }
+        break;
+    case NET_CONCAT: {
+        int c0 = 0;
+        for (int k = 0; k < L->nin; k++) {
+            net_shape s = net_in_shape(n, li, k);
+            for (int c = 0; c < s.c; c++)
+                for (int p = 0; p < s.h * s.w; p++)
+                    out[(size_t)(c0 + c) * ys.h * ys.w + p] = inputs[k][(size_t)c * s.h * s.w + p];
+            c0 += s.c;
+        }
+        break;
+    }
+    case NET_FLATTEN:
+    case NET_DROPOUT:
+        for (int64_t i = 0; i < net_shape_numel(ys); i++) out[i] = x[i];
+        break;
+    case NET_SOFTMAX:
+        /* per pixel over channels */
+        for (int p = 0; p < ys.h * ys.w; p++) {
+            double m = -INFINITY, s = 0;
+            for (int c = 0; c < ys.c; c++) m = fmax(m, x[(size_t)c * ys.h * ys.w + p]);
+            for (int c = 0; c < ys.c; c++) s += exp(x[(size_t)c * ys.h * ys.w + p] - m);
+            for (int c = 0; c < ys.c; c++)
+                out[(size_t)c * ys.h * ys.w + p] = (float)(exp(x[(size_t)c * ys.h * ys.w + p] - m) / s);
+        }
+        break;
+    default:
+        abort();
+    }
+}
+
+void naive_forward(const net *n, float *const *w, const float *input, float *output)
+{
+    float **buf = calloc((size_t)n->n, sizeof *buf);
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        const float **in = malloc((size_t)L->nin * sizeof *in);
+        for (int k = 0; k < L->nin; k++) in[k] = L->in[k] == NET_INPUT ? input : buf[L->in[k]];
+        buf[i] = malloc((size_t)net_shape_numel(L->out) * sizeof(float));
+        naive_layer(n, i, in, w[i], buf[i]);
+        free(in);
+    }
+    memcpy(output, buf[n->n - 1], (size_t)net_shape_numel(n->layers[n->n - 1].out) * sizeof(float));
+    for (int i = 0; i < n->n; i++) free(buf[i]);
+    free(buf);
+}

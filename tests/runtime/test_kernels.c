@@ -1,0 +1,355 @@
+/* test_kernels.c -- every kernel of runtime/kernels.h against the plain-loop
+ * reference of naive.c on random shapes and attributes: groups, depthwise,
+ * depth multipliers, dilation, strides, asymmetric pads, 1x1 paths, im2col
+ * bands, ceil_mode, count_include_pad, LRN sizes 1..6, Softmax on maps;
+ * slices of Conv/FC against the reference's rows; 1 and 2 threads; and the
+ * errors kern_run must report.  Tolerance: 1e-4 relative + 1e-5 absolute.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "naive.h"
+
+#define RTOL 1e-4
+#define ATOL 1e-5
+
+static uint64_t rng = 12345;
+static int ncases[NET_KIND_COUNT];
+
+/* data -> [p0 .. p(nprod-1): 1x1 convs giving prod_c[k] channels] -> layer.
+ * Returns the net (layer under test is the last) or NULL if the attributes
+ * do not fit the input (net_finalize refused). */
+static net *build(net_kind kind, const net_attr *a, net_shape in, int nprod, const int *prod_c)
+{
+    char err[NET_ERRLEN];
+    net *n = net_new("t", "data", in);
+    const char *ins[8];
+    char names[8][8];
+    if (nprod == 0) {
+        ins[0] = "data";
+    } else {
+        for (int k = 0; k < nprod; k++) {
+            net_attr pa = net_attr_default(NET_CONV);
+            pa.out_c = prod_c[k];
+            snprintf(names[k], sizeof names[k], "p%d", k);
+            const char *d[1] = {"data"};
+            net_add(n, names[k], NET_CONV, &pa, 1, d, err);
+            ins[k] = names[k];
+        }
+    }
+    net_add(n, "L", kind, a, nprod ? nprod : 1, ins, err);
+    if (net_finalize(n, "t", err)) {
+        net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+static float *rnd(size_t len)
+{
+    float *x = malloc((len ? len : 1) * sizeof *x);
+    trng_fill(&rng, x, len);
+    return x;
+}
+
+/* Random weights of a whole layer (BN variances made positive). */
+static float *rnd_weights(const net *n, int li)
+{
+    const net_layer *L = &n->layers[li];
+    size_t len = (size_t)net_slice_weights(n, li, 0, L->out.c);
+    float *w = rnd(len);
+    if (L->kind == NET_BN)
+        for (int c = 0; c < L->out.c; c++) w[3 * L->out.c + c] = 0.3f + fabsf(w[3 * L->out.c + c]);
+    return w;
+}
+
+static const char *describe(const net *n, int li)
+{
+    static char s[256];
+    const net_layer *L = &n->layers[li];
+    const net_attr *a = &L->a;
+    net_shape x = net_in_shape(n, li, 0);
+    snprintf(s, sizeof s,
+             "%s in %dx%dx%d out %dx%dx%d k%dx%d s%dx%d d%dx%d pad %d,%d,%d,%d g%d bias%d ceil%d cip%d lrn%d",
+             net_kind_name(L->kind), x.c, x.h, x.w, L->out.c, L->out.h, L->out.w, a->kh, a->kw, a->sh,
+             a->sw, a->dh, a->dw, a->pt, a->pl, a->pb, a->pr, a->groups, a->bias, a->ceil_mode,
+             a->count_include_pad, a->lrn_size);
+    return s;
+}
+
+/* Run the last layer whole (and, for Conv/FC, one random slice) through
+ * kern_run and compare with naive_layer. */
+static void check_layer(const net *n)
+{
+    char err[NET_ERRLEN];
+    int li = n->n - 1;
+    const net_layer *L = &n->layers[li];
+    float *in[8];
+    for (int k = 0; k < L->nin; k++) in[k] = rnd((size_t)net_shape_numel(net_in_shape(n, li, k)));
+    float *w = rnd_weights(n, li);
+    size_t olen = (size_t)net_shape_numel(L->out);
+    float *ref = malloc(olen * sizeof *ref), *got = malloc(olen * sizeof *got);
+    size_t nws = kern_workspace_floats(n, li, L->out.c);
+    float *ws = nws ? malloc(nws * sizeof *ws) : NULL;
+    naive_layer(n, li, (const float *const *)in, w, ref);
+    memset(got, 0xff, olen * sizeof *got); /* NaN: every element must be written */
+    int rc = kern_run(n, li, 0, L->out.c, (const float *const *)in, w, got, ws, err);
+    CHECK(rc == 0, "%s: %s", describe(n, li), err);
+    size_t worst = 0;
+    double bad = cmp_tol(got, ref, olen, RTOL, ATOL, &worst);
+    CHECK(bad <= 0, "%s: element %zu got %g want %g", describe(n, li), worst, got[worst], ref[worst]);
+    ncases[L->kind]++;
+
+    if (net_kind_splittable(L->kind) && L->out.c > 1) {
+        int c0 = trng_int(&rng, 0, L->out.c - 1), nc = trng_int(&rng, 1, L->out.c - c0);
+        size_t per = (size_t)net_slice_weights(n, li, 0, 1), hw = (size_t)L->out.h * L->out.w;
+        size_t K = L->a.bias ? per - 1 : per;
+        float *sw = malloc((size_t)nc * per * sizeof *sw);
+        memcpy(sw, w + (size_t)c0 * K, (size_t)nc * K * sizeof *sw);
+        if (L->a.bias) memcpy(sw + (size_t)nc * K, w + (size_t)L->out.c * K + c0, (size_t)nc * sizeof *sw);
+        float *ws2 = NULL;
+        size_t nws2 = kern_workspace_floats(n, li, nc);
+        if (nws2) ws2 = malloc(nws2 * sizeof *ws2);
+        memset(got, 0xff, olen * sizeof *got);
+        rc = kern_run(n, li, c0, nc, (const float *const *)in, sw, got, ws2, err);
+        CHECK(rc == 0, "%s slice [%d,+%d): %s", describe(n, li), c0, nc, err);
+        bad = cmp_tol(got, ref + (size_t)c0 * hw, (size_t)nc * hw, RTOL, ATOL, &worst);
+        CHECK(bad <= 0, "%s slice [%d,+%d): element %zu got %g want %g", describe(n, li), c0, nc,
+              worst, got[worst], ref[c0 * hw + worst]);
+        free(sw);
+        free(ws2);
+    }
+    for (int k = 0; k < L->nin; k++) free(in[k]);
+    free(w);
+    free(ref);
+    free(got);
+    free(ws);
+}
+
+static void conv_case(net_shape in, int out_c, int kh, int kw, int sh, int sw, int dh, int dw,
+                      int pt, int pl, int pb, int pr, int groups, int bias)
+{
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = out_c;
+    a.kh = kh, a.kw = kw, a.sh = sh, a.sw = sw, a.dh = dh, a.dw = dw;
+    a.pt = pt, a.pl = pl, a.pb = pb, a.pr = pr;
+    a.groups = groups;
+    a.bias = bias;
+    net *n = build(NET_CONV, &a, in, 0, NULL);
+    CHECK(n != NULL, "conv case does not fit");
+    if (n) check_layer(n);
+    net_free(n);
+}
+
+static void random_convs(int count)
+{
+    for (int t = 0; t < count;) {
+        int groups = trng_int(&rng, 1, 4);
+        net_shape in = {groups * trng_int(&rng, 1, 5), trng_int(&rng, 1, 16), trng_int(&rng, 1, 16)};
+        net_attr a = net_attr_default(NET_CONV);
+        a.groups = groups;
+        a.out_c = groups * trng_int(&rng, 1, 5);
+        a.kh = trng_int(&rng, 1, 5), a.kw = trng_int(&rng, 1, 5);
+        a.sh = trng_int(&rng, 1, 3), a.sw = trng_int(&rng, 1, 3);
+        a.dh = trng_int(&rng, 1, 3), a.dw = trng_int(&rng, 1, 3);
+        a.pt = trng_int(&rng, 0, 3), a.pl = trng_int(&rng, 0, 3);
+        a.pb = trng_int(&rng, 0, 3), a.pr = trng_int(&rng, 0, 3);
+        a.bias = trng_int(&rng, 0, 1);
+        if (trng_int(&rng, 0, 4) == 0) { /* depthwise or depth multiplier */
+            a.groups = in.c;
+            a.out_c = in.c * trng_int(&rng, 1, 2);
+        }
+        net *n = build(NET_CONV, &a, in, 0, NULL);
+        if (!n) continue;
+        check_layer(n);
+        net_free(n);
+        t++;
+    }
+}
+
+static void conv_tests(void)
+{
+    net_shape s = {6, 13, 11};
+    conv_case(s, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1);      /* depthwise */
+    conv_case(s, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6, 0);      /* depthwise stride 2 */
+    conv_case(s, 12, 3, 3, 1, 2, 2, 1, 0, 2, 1, 3, 6, 1);     /* depth multiplier, dilation */
+    conv_case(s, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1);     /* pointwise */
+    conv_case(s, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0);      /* grouped pointwise */
+    conv_case(s, 8, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1);      /* 1x1 stride 2 */
+    conv_case(s, 4, 3, 3, 1, 1, 2, 2, 0, 3, 2, 1, 1, 1);      /* dilation, asymmetric pads */
+    conv_case(s, 4, 5, 2, 2, 3, 1, 2, 3, 0, 0, 1, 2, 1);      /* rectangular everything */
+    conv_case((net_shape){1, 9, 9}, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); /* one input channel */
+    conv_case((net_shape){3, 20, 20}, 5, 20, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1); /* kernel = input */
+    conv_case((net_shape){64, 40, 40}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); /* several im2col bands */
+    conv_case((net_shape){64, 40, 40}, 8, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 4, 0);  /* bands, grouped */
+    random_convs(300);
+}
+
+static void fc_tests(void)
+{
+    for (int t = 0; t < 40; t++) {
+        net_shape in = {trng_int(&rng, 1, 40), trng_int(&rng, 1, 4), trng_int(&rng, 1, 4)};
+        net_attr a = net_attr_default(NET_FC);
+        a.out_c = trng_int(&rng, 1, 70);
+        a.bias = trng_int(&rng, 0, 1);
+        net *n = build(NET_FC, &a, in, 0, NULL);
+        check_layer(n);
+        net_free(n);
+    }
+}
+
+static void pool_tests(void)
+{
+    for (int t = 0; t < 400;) {
+        net_kind k = trng_int(&rng, 0, 1) ? NET_MAXPOOL : NET_AVGPOOL;
+        net_attr a = net_attr_default(k);
+        a.kh = trng_int(&rng, 1, 4), a.kw = trng_int(&rng, 1, 4);
+        a.sh = trng_int(&rng, 1, 3), a.sw = trng_int(&rng, 1, 3);
+        a.pt = trng_int(&rng, 0, a.kh - 1), a.pb = trng_int(&rng, 0, a.kh - 1);
+        a.pl = trng_int(&rng, 0, a.kw - 1), a.pr = trng_int(&rng, 0, a.kw - 1);
+        a.ceil_mode = trng_int(&rng, 0, 1);
+        a.count_include_pad = trng_int(&rng, 0, 1);
+        net_shape in = {trng_int(&rng, 1, 4), trng_int(&rng, 1, 12), trng_int(&rng, 1, 12)};
+        net *n = build(k, &a, in, 0, NULL);
+        if (!n) continue;
+        check_layer(n);
+        net_free(n);
+        t++;
+    }
+}
+
+static void misc_tests(void)
+{
+    /* LRN of sizes 1..6 with random constants, incl. 3 and 5. */
+    for (int size = 1; size <= 6; size++)
+        for (int t = 0; t < 3; t++) {
+            net_attr a = net_attr_default(NET_LRN);
+            a.lrn_size = size;
+            a.lrn_alpha = 1e-4 + 0.5 * fabs(trng_float(&rng));
+            a.lrn_beta = 0.5 + fabs(trng_float(&rng));
+            a.lrn_k = 0.5 + 2 * fabs(trng_float(&rng));
+            net *n = build(NET_LRN, &a, (net_shape){trng_int(&rng, 1, 9), 5, 4}, 0, NULL);
+            check_layer(n);
+            net_free(n);
+        }
+    for (int t = 0; t < 10; t++) {
+        net_shape in = {trng_int(&rng, 1, 9), trng_int(&rng, 1, 7), trng_int(&rng, 1, 7)};
+        net_attr a = net_attr_default(NET_RELU);
+        a.relu_max = t % 2 ? 0.5 : 0.0;
+        net *n = build(NET_RELU, &a, in, 0, NULL);
+        check_layer(n);
+        net_free(n);
+        a = net_attr_default(NET_BN);
+        a.bn_eps = t % 2 ? 1e-5 : 1e-3;
+        n = build(NET_BN, &a, in, 0, NULL);
+        check_layer(n);
+        net_free(n);
+        static const net_kind plain[] = {NET_GAP, NET_FLATTEN, NET_DROPOUT, NET_SOFTMAX};
+        for (int k = 0; k < 4; k++) {
+            n = build(plain[k], NULL, in, 0, NULL);
+            check_layer(n);
+            net_free(n);
+        }
+        n = build(NET_SOFTMAX, NULL, (net_shape){trng_int(&rng, 1, 50), 1, 1}, 0, NULL);
+        check_layer(n);
+        net_free(n);
+        int pc[4];
+        int np = trng_int(&rng, 2, 4), same = trng_int(&rng, 1, 6);
+        for (int k = 0; k < np; k++) pc[k] = same;
+        n = build(NET_ADD, NULL, in, np, pc);
+        check_layer(n);
+        net_free(n);
+        for (int k = 0; k < np; k++) pc[k] = trng_int(&rng, 1, 6);
+        n = build(NET_CONCAT, NULL, in, np, pc);
+        check_layer(n);
+        net_free(n);
+    }
+    /* Softmax of large logits must not overflow. */
+    net *n = build(NET_SOFTMAX, NULL, (net_shape){3, 1, 1}, 0, NULL);
+    float x[3] = {1000.0f, 1001.0f, 1002.0f}, y[3], want[3];
+    const float *in[1] = {x};
+    char err[NET_ERRLEN];
+    double e0 = exp(-2.0), e1 = exp(-1.0), s = e0 + e1 + 1.0;
+    want[0] = (float)(e0 / s), want[1] = (float)(e1 / s), want[2] = (float)(1.0 / s);
+    CHECK(kern_run(n, 0, 0, 3, in, NULL, y, NULL, err) == 0, "%s", err);
+    CHECK(cmp_tol(y, want, 3, 1e-6, 1e-7, NULL) <= 0, "softmax(1000,1001,1002) = %g %g %g", y[0], y[1], y[2]);
+    net_free(n);
+}
+
+/* Channel-wise kinds on a channel sub-tensor give the matching channels. */
+static void channelwise_slices(void)
+{
+    static const net_kind kinds[] = {NET_RELU, NET_BN, NET_MAXPOOL, NET_AVGPOOL, NET_GAP, NET_DROPOUT};
+    char err[NET_ERRLEN];
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        net_attr a = net_attr_default(kinds[k]);
+        a.kh = a.kw = 3, a.sh = a.sw = 2, a.pt = a.pl = 1, a.ceil_mode = 1;
+        net *n = build(kinds[k], &a, (net_shape){7, 9, 8}, 0, NULL);
+        const net_layer *L = &n->layers[0];
+        net_shape xs = n->input;
+        size_t xhw = (size_t)xs.h * xs.w, hw = (size_t)L->out.h * L->out.w;
+        float *x = rnd((size_t)net_shape_numel(xs)), *w = rnd_weights(n, 0);
+        float *full = malloc((size_t)net_shape_numel(L->out) * sizeof *full), *part = malloc(7 * hw * sizeof *part);
+        const float *in[1] = {x};
+        CHECK(kern_run(n, 0, 0, 7, in, w, full, NULL, err) == 0, "%s", err);
+        int c0 = 2, nc = 4;
+        float sw[16];
+        if (kinds[k] == NET_BN)
+            for (int q = 0; q < 4; q++) memcpy(sw + q * nc, w + q * 7 + c0, (size_t)nc * sizeof *sw);
+        in[0] = x + c0 * xhw;
+        CHECK(kern_run(n, 0, c0, nc, in, kinds[k] == NET_BN ? sw : NULL, part, NULL, err) == 0, "%s", err);
+        CHECK(memcmp(part, full + c0 * hw, nc * hw * sizeof *part) == 0, "%s slice differs",
+              net_kind_name(kinds[k]));
+        free(x), free(w), free(full), free(part);
+        net_free(n);
+    }
+}
+
+static void error_tests(void)
+{
+    char err[NET_ERRLEN] = "";
+    float x[5 * 4 * 4], y[5 * 4 * 4];
+    const float *in[1] = {x};
+    net *n = build(NET_LRN, NULL, (net_shape){5, 4, 4}, 0, NULL);
+    CHECK(kern_run(n, 0, 1, 2, in, NULL, y, NULL, err) == -1, "LRN slice accepted");
+    CHECK(strstr(err, "L") && strstr(err, "LRN"), "err: %s", err);
+    CHECK(kern_run(n, 0, 0, 6, in, NULL, y, NULL, err) == -1, "channels beyond out.c accepted");
+    CHECK(kern_run(n, 3, 0, 5, in, NULL, y, NULL, err) == -1, "layer 3 accepted");
+    net_free(n);
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = 2, a.kh = a.kw = 3;
+    n = build(NET_CONV, &a, (net_shape){5, 4, 4}, 0, NULL);
+    CHECK(kern_run(n, 0, 0, 2, in, NULL, y, NULL, err) == -1, "conv without weights accepted");
+    CHECK(kern_run(n, 0, 0, 2, in, x, y, NULL, err) == -1, "conv without workspace accepted");
+    float *w;
+    size_t nw;
+    CHECK(kern_weights_slice(n, 0, 1, 2, 1, &w, &nw, err) == -1 && w == NULL, "bad weight slice accepted");
+    CHECK(kern_time_slice(n, 0, 0, 2, 1, 3, err) > 0, "timing: %s", err);
+    CHECK(kern_time_slice(n, 0, 0, 3, 1, 3, err) < 0, "bad timing slice accepted");
+    net_free(n);
+}
+
+int main(void)
+{
+    kern_set_threads(1);
+    conv_tests();
+    fc_tests();
+    pool_tests();
+    misc_tests();
+    channelwise_slices();
+    error_tests();
+    /* The same with two threads (BLAS and the kernels' own loops). */
+    kern_set_threads(2);
+    CHECK(kern_get_threads() == 2, "threads");
+    conv_tests();
+    pool_tests();
+    kern_set_threads(1);
+    for (int k = 0; k < NET_KIND_COUNT; k++)
+        CHECK(ncases[k] > 0, "no test case for %s", net_kind_name((net_kind)k));
+    printf("test_kernels: %d failures; cases:", t_failures);
+    for (int k = 0; k < NET_KIND_COUNT; k++) printf(" %s=%d", net_kind_name((net_kind)k), ncases[k]);
+    printf("\n");
+    return t_failures ? 1 : 0;
+}

@@ -1,0 +1,141 @@
+/* test_slices.c -- the slice invariant of kernels.h: for every Conv and FC
+ * layer of alexnet-bvlc (grouped convs), toy6, mobilenetv2 (depthwise) and
+ * a net of grouped convs whose slices straddle group boundaries, the
+ * concatenation of the slices of random partitions of the output channels,
+ * each computed from its own kern_weights_slice, equals the whole layer's
+ * output: bit for bit, or within 1e-6 relative to the element (plus 1e-6
+ * of the layer's largest magnitude, for elements that cancel to ~0).
+ * Also: the weights of a slice are exactly the rows of the whole layer's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "naive.h"
+
+static uint64_t rng = 777;
+static long exact, close_only, compared;
+
+static void check_layer(const net *n, int li, int nparts_max)
+{
+    char err[NET_ERRLEN];
+    const net_layer *L = &n->layers[li];
+    int C = L->out.c;
+    size_t hw = (size_t)L->out.h * L->out.w, olen = (size_t)C * hw;
+    size_t xlen = (size_t)net_shape_numel(net_in_shape(n, li, 0));
+    float *x = malloc(xlen * sizeof *x), *full = malloc(olen * sizeof *full);
+    float *cat = malloc(olen * sizeof *cat), *w = NULL, *ws = NULL;
+    size_t nw;
+    trng_fill(&rng, x, xlen);
+    const float *in[1] = {x};
+    CHECK(kern_weights_slice(n, li, 0, C, 42, &w, &nw, err) == 0, "%s", err);
+    size_t nws = kern_workspace_floats(n, li, C);
+    ws = malloc((nws ? nws : 1) * sizeof *ws);
+    CHECK(kern_run(n, li, 0, C, in, w, full, ws, err) == 0, "%s", err);
+    double amax = 0;
+    for (size_t i = 0; i < olen; i++) amax = fmax(amax, fabs(full[i]));
+
+    /* A random partition into 2..nparts_max contiguous slices. */
+    int parts = trng_int(&rng, 2, nparts_max < C ? nparts_max : C);
+    int cuts[64];
+    cuts[0] = 0;
+    for (int k = 1; k < parts; k++) cuts[k] = trng_int(&rng, cuts[k - 1] + 1, C - (parts - k));
+    cuts[parts] = C;
+    memset(cat, 0xff, olen * sizeof *cat);
+    size_t K = L->a.bias ? nw / C - 1 : nw / C;
+    for (int k = 0; k < parts; k++) {
+        int c0 = cuts[k], nc = cuts[k + 1] - cuts[k];
+        float *sw;
+        size_t snw;
+        CHECK(kern_weights_slice(n, li, c0, nc, 42, &sw, &snw, err) == 0, "%s", err);
+        CHECK(snw == (size_t)nc * nw / C, "%s: slice weights %zu", L->name, snw);
+        CHECK(memcmp(sw, w + (size_t)c0 * K, (size_t)nc * K * sizeof *sw) == 0,
+              "%s: slice [%d,+%d) weights are not the layer's rows", L->name, c0, nc);
+        if (L->a.bias)
+            CHECK(memcmp(sw + (size_t)nc * K, w + (size_t)C * K + c0, (size_t)nc * sizeof *sw) == 0,
+                  "%s: slice [%d,+%d) biases differ", L->name, c0, nc);
+        size_t snws = kern_workspace_floats(n, li, nc);
+        CHECK(snws <= nws, "%s: slice needs more workspace than the layer", L->name);
+        CHECK(kern_run(n, li, c0, nc, in, sw, cat + (size_t)c0 * hw, ws, err) == 0, "%s", err);
+        free(sw);
+    }
+    int ok = 1;
+    for (size_t i = 0; i < olen; i++) {
+        compared++;
+        if (full[i] == cat[i]) {
+            exact++;
+            continue;
+        }
+        double d = fabs((double)full[i] - cat[i]);
+        if (d <= 1e-6 * fabs(full[i]) + 1e-6 * amax) {
+            close_only++;
+        } else if (ok) {
+            ok = 0;
+            CHECK(0, "%s layer %s: %d slices, element %zu: whole %.9g, slices %.9g", n->name,
+                  L->name, parts, i, full[i], cat[i]);
+        }
+    }
+    free(x), free(full), free(cat), free(w), free(ws);
+}
+
+static void check_net(const net *n, int nparts_max)
+{
+    int layers = 0;
+    for (int i = 0; i < n->n; i++)
+        if (net_kind_splittable(n->layers[i].kind)) {
+            check_layer(n, i, nparts_max);
+            layers++;
+        }
+    printf("%s: %d splittable layers checked\n", n->name, layers);
+}
+
+/* Grouped convs with out_c/groups odd so random cuts straddle groups. */
+static net *grouped_net(void)
+{
+    char err[NET_ERRLEN];
+    net *n = net_new("grouped", "data", (net_shape){12, 15, 13});
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = 15, a.groups = 3, a.kh = a.kw = 3, a.pt = a.pl = a.pb = a.pr = 1;
+    const char *d[1] = {"data"}, *c1[1] = {"c1"}, *c2[1] = {"c2"}, *c3[1] = {"c3"};
+    net_add(n, "c1", NET_CONV, &a, 1, d, err);
+    a.out_c = 25, a.groups = 5, a.sh = 2, a.dw = 2, a.pr = 2, a.bias = 0;
+    net_add(n, "c2", NET_CONV, &a, 1, c1, err);
+    a = net_attr_default(NET_CONV);
+    a.out_c = 20, a.groups = 5; /* grouped pointwise */
+    net_add(n, "c3", NET_CONV, &a, 1, c2, err);
+    a = net_attr_default(NET_FC);
+    a.out_c = 37;
+    net_add(n, "fc", NET_FC, &a, 1, c3, err);
+    if (net_finalize(n, "grouped", err)) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+    return n;
+}
+
+int main(void)
+{
+    static const char *nets[] = {"toy6", "alexnet-bvlc", "mobilenetv2"};
+    char err[NET_ERRLEN];
+    kern_set_threads(1);
+    for (int k = 0; k < 3; k++) {
+        net *n = net_zoo(nets[k], err);
+        CHECK(n != NULL, "%s", err);
+        if (n) check_net(n, 5);
+        net_free(n);
+    }
+    net *g = grouped_net();
+    for (int r = 0; r < 20; r++) check_net(g, 9);
+    /* Two threads: OpenBLAS splits the work differently; still equal. */
+    kern_set_threads(2);
+    net *n = net_zoo("alexnet-bvlc", err);
+    check_net(n, 4);
+    check_net(g, 9);
+    net_free(n);
+    net_free(g);
+    kern_set_threads(1);
+    printf("test_slices: %d failures; %ld elements, %ld bit-identical, %ld within 1e-6\n",
+           t_failures, compared, exact, close_only);
+    return t_failures ? 1 : 0;
+}
