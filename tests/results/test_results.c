@@ -1,0 +1,320 @@
+/* test_results.c -- the results database: schema identity, round trips of
+ * every table the campaigns write, one-transaction generations, refusal of
+ * foreign files, and two processes writing one file at the same time. */
+#include "results.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int fails;
+#define CHECK(c)                                                                              \
+    do {                                                                                      \
+        if (!(c)) {                                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);             \
+            fails++;                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static char dir[256];
+
+static void path(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
+
+static long long q1(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *s;
+    long long v = -999;
+    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) return -998;
+    if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* A deterministic population: genome j of individual i is (i*7 + j*3 + g) % 5. */
+static void make_pop(int n, int nvar, long g, int *gen, double *obj, double *cv, int *rank,
+                     double *crowd)
+{
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < nvar; j++) gen[i * nvar + j] = (int)((i * 7 + j * 3 + g) % 5);
+        obj[3 * i] = 0.1 * i + g;
+        obj[3 * i + 1] = 1000.0 / (i + 1);
+        obj[3 * i + 2] = i == 3 ? NAN : 3.25 * i;
+        cv[i] = i % 4 == 0 ? 12.5 : 0;
+        rank[i] = i % 3;
+        crowd[i] = i == 0 ? INFINITY : 0.5 * i;
+    }
+}
+
+static void test_roundtrip(void)
+{
+    char p[512], err[RES_ERRLEN];
+    path(p, "a.db");
+    res_db *db = res_open(p, RES_OPEN_CREATE, err);
+    CHECK(db);
+    if (!db) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    sqlite3 *h = res_sqlite(db);
+    CHECK(q1(h, "PRAGMA application_id") == 0x44534531);
+    CHECK(q1(h, "PRAGMA user_version") == RES_SCHEMA_VERSION);
+    {
+        sqlite3_stmt *s;
+        sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &s, NULL);
+        CHECK(sqlite3_step(s) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(s, 0), "wal"));
+        sqlite3_finalize(s);
+    }
+    long long id = 0, id2 = 0;
+    CHECK(res_campaign_new(db, "first", "nsga", "toy6", "local-2", "naive", "{\"a\":1}", &id, err) == 0);
+    CHECK(res_campaign_new(db, "second", "exhaust", "toy6", "local-2", "hybrid", "{}", &id2, err) == 0);
+    CHECK(id > 0 && id2 == id + 1);
+
+    enum { N = 10, NV = 6 };
+    int gen[N * NV], rank[N];
+    double obj[N * 3], cv[N], crowd[N];
+    for (long g = 0; g < 3; g++) {
+        make_pop(N, NV, g, gen, obj, cv, rank, crowd);
+        res_pop pop = {N, NV, gen, obj, cv, rank, crowd};
+        res_gen st = {g, 100 * (g + 1), 7 * g, 0.5 + 0.1 * g, {1.0 * g, 2.0, NAN}, 4, 7, 0.25 * g};
+        char blob[16];
+        memset(blob, (int)g + 1, sizeof blob);
+        CHECK(res_generation_write(db, id, &st, &pop, blob, sizeof blob, err) == 0);
+    }
+    /* A write for an unknown campaign changes nothing (one transaction). */
+    {
+        res_pop pop = {N, NV, gen, obj, cv, rank, crowd};
+        res_gen st = {5, 1, 0, 0, {0, 0, 0}, 0, 0, 0};
+        CHECK(res_generation_write(db, 9999, &st, &pop, "x", 1, err) == -1);
+        CHECK(strstr(err, "no campaign 9999") != NULL);
+        CHECK(q1(h, "SELECT count(*) FROM individuals WHERE campaign = 9999") == 0);
+        CHECK(q1(h, "SELECT count(*) FROM generations WHERE campaign = 9999") == 0);
+        CHECK(q1(h, "SELECT count(*) FROM checkpoints WHERE campaign = 9999") == 0);
+    }
+    CHECK(q1(h, "SELECT count(*) FROM individuals") == 3 * N);
+    CHECK(q1(h, "SELECT count(*) FROM checkpoints") == 1);
+
+    res_campaign c;
+    CHECK(res_campaign_get(db, id, &c, err) == 0);
+    CHECK(!strcmp(c.name, "first") && !strcmp(c.kind, "nsga") && !strcmp(c.status, "running"));
+    CHECK(!strcmp(c.config, "{\"a\":1}") && !strcmp(c.network, "toy6"));
+    CHECK(c.gens_done == 2 && c.evaluations == 300 && c.pid == (long)getpid());
+    CHECK(strlen(c.created) == 20 && c.created[10] == 'T');
+    res_campaign_free(&c);
+    CHECK(res_campaign_get(db, 4242, &c, err) == -1 && strstr(err, "no campaign 4242"));
+
+    res_gen *gs;
+    int ng = res_generations(db, id, &gs, err);
+    CHECK(ng == 3);
+    for (int g = 0; g < ng; g++) {
+        CHECK(gs[g].gen == g && gs[g].evaluations == 100 * (g + 1) && gs[g].cache_hits == 7 * g);
+        CHECK(fabs(gs[g].hv - (0.5 + 0.1 * g)) < 1e-15 && isnan(gs[g].best[2]));
+        CHECK(gs[g].best[0] == 1.0 * g && gs[g].front_size == 4 && gs[g].feasible == 7);
+    }
+    free(gs);
+
+    long cg = -1;
+    void *blob;
+    size_t len;
+    CHECK(res_checkpoint_get(db, id, &cg, &blob, &len, err) == 1);
+    CHECK(cg == 2 && len == 16 && ((unsigned char *)blob)[0] == 3 && ((unsigned char *)blob)[15] == 3);
+    free(blob);
+    CHECK(res_checkpoint_get(db, id2, &cg, &blob, &len, err) == 0);
+
+    res_point *pts;
+    int np = res_population(db, id, -1, &pts, err);
+    make_pop(N, NV, 2, gen, obj, cv, rank, crowd);
+    CHECK(np == N);
+    for (int i = 0; i < np; i++) {
+        CHECK(pts[i].idx == i && pts[i].nvar == NV && pts[i].src_gen == 2);
+        CHECK(!memcmp(pts[i].genome, gen + i * NV, sizeof(int) * NV));
+        for (int k = 0; k < 3; k++)
+            CHECK(isnan(obj[3 * i + k]) ? isnan(pts[i].obj[k]) : pts[i].obj[k] == obj[3 * i + k]);
+        CHECK(pts[i].cv == cv[i] && pts[i].rank == rank[i] && pts[i].crowd == crowd[i]);
+    }
+    res_points_free(pts, np);
+    np = res_population(db, id, 0, &pts, err);
+    CHECK(np == N && pts[1].obj[0] == 0.1);
+    res_points_free(pts, np);
+
+    /* Genome text is what users query: "0 3 1 ...". */
+    {
+        sqlite3_stmt *s;
+        sqlite3_prepare_v2(h, "SELECT genome FROM individuals WHERE campaign=1 AND gen=0 AND idx=1",
+                           -1, &s, NULL);
+        CHECK(sqlite3_step(s) == SQLITE_ROW);
+        CHECK(!strcmp((const char *)sqlite3_column_text(s, 0), "2 0 3 1 4 2"));
+        sqlite3_finalize(s);
+    }
+
+    /* Front and status in one go. */
+    int fsrc[2] = {4, 1};
+    res_pop fr = {2, NV, gen, obj, NULL, NULL, NULL};
+    CHECK(res_finish(db, id, &fr, 2, fsrc, "finished", err) == 0);
+    np = res_front(db, id, &pts, err);
+    CHECK(np == 2 && pts[1].src_idx == 1 && pts[0].src_idx == 4 && pts[1].src_gen == 2);
+    CHECK(np == 2 && !memcmp(pts[1].genome, gen + NV, sizeof(int) * NV) && pts[1].cv == 0);
+    res_points_free(pts, np);
+    CHECK(res_campaign_get(db, id, &c, err) == 0 && !strcmp(c.status, "finished"));
+    res_campaign_free(&c);
+
+    res_campaign *list;
+    int nl = res_campaign_list(db, &list, err);
+    CHECK(nl == 2 && list[1].id == id2 && !strcmp(list[1].kind, "exhaust") && list[1].gens_done == -1);
+    res_campaign_list_free(list, nl);
+
+    CHECK(res_truncate(db, id, 0, err) == 0);
+    CHECK(q1(h, "SELECT count(*) FROM individuals") == N);
+    CHECK(q1(h, "SELECT max(gen) FROM generations") == 0);
+
+    res_validation v = {id, 0, "rank0", {1, 2, 3}, {1.5, NAN, 2.5}, "ok", NULL};
+    CHECK(res_validation_add(db, &v, err) == 0);
+    CHECK(q1(h, "SELECT count(*) FROM validations WHERE meas_memory IS NULL AND device='rank0'") == 1);
+    long long cid;
+    CHECK(res_calibration_add(db, "local-2", "toy6", "{}", NULL, &cid, err) == 0 && cid == 1);
+    CHECK(res_campaign_set_status(db, 777, "failed", "x", err) == -1);
+    res_close(db);
+
+    /* Reopening for reading sees the same. */
+    db = res_open(p, RES_OPEN_READ, err);
+    CHECK(db != NULL);
+    if (!db) fprintf(stderr, "%s\n", err);
+    if (db) {
+        CHECK(res_campaign_get(db, id2, &c, err) == 0);
+        res_campaign_free(&c);
+        res_close(db);
+    }
+}
+
+static void test_genome_text(void)
+{
+    int g[5] = {0, -3, 12, 2147483647, 7}, out[8];
+    char *t = res_genome_text(g, 5);
+    CHECK(t && !strcmp(t, "0 -3 12 2147483647 7"));
+    CHECK(res_genome_parse(t, out, 8) == 5 && !memcmp(out, g, sizeof g));
+    CHECK(res_genome_parse(t, out, 4) == -1);
+    CHECK(res_genome_parse("1 x 2", out, 8) == -1);
+    CHECK(res_genome_parse("1 2x", out, 8) == -1);
+    CHECK(res_genome_parse("", out, 8) == 0);
+    free(t);
+}
+
+static void test_refusals(void)
+{
+    char p[512], err[RES_ERRLEN];
+    /* A text file. */
+    path(p, "notes.txt");
+    const char *text = "not a database at all, just some text long enough to look like a header\n";
+    FILE *f = fopen(p, "w");
+    fputs(text, f);
+    fclose(f);
+    CHECK(res_open(p, RES_OPEN_CREATE, err) == NULL && strstr(err, "not a dse results database"));
+    struct stat st;
+    stat(p, &st);
+    CHECK(st.st_size == (off_t)strlen(text));
+    /* An SQLite file of someone else. */
+    path(p, "other.db");
+    sqlite3 *h;
+    sqlite3_open(p, &h);
+    sqlite3_exec(h, "CREATE TABLE t(x); INSERT INTO t VALUES (1)", NULL, NULL, NULL);
+    sqlite3_close(h);
+    CHECK(res_open(p, RES_OPEN_WRITE, err) == NULL && strstr(err, "other tables"));
+    sqlite3_open(p, &h);
+    CHECK(q1(h, "SELECT count(*) FROM sqlite_master") == 1);
+    sqlite3_close(h);
+    /* A newer schema. */
+    path(p, "new.db");
+    res_db *db = res_open(p, RES_OPEN_CREATE, err);
+    CHECK(db != NULL);
+    res_close(db);
+    sqlite3_open(p, &h);
+    sqlite3_exec(h, "PRAGMA user_version=99", NULL, NULL, NULL);
+    sqlite3_close(h);
+    CHECK(res_open(p, RES_OPEN_READ, err) == NULL && strstr(err, "newer"));
+    /* Missing file, missing folder: nothing is created. */
+    path(p, "missing.db");
+    CHECK(res_open(p, RES_OPEN_READ, err) == NULL && strstr(err, "no such results database"));
+    CHECK(res_open(p, RES_OPEN_WRITE, err) == NULL && !exists(p));
+    path(p, "nodir/x.db");
+    CHECK(res_open(p, RES_OPEN_CREATE, err) == NULL && strstr(err, "does not exist"));
+    CHECK(res_open("/proc/dse-test.db", RES_OPEN_CREATE, err) == NULL);
+    CHECK(!exists("/proc/dse-test.db"));
+}
+
+/* Two processes logging campaigns into one file at the same time. */
+static void test_two_writers(void)
+{
+    char p[512];
+    path(p, "shared.db");
+    enum { N = 200, NV = 16, G = 25 };
+    pid_t pid[2];
+    for (int w = 0; w < 2; w++) {
+        pid[w] = fork();
+        if (pid[w] == 0) {
+            char err[RES_ERRLEN];
+            res_db *db = res_open(p, RES_OPEN_CREATE, err);
+            if (!db) {
+                fprintf(stderr, "writer %d: %s\n", w, err);
+                _exit(3);
+            }
+            long long id;
+            if (res_campaign_new(db, w ? "w1" : "w0", "nsga", "n", "p", "c", "{}", &id, err)) _exit(4);
+            static int gen[N * NV], rank[N];
+            static double obj[N * 3], cv[N], crowd[N];
+            for (long g = 0; g < G; g++) {
+                make_pop(N, NV, g + w, gen, obj, cv, rank, crowd);
+                res_pop pop = {N, NV, gen, obj, cv, rank, crowd};
+                res_gen st = {g, N * (g + 1), 0, 0.1, {1, 2, 3}, 1, N, 0};
+                if (res_generation_write(db, id, &st, &pop, gen, sizeof gen, err)) {
+                    fprintf(stderr, "writer %d: %s\n", w, err);
+                    _exit(5);
+                }
+            }
+            if (res_finish(db, id, NULL, G - 1, NULL, "finished", err)) _exit(6);
+            res_close(db);
+            _exit(0);
+        }
+    }
+    for (int w = 0; w < 2; w++) {
+        int status = -1;
+        waitpid(pid[w], &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    sqlite3 *h;
+    CHECK(sqlite3_open(p, &h) == SQLITE_OK);
+    CHECK(q1(h, "SELECT count(*) FROM campaigns WHERE status='finished'") == 2);
+    CHECK(q1(h, "SELECT count(*) FROM individuals") == 2 * N * G);
+    CHECK(q1(h, "SELECT count(*) FROM generations") == 2 * G);
+    sqlite3_stmt *s;
+    sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &s, NULL);
+    CHECK(sqlite3_step(s) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(s, 0), "ok"));
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/dse-test-results-XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    test_genome_text();
+    test_roundtrip();
+    test_refusals();
+    test_two_writers();
+    if (!fails) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
+    }
+    printf("%s\n", fails ? "FAILED" : "ok");
+    return fails != 0;
+}
