@@ -26,6 +26,22 @@ static const cJSON *dup_key(const cJSON *o, const cJSON **key)
     return NULL;
 }
 
+/* Opening quote of a string still open at the end of text (a file cut
+ * inside a string), or NULL. */
+static const char *open_string(const char *text)
+{
+    const char *start = NULL;
+    for (const char *p = text; *p; p++) {
+        if (start) {
+            if (*p == '\\' && p[1]) p++;
+            else if (*p == '"') start = NULL;
+        } else if (*p == '"') {
+            start = p;
+        }
+    }
+    return start;
+}
+
 cJSON *ju_parse(const char *text, const char *what, char *err)
 {
     const char *end = NULL;
@@ -51,7 +67,8 @@ cJSON *ju_parse(const char *text, const char *what, char *err)
     }
     const char *q = at;
     while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') q++;
-    if (!*q)
+    const char *os = open_string(text);
+    if (!*q || (os && at >= os))
         snprintf(err, NET_ERRLEN, "%s: malformed JSON: unexpected end of file (truncated?) "
                  "at line %d", what, line);
     else

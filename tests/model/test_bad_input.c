@@ -1,0 +1,245 @@
+/* test_bad_input.c -- one CTest test per kind of bad network or platform
+ * file (tests/model/CMakeLists.txt registers `model_bad_CASE` for each).
+ *
+ * Each case is checked twice: through the API (net_load / platform_load
+ * returns NULL and one line naming the file, the layer or device, and the
+ * problem) and through the CLI (`dse net show FILE` / `dse platform show
+ * FILE` exits 2, prints nothing on stdout and exactly one such line on
+ * stderr, and does not crash -- under the sanitizer build, a leak or
+ * undefined behaviour would add lines or change the exit code).
+ *
+ * Run without an argument, it checks that CMake registers every case of
+ * the table (BAD_CASES, passed in by CMake) and no other.
+ */
+#include "check.h"
+#include "net.h"
+#include "platform.h"
+#include "run.h"
+
+#include <stdlib.h>
+
+enum { NET, PLAT };
+
+typedef struct {
+    const char *name;
+    int what;          /* NET or PLAT */
+    const char *text;  /* the file's content */
+    const char *want[3]; /* substrings the error line must contain (besides the path) */
+} bad_case;
+
+/* Network files: a valid prefix and suffix around the layers. */
+#define NETF(layers) "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,8,8]},\"layers\":[" layers "]}"
+#define L(name, kind, in, extra) \
+    "{\"name\":\"" name "\",\"kind\":\"" kind "\",\"inputs\":[" in "]" extra "}"
+/* Platform files. */
+#define DEV(name, board, extra)                                                            \
+    "{\"name\":\"" name "\",\"board\":\"" board "\",\"freq_mhz\":1000,\"cores\":2,"        \
+    "\"memory_mb\":512,\"idle_w\":1,\"busy_w\":2" extra "}"
+#define LINKS                                                                              \
+    "\"links\":{\"same_board\":{\"latency_us\":1,\"bandwidth_mbs\":1000},"                 \
+    "\"network\":{\"latency_us\":100,\"bandwidth_mbs\":100}}"
+#define PLATF(devs, links) "{\"format\":\"dse-platform\",\"devices\":[" devs "]," links "}"
+
+static const bad_case cases[] = {
+    /* ---- networks ---- */
+    {"malformed_json", NET,
+     "{\"format\": \"dse-network\",\n \"input\": {\"shape\": [3, 8, 8]},\n"
+     " \"layers\": [{\"name\": \"r\" \"kind\": \"ReLU\", \"inputs\": [\"data\"]}]}\n",
+     {"malformed JSON", "line 3"}},
+    {"truncated_json", NET,
+     "{\"format\": \"dse-network\",\n \"input\": {\"shape\": [3, 8, 8]},\n"
+     " \"layers\": [{\"name\": \"r\", \"kind\": \"ReLU\", \"inpu",
+     {"malformed JSON", "unexpected end of file"}},
+    {"empty_file", NET, "", {"malformed JSON", "end of file"}},
+    {"not_a_network", NET, "{\"format\":\"dse-platform\"}", {"not a dse network file"}},
+    {"wrong_type_kernel", NET,
+     NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":4,\"kernel\":\"3\"")),
+     {"layer c1", "\"kernel\" must be"}},
+    {"wrong_type_bias", NET, NETF(L("f", "FC", "\"data\"", ",\"out_features\":4,\"bias\":1")),
+     {"layer f", "\"bias\" must be true or false"}},
+    {"wrong_type_inputs", NET, NETF("{\"name\":\"r\",\"kind\":\"ReLU\",\"inputs\":\"data\"}"),
+     {"layer r", "\"inputs\" must be"}},
+    {"fractional_channels", NET, NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":2.5,\"kernel\":1")),
+     {"layer c1", "\"out_channels\" must be an integer"}},
+    {"missing_required", NET, NETF(L("c1", "Conv", "\"data\"", ",\"kernel\":3")),
+     {"layer c1", "missing \"out_channels\""}},
+    {"unknown_kind", NET, NETF(L("up", "Deconv", "\"data\"", "")),
+     {"layer up", "unknown layer kind \"Deconv\""}},
+    {"unknown_attribute", NET, NETF(L("p", "MaxPool", "\"data\"", ",\"kernel\":2,\"strides\":2")),
+     {"layer p", "unknown attribute \"strides\""}},
+    {"unknown_top_key", NET,
+     "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,8,8]},\"batch\":4,\"layers\":[" L(
+         "r", "ReLU", "\"data\"", "") "]}",
+     {"unknown key \"batch\""}},
+    {"duplicate_key", NET,
+     NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":4,\"kernel\":3,\"kernel\":5")),
+     {"c1", "duplicate key \"kernel\""}},
+    {"dangling_input", NET, NETF(L("r", "ReLU", "\"data\"", "") "," L("s", "Softmax", "\"rleu\"", "")),
+     {"layer s", "input rleu is not a layer"}},
+    /* x and y form a cycle; head (listed first) only reads it. */
+    {"cycle", NET,
+     NETF(L("head", "ReLU", "\"x\"", "") "," L("x", "Add", "\"data\",\"y\"", "") "," L(
+         "y", "ReLU", "\"x\"", "")),
+     {"layer x", "cycle"}},
+    {"self_cycle", NET, NETF(L("r", "ReLU", "\"r\"", "")), {"layer r", "cycle"}},
+    {"nonpositive_input", NET,
+     "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,0,8]},\"layers\":[" L(
+         "r", "ReLU", "\"data\"", "") "]}",
+     {"input data", "non-positive dimension 3x0x8"}},
+    {"nonpositive_channels", NET, NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":0,\"kernel\":3")),
+     {"layer c1", "positive out_channels"}},
+    {"add_shapes", NET,
+     NETF(L("a", "Conv", "\"data\"", ",\"out_channels\":4,\"kernel\":1") "," L(
+         "sum", "Add", "\"a\",\"data\"", "")),
+     {"layer sum", "Add of different shapes 4x8x8 and 3x8x8"}},
+    {"kernel_too_large", NET, NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":4,\"kernel\":[5,11],\"pads\":1")),
+     {"layer c1", "kernel 5x11 larger than its padded input 10x10"}},
+    {"pool_too_large", NET, NETF(L("p", "MaxPool", "\"data\"", ",\"kernel\":9")),
+     {"layer p", "larger than its padded input"}},
+    {"concat_spatial", NET,
+     NETF(L("p", "MaxPool", "\"data\"", ",\"kernel\":2") "," L("cat", "Concat", "\"data\",\"p\"", "")),
+     {"layer cat", "Concat of different spatial sizes 8x8 and 4x4"}},
+    {"groups_not_dividing", NET, NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":4,\"kernel\":3,\"groups\":2")),
+     {"layer c1", "groups 2 does not divide input channels 3"}},
+    {"two_outputs", NET, NETF(L("r", "ReLU", "\"data\"", "") "," L("s", "Softmax", "\"data\"", "")),
+     {"2 outputs", "first r"}},
+    {"duplicate_names", NET, NETF(L("r", "ReLU", "\"data\"", "") "," L("r", "Softmax", "\"r\"", "")),
+     {"duplicate layer name r"}},
+    {"add_one_input", NET, NETF(L("sum", "Add", "\"data\"", "")),
+     {"layer sum", "Add takes at least two inputs, got 1"}},
+    {"stated_shape", NET, NETF(L("r", "ReLU", "\"data\"", ",\"shape\":[3,8,9]")),
+     {"layer r", "stated shape 3x8x9 but inputs give 3x8x8"}},
+    {"pool_pad_too_big", NET, NETF(L("p", "MaxPool", "\"data\"", ",\"kernel\":2,\"pads\":2")),
+     {"layer p", "pads must be smaller than the kernel"}},
+    {"huge_tensor", NET,
+     NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":2000000000,\"kernel\":1,\"pads\":2000000000")),
+     {"layer c1", "more than"}},
+    {"huge_dilation", NET,
+     NETF(L("c1", "Conv", "\"data\"", ",\"out_channels\":4,\"kernel\":2000000000,\"dilation\":2000000000")),
+     {"layer c1", "larger than its padded input"}},
+    {"negative_relu_max", NET, NETF(L("r", "ReLU", "\"data\"", ",\"max\":-1")),
+     {"layer r", "\"max\" must be a number >= 0"}},
+    {"bad_version", NET,
+     "{\"format\":\"dse-network\",\"version\":2,\"input\":{\"shape\":[3,8,8]},\"layers\":[]}",
+     {"unsupported network format version 2"}},
+    {"no_layers", NET, NETF(""), {"no layers"}},
+    /* ---- platforms ---- */
+    {"plat_malformed", PLAT, "{\"format\": \"dse-platform\", \"devices\": [", {"malformed JSON"}},
+    {"plat_no_devices", PLAT, PLATF("", LINKS), {"no devices"}},
+    {"plat_duplicate_device", PLAT, PLATF(DEV("nx0", "a", "") "," DEV("nx0", "b", ""), LINKS),
+     {"duplicate device name nx0"}},
+    {"plat_missing_link_class", PLAT,
+     PLATF(DEV("d0", "a", "") "," DEV("d1", "b", ""),
+           "\"links\":{\"same_board\":{\"latency_us\":1,\"bandwidth_mbs\":1000}}"),
+     {"links.network is missing", "devices d0 and d1"}},
+    {"plat_unknown_key", PLAT, PLATF(DEV("d0", "a", ",\"frequency\":1400"), LINKS),
+     {"device d0", "unknown key \"frequency\""}},
+    {"plat_wrong_kind", PLAT, PLATF(DEV("d0", "a", ",\"kind\":\"tpu\""), LINKS),
+     {"device d0", "\"tpu\""}},
+    {"plat_unknown_top_key", PLAT,
+     "{\"format\":\"dse-platform\",\"sources\":\"d0\",\"devices\":[" DEV("d0", "a", "") "]," LINKS "}",
+     {"unknown key \"sources\""}},
+    {"plat_negative_freq", PLAT,
+     PLATF("{\"name\":\"d0\",\"board\":\"a\",\"freq_mhz\":-5,\"cores\":2,\"memory_mb\":1,"
+           "\"idle_w\":1,\"busy_w\":2}", LINKS),
+     {"device d0", "\"freq_mhz\" must be a number"}},
+    {"plat_missing_field", PLAT,
+     PLATF("{\"name\":\"d0\",\"board\":\"a\",\"freq_mhz\":5,\"cores\":2,\"idle_w\":1,"
+           "\"busy_w\":2}", LINKS),
+     {"device d0", "missing \"memory_mb\""}},
+    {"plat_unknown_source", PLAT,
+     "{\"format\":\"dse-platform\",\"source\":\"d9\",\"devices\":[" DEV("d0", "a", "") "]," LINKS "}",
+     {"source device d9"}},
+    {"plat_pair_unknown_device", PLAT,
+     PLATF(DEV("d0", "a", "") "," DEV("d1", "b", ""),
+           "\"links\":{\"network\":{\"latency_us\":1,\"bandwidth_mbs\":1},\"pairs\":["
+           "{\"a\":\"d0\",\"b\":\"d7\",\"latency_us\":1,\"bandwidth_mbs\":1}]}"),
+     {"links.pairs[0]", "unknown device d7"}},
+    {"plat_zero_bandwidth", PLAT,
+     PLATF(DEV("d0", "a", "") "," DEV("d1", "b", ""),
+           "\"links\":{\"network\":{\"latency_us\":1,\"bandwidth_mbs\":0}}"),
+     {"links.network", "\"bandwidth_mbs\" must be a number"}},
+    {"plat_link_stray_key", PLAT,
+     PLATF(DEV("d0", "a", ""), "\"links\":{\"same_board\":{\"latency_us\":1,"
+                                "\"bandwidth_mbs\":1,\"a\":\"d0\"}}"),
+     {"links.same_board", "unknown key \"a\""}},
+};
+
+static const int ncases = (int)(sizeof cases / sizeof cases[0]);
+
+static void run_case(const bad_case *c)
+{
+    char err[NET_ERRLEN], fname[128];
+    snprintf(fname, sizeof fname, "%s.json", c->name);
+    char *path = scratch_path(fname);
+    CHECK(write_text(path, c->text) == 0);
+
+    /* API */
+    err[0] = 0;
+    if (c->what == NET) {
+        net *n = net_load(path, err);
+        CHECK(n == NULL);
+        net_free(n);
+    } else {
+        platform *p = platform_load(path, err);
+        CHECK(p == NULL);
+        platform_free(p);
+    }
+    fprintf(stderr, "%s: API says: %s\n", c->name, err);
+    CHECK_HAS(err, path);
+    CHECK(strchr(err, '\n') == NULL);
+    for (int k = 0; k < 3 && c->want[k]; k++) CHECK_HAS(err, c->want[k]);
+
+    /* CLI */
+    run_result r;
+    if (c->what == NET) run_dse(&r, (const char *const[]){"net", "show", path, NULL});
+    else run_dse(&r, (const char *const[]){"platform", "show", path, NULL});
+    fprintf(stderr, "%s: CLI exit %d, stderr: %s", c->name, r.status, r.err);
+    CHECK_I64(r.status, 2);
+    CHECK_STR(r.out, "");
+    CHECK_I64(count_lines(r.err), 1);
+    CHECK(r.err[0] && r.err[strlen(r.err) - 1] == '\n');
+    CHECK_HAS(r.err, path);
+    for (int k = 0; k < 3 && c->want[k]; k++) CHECK_HAS(r.err, c->want[k]);
+    /* The API and the CLI say the same thing. */
+    CHECK_HAS(r.err, err);
+    run_free(&r);
+    free(path);
+}
+
+/* Every case registered by CMake, and only those. */
+static void check_registered(void)
+{
+    const char *list = BAD_CASES; /* "a;b;c" */
+    int seen = 0;
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ';');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int found = 0;
+        for (int i = 0; i < ncases; i++)
+            if (strlen(cases[i].name) == len && !strncmp(cases[i].name, p, len)) found = 1;
+        if (!found) fprintf(stderr, "CMake registers %.*s, not a case here\n", (int)len, p);
+        CHECK(found);
+        seen++;
+        p += len;
+        if (*p == ';') p++;
+    }
+    if (seen != ncases) fprintf(stderr, "%d cases here, %d registered\n", ncases, seen);
+    CHECK_I64(seen, ncases);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        check_registered();
+        return check_done("test_bad_input (registration)");
+    }
+    for (int i = 0; i < ncases; i++)
+        if (!strcmp(cases[i].name, argv[1])) {
+            run_case(&cases[i]);
+            scratch_cleanup();
+            return check_done(argv[1]);
+        }
+    fprintf(stderr, "no case %s\n", argv[1]);
+    return 1;
+}

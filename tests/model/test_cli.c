@@ -1,0 +1,273 @@
+/* test_cli.c -- `dse zoo list`, `dse zoo show NAME [--json]`,
+ * `dse net show FILE [--json]` and `dse platform show FILE|PRESET [--json]`
+ * run as a user would (the built program, DSE_BIN), with their --json
+ * output parsed by cJSON and checked against figures known independently
+ * (the published zoo counts, the thesis' device set-up).
+ */
+#include "check.h"
+#include "net.h"
+#include "run.h"
+
+#include <cJSON.h>
+#include <stdlib.h>
+
+#define RUN(r, ...) run_dse((r), (const char *const[]){__VA_ARGS__, NULL})
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    CHECK(cJSON_IsNumber(v));
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    CHECK(cJSON_IsString(v));
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* A successful run: exit 0, nothing on stderr. */
+static void ok(const run_result *r, const char *what)
+{
+    if (r->status != 0 || r->err[0])
+        fprintf(stderr, "%s: exit %d, stderr: %s\n", what, r->status, r->err);
+    CHECK_I64(r->status, 0);
+    CHECK_STR(r->err, "");
+}
+
+/* A refused run: exit 2, nothing on stdout, one line on stderr. */
+static void refused(const run_result *r, const char *what)
+{
+    if (r->status != 2) fprintf(stderr, "%s: exit %d\n", what, r->status);
+    CHECK_I64(r->status, 2);
+    CHECK_I64(count_lines(r->err), 1);
+    CHECK_STR(r->out, "");
+}
+
+static void test_zoo_list(void)
+{
+    static const struct {
+        const char *name, *params;
+    } want[] = {{"alexnet", "61100840"},     {"alexnet-bvlc", "60965224"},
+                {"vgg16", "138357544"},      {"resnet50", "25557032"},
+                {"densenet121", "7978856"},  {"mobilenetv2", "3504872"},
+                {"toy6", ""},                {"branchy", ""}};
+    run_result r;
+    RUN(&r, "zoo", "list");
+    ok(&r, "zoo list");
+    CHECK_I64(count_lines(r.out), 1 + 8); /* header + one line per network */
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        /* The line starting with the name carries its parameter count. */
+        const char *line = r.out;
+        size_t len = strlen(want[i].name);
+        while (line && !(strncmp(line, want[i].name, len) == 0 && line[len] == ' ')) {
+            line = strchr(line, '\n');
+            if (line) line++;
+        }
+        CHECK(line != NULL);
+        if (!line) continue;
+        const char *eol = strchr(line, '\n');
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", eol ? (int)(eol - line) : (int)strlen(line), line);
+        CHECK_HAS(buf, want[i].params);
+    }
+    run_free(&r);
+}
+
+static void test_zoo_show(void)
+{
+    run_result r;
+    RUN(&r, "zoo", "show", "alexnet-bvlc", "--json");
+    ok(&r, "zoo show --json");
+    cJSON *j = cJSON_Parse(r.out);
+    CHECK(j != NULL);
+    if (j) {
+        const cJSON *t = cJSON_GetObjectItem(j, "totals"), *ls = cJSON_GetObjectItem(j, "layers");
+        CHECK_STR(str(j, "name"), "alexnet-bvlc");
+        CHECK(num(t, "layers") == 24);
+        CHECK(num(t, "macs") == 724406816.0);
+        CHECK(num(t, "params") == 60965224.0);
+        CHECK(num(t, "splittable") == 8);
+        CHECK_I64(cJSON_GetArraySize(ls), 24);
+        /* The per-layer rows add up to the totals; 8 rows are splittable. */
+        double macs = 0, params = 0;
+        int split = 0;
+        const cJSON *l;
+        cJSON_ArrayForEach(l, ls)
+        {
+            macs += num(l, "macs");
+            params += num(l, "params");
+            split += cJSON_IsTrue(cJSON_GetObjectItem(l, "splittable"));
+        }
+        CHECK(macs == 724406816.0);
+        CHECK(params == 60965224.0);
+        CHECK_I64(split, 8);
+        const cJSON *c1 = cJSON_GetArrayItem(ls, 0), *fl = cJSON_GetArrayItem(ls, 15);
+        CHECK_STR(str(c1, "name"), "conv1");
+        const cJSON *s = cJSON_GetObjectItem(c1, "shape");
+        CHECK(cJSON_GetArrayItem(s, 0)->valueint == 96 && cJSON_GetArrayItem(s, 1)->valueint == 55);
+        CHECK(num(c1, "macs") == 96.0 * 55 * 55 * 3 * 11 * 11);
+        CHECK_STR(str(fl, "kind"), "Flatten");
+        CHECK(cJSON_GetArrayItem(cJSON_GetObjectItem(fl, "shape"), 0)->valueint == 9216);
+        CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(fl, "inputs"), 0)->valuestring,
+                  "pool5");
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+
+    RUN(&r, "zoo", "show", "resnet50", "--json");
+    ok(&r, "zoo show resnet50");
+    j = cJSON_Parse(r.out);
+    CHECK(j && num(cJSON_GetObjectItem(j, "totals"), "params") == 25557032.0);
+    cJSON_Delete(j);
+    run_free(&r);
+
+    RUN(&r, "zoo", "show", "alexnet-bvlc");
+    ok(&r, "zoo show text");
+    CHECK_HAS(r.out, "24 layers");
+    CHECK_HAS(r.out, "total: 724406816 MACs");
+    CHECK_HAS(r.out, "60965224 params, 8 splittable layers");
+    run_free(&r);
+
+    RUN(&r, "zoo", "show", "lenet5");
+    refused(&r, "zoo show unknown");
+    CHECK_HAS(r.err, "lenet5");
+    run_free(&r);
+    RUN(&r, "zoo", "show", "toy6", "--bogus");
+    refused(&r, "zoo show --bogus");
+    CHECK_HAS(r.err, "--bogus");
+    run_free(&r);
+    RUN(&r, "zoo", "frobnicate");
+    CHECK_I64(r.status, 2);
+    run_free(&r);
+    RUN(&r, "zoo", "--help");
+    ok(&r, "zoo --help");
+    CHECK_HAS(r.out, "zoo show NAME");
+    run_free(&r);
+}
+
+static void test_net_show(void)
+{
+    char err[NET_ERRLEN];
+    net *n = net_zoo("vgg16", err);
+    char *path = scratch_path("vgg16.json");
+    CHECK(n && net_save(n, path, err) == 0);
+    net_totals t = net_total(n, NET_SPLIT_DEFAULT);
+    run_result r;
+    RUN(&r, "net", "show", path, "--json");
+    ok(&r, "net show --json");
+    cJSON *j = cJSON_Parse(r.out);
+    CHECK(j != NULL);
+    if (j) {
+        const cJSON *tt = cJSON_GetObjectItem(j, "totals");
+        CHECK(num(tt, "params") == 138357544.0);
+        CHECK(num(tt, "macs") == (double)t.macs);
+        CHECK(num(tt, "layers") == n->n);
+        CHECK(num(tt, "splittable") == 16);
+        CHECK_STR(str(cJSON_GetObjectItem(j, "input"), "name"), "data");
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+    RUN(&r, "net", "show", path);
+    ok(&r, "net show");
+    CHECK_HAS(r.out, "network vgg16");
+    CHECK_HAS(r.out, "138357544 params, 16 splittable layers");
+    run_free(&r);
+    /* A zoo name is accepted where a file is. */
+    RUN(&r, "net", "show", "toy6");
+    ok(&r, "net show toy6");
+    CHECK_HAS(r.out, "network toy6");
+    run_free(&r);
+    RUN(&r, "net", "show", "/nonexistent/dir/net.json");
+    refused(&r, "net show missing");
+    CHECK_HAS(r.err, "/nonexistent/dir/net.json");
+    run_free(&r);
+    free(path);
+    net_free(n);
+}
+
+static void test_platform_show(void)
+{
+    run_result r;
+    RUN(&r, "platform", "show", "jetson-nx-8-cpugpu", "--json");
+    ok(&r, "platform show --json");
+    cJSON *j = cJSON_Parse(r.out);
+    CHECK(j != NULL);
+    if (j) {
+        const cJSON *ds = cJSON_GetObjectItem(j, "devices"), *ls = cJSON_GetObjectItem(j, "links");
+        CHECK_I64(cJSON_GetArraySize(ds), 16);
+        CHECK_I64(cJSON_GetArraySize(ls), 16);
+        CHECK_STR(str(j, "source"), "nx0-cpu");
+        int gpus = 0;
+        const cJSON *d;
+        cJSON_ArrayForEach(d, ds) gpus += !strcmp(str(d, "kind"), "gpu");
+        CHECK_I64(gpus, 8);
+        /* Row of nx3-cpu: same_board only with nx3-gpu. */
+        int a = -1, g = -1, i = 0;
+        cJSON_ArrayForEach(d, ds)
+        {
+            if (!strcmp(str(d, "name"), "nx3-cpu")) a = i;
+            if (!strcmp(str(d, "name"), "nx3-gpu")) g = i;
+            i++;
+        }
+        CHECK(a >= 0 && g >= 0);
+        const cJSON *row = cJSON_GetArrayItem(ls, a);
+        CHECK_I64(cJSON_GetArraySize(row), 16);
+        for (int b = 0; b < 16 && a >= 0; b++) {
+            const cJSON *l = cJSON_GetArrayItem(row, b);
+            const char *want = b == a ? "same_device" : b == g ? "same_board" : "network";
+            CHECK_STR(str(l, "class"), want);
+            if (b != a && b != g) {
+                CHECK(num(l, "latency_us") == 150);
+                CHECK(num(l, "bandwidth_mbs") == 112);
+            }
+        }
+        const cJSON *cl = cJSON_GetObjectItem(j, "classes");
+        CHECK(num(cJSON_GetObjectItem(cl, "same_board"), "bandwidth_mbs") == 10000);
+    }
+    cJSON_Delete(j);
+    run_free(&r);
+
+    RUN(&r, "platform", "show", "jetson-nx-8-cpu");
+    ok(&r, "platform show text");
+    CHECK_HAS(r.out, "8 devices");
+    CHECK_HAS(r.out, "nx7-cpu");
+    run_free(&r);
+
+    /* A file with an override: listed in the text output. */
+    char *path = scratch_path("pair.json");
+    write_text(path,
+               "{\"format\":\"dse-platform\",\"devices\":["
+               "{\"name\":\"p\",\"board\":\"h1\",\"freq_mhz\":1000,\"cores\":1,"
+               "\"memory_mb\":100,\"idle_w\":1,\"busy_w\":2},"
+               "{\"name\":\"q\",\"board\":\"h2\",\"freq_mhz\":1000,\"cores\":1,"
+               "\"memory_mb\":100,\"idle_w\":1,\"busy_w\":2}],"
+               "\"links\":{\"network\":{\"latency_us\":100,\"bandwidth_mbs\":100},"
+               "\"pairs\":[{\"a\":\"p\",\"b\":\"q\",\"latency_us\":7,\"bandwidth_mbs\":9}]}}");
+    RUN(&r, "platform", "show", path);
+    ok(&r, "platform show file");
+    CHECK_HAS(r.out, "2 devices");
+    CHECK_HAS(r.out, "override p <-> q: latency 7 us, bandwidth 9 MB/s");
+    run_free(&r);
+    free(path);
+
+    RUN(&r, "platform", "show", "no-such-preset");
+    refused(&r, "platform show unknown");
+    CHECK_HAS(r.err, "no-such-preset");
+    run_free(&r);
+    RUN(&r, "--help");
+    ok(&r, "dse --help");
+    CHECK_HAS(r.out, "platform");
+    run_free(&r);
+}
+
+int main(void)
+{
+    test_zoo_list();
+    test_zoo_show();
+    test_net_show();
+    test_platform_show();
+    scratch_cleanup();
+    return check_done("test_cli");
+}
