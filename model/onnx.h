@@ -4,14 +4,38 @@
  * when weights_out is given, writes the initializers as a raw float32 file
  * the net references.  Export writes any net as a valid ONNX model.
  * Errors: NULL / -1 with one line in err (NET_ERRLEN) naming file, node and
- * reason.
+ * reason.  What is accepted and how each operator maps: docs/onnx.md.
  */
 #ifndef DSE_ONNX_H
 #define DSE_ONNX_H
 
 #include "net.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* Import path.  With weights_out, the initializers are written there in the
+ * layout of weights.h and n->weights_path is set to weights_out; without,
+ * n->weights_path is set to path itself (weights_load() reads the ONNX
+ * initializers back).  The caller owns the net (net_free). */
 net *onnx_import(const char *path, const char *weights_out, char *err);
+/* The same from memory (what names the source in messages); external-data
+ * initializers are refused since there is no folder to find them in.  The
+ * net has no weights_path.  For the fuzzer and tests. */
+net *onnx_import_buffer(const void *data, size_t len, const char *what, char *err);
+/* The initializers of the ONNX file path, as weights for n (which must be
+ * the net that file imports to), in the layout of weights.h; caller frees. */
+float *onnx_read_weights(const char *path, const net *n, char *err);
+
+/* Write n as an ONNX model (opset 13, IR version 7), atomically.  Weights:
+ * the net's own (weights_load) when it has a weights file, otherwise
+ * weights_generate(..., WEIGHTS_SEED_DEFAULT, ...) (weights.h). */
 int onnx_export(const net *n, const char *path, char *err);
+
+/* Read a serialised float32 TensorProto (input_K.pb / output_K.pb files in
+ * the ONNX test suite): returns its values (caller frees; at least one
+ * byte is allocated even for an empty tensor), its dims and rank (at most
+ * 8).  NULL with err on a bad file or a non-float tensor. */
+float *onnx_read_tensor(const char *pb_path, int64_t dims[8], int *ndims, char *err);
 
 #endif

@@ -1,0 +1,263 @@
+/* weights.c -- the weights file (layout in weights.h and docs/onnx.md), its
+ * size-checked loader, the deterministic generator, and the relative-path
+ * rules of network files that point at a weights file.
+ *
+ * Invariant: a weights array is always exactly weights_total(n) floats in
+ * layer order; a file of any other size is refused, never half-read.
+ */
+#include "weights.h"
+#include "onnx.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int64_t weights_offset(const net *n, int layer)
+{
+    int64_t off = 0;
+    for (int i = 0; i < layer && i < n->n; i++) off += n->layers[i].weights;
+    return off;
+}
+
+static int host_is_le(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one == 1;
+}
+
+/* In-place little-endian <-> host conversion (a no-op on LE hosts). */
+static void swap_if_be(float *w, int64_t count)
+{
+    if (host_is_le()) return;
+    for (int64_t i = 0; i < count; i++) {
+        uint8_t *b = (uint8_t *)&w[i], t;
+        t = b[0], b[0] = b[3], b[3] = t;
+        t = b[1], b[1] = b[2], b[2] = t;
+    }
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+float *weights_load(const net *n, char *err)
+{
+    const char *path = n->weights_path;
+    if (!path) {
+        snprintf(err, NET_ERRLEN, "network %s has no weights file", n->name);
+        return NULL;
+    }
+    if (ends_with(path, ".onnx")) return onnx_read_weights(path, n, err);
+    int64_t total = weights_total(n);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, NET_ERRLEN, "%s: cannot open weights file: %s", path, strerror(errno));
+        return NULL;
+    }
+    float *w = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        snprintf(err, NET_ERRLEN, "%s: cannot read weights file", path);
+        goto out;
+    }
+    if ((int64_t)size != total * 4) {
+        snprintf(err, NET_ERRLEN, "%s: weights file has %ld bytes, network %s needs %lld "
+                 "(%lld floats)", path, size, n->name, (long long)total * 4, (long long)total);
+        goto out;
+    }
+    w = malloc(total ? (size_t)total * sizeof *w : 1);
+    if (!w) {
+        snprintf(err, NET_ERRLEN, "%s: out of memory for %lld weights", path, (long long)total);
+        goto out;
+    }
+    if (total && fread(w, sizeof *w, (size_t)total, f) != (size_t)total) {
+        snprintf(err, NET_ERRLEN, "%s: short read of weights file", path);
+        free(w);
+        w = NULL;
+        goto out;
+    }
+    swap_if_be(w, total);
+out:
+    fclose(f);
+    return w;
+}
+
+int weights_save(const net *n, const float *w, const char *path, char *err)
+{
+    int64_t total = weights_total(n);
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (!tmp) {
+        snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, len + 16, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, NET_ERRLEN, "%s: cannot write weights file: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    int ok = 1;
+    if (host_is_le()) {
+        ok = total == 0 || fwrite(w, sizeof *w, (size_t)total, f) == (size_t)total;
+    } else {
+        float buf[1024];
+        for (int64_t i = 0; i < total && ok; i += 1024) {
+            int64_t k = total - i < 1024 ? total - i : 1024;
+            memcpy(buf, w + i, (size_t)k * sizeof *buf);
+            swap_if_be(buf, k);
+            ok = fwrite(buf, sizeof *buf, (size_t)k, f) == (size_t)k;
+        }
+    }
+    if (fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, NET_ERRLEN, "%s: cannot write weights file: %s", path, strerror(errno));
+        remove(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* splitmix64's finaliser: a bijective mix, so distinct (layer, element)
+ * counters give independent-looking values. */
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void weights_generate(const net *n, int layer, uint64_t seed, int64_t first, int64_t count,
+                      float *out)
+{
+    const net_layer *L = &n->layers[layer];
+    uint64_t base = mix(mix(seed) ^ (uint64_t)(layer + 1));
+    int64_t nw = 0, fan_in = 1, c = L->out.c;
+    if (L->kind == NET_CONV) {
+        net_shape x = net_in_shape(n, layer, 0);
+        fan_in = (int64_t)(x.c / L->a.groups) * L->a.kh * L->a.kw;
+        nw = fan_in * L->a.out_c;
+    } else if (L->kind == NET_FC) {
+        fan_in = net_shape_numel(net_in_shape(n, layer, 0));
+        nw = fan_in * L->a.out_c;
+    }
+    double scale = 1.0 / sqrt((double)(fan_in > 0 ? fan_in : 1));
+    for (int64_t k = 0; k < count; k++) {
+        int64_t e = first + k;
+        double u = (double)(mix(base ^ (uint64_t)e) >> 40) / 16777216.0, v = 2 * u - 1;
+        double x;
+        if (L->kind == NET_BN) {
+            int role = c > 0 ? (int)(e / c) : 0;
+            x = role == 0 ? 1 + 0.1 * v : role == 3 ? 1 + 0.5 * u : 0.1 * v;
+        } else {
+            x = e < nw ? v * scale : 0.01 * v;
+        }
+        out[k] = (float)x;
+    }
+}
+
+float *weights_generate_all(const net *n, uint64_t seed)
+{
+    int64_t total = weights_total(n), off = 0;
+    float *w = malloc(total ? (size_t)total * sizeof *w : 1);
+    if (!w) return NULL;
+    for (int i = 0; i < n->n; i++) {
+        weights_generate(n, i, seed, 0, n->layers[i].weights, w + off);
+        off += n->layers[i].weights;
+    }
+    return w;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t k = strlen(s) + 1;
+    char *d = malloc(k);
+    if (d) memcpy(d, s, k);
+    return d;
+}
+
+char *weights_path_resolve(const char *doc, const char *wpath)
+{
+    const char *slash = strrchr(doc, '/');
+    if (wpath[0] == '/' || !slash) return xstrdup(wpath);
+    size_t dl = (size_t)(slash - doc), wl = strlen(wpath);
+    char *p = malloc(dl + wl + 2);
+    if (!p) return NULL;
+    memcpy(p, doc, dl);
+    p[dl] = '/';
+    memcpy(p + dl + 1, wpath, wl + 1);
+    return p;
+}
+
+/* Absolute, lexically normalised form of path's folder (dir_only) or of
+ * path itself, as an array of components in buf; returns the count. */
+static int components(const char *path, int dir_only, char *buf, size_t cap, char **comp, int maxc)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    if (path[0] != '/') {
+        if (!getcwd(buf, cap)) return -1;
+        len = strlen(buf);
+    }
+    if (len + strlen(path) + 2 > cap) return -1;
+    buf[len++] = '/';
+    strcpy(buf + len, path);
+    if (dir_only) {
+        char *s = strrchr(buf, '/');
+        *s = 0;
+    }
+    int nc = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(tok, ".")) continue;
+        if (!strcmp(tok, "..")) {
+            if (nc > 0) nc--;
+            continue;
+        }
+        if (nc == maxc) return -1;
+        comp[nc++] = tok;
+    }
+    return nc;
+}
+
+char *weights_path_relative(const char *doc, const char *wpath)
+{
+    enum { CAP = 4096, MAXC = 256 };
+    char *b1 = malloc(CAP), *b2 = malloc(CAP), *d[MAXC], *w[MAXC], *r = NULL;
+    if (!b1 || !b2) goto out;
+    int nd = components(doc, 1, b1, CAP, d, MAXC);
+    int nw = components(wpath, 0, b2, CAP, w, MAXC);
+    if (nd < 0 || nw < 1) {
+        r = xstrdup(wpath);
+        goto out;
+    }
+    int common = 0;
+    while (common < nd && common < nw - 1 && !strcmp(d[common], w[common])) common++;
+    /* Nothing shared but the root: an absolute path reads better than ../../.. */
+    int absolute = common == 0;
+    size_t need = 2;
+    for (int i = common; i < nd; i++) need += 3;
+    for (int i = common; i < nw; i++) need += strlen(w[i]) + 1;
+    r = malloc(need);
+    if (!r) goto out;
+    strcpy(r, absolute ? "/" : "");
+    for (int i = common; i < nd && !absolute; i++) strcat(r, "../");
+    for (int i = common; i < nw; i++) {
+        strcat(r, w[i]);
+        if (i + 1 < nw) strcat(r, "/");
+    }
+out:
+    free(b1);
+    free(b2);
+    return r;
+}
