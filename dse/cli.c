@@ -43,12 +43,14 @@ int cli_parse(cli_args *a, const char *cmd, int argc, char **argv, const char *f
     a->cmd = cmd;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if (strncmp(s, "--", 2) == 0 && s[2]) {
+        /* "-o" (one letter, as DESIGN.md writes it) is "--o". */
+        int single = s[0] == '-' && ((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z')) && !s[2];
+        if ((strncmp(s, "--", 2) == 0 && s[2]) || single) {
             if (a->nopt == 64) {
                 cli_error(cmd, "too many options");
                 return EXIT_USAGE;
             }
-            const char *name = s + 2, *eq = strchr(name, '=');
+            const char *name = s + (single ? 1 : 2), *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
             a->key[a->nopt] = name;
             if (is_flag(flags, name, len)) {

@@ -159,7 +159,10 @@ int cmd_net(int argc, char **argv)
             return EXIT_USAGE;
         }
         int rc = net_save(n, out, err);
-        if (rc) cli_error("net import", "%s", err);
+        if (rc) {
+            cli_error("net import", "%s", err);
+            if (w) remove(w); /* nothing half-written: no weights without their JSON */
+        }
         net_free(n);
         return rc ? EXIT_FAIL : EXIT_OK;
     }

@@ -7,6 +7,7 @@
 #include "net.h"
 #include "jsonutil.h"
 #include "onnx.h"
+#include "weights.h"
 
 #include <cJSON.h>
 #include <stdio.h>
@@ -330,12 +331,20 @@ net *net_load(const char *path, char *err)
     if (!text) return NULL;
     net *n = net_from_json(text, path, err);
     free(text);
+    if (n && n->weights_path) { /* relative to the JSON file's folder */
+        char *w = weights_path_resolve(path, n->weights_path);
+        free(n->weights_path);
+        n->weights_path = w;
+    }
     return n;
 }
 
 int net_save(const net *n, const char *path, char *err)
 {
-    char *txt = net_to_json(n);
+    net rel = *n; /* the weights path as seen from the JSON file's folder */
+    rel.weights_path = n->weights_path ? weights_path_relative(path, n->weights_path) : NULL;
+    char *txt = net_to_json(&rel);
+    free(rel.weights_path);
     int rc = ju_write_file_atomic(path, txt, err);
     free(txt);
     return rc;
