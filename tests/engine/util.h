@@ -1,0 +1,96 @@
+/* util.h -- helpers shared by the engine tests, written independently of
+ * the engine so that expected values never come from the code under test:
+ * a plain 2-D hypervolume (qsort + staircase sweep) and a runner for the
+ * built-in problems. */
+#ifndef ENGINE_UTIL_H
+#define ENGINE_UTIL_H
+
+#include "nsga.h"
+#include "problems.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static int util_cmp2(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Area dominated by the points (x, y pairs) and bounded by (rx, ry). */
+static inline double util_hv2(int n, const double *pts, double rx, double ry)
+{
+    double *p = malloc((size_t)(n ? n : 1) * 2 * sizeof *p);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (pts[2 * i] < rx && pts[2 * i + 1] < ry) {
+            p[2 * k] = pts[2 * i];
+            p[2 * k + 1] = pts[2 * i + 1];
+            k++;
+        }
+    qsort(p, (size_t)k, 2 * sizeof *p, util_cmp2);
+    double area = 0, top = ry;
+    for (int i = 0; i < k; i++)
+        if (p[2 * i + 1] < top) {
+            area += (rx - p[2 * i]) * (top - p[2 * i + 1]);
+            top = p[2 * i + 1];
+        }
+    free(p);
+    return area;
+}
+
+/* Runs a built-in problem; returns the engine (caller destroys it and the
+ * problem *bp) or NULL after printing the error. */
+static inline nsga *util_run(const char *name, int pop, long gens, unsigned long seed, int threads,
+                             nsga_options *opt_inout, nsga_builtin **bp)
+{
+    char err[NSGA_ERRLEN];
+    nsga_builtin *b = nsga_builtin_create(name, threads, err);
+    if (!b) {
+        fprintf(stderr, "%s: %s\n", name, err);
+        return NULL;
+    }
+    nsga_options o;
+    if (opt_inout) o = *opt_inout;
+    else nsga_options_default(&o);
+    o.pop_size = pop;
+    o.max_gens = gens;
+    o.seed = seed;
+    if (!o.ref) o.ref = nsga_builtin_ref(b);
+    nsga *e = nsga_create(nsga_builtin_problem(b), &o, err);
+    if (!e) {
+        fprintf(stderr, "%s: %s\n", name, err);
+        nsga_builtin_free(b);
+        return NULL;
+    }
+    int rc = nsga_run(e, err);
+    if (rc < 0) {
+        fprintf(stderr, "%s: run failed: %s\n", name, err);
+        nsga_destroy(e);
+        nsga_builtin_free(b);
+        return NULL;
+    }
+    *bp = b;
+    return e;
+}
+
+/* Objectives of the feasible first front, row-major; returns the count. */
+static inline int util_front(const nsga *e, double *out)
+{
+    int n = nsga_pop_size(e), m = nsga_get_problem(e)->nobj, k = 0;
+    for (int i = 0; i < n; i++)
+        if (nsga_rank(e, i) == 0 && nsga_cv(e, i) == 0) {
+            memcpy(out + (size_t)k * m, nsga_objectives(e, i), (size_t)m * sizeof *out);
+            k++;
+        }
+    return k;
+}
+
+#endif
