@@ -1,0 +1,431 @@
+/* chrom.c -- the three genome encodings and their decoders (see chrom.h
+ * and docs/chromosomes.md for the rules).
+ *
+ * Invariant: every genome within chrom_bounds() decodes to a mapping that
+ * passes mapping_validate(); the decoders repair, they never reject.  All
+ * tables the decoders need are built once in chrom_new(); a decode writes
+ * only the caller's mapping and a bounded amount of stack.
+ */
+#include "chrom.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct chrom {
+    const net *n;    /* borrowed */
+    chrom_kind kind;
+    int ndev, p, mask;
+    int L, S, len;
+    int lo, hi;      /* every gene has the same bounds */
+    int *split;      /* L: 1 if layer i is of a splittable kind in mask */
+    int *sidx;       /* S: layer index of splittable layer j (0-based j) */
+    int *gene;       /* L: naive: offset of layer i's first gene */
+    int *chan;       /* L: output channels of layer i */
+};
+
+static const char *kind_names[] = {"naive", "hybrid", "vertical"};
+
+const char *chrom_kind_name(chrom_kind k)
+{
+    return (k >= CHROM_NAIVE && k <= CHROM_VERTICAL) ? kind_names[k] : "?";
+}
+
+int chrom_kind_parse(const char *s, chrom_kind *k)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, kind_names[i]) == 0) {
+            *k = (chrom_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+void chrom_free(chrom *c)
+{
+    if (!c) return;
+    free(c->split);
+    free(c->sidx);
+    free(c->gene);
+    free(c->chan);
+    free(c);
+}
+
+chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, char *err)
+{
+    if (!n || n->n < 1) {
+        snprintf(err, NET_ERRLEN, "chromosome: empty network");
+        return NULL;
+    }
+    if (ndev < 1 || ndev > CHROM_MAX_DEV) {
+        snprintf(err, NET_ERRLEN, "chromosome: %d devices, must be 1..%d", ndev, CHROM_MAX_DEV);
+        return NULL;
+    }
+    if (k != CHROM_NAIVE && k != CHROM_HYBRID && k != CHROM_VERTICAL) {
+        snprintf(err, NET_ERRLEN, "chromosome: unknown kind %d", (int)k);
+        return NULL;
+    }
+    if (k == CHROM_HYBRID && (p < 1 || p > ndev)) {
+        snprintf(err, NET_ERRLEN, "chromosome: %d splits, must be 1..%d (the device count)", p,
+                 ndev);
+        return NULL;
+    }
+    for (int b = 0; b < NET_KIND_COUNT; b++)
+        if ((split_mask >> b & 1) && !net_kind_splittable((net_kind)b)) {
+            snprintf(err, NET_ERRLEN, "chromosome: %s layers cannot be split",
+                     net_kind_name((net_kind)b));
+            return NULL;
+        }
+    if (split_mask < 0 || split_mask >> NET_KIND_COUNT) {
+        snprintf(err, NET_ERRLEN, "chromosome: bad split mask %d", split_mask);
+        return NULL;
+    }
+    chrom *c = calloc(1, sizeof *c);
+    if (!c) goto oom;
+    c->n = n;
+    c->kind = k;
+    c->ndev = ndev;
+    c->p = k == CHROM_HYBRID ? p : 0;
+    c->mask = split_mask;
+    c->L = n->n;
+    c->split = calloc((size_t)c->L, sizeof *c->split);
+    c->sidx = calloc((size_t)c->L, sizeof *c->sidx);
+    c->gene = calloc((size_t)c->L, sizeof *c->gene);
+    c->chan = calloc((size_t)c->L, sizeof *c->chan);
+    if (!c->split || !c->sidx || !c->gene || !c->chan) goto oom;
+    int g = 0;
+    for (int i = 0; i < c->L; i++) {
+        net_kind kk = n->layers[i].kind;
+        c->split[i] = (split_mask >> kk & 1) && net_kind_splittable(kk);
+        c->chan[i] = n->layers[i].out.c;
+        c->gene[i] = g;
+        g += c->split[i] ? ndev : 1;
+        if (c->split[i]) c->sidx[c->S++] = i;
+    }
+    switch (k) {
+    case CHROM_NAIVE:
+        c->len = g;
+        c->lo = 0, c->hi = ndev - 1;
+        break;
+    case CHROM_HYBRID:
+        c->len = p * ndev;
+        c->lo = 0, c->hi = c->S;
+        break;
+    case CHROM_VERTICAL:
+        c->len = ndev;
+        c->lo = 0, c->hi = c->L;
+        break;
+    }
+    return c;
+oom:
+    chrom_free(c);
+    snprintf(err, NET_ERRLEN, "chromosome: out of memory");
+    return NULL;
+}
+
+int chrom_length(const chrom *c) { return c->len; }
+chrom_kind chrom_get_kind(const chrom *c) { return c->kind; }
+int chrom_ndev(const chrom *c) { return c->ndev; }
+int chrom_splits(const chrom *c) { return c->p; }
+int chrom_nsplittable(const chrom *c) { return c->S; }
+int chrom_split_mask(const chrom *c) { return c->mask; }
+const net *chrom_net(const chrom *c) { return c->n; }
+
+void chrom_bounds(const chrom *c, int *lo, int *hi)
+{
+    for (int i = 0; i < c->len; i++) lo[i] = c->lo, hi[i] = c->hi;
+}
+
+double chrom_log10_space(const chrom *c)
+{
+    return c->len * log10((double)c->hi - c->lo + 1);
+}
+
+/* ---- decoding ---- */
+
+/* Emit the slices of layer i shared by k devices (in channel order) with
+ * weights w; zero shares (fewer channels than devices) are dropped. */
+static inline void emit_shares(const chrom *c, mapping *m, int *pos, int i, int k,
+                               const int *devs, const int *w, int *share)
+{
+    map_slice *s = m->slices;
+    if (k == 1) {
+        s[(*pos)++] = (map_slice){devs[0], 0, c->chan[i]};
+        return;
+    }
+    mapping_apportion(c->chan[i], k, w, share);
+    int c0 = 0;
+    for (int a = 0; a < k; a++)
+        if (share[a] > 0) {
+            s[(*pos)++] = (map_slice){devs[a], c0, share[a]};
+            c0 += share[a];
+        }
+}
+
+static void decode_naive(const chrom *c, const int *g, mapping *m)
+{
+    int where[CHROM_MAX_DEV], devs[CHROM_MAX_DEV], w[CHROM_MAX_DEV], share[CHROM_MAX_DEV];
+    const int n = c->ndev;
+    for (int d = 0; d < n; d++) where[d] = -1;
+    int pos = 0;
+    for (int i = 0; i < c->L; i++) {
+        const int *gi = g + c->gene[i];
+        m->first[i] = pos;
+        if (!c->split[i]) {
+            m->slices[pos++] = (map_slice){gi[0], 0, c->chan[i]};
+            continue;
+        }
+        /* Distinct devices in order of first appearance, with counts. */
+        int k = 0;
+        for (int t = 0; t < n; t++) {
+            int d = gi[t];
+            if (where[d] < 0) {
+                where[d] = k;
+                devs[k] = d;
+                w[k++] = 1;
+            } else {
+                w[where[d]]++;
+            }
+        }
+        for (int a = 0; a < k; a++) where[devs[a]] = -1;
+        emit_shares(c, m, &pos, i, k, devs, w, share);
+    }
+    m->first[c->L] = pos;
+}
+
+/* Values up to this are ordered by a bucket scan, larger ones (only on
+ * networks of thousands of layers) by insertion sort.  A test rebuilds
+ * this file with a tiny value to cover the second path. */
+#ifndef CHROM_BUCKETS
+#define CHROM_BUCKETS 4096
+#endif
+
+/* The split points of one row in increasing order: pt[a] is a value and
+ * who[a] the device owning the range (pt[a-1], pt[a]]; of several devices
+ * holding the same value the lowest index owns the range and the others
+ * get nothing.  Returns the number of points.  Values are 0..hi. */
+static int split_points(const int *row, int n, int hi, int *pt, int *who)
+{
+    int k = 0;
+    if (hi < CHROM_BUCKETS) {
+        int own[CHROM_BUCKETS];
+        for (int v = 1; v <= hi; v++) own[v] = -1;
+        for (int d = n - 1; d >= 0; d--)
+            if (row[d] > 0) own[row[d]] = d; /* lowest index written last */
+        for (int v = 1; v <= hi; v++)
+            if (own[v] >= 0) pt[k] = v, who[k++] = own[v];
+        return k;
+    }
+    for (int d = 0; d < n; d++) {
+        int v = row[d];
+        if (v <= 0) continue;
+        int b = k;
+        while (b > 0 && pt[b - 1] > v) pt[b] = pt[b - 1], who[b] = who[b - 1], b--;
+        if (b > 0 && pt[b - 1] == v) { /* a tie: the earlier, lower index keeps it */
+            for (; b < k; b++) pt[b] = pt[b + 1], who[b] = who[b + 1];
+            continue;
+        }
+        pt[b] = v, who[b] = d, k++;
+    }
+    return k;
+}
+
+/* Hybrid: one more share of splittable layer i for device d.  The shares
+ * accumulate in m's slice array at i*ndev (the room mapping_new() keeps for
+ * layer i): entries (dev, nc = count) in order of first appearance, ended
+ * by dev = -1 unless all ndev entries are used. */
+static inline void add_share(mapping *m, int ndev, int i, int d)
+{
+    map_slice *b = m->slices + (size_t)i * ndev;
+    for (int t = 0; t < ndev; t++) {
+        if (b[t].dev == d) {
+            b[t].nc++;
+            return;
+        }
+        if (b[t].dev < 0) {
+            b[t].dev = d;
+            b[t].nc = 1;
+            if (t + 1 < ndev) b[t + 1].dev = -1;
+            return;
+        }
+    }
+}
+
+static void decode_hybrid(const chrom *c, const int *g, mapping *m)
+{
+    int pt[CHROM_MAX_DEV], who[CHROM_MAX_DEV], devs[CHROM_MAX_DEV], w[CHROM_MAX_DEV],
+        share[CHROM_MAX_DEV];
+    const int n = c->ndev, S = c->S;
+    for (int j = 0; j < S; j++) m->slices[(size_t)c->sidx[j] * n].dev = -1;
+    for (int r = 0; r < c->p; r++) {
+        int k = split_points(g + r * n, n, S, pt, who), prev = 0;
+        for (int a = 0; a < k; a++) {
+            for (int j = prev; j < pt[a]; j++) add_share(m, n, c->sidx[j], who[a]);
+            prev = pt[a];
+        }
+        /* Row 1 covers every layer: the tail goes to its largest split
+         * point's device, or to device 0 when the row is all zero.  Other
+         * rows cover only up to their largest value. */
+        if (r == 0)
+            for (int j = prev; j < S; j++) add_share(m, n, c->sidx[j], k ? who[k - 1] : 0);
+    }
+    /* Compact into CSR.  Layer i's output goes to pos <= i*ndev and its
+     * shares are copied out first, so no unread share is overwritten. */
+    int owner = S > 0 ? m->slices[(size_t)c->sidx[0] * n].dev : 0, pos = 0;
+    for (int i = 0; i < c->L; i++) {
+        m->first[i] = pos;
+        if (!c->split[i]) {
+            m->slices[pos++] = (map_slice){owner, 0, c->chan[i]};
+            continue;
+        }
+        const map_slice *b = m->slices + (size_t)i * n;
+        int k = 0;
+        while (k < n && b[k].dev >= 0) devs[k] = b[k].dev, w[k] = b[k].nc, k++;
+        owner = devs[0]; /* row 1's device: takes the layers up to the next split */
+        emit_shares(c, m, &pos, i, k, devs, w, share);
+    }
+    m->first[c->L] = pos;
+}
+
+static void decode_vertical(const chrom *c, const int *g, mapping *m)
+{
+    int pt[CHROM_MAX_DEV + 1], who[CHROM_MAX_DEV + 1];
+    int k = split_points(g, c->ndev, c->L, pt, who), prev = 0, pos = 0;
+    /* The tail after the largest split point goes to the device holding
+     * it, everything to device 0 when no device has a split point. */
+    pt[k] = c->L, who[k] = k ? who[k - 1] : 0;
+    for (int a = 0; a <= k; a++) {
+        for (int i = prev; i < pt[a]; i++) {
+            m->first[i] = pos;
+            m->slices[pos++] = (map_slice){who[a], 0, c->chan[i]};
+        }
+        if (pt[a] > prev) prev = pt[a];
+    }
+    m->first[c->L] = pos;
+}
+
+int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *err)
+{
+    if (len != c->len) {
+        snprintf(err, NET_ERRLEN, "%s genome has %d genes, expected %d", chrom_kind_name(c->kind),
+                 len, c->len);
+        return -1;
+    }
+    if (m->nlayers != c->L || m->ndev != c->ndev) {
+        snprintf(err, NET_ERRLEN, "mapping sized for %d layers x %d devices, expected %d x %d",
+                 m->nlayers, m->ndev, c->L, c->ndev);
+        return -1;
+    }
+    for (int i = 0; i < len; i++)
+        if (genome[i] < c->lo || genome[i] > c->hi) {
+            snprintf(err, NET_ERRLEN, "%s genome: gene %d is %d, outside %d..%d",
+                     chrom_kind_name(c->kind), i, genome[i], c->lo, c->hi);
+            return -1;
+        }
+    switch (c->kind) {
+    case CHROM_NAIVE: decode_naive(c, genome, m); break;
+    case CHROM_HYBRID: decode_hybrid(c, genome, m); break;
+    case CHROM_VERTICAL: decode_vertical(c, genome, m); break;
+    }
+    return 0;
+}
+
+int chrom_single_device(const chrom *c, int dev, int *genome)
+{
+    if (dev < 0 || dev >= c->ndev) return -1;
+    switch (c->kind) {
+    case CHROM_NAIVE:
+        for (int i = 0; i < c->len; i++) genome[i] = dev;
+        return 0;
+    case CHROM_HYBRID:
+        if (c->S == 0 && dev != 0) return -1;
+        memset(genome, 0, (size_t)c->len * sizeof *genome);
+        genome[dev] = c->S; /* row 1: dev holds every splittable layer */
+        return 0;
+    case CHROM_VERTICAL:
+        memset(genome, 0, (size_t)c->len * sizeof *genome);
+        genome[dev] = c->L;
+        return 0;
+    }
+    return -1;
+}
+
+/* ---- dump ---- */
+
+typedef struct {
+    char *buf;
+    size_t len, used; /* used counts what would have been written */
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = b->used < b->len ? b->len - b->used : 0;
+    int r = vsnprintf(room ? b->buf + b->used : NULL, room, fmt, ap);
+    va_end(ap);
+    if (r > 0) b->used += (size_t)r;
+}
+
+/* Ranges of one split-point row: "dev3: conv1..conv2, dev0: fc6..fc8";
+ * positions index splittable layers (split = 1) or all layers; the tail up
+ * to fill_to goes to the last point's device. */
+static void dump_ranges(const chrom *c, sbuf *b, const int *row, int split, int fill_to)
+{
+    int pt[CHROM_MAX_DEV + 1], who[CHROM_MAX_DEV + 1];
+    int k = split_points(row, c->ndev, split ? c->S : c->L, pt, who), prev = 0;
+    pt[k] = fill_to, who[k] = k ? who[k - 1] : 0;
+    for (int a = 0; a <= k; a++) {
+        if (pt[a] <= prev) continue;
+        const char *from = c->n->layers[split ? c->sidx[prev] : prev].name;
+        const char *to = c->n->layers[split ? c->sidx[pt[a] - 1] : pt[a] - 1].name;
+        sb_printf(b, "%sdev%d: %s..%s", prev ? ", " : "", who[a], from, to);
+        prev = pt[a];
+    }
+    if (!prev) sb_printf(b, "(nothing)");
+}
+
+int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len)
+{
+    sbuf b = {buf, len, 0};
+    if (len) buf[0] = 0;
+    const int n = c->ndev;
+    switch (c->kind) {
+    case CHROM_NAIVE:
+        sb_printf(&b, "naive genome, %d genes (%s on %d devices; gene = device):\n", c->len,
+                  c->n->name, n);
+        for (int i = 0; i < c->L; i++) {
+            const int *gi = genome + c->gene[i];
+            sb_printf(&b, "  %-24s", c->n->layers[i].name);
+            for (int t = 0; t < (c->split[i] ? n : 1); t++) sb_printf(&b, " %d", gi[t]);
+            sb_printf(&b, "\n");
+        }
+        break;
+    case CHROM_HYBRID:
+        sb_printf(&b, "hybrid genome, %d x %d genes (%s, %d splittable layers; gene = last "
+                  "splittable layer of the device's range in that split, 0 = none):\n",
+                  c->p, n, c->n->name, c->S);
+        for (int r = 0; r < c->p; r++) {
+            const int *row = genome + r * n;
+            sb_printf(&b, "  split %d:", r + 1);
+            for (int d = 0; d < n; d++) sb_printf(&b, " %d", row[d]);
+            sb_printf(&b, "   ");
+            if (c->S == 0) sb_printf(&b, "(no splittable layer)");
+            else dump_ranges(c, &b, row, 1, r == 0 ? c->S : 0);
+            sb_printf(&b, "\n");
+        }
+        break;
+    case CHROM_VERTICAL:
+        sb_printf(&b, "vertical genome, %d genes (%s, %d layers; gene = last layer of the "
+                  "device's range, 0 = unused):\n ", n, c->n->name, c->L);
+        for (int d = 0; d < n; d++) sb_printf(&b, " %d", genome[d]);
+        sb_printf(&b, "   ");
+        dump_ranges(c, &b, genome, 0, c->L);
+        sb_printf(&b, "\n");
+        break;
+    }
+    return (int)b.used;
+}

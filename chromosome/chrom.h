@@ -1,0 +1,80 @@
+/* chrom.h -- genome encodings of mappings (DESIGN section 5, thesis 4.2):
+ * the whole public API of the chromosome module.
+ *
+ * A chrom is bound to one network, a device count, the kind of encoding,
+ * (hybrid only) the number p of horizontal splits, and the mask of layer
+ * kinds that may be split.  It reports the genome length, the per-gene
+ * bounds and the search-space size, and decodes any genome within bounds
+ * into a valid Mapping: decoding repairs, it never rejects
+ * (docs/chromosomes.md states every rule, including the repair and
+ * tie-breaking choices).
+ *
+ * Notation: n devices (0-based in code), L layers, S layers of a splittable
+ * kind (re-indexed 1..S in topological order), p splits.
+ *   naive    length S*n + L - S, genes 0..n-1 (a device)
+ *   hybrid   length p*n, row-major (gene k*n + d = row k, device d), 0..S
+ *   vertical length n, genes 0..L (a split point, 0 = device unused)
+ *
+ * Hot path: chrom_decode() allocates nothing and touches only the genome,
+ * the mapping and the chrom's precomputed tables; a chrom is read-only
+ * after chrom_new(), so any number of threads may decode with one chrom
+ * (each into its own mapping).
+ *
+ * Ownership: chrom_new() keeps a pointer to the net (borrowed: the net
+ * must outlive the chrom); chrom_free() releases the rest.  Errors go to a
+ * char err[NET_ERRLEN] buffer as one line; nothing here prints.
+ */
+#ifndef DSE_CHROM_H
+#define DSE_CHROM_H
+
+#include <stddef.h>
+
+#include "mapping.h"
+#include "net.h"
+
+/* Devices a chrom can handle: bounds the decoder's stack scratch. */
+#define CHROM_MAX_DEV 1024
+
+typedef enum { CHROM_NAIVE, CHROM_HYBRID, CHROM_VERTICAL } chrom_kind;
+
+typedef struct chrom chrom;
+
+/* p is used by CHROM_HYBRID only (1 <= p <= ndev); split_mask is a bit mask
+ * of net_kind (net_split_mask_parse; NET_SPLIT_DEFAULT = Conv and FC).
+ * Returns NULL with err set on a bad argument. */
+chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, char *err);
+void chrom_free(chrom *c);
+
+/* "naive", "hybrid", "vertical" <-> kind; parse returns 0 or -1. */
+int chrom_kind_parse(const char *s, chrom_kind *k);
+const char *chrom_kind_name(chrom_kind k);
+
+/* ---- what the engine needs ---- */
+int chrom_length(const chrom *c);
+void chrom_bounds(const chrom *c, int *lo, int *hi); /* chrom_length entries each, inclusive */
+double chrom_log10_space(const chrom *c);            /* log10 of the number of genomes */
+
+/* Decode genome (len genes) into m, a mapping from mapping_new(net->n,
+ * ndev).  Returns 0, or -1 with err set when len is not chrom_length(), a
+ * gene is out of bounds, or m has the wrong size; m is then unspecified. */
+int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *err);
+
+/* Write into genome (chrom_length entries) a genome decoding to every layer
+ * whole on device dev.  Returns 0, or -1 if dev is out of range or the
+ * encoding cannot express it (hybrid with no splittable layer: only
+ * device 0). */
+int chrom_single_device(const chrom *c, int dev, int *genome);
+
+/* A human-readable description of genome, snprintf-style: writes at most
+ * len bytes (NUL-terminated) and returns the length it needed. */
+int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len);
+
+/* ---- accessors ---- */
+chrom_kind chrom_get_kind(const chrom *c);
+int chrom_ndev(const chrom *c);
+int chrom_splits(const chrom *c);      /* p for hybrid, 0 otherwise */
+int chrom_nsplittable(const chrom *c); /* S */
+int chrom_split_mask(const chrom *c);
+const net *chrom_net(const chrom *c);
+
+#endif
