@@ -51,5 +51,12 @@ int cmd_exec(int argc, char **argv);
 int cmd_mpirun(int argc, char **argv);
 int cmd_space(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_front(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_exhaust(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

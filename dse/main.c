@@ -11,6 +11,13 @@ static const cli_command commands[] = {
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
     {"space", cmd_space, "genome length and search-space size of a chromosome"},
     {"platform", cmd_platform, "platform files: platform show FILE|PRESET [--json]"},
+    {"run", cmd_run, "a DSE campaign into the results database; prints its id"},
+    {"resume", cmd_resume, "continue an interrupted campaign"},
+    {"list", cmd_list, "campaigns of a results database with their status"},
+    {"front", cmd_front, "the Pareto front of a campaign [--csv|--json]"},
+    {"export", cmd_export, "write a front point's mapping (ours and AutoDiCE's)"},
+    {"exhaust", cmd_exhaust, "enumerate a small space, store its exact front"},
+    {"plot", cmd_plot, "PNG plots of fronts and convergence via gnuplot"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

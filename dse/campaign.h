@@ -1,0 +1,129 @@
+/* campaign.h -- DSE campaigns (DESIGN sections 7, 8): the glue that turns
+ * a network, a platform, cost-model coefficients and a chromosome into an
+ * NSGA-II problem, and the driver that runs it generation by generation
+ * into the results database.  Whole public API, prefix camp_.
+ *
+ * Invariants:
+ *  - A campaign is rebuilt from its stored configuration alone (network,
+ *    platform and coefficients are stored as JSON in the database, not
+ *    re-read from files), so resuming works even if the files changed and
+ *    a resumed campaign ends byte-identical to an uninterrupted one.
+ *  - Evaluation of a genome is a pure function of the genome: decode ->
+ *    plan -> cost model, with one workspace per worker thread, so results
+ *    do not depend on the number of threads.
+ *  - Hypervolume is normalised by a reference point fixed at campaign
+ *    start (CAMP_REF_FACTOR x the worst single-device mapping per
+ *    objective, stored in the configuration): HV is the dominated fraction
+ *    of the box [0, ref], comparable across generations, resumes and
+ *    campaigns of the same network and platform (exhaust included).
+ *
+ * Ownership: camp_new_* copy what they need; a camp owns its network,
+ * platform, cost model, chromosome, thread pool and workspaces.  Errors
+ * come back as one line in err (CAMP_ERRLEN bytes); nothing prints except
+ * through the caller's progress callback.
+ */
+#ifndef DSE_CAMPAIGN_H
+#define DSE_CAMPAIGN_H
+
+#include <signal.h>
+
+#include "results.h"
+
+#define CAMP_ERRLEN 512
+#define CAMP_NOBJ 3 /* energy (J), memory (MB), latency (ms) */
+#define CAMP_REF_FACTOR 2.0
+
+/* What a user asks for (dse run / dse exhaust options). */
+typedef struct {
+    const char *network;     /* zoo name or file */
+    const char *platform;    /* preset name or file */
+    const char *coeffs;      /* coefficients file, NULL = defaults */
+    const char *chromosome;  /* naive | hybrid | vertical */
+    int splits;              /* hybrid p (default 2) */
+    const char *split_kinds; /* "conv,fc" (default), "conv", "fc" */
+    int pop, gens;
+    double time_budget;      /* seconds, 0 = none */
+    unsigned long seed;
+    long long max_points;    /* exhaust only */
+    const char *kind;        /* "nsga" or "exhaust" */
+} camp_options;
+
+typedef struct camp camp;
+
+/* Build a campaign from options: loads network, platform and
+ * coefficients, checks the chromosome options, evaluates the single-device
+ * mappings to fix the reference point, and produces the configuration
+ * JSON (camp_config).  warn (may be NULL) receives warnings one line at a
+ * time (e.g. coefficients falling back per layer kind).  Returns NULL with
+ * err on bad input. */
+camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const char *line),
+               void *warn_ctx, char *err);
+/* Rebuild from a stored configuration. */
+camp *camp_from_config(const char *config, int threads, char *err);
+void camp_free(camp *c);
+
+const char *camp_config(const camp *c);         /* JSON, owned by c */
+const camp_options *camp_get_options(const camp *c); /* strings owned by c */
+const char *camp_network_name(const camp *c);
+const char *camp_platform_name(const camp *c);
+int camp_nvar(const camp *c);
+const double *camp_ref(const camp *c);          /* CAMP_NOBJ values */
+/* Genome of the single-device mapping on the platform's fastest device. */
+const int *camp_fastest_genome(const camp *c);
+double camp_log10_space(const camp *c);
+
+/* Evaluate n genomes (row-major) on the campaign's threads: obj n*3, cv n
+ * (bytes over memory capacity, 0 = feasible).  Returns 0 or -1. */
+int camp_eval(camp *c, int n, const int *genomes, double *obj, double *cv, char *err);
+/* Hypervolume of points (n x 3, raw objectives) normalised by the
+ * reference point: in [0, 1]. */
+double camp_hv(const camp *c, int n, const double *obj);
+
+/* The front of a population: indices of the feasible points of rank 0,
+ * one per distinct objective vector (the lowest index), sorted by
+ * latency, then energy, then memory.  rank may be NULL (then computed).
+ * Writes into idx (n entries); returns the count, -1 out of memory. */
+int camp_front_select(int n, const double *obj, const double *cv, const int *rank, int *idx);
+
+/* The front of campaign id: the stored front when the campaign finished,
+ * else the front of its last stored population (same selection rule).
+ * Points in front order (index = position); count or -1. */
+int camp_load_front(res_db *db, long long id, res_point **out, char *err);
+
+/* Write DIR/dse-mapping.json, DIR/mapping.json and DIR/horizontal.json
+ * for a genome (DIR is created if missing; its parent must exist). */
+int camp_export(const camp *c, const int *genome, const char *dir, char *err);
+
+/* ---- running ---- */
+
+typedef struct {
+    long gen, gens;          /* generation just stored, target */
+    long long evaluations;   /* individuals produced so far */
+    long long cache_hits;
+    double evals_per_s;      /* this session */
+    double hv;               /* normalised */
+    double best[CAMP_NOBJ];  /* NAN = none feasible */
+    double wall;             /* campaign seconds, summed over resumes */
+    double eta;              /* seconds, NAN unknown */
+    int front_size, feasible;
+} camp_progress;
+
+typedef struct {
+    void (*progress)(void *ctx, const camp_progress *p); /* after each stored generation */
+    void *ctx;
+    volatile sig_atomic_t *stop; /* nonzero = stop after the current generation */
+} camp_hooks;
+
+enum { CAMP_FINISHED = 0, CAMP_INTERRUPTED = 1 };
+
+/* Run (or, resume != 0, continue from its last checkpoint) campaign id of
+ * db to the end.  Returns CAMP_FINISHED, CAMP_INTERRUPTED (hooks->stop;
+ * status interrupted, resumable) or -1 (status failed, message stored). */
+int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *h, char *err);
+/* Enumerate every genome (refusing spaces above max_points), store the
+ * exact front as the campaign's front and generation 0. */
+int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *err);
+/* Number of genomes of the space, or -1 if above limit. */
+long long camp_space_size(const camp *c, long long limit);
+
+#endif

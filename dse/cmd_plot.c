@@ -1,0 +1,307 @@
+/* cmd_plot.c -- `dse plot --campaign ID[,ID...] [--db F] -o DIR`: the
+ * Pareto front of each campaign in 3-D and its three 2-D projections, and
+ * the convergence of the best value of each objective against generation
+ * (one line per campaign, three panels as in the thesis' figures 12-30),
+ * drawn by gnuplot (pngcairo).
+ *
+ * Invariant: the data files gnuplot reads (DIR/front-ID.dat,
+ * DIR/convergence-ID.dat) are written from the database with every
+ * number exact (%.17g), together with the .gp scripts, before gnuplot
+ * runs; so a user can re-plot (cd DIR && gnuplot convergence.gp) and the
+ * files survive a missing gnuplot (exit 1).
+ */
+#include "campaign.h"
+#include "cli.h"
+#include "results.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAXC 32
+
+static const char plot_help[] =
+    "usage: dse plot --campaign ID[,ID...] [--db F] -o DIR\n"
+    "PNG plots via gnuplot (pngcairo) into DIR (created if missing):\n"
+    "  front-ID-3d.png, front-ID-energy-latency.png, front-ID-memory-latency.png,\n"
+    "  front-ID-energy-memory.png   the Pareto front of each campaign\n"
+    "  convergence.png              best energy / memory / latency per generation,\n"
+    "                               one line per campaign\n"
+    "  hypervolume.png              normalised hypervolume per generation\n"
+    "The data (front-ID.dat, convergence-ID.dat) and the gnuplot scripts (*.gp) are\n"
+    "written too.  The gnuplot program is taken from $DSE_GNUPLOT, else `gnuplot`.\n";
+
+typedef struct {
+    long long id;
+    char title[200];
+} plotted;
+
+static void safe_title(char *dst, size_t n, const char *src)
+{
+    size_t k = 0;
+    for (; *src && k + 1 < n; src++) dst[k++] = *src == '"' || *src == '\\' ? '\'' : *src;
+    dst[k] = 0;
+}
+
+static FILE *open_in(const char *dir, const char *name, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", dir, name);
+    return fopen(path, "w");
+}
+
+static int write_data(res_db *db, const char *dir, plotted *pc, char *err, size_t errn)
+{
+    char name[64], path[4096], e[CAMP_ERRLEN];
+    res_campaign cm;
+    if (res_campaign_get(db, pc->id, &cm, e)) {
+        snprintf(err, errn, "%s", e);
+        return EXIT_USAGE;
+    }
+    char t[180];
+    safe_title(t, sizeof t, cm.name);
+    snprintf(pc->title, sizeof pc->title, "%lld: %s", pc->id, t);
+    res_campaign_free(&cm);
+    res_point *p;
+    int n = camp_load_front(db, pc->id, &p, e);
+    if (n < 0) {
+        snprintf(err, errn, "%s", e);
+        return EXIT_FAIL;
+    }
+    snprintf(name, sizeof name, "front-%lld.dat", pc->id);
+    FILE *f = open_in(dir, name, path, sizeof path);
+    if (!f) {
+        snprintf(err, errn, "%.400s: %.100s", path, strerror(errno));
+        res_points_free(p, n);
+        return EXIT_FAIL;
+    }
+    fprintf(f, "# dse front of campaign %lld (%s)\n# index energy_J memory_MB latency_ms\n",
+            pc->id, pc->title);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%d %.17g %.17g %.17g\n", i, p[i].obj[0], p[i].obj[1], p[i].obj[2]);
+    res_points_free(p, n);
+    if (fclose(f)) {
+        snprintf(err, errn, "%.400s: write failed", path);
+        return EXIT_FAIL;
+    }
+    res_gen *g;
+    int ng = res_generations(db, pc->id, &g, e);
+    if (ng < 0) {
+        snprintf(err, errn, "%s", e);
+        return EXIT_FAIL;
+    }
+    snprintf(name, sizeof name, "convergence-%lld.dat", pc->id);
+    if (!(f = open_in(dir, name, path, sizeof path))) {
+        snprintf(err, errn, "%.400s: %.100s", path, strerror(errno));
+        free(g);
+        return EXIT_FAIL;
+    }
+    fprintf(f,
+            "# dse convergence of campaign %lld (%s); NaN = no feasible point\n"
+            "# generation best_energy_J best_memory_MB best_latency_ms hypervolume "
+            "evaluations\n",
+            pc->id, pc->title);
+    for (int i = 0; i < ng; i++)
+        fprintf(f, "%ld %.17g %.17g %.17g %.17g %lld\n", g[i].gen, g[i].best[0], g[i].best[1],
+                g[i].best[2], g[i].hv, g[i].evaluations);
+    free(g);
+    if (fclose(f)) {
+        snprintf(err, errn, "%.400s: write failed", path);
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int write_front_script(const char *dir, const plotted *pc, char *err, size_t errn)
+{
+    char name[64], path[4096];
+    snprintf(name, sizeof name, "front-%lld.gp", pc->id);
+    FILE *f = open_in(dir, name, path, sizeof path);
+    if (!f) {
+        snprintf(err, errn, "%.400s: %.100s", path, strerror(errno));
+        return -1;
+    }
+    long long id = pc->id;
+    fprintf(f,
+            "# Pareto front of campaign %lld; data: front-%lld.dat (written by dse plot)\n"
+            "set terminal pngcairo size 800,600 noenhanced font 'sans,10'\n"
+            "set grid\nset key off\n"
+            "set output 'front-%lld-3d.png'\n"
+            "set title \"Pareto front, campaign %s\"\n"
+            "set xlabel 'energy (J)'\nset ylabel 'memory (MB)'\nset zlabel 'latency (ms)' rotate\n"
+            "set ticslevel 0\nset view 60,30\n"
+            "splot 'front-%lld.dat' using 2:3:4 with points pt 7 ps 1 lc rgb '#1f77b4'\n",
+            id, id, id, pc->title, id);
+    static const struct {
+        const char *tag, *xl, *yl;
+        int x, y;
+    } proj[3] = {{"energy-latency", "energy (J)", "latency (ms)", 2, 4},
+                 {"memory-latency", "memory (MB)", "latency (ms)", 3, 4},
+                 {"energy-memory", "energy (J)", "memory (MB)", 2, 3}};
+    for (int k = 0; k < 3; k++)
+        fprintf(f,
+                "set output 'front-%lld-%s.png'\n"
+                "set title \"Pareto front, campaign %s: %s\"\n"
+                "set xlabel '%s'\nset ylabel '%s'\n"
+                "plot 'front-%lld.dat' using %d:%d with points pt 7 ps 1 lc rgb '#1f77b4'\n",
+                id, proj[k].tag, pc->title, proj[k].tag, proj[k].xl, proj[k].yl, id, proj[k].x,
+                proj[k].y);
+    fprintf(f, "unset output\n");
+    if (fclose(f)) {
+        snprintf(err, errn, "%.400s: write failed", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_convergence_script(const char *dir, const plotted *pc, int n, char *err,
+                                    size_t errn)
+{
+    char path[4096];
+    FILE *f = open_in(dir, "convergence.gp", path, sizeof path);
+    if (!f) {
+        snprintf(err, errn, "%.400s: %.100s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f,
+            "# Convergence of the best value per objective (thesis figures 12-30 form);\n"
+            "# data: convergence-ID.dat (written by dse plot)\n"
+            "set terminal pngcairo size 800,900 noenhanced font 'sans,10'\n"
+            "set output 'convergence.png'\n"
+            "set multiplot layout 3,1 title 'best value per generation'\n"
+            "set grid\nset key outside right top\nset xlabel 'generation'\n");
+    static const char *const ylab[3] = {"energy (J)", "memory (MB)", "latency (ms)"};
+    for (int k = 0; k < 3; k++) {
+        fprintf(f, "set ylabel '%s'\nplot ", ylab[k]);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s'convergence-%lld.dat' using 1:%d with linespoints pt 7 ps 0.4 title \"%s\"",
+                    i ? ", \\\n     " : "", pc[i].id, 2 + k, pc[i].title);
+        fputc('\n', f);
+    }
+    fprintf(f,
+            "unset multiplot\n"
+            "set terminal pngcairo size 800,400 noenhanced font 'sans,10'\n"
+            "set output 'hypervolume.png'\n"
+            "set title 'normalised hypervolume of the front'\nset ylabel 'hypervolume'\nplot ");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s'convergence-%lld.dat' using 1:5 with linespoints pt 7 ps 0.4 title \"%s\"",
+                i ? ", \\\n     " : "", pc[i].id, pc[i].title);
+    fprintf(f, "\nunset output\n");
+    if (fclose(f)) {
+        snprintf(err, errn, "%.400s: write failed", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Run gnuplot on the scripts inside dir.  0 ok, 1 failed, 127 not found. */
+static int run_gnuplot(const char *dir, const char *const *scripts, int n)
+{
+    const char *prog = getenv("DSE_GNUPLOT");
+    if (!prog || !*prog) prog = "gnuplot";
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return 1;
+    if (pid == 0) {
+        char *argv[MAXC + 3];
+        int k = 0;
+        argv[k++] = (char *)prog;
+        for (int i = 0; i < n; i++) argv[k++] = (char *)scripts[i];
+        argv[k] = NULL;
+        if (chdir(dir) != 0) _exit(1);
+        execvp(prog, argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return 1;
+    if (!WIFEXITED(st)) return 1;
+    return WEXITSTATUS(st) == 127 ? 127 : WEXITSTATUS(st) != 0;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    cli_args a;
+    char err[CAMP_ERRLEN];
+    if (cli_parse(&a, "plot", argc, argv, "help")) return EXIT_USAGE;
+    if (cli_flag(&a, "help")) {
+        fputs(plot_help, stdout);
+        return EXIT_OK;
+    }
+    const char *ids = cli_get(&a, "campaign"), *dbpath = cli_get(&a, "db"), *dir = cli_get(&a, "o");
+    if (cli_finish(&a)) return EXIT_USAGE;
+    if (!ids || !dir) {
+        cli_error("plot", "--campaign ID[,ID...] and -o DIR are required");
+        return EXIT_USAGE;
+    }
+    plotted pc[MAXC];
+    int n = 0;
+    for (const char *s = ids; *s;) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 1 || (*end && *end != ',') || n == MAXC) {
+            cli_error("plot", "--campaign must be up to %d campaign ids separated by commas, not \"%s\"",
+                      MAXC, ids);
+            return EXIT_USAGE;
+        }
+        pc[n++].id = v;
+        s = *end ? end + 1 : end;
+    }
+    res_db *db = res_open(dbpath ? dbpath : "dse.db", RES_OPEN_READ, err);
+    if (!db) {
+        cli_error("plot", "%s", err);
+        return EXIT_USAGE;
+    }
+    /* Check every campaign exists before writing anything. */
+    for (int i = 0; i < n; i++) {
+        res_campaign cm;
+        if (res_campaign_get(db, pc[i].id, &cm, err)) {
+            cli_error("plot", "%s", err);
+            res_close(db);
+            return EXIT_USAGE;
+        }
+        res_campaign_free(&cm);
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        cli_error("plot", "%s: cannot create folder: %s", dir, strerror(errno));
+        res_close(db);
+        return EXIT_USAGE;
+    }
+    const char *scripts[MAXC + 1];
+    char names[MAXC][64];
+    for (int i = 0; i < n; i++) {
+        int rc = write_data(db, dir, &pc[i], err, sizeof err);
+        if (!rc && write_front_script(dir, &pc[i], err, sizeof err)) rc = EXIT_FAIL;
+        if (rc) {
+            cli_error("plot", "%s", err);
+            res_close(db);
+            return rc;
+        }
+        snprintf(names[i], sizeof names[i], "front-%lld.gp", pc[i].id);
+        scripts[i] = names[i];
+    }
+    res_close(db);
+    if (write_convergence_script(dir, pc, n, err, sizeof err)) {
+        cli_error("plot", "%s", err);
+        return EXIT_FAIL;
+    }
+    scripts[n] = "convergence.gp";
+    int g = run_gnuplot(dir, scripts, n + 1);
+    if (g == 127) {
+        cli_error("plot", "gnuplot not found (install gnuplot-nox); data and scripts are in %s", dir);
+        return EXIT_FAIL;
+    }
+    if (g) {
+        cli_error("plot", "gnuplot failed; data and scripts are in %s", dir);
+        return EXIT_FAIL;
+    }
+    for (int i = 0; i < n; i++)
+        printf("%s/front-%lld-3d.png (+ energy-latency, memory-latency, energy-memory)\n", dir,
+               pc[i].id);
+    printf("%s/convergence.png\n%s/hypervolume.png\n", dir, dir);
+    return EXIT_OK;
+}

@@ -1,0 +1,608 @@
+/* cmd_run.c -- campaigns on the command line: `dse run`, `resume`, `list`,
+ * `front`, `export` and `exhaust` (DESIGN sections 7, 8, 11).
+ *
+ * Invariant: bad input is found before the database is opened for
+ * writing, so a refused command leaves nothing on disk; only the first
+ * line of stdout of run/exhaust/resume is machine-read ("campaign ID").
+ * The work itself is in campaign.c; this file parses, prints, and turns
+ * Ctrl-C into "stop after this generation".
+ */
+#include "campaign.h"
+#include "cli.h"
+#include "results.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "dse.db"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+    signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the process at once */
+}
+
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- progress on stderr ---- */
+
+typedef struct {
+    const char *cmd;
+    int quiet, tty;
+    double last; /* time of the last plain line */
+    int shown;   /* a \r line is on screen */
+} progress_ctx;
+
+static void fmt_eta(char *b, size_t n, double s)
+{
+    if (!isfinite(s) || s < 0) snprintf(b, n, "?");
+    else if (s < 3600) snprintf(b, n, "%d:%02d", (int)s / 60, (int)s % 60);
+    else snprintf(b, n, "%d:%02d:%02d", (int)s / 3600, (int)s / 60 % 60, (int)s % 60);
+}
+
+static void on_progress(void *ctx, const camp_progress *p)
+{
+    progress_ctx *pc = ctx;
+    if (pc->quiet) return;
+    char eta[32];
+    fmt_eta(eta, sizeof eta, p->eta);
+    char line[320];
+    if (p->gens > 0)
+        snprintf(line, sizeof line,
+                 "gen %ld/%ld  %.0f eval/s  hv %.4f  best energy %.4g J  memory %.4g MB  "
+                 "latency %.4g ms  front %d  ETA %s",
+                 p->gen, p->gens, p->evals_per_s, p->hv, p->best[0], p->best[1], p->best[2],
+                 p->front_size, eta);
+    else /* exhaust */
+        snprintf(line, sizeof line,
+                 "%lld genomes  %.0f eval/s  hv %.4f  best energy %.4g J  memory %.4g MB  "
+                 "latency %.4g ms  front %d  ETA %s",
+                 p->evaluations, p->evals_per_s, p->hv, p->best[0], p->best[1], p->best[2],
+                 p->front_size, eta);
+    if (pc->tty) {
+        fprintf(stderr, "\r%s\033[K", line);
+        pc->shown = 1;
+    } else {
+        /* plain lines: about every 5 s, and the first and last generation */
+        double now = mono();
+        if (p->gen == 0 || p->gen == p->gens || now - pc->last >= 5) {
+            fprintf(stderr, "%s\n", line);
+            pc->last = now;
+        }
+    }
+    fflush(stderr);
+}
+
+static void progress_end(progress_ctx *pc)
+{
+    if (pc->shown) fputc('\n', stderr);
+    pc->shown = 0;
+}
+
+static void on_warn(void *ctx, const char *line)
+{
+    fprintf(stderr, "dse %s: warning: %s\n", (const char *)ctx, line);
+}
+
+static long default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
+/* ---- printing the outcome ---- */
+
+static const char *const obj_name[CAMP_NOBJ] = {"energy", "memory", "latency"};
+static const char *const obj_unit[CAMP_NOBJ] = {"J", "MB", "ms"};
+
+/* Front index of the best point for objective k (ties: lowest index). */
+static int best_of(const res_point *p, int n, int k)
+{
+    int b = -1;
+    for (int i = 0; i < n; i++)
+        if (b < 0 || p[i].obj[k] < p[b].obj[k]) b = i;
+    return b;
+}
+
+static void print_best(res_db *db, long long id)
+{
+    char err[CAMP_ERRLEN];
+    res_point *pts;
+    int n = camp_load_front(db, id, &pts, err);
+    if (n < 0) {
+        fprintf(stderr, "dse: %s\n", err);
+        return;
+    }
+    res_gen *gs;
+    int ng = res_generations(db, id, &gs, err);
+    if (ng > 0)
+        printf("front: %d points, hypervolume %.6f (normalised), %lld evaluations\n", n,
+               gs[ng - 1].hv, gs[ng - 1].evaluations);
+    free(gs);
+    if (n == 0) printf("no feasible mapping found\n");
+    for (int k = 0; k < CAMP_NOBJ && n > 0; k++) {
+        int b = best_of(pts, n, k);
+        printf("best %-8s %12.6g %-2s  (energy %.6g J, memory %.6g MB, latency %.6g ms)  front "
+               "point %d\n",
+               obj_name[k], pts[b].obj[k], obj_unit[k], pts[b].obj[0], pts[b].obj[1],
+               pts[b].obj[2], b);
+    }
+    res_points_free(pts, n);
+}
+
+/* ---- run, exhaust, resume ---- */
+
+static const char run_help[] =
+    "usage: dse run --network N --platform P [--coeffs C] --chromosome naive|hybrid|vertical\n"
+    "               [--splits P] [--split-kinds conv,fc] --pop N --gens G [--time-budget S]\n"
+    "               --seed S [--db F] [--name X] [--threads T] [--quiet]\n"
+    "A DSE campaign: NSGA-II over the chromosome's genomes, every mapping evaluated with the\n"
+    "analytical model (energy J, memory MB, latency ms), every generation stored in the\n"
+    "results database.  Prints `campaign ID` first, the best point per objective at the end.\n"
+    "  --network N       zoo name or network file\n"
+    "  --platform P      platform preset or file\n"
+    "  --coeffs C        coefficients file (default: built-in defaults)\n"
+    "  --chromosome K    naive, hybrid (default) or vertical\n"
+    "  --splits P        hybrid: horizontal splits per layer, 1..devices (default 2)\n"
+    "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n"
+    "  --pop N           population, even, >= 4 (default 100)\n"
+    "  --gens G          generations after the initial population (default 100)\n"
+    "  --time-budget S   also stop after S seconds of search (0 = none)\n"
+    "  --seed S          random seed, 0..4294967295 (default 1)\n"
+    "  --db F            results database (default ./dse.db, created if missing)\n"
+    "  --name X          campaign name (default: network/platform/chromosome)\n"
+    "  --threads T       evaluation threads (default: all cores); results do not depend on it\n"
+    "  --quiet           no progress on stderr\n"
+    "Ctrl-C stops after the current generation; `dse resume` continues the campaign.\n";
+
+static const char exhaust_help[] =
+    "usage: dse exhaust --network N --platform P [--coeffs C] --chromosome K [--splits P]\n"
+    "                   [--split-kinds K] --max-points N [--db F] [--name X] [--threads T]\n"
+    "                   [--quiet]\n"
+    "Evaluates every genome of a small search space and stores its exact Pareto front as a\n"
+    "campaign of kind exhaust.  Refuses (exit 2) a space larger than --max-points\n"
+    "(default 1000000).\n";
+
+typedef struct {
+    progress_ctx pc;
+    long threads;
+} session;
+
+/* Drive (or exhaust) campaign id to its end; prints and maps to exit codes. */
+static int drive(camp *c, res_db *db, long long id, int resume, session *s)
+{
+    char err[CAMP_ERRLEN];
+    camp_hooks h = {on_progress, &s->pc, &stop_flag};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    int rc = strcmp(camp_get_options(c)->kind, "exhaust") == 0
+                 ? camp_exhaust(c, db, id, &h, err)
+                 : camp_drive(c, db, id, resume, &h, err);
+    sigaction(SIGINT, &old, NULL);
+    progress_end(&s->pc);
+    if (rc < 0) {
+        cli_error(s->pc.cmd, "campaign %lld failed: %s", id, err);
+        return EXIT_FAIL;
+    }
+    if (rc == CAMP_INTERRUPTED) {
+        fprintf(stderr,
+                "dse %s: interrupted; campaign %lld is resumable: dse resume --campaign %lld "
+                "--db %s\n",
+                s->pc.cmd, id, id, res_path(db));
+        return EXIT_FAIL;
+    }
+    print_best(db, id);
+    return EXIT_OK;
+}
+
+static int start(int argc, char **argv, const char *cmd, const char *help, int exhaust)
+{
+    cli_args a;
+    char err[CAMP_ERRLEN];
+    if (cli_parse(&a, cmd, argc, argv, "quiet help")) return EXIT_USAGE;
+    if (cli_flag(&a, "help")) {
+        fputs(help, stdout);
+        return EXIT_OK;
+    }
+    camp_options o = {0};
+    long splits, pop, gens, seed, threads;
+    double budget, maxp;
+    o.network = cli_get(&a, "network");
+    o.platform = cli_get(&a, "platform");
+    o.coeffs = cli_get(&a, "coeffs");
+    o.chromosome = cli_get(&a, "chromosome");
+    o.split_kinds = cli_get(&a, "split-kinds");
+    o.kind = exhaust ? "exhaust" : "nsga";
+    const char *dbpath = cli_get(&a, "db"), *name = cli_get(&a, "name");
+    session s = {{cmd, cli_flag(&a, "quiet"), isatty(2), 0, 0}, 1};
+    if (cli_int(&a, "splits", 2, -1000000, 1000000, &splits) ||
+        cli_int(&a, "threads", default_threads(), 1, 256, &threads) ||
+        cli_int(&a, "seed", 1, 0, 4294967295L, &seed))
+        return EXIT_USAGE;
+    if (exhaust) {
+        pop = 4, gens = 0, budget = 0;
+        if (cli_double(&a, "max-points", 1e6, 1, 9e15, &maxp)) return EXIT_USAGE;
+        o.max_points = (long long)maxp;
+    } else if (cli_int(&a, "pop", 100, 4, 1000000, &pop) ||
+               cli_int(&a, "gens", 100, 0, 100000000, &gens) ||
+               cli_double(&a, "time-budget", 0, 0, 1e9, &budget)) {
+        return EXIT_USAGE;
+    }
+    if (cli_finish(&a)) return EXIT_USAGE;
+    if (a.npos) {
+        cli_error(cmd, "unexpected argument \"%s\" (see dse %s --help)", a.pos[0], cmd);
+        return EXIT_USAGE;
+    }
+    if (!o.network || !o.platform) {
+        cli_error(cmd, "--network and --platform are required (see dse %s --help)", cmd);
+        return EXIT_USAGE;
+    }
+    o.splits = (int)splits;
+    o.pop = (int)pop;
+    o.gens = (int)gens;
+    o.time_budget = budget;
+    o.seed = (unsigned long)seed;
+    s.threads = threads;
+    /* Everything about the input is checked here, before the database. */
+    camp *c = camp_new(&o, (int)threads, on_warn, (void *)cmd, err);
+    if (!c) {
+        cli_error(cmd, "%s", err);
+        return EXIT_USAGE;
+    }
+    if (exhaust && camp_space_size(c, o.max_points) < 0) {
+        cli_error(cmd, "the %s space of %s on %s has 10^%.2f genomes, more than --max-points %lld",
+                  camp_get_options(c)->chromosome, camp_network_name(c), camp_platform_name(c),
+                  camp_log10_space(c), o.max_points);
+        camp_free(c);
+        return EXIT_USAGE;
+    }
+    if (!dbpath) dbpath = DEFAULT_DB;
+    res_db *db = res_open(dbpath, RES_OPEN_CREATE, err);
+    if (!db) {
+        cli_error(cmd, "%s", err);
+        camp_free(c);
+        return EXIT_USAGE;
+    }
+    char defname[256];
+    snprintf(defname, sizeof defname, "%s/%s/%s%s", camp_network_name(c), camp_platform_name(c),
+             camp_get_options(c)->chromosome, exhaust ? "/exhaust" : "");
+    long long id;
+    if (res_campaign_new(db, name ? name : defname, o.kind, camp_network_name(c),
+                         camp_platform_name(c), camp_get_options(c)->chromosome, camp_config(c),
+                         &id, err)) {
+        cli_error(cmd, "%s", err);
+        res_close(db);
+        camp_free(c);
+        return EXIT_FAIL;
+    }
+    printf("campaign %lld\n", id);
+    fflush(stdout);
+    int rc = drive(c, db, id, 0, &s);
+    res_close(db);
+    camp_free(c);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv) { return start(argc, argv, "run", run_help, 0); }
+int cmd_exhaust(int argc, char **argv) { return start(argc, argv, "exhaust", exhaust_help, 1); }
+
+static int campaign_id(cli_args *a, long long *id)
+{
+    const char *v = cli_get(a, "campaign");
+    char *end;
+    if (!v) {
+        cli_error(a->cmd, "--campaign ID is required");
+        return -1;
+    }
+    *id = strtoll(v, &end, 10);
+    if (end == v || *end || *id < 1) {
+        cli_error(a->cmd, "--campaign must be a campaign id (see dse list), not \"%s\"", v);
+        return -1;
+    }
+    return 0;
+}
+
+static const char resume_help[] =
+    "usage: dse resume --campaign ID [--db F] [--threads T] [--quiet]\n"
+    "Continue an interrupted (or killed) campaign from its last stored generation.  The\n"
+    "campaign is rebuilt from the configuration stored in the database; it ends exactly\n"
+    "as an uninterrupted run with the same seed would have.\n";
+
+int cmd_resume(int argc, char **argv)
+{
+    cli_args a;
+    char err[CAMP_ERRLEN];
+    long long id;
+    long threads;
+    if (cli_parse(&a, "resume", argc, argv, "quiet help")) return EXIT_USAGE;
+    if (cli_flag(&a, "help")) {
+        fputs(resume_help, stdout);
+        return EXIT_OK;
+    }
+    const char *dbpath = cli_get(&a, "db");
+    session s = {{"resume", cli_flag(&a, "quiet"), isatty(2), 0, 0}, 1};
+    if (campaign_id(&a, &id) || cli_int(&a, "threads", default_threads(), 1, 256, &threads) ||
+        cli_finish(&a))
+        return EXIT_USAGE;
+    res_db *db = res_open(dbpath ? dbpath : DEFAULT_DB, RES_OPEN_WRITE, err);
+    if (!db) {
+        cli_error("resume", "%s", err);
+        return EXIT_USAGE;
+    }
+    res_campaign cm;
+    if (res_campaign_get(db, id, &cm, err)) {
+        cli_error("resume", "%s", err);
+        res_close(db);
+        return EXIT_USAGE;
+    }
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    int rc = EXIT_USAGE;
+    if (!strcmp(cm.status, "finished")) {
+        cli_error("resume", "campaign %lld is finished: nothing to resume", id);
+        goto out;
+    }
+    if (!strcmp(cm.status, "running") && cm.pid > 0 && cm.pid != (long)getpid() && cm.host &&
+        !strcmp(cm.host, host) && kill((pid_t)cm.pid, 0) == 0) {
+        cli_error("resume", "campaign %lld is running (process %ld)", id, cm.pid);
+        goto out;
+    }
+    camp *c = camp_from_config(cm.config, (int)threads, err);
+    if (!c) {
+        cli_error("resume", "campaign %lld: %s", id, err);
+        goto out;
+    }
+    printf("campaign %lld\n", id);
+    fflush(stdout);
+    rc = drive(c, db, id, 1, &s);
+    camp_free(c);
+out:
+    res_campaign_free(&cm);
+    res_close(db);
+    return rc;
+}
+
+/* ---- list ---- */
+
+static const char list_help[] =
+    "usage: dse list [--db F]\n"
+    "Campaigns of a results database with their status, generations done and evaluations.\n";
+
+int cmd_list(int argc, char **argv)
+{
+    cli_args a;
+    char err[RES_ERRLEN];
+    if (cli_parse(&a, "list", argc, argv, "help")) return EXIT_USAGE;
+    if (cli_flag(&a, "help")) {
+        fputs(list_help, stdout);
+        return EXIT_OK;
+    }
+    const char *dbpath = cli_get(&a, "db");
+    if (cli_finish(&a)) return EXIT_USAGE;
+    res_db *db = res_open(dbpath ? dbpath : DEFAULT_DB, RES_OPEN_READ, err);
+    if (!db) {
+        cli_error("list", "%s", err);
+        return EXIT_USAGE;
+    }
+    res_campaign *v;
+    int n = res_campaign_list(db, &v, err);
+    if (n < 0) {
+        cli_error("list", "%s", err);
+        res_close(db);
+        return EXIT_FAIL;
+    }
+    printf("%-5s %-11s %-8s %-12s %-18s %-10s %11s %12s  %-20s %s\n", "id", "status", "kind",
+           "network", "platform", "chromosome", "generations", "evaluations", "created", "name");
+    for (int i = 0; i < n; i++) {
+        cJSON *cfg = cJSON_Parse(v[i].config);
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "gens");
+        char gens[32];
+        if (!strcmp(v[i].kind, "exhaust")) snprintf(gens, sizeof gens, "-");
+        else snprintf(gens, sizeof gens, "%ld/%d", v[i].gens_done < 0 ? 0 : v[i].gens_done,
+                      cJSON_IsNumber(g) ? g->valueint : 0);
+        printf("%-5lld %-11s %-8s %-12s %-18s %-10s %11s %12lld  %-20s %s\n", v[i].id,
+               v[i].status, v[i].kind, v[i].network ? v[i].network : "-",
+               v[i].platform ? v[i].platform : "-", v[i].chromosome ? v[i].chromosome : "-", gens,
+               v[i].evaluations, v[i].created, v[i].name);
+        cJSON_Delete(cfg);
+    }
+    res_campaign_list_free(v, n);
+    res_close(db);
+    return EXIT_OK;
+}
+
+/* ---- front ---- */
+
+static const char front_help[] =
+    "usage: dse front --campaign ID [--db F] [--csv | --json]\n"
+    "The Pareto front of a campaign (feasible, non-dominated, one point per distinct\n"
+    "objective vector), sorted by latency, then energy, then memory.  For a campaign that\n"
+    "did not finish, the front of its last stored generation.  CSV and JSON print every\n"
+    "number with 17 significant digits (exact).\n";
+
+static void print_genome(FILE *f, const res_point *p, const char *sep)
+{
+    for (int j = 0; j < p->nvar; j++) fprintf(f, "%s%d", j ? sep : "", p->genome[j]);
+}
+
+int cmd_front(int argc, char **argv)
+{
+    cli_args a;
+    char err[CAMP_ERRLEN];
+    long long id;
+    if (cli_parse(&a, "front", argc, argv, "csv json help")) return EXIT_USAGE;
+    if (cli_flag(&a, "help")) {
+        fputs(front_help, stdout);
+        return EXIT_OK;
+    }
+    const char *dbpath = cli_get(&a, "db");
+    int csv = cli_flag(&a, "csv"), json = cli_flag(&a, "json");
+    if (campaign_id(&a, &id) || cli_finish(&a)) return EXIT_USAGE;
+    if (csv && json) {
+        cli_error("front", "--csv and --json exclude each other");
+        return EXIT_USAGE;
+    }
+    res_db *db = res_open(dbpath ? dbpath : DEFAULT_DB, RES_OPEN_READ, err);
+    if (!db) {
+        cli_error("front", "%s", err);
+        return EXIT_USAGE;
+    }
+    res_campaign cm;
+    if (res_campaign_get(db, id, &cm, err)) {
+        cli_error("front", "%s", err);
+        res_close(db);
+        return EXIT_USAGE;
+    }
+    res_point *p;
+    int n = camp_load_front(db, id, &p, err);
+    if (n < 0) {
+        cli_error("front", "%s", err);
+        res_campaign_free(&cm);
+        res_close(db);
+        return EXIT_FAIL;
+    }
+    if (csv) {
+        printf("index,energy_j,memory_mb,latency_ms,violation_bytes,generation,genome\n");
+        for (int i = 0; i < n; i++) {
+            printf("%d,%.17g,%.17g,%.17g,%.17g,%ld,", i, p[i].obj[0], p[i].obj[1], p[i].obj[2],
+                   p[i].cv, p[i].src_gen);
+            print_genome(stdout, &p[i], " ");
+            putchar('\n');
+        }
+    } else if (json) {
+        printf("{\"campaign\": %lld, \"status\": \"%s\", \"points\": [", id, cm.status);
+        for (int i = 0; i < n; i++) {
+            printf("%s\n  {\"index\": %d, \"energy_j\": %.17g, \"memory_mb\": %.17g, "
+                   "\"latency_ms\": %.17g, \"violation_bytes\": %.17g, \"genome\": [",
+                   i ? "," : "", i, p[i].obj[0], p[i].obj[1], p[i].obj[2], p[i].cv);
+            print_genome(stdout, &p[i], ", ");
+            printf("]}");
+        }
+        printf("\n]}\n");
+    } else {
+        printf("campaign %lld (%s, %s): %d front points\n", id, cm.name, cm.status, n);
+        printf("%-6s %14s %14s %14s  %s\n", "index", "energy_J", "memory_MB", "latency_ms",
+               "genome");
+        for (int i = 0; i < n; i++) {
+            printf("%-6d %14.6g %14.6g %14.6g  ", i, p[i].obj[0], p[i].obj[1], p[i].obj[2]);
+            print_genome(stdout, &p[i], " ");
+            putchar('\n');
+        }
+    }
+    res_points_free(p, n);
+    res_campaign_free(&cm);
+    res_close(db);
+    return EXIT_OK;
+}
+
+/* ---- export ---- */
+
+static const char export_help[] =
+    "usage: dse export --campaign ID --point best-latency|best-energy|best-memory|INDEX\n"
+    "                  -o DIR [--db F]\n"
+    "Writes one front point's mapping as DIR/dse-mapping.json (dse's format) and as\n"
+    "AutoDiCE's DIR/mapping.json + DIR/horizontal.json.  INDEX is a front index (dse front).\n";
+
+int cmd_export(int argc, char **argv)
+{
+    cli_args a;
+    char err[CAMP_ERRLEN];
+    long long id;
+    if (cli_parse(&a, "export", argc, argv, "help")) return EXIT_USAGE;
+    if (cli_flag(&a, "help")) {
+        fputs(export_help, stdout);
+        return EXIT_OK;
+    }
+    const char *dbpath = cli_get(&a, "db"), *point = cli_get(&a, "point"), *dir = cli_get(&a, "o");
+    if (campaign_id(&a, &id) || cli_finish(&a)) return EXIT_USAGE;
+    if (!point || !dir) {
+        cli_error("export", "--point and -o DIR are required");
+        return EXIT_USAGE;
+    }
+    int which = -1; /* objective, or -1 for an index */
+    long index = -1;
+    if (!strcmp(point, "best-energy")) which = 0;
+    else if (!strcmp(point, "best-memory")) which = 1;
+    else if (!strcmp(point, "best-latency")) which = 2;
+    else {
+        char *end;
+        index = strtol(point, &end, 10);
+        if (end == point || *end || index < 0) {
+            cli_error("export",
+                      "--point must be best-latency, best-energy, best-memory or a front index, "
+                      "not \"%s\"",
+                      point);
+            return EXIT_USAGE;
+        }
+    }
+    res_db *db = res_open(dbpath ? dbpath : DEFAULT_DB, RES_OPEN_READ, err);
+    if (!db) {
+        cli_error("export", "%s", err);
+        return EXIT_USAGE;
+    }
+    int rc = EXIT_USAGE;
+    res_campaign cm;
+    res_point *p = NULL;
+    int n = 0;
+    camp *c = NULL;
+    if (res_campaign_get(db, id, &cm, err)) {
+        cli_error("export", "%s", err);
+        res_close(db);
+        return EXIT_USAGE;
+    }
+    if ((n = camp_load_front(db, id, &p, err)) < 0) {
+        cli_error("export", "%s", err);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    if (n == 0) {
+        cli_error("export", "campaign %lld has no feasible front point", id);
+        goto out;
+    }
+    int k = which >= 0 ? best_of(p, n, which) : (int)index;
+    if (k >= n) {
+        cli_error("export", "--point %ld: campaign %lld's front has points 0..%d", index, id, n - 1);
+        goto out;
+    }
+    if (!(c = camp_from_config(cm.config, 1, err))) {
+        cli_error("export", "campaign %lld: %s", id, err);
+        goto out;
+    }
+    if (p[k].nvar != camp_nvar(c)) {
+        cli_error("export", "campaign %lld: stored genome has %d genes, the chromosome %d", id,
+                  p[k].nvar, camp_nvar(c));
+        goto out;
+    }
+    if (camp_export(c, p[k].genome, dir, err)) {
+        cli_error("export", "%s", err);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    printf("front point %d of campaign %lld (energy %.6g J, memory %.6g MB, latency %.6g ms)\n"
+           "wrote %s/dse-mapping.json, %s/mapping.json, %s/horizontal.json\n",
+           k, id, p[k].obj[0], p[k].obj[1], p[k].obj[2], dir, dir, dir);
+    rc = EXIT_OK;
+out:
+    camp_free(c);
+    res_points_free(p, n);
+    res_campaign_free(&cm);
+    res_close(db);
+    return rc;
+}
