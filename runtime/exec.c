@@ -588,10 +588,10 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
                     if (fabs(ref[i]) > scale) scale = fabs(ref[i]);
                 for (int64_t i = 0; i < r->out_numel; i++) {
                     double e = fabs((double)out[i] - ref[i]);
-                    double rel = e / fmax(fabs(ref[i]), 1e-6 * scale + 1e-30);
+                    double rel = e / fmax(fabs(ref[i]), 1e-1 * scale + 1e-30);
                     if (e > maxabs) maxabs = e;
                     if (rel > maxrel) maxrel = rel;
-                    if (!(e <= 1e-4 * fabs(ref[i]) + 1e-6 * scale)) ok = 0;
+                    if (!(e <= 1e-4 * fabs(ref[i]) + 1e-5 * scale)) ok = 0;
                 }
                 check[0] = maxabs;
                 check[1] = maxrel;

@@ -1,0 +1,231 @@
+/* test_exec.c -- `dse exec` under a real `dse mpirun`: partitioned runs of
+ * random mappings equal the single-device output computed here with the
+ * kernels directly; injected faults (dead rank, hung rank, wrong output),
+ * GPU work, a wrong rank count and a bad input file fail cleanly. */
+#include "chrom.h"
+#include "kernels.h"
+#include "mapping.h"
+#include "net.h"
+#include "platform.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(c, ...)                                                                   \
+    do {                                                                                \
+        if (!(c)) {                                                                     \
+            failures++;                                                                 \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                        \
+            fprintf(stderr, __VA_ARGS__);                                               \
+            fputc('\n', stderr);                                                        \
+        }                                                                               \
+    } while (0)
+
+static char tmpdir[256];
+
+/* Run a shell command; stderr captured to a file; returns the exit code. */
+static int run(const char *cmd, char *errbuf, size_t errlen)
+{
+    char full[4096], errf[300];
+    snprintf(errf, sizeof errf, "%s/stderr.txt", tmpdir);
+    snprintf(full, sizeof full, "%s 2>%s", cmd, errf);
+    int st = system(full);
+    if (errbuf) {
+        FILE *f = fopen(errf, "r");
+        size_t k = f ? fread(errbuf, 1, errlen - 1, f) : 0;
+        errbuf[k] = 0;
+        if (f) fclose(f);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static float *read_floats(const char *path, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    float *x = malloc(n * sizeof *x);
+    size_t got = fread(x, sizeof *x, n, f);
+    fclose(f);
+    if (got != n) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+static void write_platform(const char *path, int n, int gpu_last)
+{
+    FILE *f = fopen(path, "w");
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"local-test\",\"devices\":[");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s{\"name\":\"r%d\",\"board\":\"localhost\",\"kind\":\"%s\",\"freq_mhz\":2000,"
+                   "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}",
+                i ? "," : "", i, gpu_last && i == n - 1 ? "gpu" : "cpu");
+    fprintf(f, "],\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n");
+    fclose(f);
+}
+
+/* Random genomes of a chromosome, decoded and run on nd ranks; the output
+ * file must match a single-process forward pass done here. */
+static void partitioned(const char *netname, int nd, chrom_kind kind, int p, int trials,
+                        unsigned seed)
+{
+    char err[NET_ERRLEN], plat[300], map[300], out[300], cmd[2048], ebuf[4096];
+    net *n = net_zoo(netname, err);
+    snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
+    write_platform(plat, nd, 0);
+    platform *pl = platform_load(plat, err);
+    chrom *c = chrom_new(n, nd, kind, p, NET_SPLIT_DEFAULT, err);
+    CHECK(c, "%s", err);
+    int len = chrom_length(c), *lo = malloc(len * sizeof(int)), *hi = malloc(len * sizeof(int));
+    int *g = malloc(len * sizeof(int));
+    chrom_bounds(c, lo, hi);
+    mapping *m = mapping_new(n->n, nd);
+    size_t on = (size_t)net_shape_numel(n->layers[n->n - 1].out);
+    float *x = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
+    float *ref = malloc(on * sizeof(float));
+    kern_input_gen(n, 7 ^ 0x1234567ull, x);
+    CHECK(kern_forward(n, 7, x, ref, err) == 0, "%s", err);
+    double scale = 0;
+    for (size_t i = 0; i < on; i++) scale = fmax(scale, fabs(ref[i]));
+    for (int t = 0; t < trials; t++) {
+        for (int k = 0; k < len; k++) g[k] = lo[k] + (int)(rand_r(&seed) % (unsigned)(hi[k] - lo[k] + 1));
+        CHECK(chrom_decode(c, g, len, m, err) == 0, "%s", err);
+        snprintf(map, sizeof map, "%s/map.json", tmpdir);
+        snprintf(out, sizeof out, "%s/out.f32", tmpdir);
+        remove(out);
+        CHECK(mapping_save(m, n, pl, map, err) == 0, "%s", err);
+        snprintf(cmd, sizeof cmd, "%s mpirun -np %d %s exec --network %s --platform %s --mapping %s "
+                 "--seed 7 --output %s >/dev/null", DSE_BIN, nd, DSE_BIN, netname, plat, map, out);
+        int rc = run(cmd, ebuf, sizeof ebuf);
+        CHECK(rc == 0, "%s on %d ranks (%s trial %d) exit %d: %s", netname, nd,
+              chrom_kind_name(kind), t, rc, ebuf);
+        float *y = read_floats(out, on);
+        CHECK(y, "%s: no output file", netname);
+        int bad = 0;
+        double worst = 0;
+        for (size_t i = 0; y && i < on; i++)
+            if (!(fabs(y[i] - ref[i]) <= 1e-4 * fabs(ref[i]) + 1e-5 * scale)) {
+                bad++;
+                worst = fmax(worst, fabs(y[i] - ref[i]) / scale);
+            }
+        if (bad) fprintf(stderr, "worst |error| / max|output| = %.3g\n", worst);
+        CHECK(!bad, "%s on %d ranks: %d of %zu outputs differ from the single-device run", netname,
+              nd, bad, on);
+        free(y);
+    }
+    printf("ok: %s, %d ranks, %s%s, %d random mappings match the single-device output\n", netname,
+           nd, chrom_kind_name(kind), kind == CHROM_HYBRID ? " p=2" : "", trials);
+    free(x);
+    free(ref);
+    free(g);
+    free(lo);
+    free(hi);
+    mapping_free(m);
+    chrom_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
+static void faults(void)
+{
+    char cmd[2048], ebuf[4096], plat[300], map[300];
+    snprintf(plat, sizeof plat, "%s/plat2.json", tmpdir);
+    write_platform(plat, 2, 0);
+    /* a mapping with work on both ranks */
+    char err[NET_ERRLEN];
+    net *n = net_zoo("alexnet-bvlc", err);
+    platform *pl = platform_load(plat, err);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    int k = 0;
+    for (int i = 0; i < n->n; i++) { /* move the FCs' second halves to rank 1 */
+        const net_layer *L = &n->layers[i];
+        m->first[i] = k;
+        if (L->kind == NET_FC) {
+            m->slices[k++] = (map_slice){0, 0, L->out.c / 2};
+            m->slices[k++] = (map_slice){1, L->out.c / 2, L->out.c - L->out.c / 2};
+        } else {
+            m->slices[k++] = (map_slice){0, 0, L->out.c};
+        }
+    }
+    m->first[n->n] = k;
+    snprintf(map, sizeof map, "%s/fault.json", tmpdir);
+    CHECK(mapping_save(m, n, pl, map, err) == 0, "%s", err);
+    const char *base = DSE_BIN " mpirun -np 2 " DSE_BIN " exec --network alexnet-bvlc";
+
+    snprintf(cmd, sizeof cmd, "DSE_FAULT=abort@1 %s --platform %s --mapping %s >/dev/null", base,
+             plat, map);
+    int rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc != 0, "a dead rank must fail the run (exit %d)", rc);
+    printf("ok: dead rank -> exit %d\n", rc);
+
+    time_t t0 = time(NULL);
+    snprintf(cmd, sizeof cmd, "DSE_FAULT=stall@1 %s --platform %s --mapping %s --timeout 3 >/dev/null",
+             base, plat, map);
+    rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc != 0 && time(NULL) - t0 < 60, "a hung rank must time out (exit %d after %lds)", rc,
+          (long)(time(NULL) - t0));
+    CHECK(strstr(ebuf, "timed out") != NULL, "timeout message missing: %s", ebuf);
+    printf("ok: hung rank -> exit %d after %ld s\n", rc, (long)(time(NULL) - t0));
+
+    snprintf(cmd, sizeof cmd, "DSE_FAULT=corrupt@1 %s --platform %s --mapping %s >/dev/null", base,
+             plat, map);
+    rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc == 1 && strstr(ebuf, "mismatch"), "a wrong output must be caught (exit %d): %s", rc, ebuf);
+    printf("ok: corrupted output -> exit 1, mismatch reported\n");
+
+    snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s >/dev/null", DSE_BIN " mpirun -np 3 "
+             DSE_BIN " exec --network alexnet-bvlc", plat, map);
+    rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc == 2 && strstr(ebuf, "ranks"), "wrong -np must be exit 2 (got %d): %s", rc, ebuf);
+
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/short.f32", tmpdir);
+    FILE *f = fopen(bad, "wb");
+    fwrite("abcdefgh", 1, 8, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s --input %s >/dev/null", base, plat, map,
+             bad);
+    rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc == 2 && strstr(ebuf, "short.f32"), "short input must be exit 2 naming it (got %d): %s",
+          rc, ebuf);
+
+    /* GPU work is refused; the model may still score it. */
+    char gplat[300];
+    snprintf(gplat, sizeof gplat, "%s/gpu.json", tmpdir);
+    write_platform(gplat, 2, 1);
+    snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s >/dev/null", base, gplat, map);
+    rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc == 2 && strstr(ebuf, "GPU"), "GPU work must be refused with exit 2 (got %d): %s", rc,
+          ebuf);
+    printf("ok: wrong rank count, short input file, GPU work -> exit 2 with one line\n");
+    mapping_free(m);
+    platform_free(pl);
+    net_free(n);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dse-test-exec-%d", (int)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", tmpdir);
+    if (system(cmd)) return 1;
+    partitioned("toy6", 2, CHROM_NAIVE, 0, 4, 1);
+    partitioned("branchy", 3, CHROM_NAIVE, 0, 4, 2);
+    partitioned("alexnet-bvlc", 2, CHROM_HYBRID, 2, 3, 3);
+    partitioned("alexnet-bvlc", 4, CHROM_HYBRID, 2, 2, 4);
+    partitioned("mobilenetv2", 3, CHROM_HYBRID, 2, 2, 5);
+    partitioned("resnet50", 2, CHROM_VERTICAL, 0, 1, 6);
+    faults();
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd)) {}
+    if (failures) fprintf(stderr, "%d failures\n", failures);
+    return failures ? 1 : 0;
+}
