@@ -1,0 +1,58 @@
+/* extra_nets.h -- networks beyond the zoo for the export tests, written to
+ * reach the exporter's glue: an FC reading a 4-D tensor directly (implicit
+ * flatten), BatchNorm and LRN on [1, N] tensors (4-D views), Add of a 2-D
+ * and a 4-D tensor, Sum of three, ReLU6, dilated depthwise convolution,
+ * asymmetric pads, ceil_mode, count_include_pad, and an MLP whose input is
+ * a plain feature vector. */
+#ifndef DSE_EXTRA_NETS_H
+#define DSE_EXTRA_NETS_H
+
+static const char *const extra_nets[] = {
+    "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"glue\","
+    " \"input\": {\"name\": \"img\", \"shape\": [8, 6, 6]},"
+    " \"layers\": ["
+    "  {\"name\": \"c1\", \"kind\": \"Conv\", \"inputs\": [\"img\"], \"out_channels\": 4,"
+    "   \"kernel\": [3, 3], \"pads\": [1, 1, 1, 1]},"
+    "  {\"name\": \"c2\", \"kind\": \"Conv\", \"inputs\": [\"c1\"], \"out_channels\": 4,"
+    "   \"kernel\": [3, 3], \"dilation\": [2, 2], \"pads\": [2, 2, 2, 2], \"groups\": 4, \"bias\": false},"
+    "  {\"name\": \"mp\", \"kind\": \"MaxPool\", \"inputs\": [\"c2\"], \"kernel\": [2, 3],"
+    "   \"stride\": [1, 2], \"pads\": [0, 1, 1, 0]},"
+    "  {\"name\": \"ap\", \"kind\": \"AveragePool\", \"inputs\": [\"mp\"], \"kernel\": [3, 3],"
+    "   \"stride\": [2, 2], \"pads\": [1, 1, 1, 1], \"ceil_mode\": true, \"count_include_pad\": true},"
+    "  {\"name\": \"fc1\", \"kind\": \"FC\", \"inputs\": [\"ap\"], \"out_features\": 10},"
+    "  {\"name\": \"bn1\", \"kind\": \"BatchNorm\", \"inputs\": [\"fc1\"], \"epsilon\": 0.001},"
+    "  {\"name\": \"r6\", \"kind\": \"ReLU\", \"inputs\": [\"bn1\"], \"max\": 6},"
+    "  {\"name\": \"drop\", \"kind\": \"Dropout\", \"inputs\": [\"r6\"]},"
+    "  {\"name\": \"fc2\", \"kind\": \"FC\", \"inputs\": [\"drop\"], \"out_features\": 4, \"bias\": false},"
+    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"c2\"]},"
+    "  {\"name\": \"add\", \"kind\": \"Add\", \"inputs\": [\"fc2\", \"gap\"]},"
+    "  {\"name\": \"lrn\", \"kind\": \"LRN\", \"inputs\": [\"add\"], \"size\": 3, \"alpha\": 0.0002,"
+    "   \"beta\": 0.5, \"k\": 2},"
+    "  {\"name\": \"fc3\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 4},"
+    "  {\"name\": \"sum3\", \"kind\": \"Add\", \"inputs\": [\"lrn\", \"gap\", \"fc3\"]},"
+    "  {\"name\": \"cat\", \"kind\": \"Concat\", \"inputs\": [\"sum3\", \"gap\"]},"
+    "  {\"name\": \"flat\", \"kind\": \"Flatten\", \"inputs\": [\"cat\"]},"
+    "  {\"name\": \"prob\", \"kind\": \"Softmax\", \"inputs\": [\"flat\"]}"
+    " ]}",
+    "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"mlp\","
+    " \"input\": {\"name\": \"features\", \"shape\": [20, 1, 1]},"
+    " \"layers\": ["
+    "  {\"name\": \"h1\", \"kind\": \"FC\", \"inputs\": [\"features\"], \"out_features\": 16},"
+    "  {\"name\": \"a1\", \"kind\": \"ReLU\", \"inputs\": [\"h1\"]},"
+    "  {\"name\": \"h2\", \"kind\": \"FC\", \"inputs\": [\"a1\"], \"out_features\": 16},"
+    "  {\"name\": \"res\", \"kind\": \"Add\", \"inputs\": [\"h2\", \"a1\"]},"
+    "  {\"name\": \"both\", \"kind\": \"Concat\", \"inputs\": [\"res\", \"h1\"]},"
+    "  {\"name\": \"out\", \"kind\": \"FC\", \"inputs\": [\"both\"], \"out_features\": 5},"
+    "  {\"name\": \"prob\", \"kind\": \"Softmax\", \"inputs\": [\"out\"]}"
+    " ]}",
+    "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"pixelsoftmax\","
+    " \"input\": {\"name\": \"x\", \"shape\": [3, 5, 7]},"
+    " \"layers\": ["
+    "  {\"name\": \"conv\", \"kind\": \"Conv\", \"inputs\": [\"x\"], \"out_channels\": 6,"
+    "   \"kernel\": [1, 3], \"stride\": [2, 1], \"pads\": [0, 1, 0, 1]},"
+    "  {\"name\": \"sm\", \"kind\": \"Softmax\", \"inputs\": [\"conv\"]}"
+    " ]}",
+};
+#define N_EXTRA_NETS ((int)(sizeof extra_nets / sizeof extra_nets[0]))
+
+#endif

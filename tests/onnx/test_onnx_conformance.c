@@ -1,0 +1,512 @@
+/* test_onnx_conformance.c -- the importer against the ONNX project's own
+ * test suite (Debian's libonnx-testdata), data no one here wrote.
+ *
+ * Every test model of data/{node,pytorch-converted,pytorch-operator,simple}
+ * whose operators are all ones the importer knows must appear in cases[]:
+ * either it imports and the net's output shape equals the dims of the
+ * reference output_0.pb, or it is listed with the reason dse cannot take it
+ * and the importer must refuse it with that reason (a one-line error
+ * containing the given text).  A model missing from the table fails the
+ * test, so nothing is filtered out silently.
+ *
+ * Two preparations, both of which keep the reference's meaning:
+ *  - node tests feed weights as extra graph inputs; the test binds graph
+ *    inputs 1.. to their test_data_set_0/input_K.pb values as initializers
+ *    (what a deployed model does with weights);
+ *  - models of batch B > 1 are re-declared with batch 1 and the per-sample
+ *    shape (dims 1..) is compared, the batch dim being checked to be B.
+ *    Only operators that treat samples independently are run that way;
+ *    a Flatten at axis 0 (which folds the batch in) is listed as refused.
+ */
+#include "net.h"
+#include "onnx.h"
+#include "ocheck.h"
+#include "onnx.pb-c.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define DATA "/usr/share/libonnx-testdata/data"
+
+/* err == NULL: must import with the reference shape.  Otherwise the import
+ * must fail with a message containing err; why says why dse refuses it. */
+typedef struct {
+    const char *dir, *err, *why;
+} tcase;
+
+#define B2 "batch > 1 re-declared as 1, per-sample shape compared"
+static const tcase cases[] = {
+    /* ---- node: Add / Sum ---- */
+    {"node/test_add", "is 3-D", "3-D inputs [3, 4, 5]: not NCHW (and two graph inputs)"},
+    {"node/test_add_bcast", "is 3-D", "3-D input, broadcast over a 1-D tensor"},
+    {"node/test_add_uint8", "uint8", "uint8 tensors: dse is float32 only"},
+    {"node/test_sum_example", "is 1-D", "1-D inputs (and three graph inputs)"},
+    {"node/test_sum_one_input", "is 1-D", "1-D input: no batch axis"},
+    {"node/test_sum_two_inputs", "is 1-D", "1-D inputs (and two graph inputs)"},
+    /* ---- AveragePool ---- */
+    {"node/test_averagepool_1d_default", "is 3-D", "1-D pooling (3-D tensor)"},
+    {"node/test_averagepool_2d_ceil", NULL, NULL},
+    {"node/test_averagepool_2d_default", NULL, NULL},
+    {"node/test_averagepool_2d_pads", NULL, NULL},
+    {"node/test_averagepool_2d_pads_count_include_pad", NULL, NULL},
+    {"node/test_averagepool_2d_precomputed_pads", NULL, NULL},
+    {"node/test_averagepool_2d_precomputed_pads_count_include_pad", NULL, NULL},
+    {"node/test_averagepool_2d_precomputed_same_upper", NULL, NULL},
+    {"node/test_averagepool_2d_precomputed_strides", NULL, NULL},
+    {"node/test_averagepool_2d_same_lower", NULL, NULL},
+    {"node/test_averagepool_2d_same_upper", NULL, NULL},
+    {"node/test_averagepool_2d_strides", NULL, NULL},
+    {"node/test_averagepool_3d_default", "is 5-D", "3-D pooling (5-D tensor)"},
+    /* ---- Conv ---- */
+    {"node/test_basic_conv_with_padding", NULL, NULL},
+    {"node/test_basic_conv_without_padding", NULL, NULL},
+    {"node/test_conv_with_autopad_same", NULL, NULL},
+    {"node/test_conv_with_strides_and_asymmetric_padding", NULL, NULL},
+    {"node/test_conv_with_strides_no_padding", NULL, NULL},
+    {"node/test_conv_with_strides_padding", NULL, NULL},
+    /* ---- BatchNormalization ---- */
+    {"node/test_batchnorm_epsilon", NULL, B2},
+    {"node/test_batchnorm_example", NULL, B2},
+    {"node/test_batchnorm_epsilon_training_mode", "3 outputs", "training-mode BN: running statistics are extra graph outputs"},
+    {"node/test_batchnorm_example_training_mode", "3 outputs", "training-mode BN: running statistics are extra graph outputs"},
+    /* ---- Clip ---- */
+    {"node/test_clip", "is 3-D", "3-D input [3, 4, 5]: not NCHW"},
+    {"node/test_clip_default_inbounds", "is 1-D", "1-D input: no batch axis"},
+    {"node/test_clip_default_int8_inbounds", "int8", "int8 tensors: dse is float32 only"},
+    {"node/test_clip_default_int8_max", "int8", "int8 tensors"},
+    {"node/test_clip_default_int8_min", "int8", "int8 tensors"},
+    {"node/test_clip_default_max", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_clip_default_min", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_clip_example", "is 1-D", "1-D input: no batch axis"},
+    {"node/test_clip_inbounds", "is 1-D", "1-D input: no batch axis"},
+    {"node/test_clip_outbounds", "is 1-D", "1-D input: no batch axis"},
+    {"node/test_clip_splitbounds", "is 1-D", "1-D input: no batch axis"},
+    /* ---- Concat ---- */
+    {"node/test_concat_1d_axis_0", "is 1-D", "1-D inputs"},
+    {"node/test_concat_1d_axis_negative_1", "is 1-D", "1-D inputs"},
+    {"node/test_concat_2d_axis_0", "is a constant", "two graph inputs: dse nets have one input"},
+    {"node/test_concat_2d_axis_1", "is a constant", "two graph inputs: dse nets have one input"},
+    {"node/test_concat_2d_axis_negative_1", "is a constant", "two graph inputs"},
+    {"node/test_concat_2d_axis_negative_2", "is a constant", "two graph inputs"},
+    {"node/test_concat_3d_axis_0", "is 3-D", "3-D inputs: not NCHW"},
+    {"node/test_concat_3d_axis_1", "is 3-D", "3-D inputs"},
+    {"node/test_concat_3d_axis_2", "is 3-D", "3-D inputs"},
+    {"node/test_concat_3d_axis_negative_1", "is 3-D", "3-D inputs"},
+    {"node/test_concat_3d_axis_negative_2", "is 3-D", "3-D inputs"},
+    {"node/test_concat_3d_axis_negative_3", "is 3-D", "3-D inputs"},
+    /* ---- Constant, Identity ---- */
+    {"node/test_constant", "no input", "no graph input at all (a constant graph)"},
+    {"node/test_identity", "the graph input itself", "Identity is elided: a graph of only Identity has no layer"},
+    {"node/test_identity_opt", "is not a tensor", "optional type input"},
+    {"node/test_identity_sequence", "is not a tensor", "sequence type input"},
+    /* ---- Dropout ---- */
+    {"node/test_dropout_default", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_dropout_default_mask", "2 outputs", "mask is a second graph output"},
+    {"node/test_dropout_default_mask_ratio", "2 outputs", "mask is a second graph output"},
+    {"node/test_dropout_default_old", "is 1-D", "1-D input"},
+    {"node/test_dropout_default_ratio", "is 3-D", "3-D input"},
+    {"node/test_dropout_random_old", "is 3-D", "3-D input"},
+    {"node/test_training_dropout", "is 3-D", "3-D input (and training mode)"},
+    {"node/test_training_dropout_default", "is 3-D", "3-D input (and training mode)"},
+    {"node/test_training_dropout_default_mask", "2 outputs", "training mode, mask output"},
+    {"node/test_training_dropout_mask", "2 outputs", "training mode, mask output"},
+    {"node/test_training_dropout_zero_ratio", "is 3-D", "3-D input (and training mode)"},
+    {"node/test_training_dropout_zero_ratio_mask", "2 outputs", "training mode, mask output"},
+    /* ---- Flatten ---- */
+    {"node/test_flatten_axis0", "batch 2", "axis 0 folds the batch (2) into the features: cannot be re-batched"},
+    {"node/test_flatten_axis1", NULL, B2},
+    {"node/test_flatten_axis2", "axis 2", "flattening at axis 2 keeps a channel axis: not a flatten of a sample"},
+    {"node/test_flatten_axis3", "axis 3", "flattening at axis 3"},
+    {"node/test_flatten_default_axis", NULL, B2},
+    {"node/test_flatten_negative_axis1", "axis 3", "axis -1 = 3"},
+    {"node/test_flatten_negative_axis2", "axis 2", "axis -2 = 2"},
+    {"node/test_flatten_negative_axis3", NULL, B2},
+    {"node/test_flatten_negative_axis4", "batch 2", "axis -4 = 0 folds the batch in"},
+    /* ---- Gemm ---- */
+    {"node/test_gemm_all_attributes", "transA=1", "transA=1 with a 4x3 input"},
+    {"node/test_gemm_alpha", NULL, B2},
+    {"node/test_gemm_beta", NULL, B2},
+    {"node/test_gemm_default_matrix_bias", "bias", "C is a 3x4 matrix, a bias per sample and output: not a bias vector"},
+    {"node/test_gemm_default_no_bias", NULL, B2},
+    {"node/test_gemm_default_scalar_bias", NULL, B2},
+    {"node/test_gemm_default_single_elem_vector_bias", NULL, B2},
+    {"node/test_gemm_default_vector_bias", NULL, B2},
+    {"node/test_gemm_default_zero_bias", NULL, B2},
+    {"node/test_gemm_transposeA", "transA=1", "transA=1 with a 6x3 input"},
+    {"node/test_gemm_transposeB", NULL, B2},
+    /* ---- GlobalAveragePool, LRN ---- */
+    {"node/test_globalaveragepool", NULL, NULL},
+    {"node/test_globalaveragepool_precomputed", NULL, NULL},
+    {"node/test_lrn", NULL, B2},
+    {"node/test_lrn_default", NULL, B2},
+    /* ---- MatMul ---- */
+    {"node/test_matmul_2d", NULL, B2},
+    {"node/test_matmul_3d", "is 3-D", "batched 3-D MatMul"},
+    {"node/test_matmul_4d", "is 4-D", "batched 4-D MatMul (not a fully connected layer)"},
+    /* ---- MaxPool ---- */
+    {"node/test_maxpool_1d_default", "is 3-D", "1-D pooling (3-D tensor)"},
+    {"node/test_maxpool_2d_ceil", NULL, NULL},
+    {"node/test_maxpool_2d_default", NULL, NULL},
+    {"node/test_maxpool_2d_dilations", "dilations", "dilated pooling: dse pools have no dilation"},
+    {"node/test_maxpool_2d_pads", NULL, NULL},
+    {"node/test_maxpool_2d_precomputed_pads", NULL, NULL},
+    {"node/test_maxpool_2d_precomputed_same_upper", NULL, NULL},
+    {"node/test_maxpool_2d_precomputed_strides", NULL, NULL},
+    {"node/test_maxpool_2d_same_lower", NULL, NULL},
+    {"node/test_maxpool_2d_same_upper", NULL, NULL},
+    {"node/test_maxpool_2d_strides", NULL, NULL},
+    {"node/test_maxpool_2d_uint8", "uint8", "uint8 tensors"},
+    {"node/test_maxpool_3d_default", "is 5-D", "3-D pooling (5-D tensor)"},
+    {"node/test_maxpool_with_argmax_2d_precomputed_pads", "2 outputs", "the indices are a second graph output"},
+    {"node/test_maxpool_with_argmax_2d_precomputed_strides", "2 outputs", "the indices are a second graph output"},
+    /* ---- Relu, Reshape ---- */
+    {"node/test_relu", "is 3-D", "3-D input [3, 4, 5]: not NCHW"},
+    {"node/test_reshape_allowzero_reordered", "is 3-D", "3-D input"},
+    {"node/test_reshape_extended_dims", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_negative_dim", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_negative_extended_dims", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_one_dim", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_reduced_dims", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_reordered_all_dims", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_reordered_last_dims", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_zero_and_negative_dim", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    {"node/test_reshape_zero_dim", "is 3-D", "3-D input [2, 3, 4]: not NCHW"},
+    /* ---- Softmax ---- */
+    {"node/test_softmax_axis_0", "is 3-D", "3-D input"},
+    {"node/test_softmax_axis_1", "is 3-D", "3-D input"},
+    {"node/test_softmax_axis_2", "is 3-D", "3-D input"},
+    {"node/test_softmax_default_axis", "is 3-D", "3-D input"},
+    {"node/test_softmax_example", NULL, NULL},
+    {"node/test_softmax_large_number", NULL, B2},
+    {"node/test_softmax_negative_axis", "is 3-D", "3-D input"},
+    /* ---- pytorch-converted ---- */
+    {"pytorch-converted/test_AvgPool2d", NULL, B2},
+    {"pytorch-converted/test_AvgPool2d_stride", NULL, B2},
+    {"pytorch-converted/test_AvgPool3d", "is 5-D", "3-D pooling"},
+    {"pytorch-converted/test_AvgPool3d_stride", "is 5-D", "3-D pooling"},
+    {"pytorch-converted/test_AvgPool3d_stride1_pad0_gpu_input", "is 5-D", "3-D pooling"},
+    {"pytorch-converted/test_BatchNorm1d_3d_input_eval", "is 3-D", "BatchNorm1d on a 3-D tensor"},
+    {"pytorch-converted/test_BatchNorm2d_eval", NULL, B2},
+    {"pytorch-converted/test_BatchNorm2d_momentum_eval", NULL, B2},
+    {"pytorch-converted/test_BatchNorm3d_eval", "is 5-D", "BatchNorm3d"},
+    {"pytorch-converted/test_BatchNorm3d_momentum_eval", "is 5-D", "BatchNorm3d"},
+    {"pytorch-converted/test_Conv1d", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv1d_dilated", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv1d_groups", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv1d_pad1", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv1d_pad1size1", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv1d_pad2", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv1d_pad2size1", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv1d_stride", "is 3-D", "1-D convolution"},
+    {"pytorch-converted/test_Conv2d", NULL, B2},
+    {"pytorch-converted/test_Conv2d_depthwise", NULL, B2},
+    {"pytorch-converted/test_Conv2d_depthwise_padded", NULL, B2},
+    {"pytorch-converted/test_Conv2d_depthwise_strided", NULL, B2},
+    {"pytorch-converted/test_Conv2d_depthwise_with_multiplier", NULL, B2},
+    {"pytorch-converted/test_Conv2d_dilated", NULL, B2},
+    {"pytorch-converted/test_Conv2d_groups", NULL, B2},
+    {"pytorch-converted/test_Conv2d_groups_thnn", NULL, B2},
+    {"pytorch-converted/test_Conv2d_no_bias", NULL, B2},
+    {"pytorch-converted/test_Conv2d_padding", NULL, B2},
+    {"pytorch-converted/test_Conv2d_strided", NULL, B2},
+    {"pytorch-converted/test_Conv3d", "is 5-D", "3-D convolution"},
+    {"pytorch-converted/test_Conv3d_dilated", "is 5-D", "3-D convolution"},
+    {"pytorch-converted/test_Conv3d_dilated_strided", "is 5-D", "3-D convolution"},
+    {"pytorch-converted/test_Conv3d_groups", "is 5-D", "3-D convolution"},
+    {"pytorch-converted/test_Conv3d_no_bias", "is 5-D", "3-D convolution"},
+    {"pytorch-converted/test_Conv3d_stride", "is 5-D", "3-D convolution"},
+    {"pytorch-converted/test_Conv3d_stride_padding", "is 5-D", "3-D convolution"},
+    {"pytorch-converted/test_Linear", NULL, B2},
+    {"pytorch-converted/test_MaxPool1d", "is 3-D", "1-D pooling"},
+    {"pytorch-converted/test_MaxPool1d_stride", "is 3-D", "1-D pooling"},
+    {"pytorch-converted/test_MaxPool1d_stride_padding_dilation", "is 3-D", "1-D pooling"},
+    {"pytorch-converted/test_MaxPool2d", NULL, NULL},
+    {"pytorch-converted/test_MaxPool2d_stride_padding_dilation", "dilations", "dilated pooling"},
+    {"pytorch-converted/test_MaxPool3d", "is 5-D", "3-D pooling"},
+    {"pytorch-converted/test_MaxPool3d_stride", "is 5-D", "3-D pooling"},
+    {"pytorch-converted/test_MaxPool3d_stride_padding", "is 5-D", "3-D pooling"},
+    {"pytorch-converted/test_ReLU", NULL, B2},
+    {"pytorch-converted/test_Softmax", NULL, B2},
+    {"pytorch-converted/test_softmax_functional_dim3", "axis 3", "softmax over the last (W) axis of a 4-D tensor"},
+    {"pytorch-converted/test_softmax_lastdim", NULL, B2},
+    /* ---- pytorch-operator ---- */
+    {"pytorch-operator/test_operator_add_broadcast", "float64", "float64 tensors"},
+    {"pytorch-operator/test_operator_add_size1_broadcast", "float64", "float64 tensors"},
+    {"pytorch-operator/test_operator_add_size1_right_broadcast", "float64", "float64 tensors"},
+    {"pytorch-operator/test_operator_add_size1_singleton_broadcast", "float64", "float64 tensors"},
+    {"pytorch-operator/test_operator_addconstant", "float64", "float64 tensors"},
+    {"pytorch-operator/test_operator_addmm", "is a constant", "three graph inputs, the matrix product of two activations"},
+    {"pytorch-operator/test_operator_clip", "min -0.5", "Clip(-0.5, 0.5) is not a ReLU"},
+    {"pytorch-operator/test_operator_concat2", "is a constant", "two graph inputs"},
+    {"pytorch-operator/test_operator_conv", NULL, "batch 20 re-declared as 1, per-sample shape compared"},
+    {"pytorch-operator/test_operator_flatten", NULL, NULL},
+    {"pytorch-operator/test_operator_maxpool", "is 3-D", "1-D pooling"},
+    {"pytorch-operator/test_operator_mm", NULL, B2 "; the second matrix bound as the weight"},
+    {"pytorch-operator/test_operator_view", "is 1-D", "1-D input"},
+    /* ---- simple ---- */
+    {"simple/test_single_relu_model", NULL, NULL},
+};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+static const char *supported_ops[] = {
+    "Conv", "Gemm", "MatMul", "Relu", "Clip", "LRN", "MaxPool", "AveragePool",
+    "GlobalAveragePool", "BatchNormalization", "Add", "Sum", "Concat", "Flatten", "Reshape",
+    "Dropout", "Softmax", "Identity", "Constant", NULL};
+
+static int op_supported(const char *op)
+{
+    for (int i = 0; supported_ops[i]; i++)
+        if (!strcmp(op, supported_ops[i])) return 1;
+    return 0;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static Onnx__ModelProto *load_model(const char *path)
+{
+    size_t len;
+    uint8_t *b = slurp(path, &len);
+    if (!b) return NULL;
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, b);
+    free(b);
+    return m;
+}
+
+static int all_ops_supported(const Onnx__ModelProto *m)
+{
+    if (!m->graph || !m->graph->n_node) return 0;
+    for (size_t i = 0; i < m->graph->n_node; i++)
+        if (!op_supported(m->graph->node[i]->op_type)) return 0;
+    return 1;
+}
+
+static int is_initializer(const Onnx__GraphProto *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_initializer; i++)
+        if (!strcmp(g->initializer[i]->name, name)) return 1;
+    return 0;
+}
+
+static void set_batch(Onnx__ValueInfoProto *v, int64_t from, int64_t to)
+{
+    if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) return;
+    Onnx__TensorShapeProto *s = v->type->tensor_type->shape;
+    if (!s || s->n_dim < 1) return;
+    Onnx__TensorShapeProto__Dimension *d = s->dim[0];
+    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value == from)
+        d->dim_value = to;
+}
+
+/* The model of dir as a deployable file (see the top comment): graph
+ * inputs 1.. bound as initializers, batch re-declared as 1.  Returns the
+ * serialised bytes; *batch = the original batch (1 if none). */
+static uint8_t *prepare(const char *dir, size_t *len, int64_t *batch)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    Onnx__ModelProto *m = load_model(path);
+    if (!m) return NULL;
+    Onnx__GraphProto *g = m->graph;
+    Onnx__TensorProto **old = g->initializer, *bound[16];
+    char *oldname[16];
+    size_t nold = g->n_initializer;
+    int nb = 0, k = 0;
+    Onnx__ValueInfoProto *first = NULL;
+    Onnx__TensorProto **inits = malloc((nold + 16) * sizeof *inits);
+    if (nold) memcpy(inits, old, nold * sizeof *inits);
+    g->initializer = inits;
+    for (size_t i = 0; i < g->n_input && nb < 16; i++) {
+        if (is_initializer(g, g->input[i]->name)) continue;
+        if (k++ == 0) {
+            first = g->input[i];
+            continue;
+        }
+        size_t tl;
+        snprintf(path, sizeof path, "%s/test_data_set_0/input_%d.pb", dir, k - 1);
+        uint8_t *tb = slurp(path, &tl);
+        Onnx__TensorProto *t = tb ? onnx__tensor_proto__unpack(NULL, tl, tb) : NULL;
+        free(tb);
+        if (!t) continue;
+        oldname[nb] = t->name;
+        t->name = g->input[i]->name;
+        bound[nb++] = t;
+        inits[g->n_initializer++] = t;
+    }
+    *batch = 1;
+    if (first && first->type && first->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+        first->type->tensor_type->shape && first->type->tensor_type->shape->n_dim >= 2) {
+        Onnx__TensorShapeProto__Dimension *d = first->type->tensor_type->shape->dim[0];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value > 1) {
+            *batch = d->dim_value;
+            /* Flatten at axis 0 folds the batch in: keep it so the importer refuses. */
+            int folds = 0;
+            for (size_t i = 0; i < g->n_node; i++) {
+                const Onnx__NodeProto *nd = g->node[i];
+                if (!strcmp(nd->op_type, "Reshape")) folds = 1;
+                for (size_t a = 0; a < nd->n_attribute; a++)
+                    if (!strcmp(nd->op_type, "Flatten") && !strcmp(nd->attribute[a]->name, "axis") &&
+                        (nd->attribute[a]->i == 0 || nd->attribute[a]->i == -4))
+                        folds = 1;
+            }
+            if (!folds) {
+                set_batch(first, *batch, 1);
+                for (size_t i = 0; i < g->n_output; i++) set_batch(g->output[i], *batch, 1);
+                for (size_t i = 0; i < g->n_value_info; i++) set_batch(g->value_info[i], *batch, 1);
+            }
+        }
+    }
+    *len = onnx__model_proto__get_packed_size(m);
+    uint8_t *buf = malloc(*len ? *len : 1);
+    onnx__model_proto__pack(m, buf);
+    for (int i = 0; i < nb; i++) {
+        bound[i]->name = oldname[i];
+        onnx__tensor_proto__free_unpacked(bound[i], NULL);
+    }
+    g->initializer = old;
+    g->n_initializer = nold;
+    free(inits);
+    onnx__model_proto__free_unpacked(m, NULL);
+    return buf;
+}
+
+static int find_case(const char *rel)
+{
+    for (int i = 0; i < NCASES; i++)
+        if (!strcmp(cases[i].dir, rel)) return i;
+    return -1;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int run_case(const tcase *c, int survey, int *ran, int *refused)
+{
+    char dir[512], err[NET_ERRLEN], pb[600];
+    snprintf(dir, sizeof dir, "%s/%s", DATA, c->dir);
+    size_t len;
+    int64_t batch;
+    uint8_t *buf = prepare(dir, &len, &batch);
+    CHECK(buf != NULL, "%s: cannot prepare model", c->dir);
+    if (!buf) return -1;
+    err[0] = 0;
+    net *n = onnx_import_buffer(buf, len, c->dir, err);
+    free(buf);
+    if (survey) {
+        if (n) printf("SURVEY %s: ok %dx%dx%d\n", c->dir, n->layers[n->n - 1].out.c,
+                      n->layers[n->n - 1].out.h, n->layers[n->n - 1].out.w);
+        else printf("SURVEY %s: %s\n", c->dir, err);
+    }
+    if (c->err) {
+        (*refused)++;
+        CHECK(!n, "%s: expected a refusal (%s) but it imported", c->dir, c->why);
+        CHECK(n || strstr(err, c->err), "%s: error \"%s\" does not say \"%s\"", c->dir, err, c->err);
+        CHECK(n || !strchr(err, '\n'), "%s: error has more than one line", c->dir);
+        CHECK(n || !strncmp(err, c->dir, strlen(c->dir)), "%s: error does not name the file: %s",
+              c->dir, err);
+        net_free(n);
+        return 0;
+    }
+    (*ran)++;
+    CHECK(n != NULL, "%s: import failed: %s", c->dir, err);
+    if (!n) return -1;
+    int64_t dims[8];
+    int nd = 0;
+    snprintf(pb, sizeof pb, "%s/test_data_set_0/output_0.pb", dir);
+    float *ref = onnx_read_tensor(pb, dims, &nd, err);
+    CHECK(ref != NULL, "%s: cannot read reference output: %s", c->dir, err);
+    if (ref) {
+        net_shape o = n->layers[n->n - 1].out;
+        int64_t want[3] = {-1, -1, -1};
+        if (nd == 4) want[0] = dims[1], want[1] = dims[2], want[2] = dims[3];
+        if (nd == 2) want[0] = dims[1], want[1] = 1, want[2] = 1;
+        CHECK(nd == 2 || nd == 4, "%s: reference output is %d-D", c->dir, nd);
+        CHECK(nd >= 1 && dims[0] == batch, "%s: reference batch %lld, model batch %lld", c->dir,
+              (long long)(nd ? dims[0] : -1), (long long)batch);
+        CHECK(o.c == want[0] && o.h == want[1] && o.w == want[2],
+              "%s: net output %dx%dx%d, reference %lldx%lldx%lld", c->dir, o.c, o.h, o.w,
+              (long long)want[0], (long long)want[1], (long long)want[2]);
+        /* The output tensor's element count per sample, independently. */
+        int64_t per = 1;
+        for (int k = 1; k < nd; k++) per *= dims[k];
+        CHECK(net_shape_numel(o) == per, "%s: %lld elements per sample, reference %lld", c->dir,
+              (long long)net_shape_numel(o), (long long)per);
+        free(ref);
+    }
+    net_free(n);
+    return 0;
+}
+
+int main(void)
+{
+    struct stat st;
+    if (stat(DATA "/node", &st) != 0) {
+        printf("SKIP: %s missing (Debian package libonnx-testdata; scripts/bootstrap)\n", DATA);
+        return 77;
+    }
+    int survey = getenv("DSE_ONNX_SURVEY") != NULL;
+    static const char *roots[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+    int listed = 0, ran = 0, refused = 0, unsupported_ops = 0;
+    char *seen[2048];
+    int nseen = 0;
+    for (int r = 0; r < 4; r++) {
+        char root[300];
+        snprintf(root, sizeof root, "%s/%s", DATA, roots[r]);
+        DIR *d = opendir(root);
+        CHECK(d != NULL, "cannot list %s", root);
+        if (!d) continue;
+        for (struct dirent *e; (e = readdir(d));) {
+            if (strncmp(e->d_name, "test_", 5) || nseen == 2048) continue;
+            char rel[400];
+            snprintf(rel, sizeof rel, "%s/%s", roots[r], e->d_name);
+            seen[nseen++] = strdup(rel);
+        }
+        closedir(d);
+    }
+    qsort(seen, (size_t)nseen, sizeof *seen, cmpstr);
+    for (int i = 0; i < nseen; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s/model.onnx", DATA, seen[i]);
+        Onnx__ModelProto *m = load_model(path);
+        int sup = m && all_ops_supported(m);
+        if (m) onnx__model_proto__free_unpacked(m, NULL);
+        int c = find_case(seen[i]);
+        if (!sup) {
+            unsupported_ops++;
+            CHECK(c < 0, "%s is listed but uses an operator dse does not import", seen[i]);
+            continue;
+        }
+        CHECK(c >= 0, "%s uses only operators dse imports but is not listed in cases[]", seen[i]);
+        if (c < 0) continue;
+        listed++;
+        run_case(&cases[c], survey, &ran, &refused);
+    }
+    for (int i = 0; i < NCASES; i++) {
+        int found = 0;
+        for (int k = 0; k < nseen && !found; k++) found = !strcmp(seen[k], cases[i].dir);
+        CHECK(found, "%s is listed but not in the test data", cases[i].dir);
+    }
+    for (int i = 0; i < nseen; i++) free(seen[i]);
+    printf("conformance: %d test models, %d with only supported operators: %d imported with "
+           "the reference output shape, %d refused as listed; %d use other operators\n",
+           nseen, listed, ran, refused, unsupported_ops);
+    return ocheck_done("test_onnx_conformance");
+}
