@@ -18,9 +18,11 @@
 
 #include "kern_impl.h"
 
-/* Target im2col band: about 256 Ki floats (1 MiB), the size of a core's L2
- * on current x86 and Arm boards, so SGEMM packs it from cache. */
-#define IM2COL_BAND_FLOATS (256 * 1024)
+/* Target im2col band: about 1 Mi floats (4 MiB).  Bands bound the scratch
+ * memory (a whole-layer im2col of vgg16's conv1_2 would be 115 MB) and are
+ * packed by SGEMM while still in cache; much smaller bands starve SGEMM of
+ * columns (a 3x3 conv on a 14x14 map then gets N < 100 and loses ~25%). */
+#define IM2COL_BAND_FLOATS (1024 * 1024)
 
 static int is_pointwise(const net_attr *a)
 {

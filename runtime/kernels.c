@@ -21,6 +21,7 @@
 
 #include "kern_impl.h"
 #include "kernels.h"
+#include "weights.h"
 
 /* ---- threads ---- */
 
@@ -262,7 +263,7 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
         break;
     case NET_ADD: {
         size_t len = (size_t)L->out.c * hw;
-        memcpy(out, inputs[0], len * sizeof *out);
+        if (out != inputs[0]) memcpy(out, inputs[0], len * sizeof *out);
         for (int k = 1; k < L->nin; k++)
             for (size_t i = 0; i < len; i++) out[i] += inputs[k][i];
         break;
@@ -278,7 +279,7 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
     }
     case NET_FLATTEN:
     case NET_DROPOUT:
-        memcpy(out, in, (size_t)nc * hw * sizeof *out);
+        if (out != in) memcpy(out, in, (size_t)nc * hw * sizeof *out);
         break;
     case NET_SOFTMAX:
         softmax(in, out, L->out.c, hw);
@@ -292,21 +293,103 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
 
 /* ---- whole network ---- */
 
+/* Activation buffers are planned once per model (kern_model_new) and kept:
+ * a forward pass then never allocates or page-faults.  Walking the layers
+ * in order, a layer's output takes the best-fitting free slot; ReLU,
+ * BatchNorm and Add write in place over their first input when that is
+ * its last use; Flatten and Dropout alias their input.  A slot is free
+ * again after the last reader of every tensor living in it. */
 struct kern_model {
     const net *n;
-    float **w;   /* per layer: whole-layer weights, or NULL */
-    float *ws;   /* workspace, the largest any layer needs */
+    float *all;    /* the whole net's weights (weights.h layout) */
+    float **w;     /* per layer: its block in all (NULL if it has none) */
+    float *ws;     /* workspace, the largest any layer needs */
     size_t nws;
+    int *slot;     /* per layer: the slot holding its output */
+    int *alias;    /* per layer: 1 if it computes nothing (output = input) */
+    float **slots; /* nslots activation buffers */
+    int nslots;
 };
 
 void kern_model_free(kern_model *m)
 {
     if (!m) return;
-    if (m->w)
-        for (int i = 0; i < m->n->n; i++) free(m->w[i]);
+    free(m->all);
+    if (m->slots)
+        for (int s = 0; s < m->nslots; s++) free(m->slots[s]);
     free(m->w);
     free(m->ws);
+    free(m->slot);
+    free(m->alias);
+    free(m->slots);
     free(m);
+}
+
+static int in_place_kind(net_kind k) { return k == NET_RELU || k == NET_BN || k == NET_ADD; }
+
+/* Fill m->slot, m->alias and allocate m->slots; -1 when out of memory. */
+static int plan_buffers(kern_model *m)
+{
+    const net *n = m->n;
+    int nn = n->n, rc = -1, ns = 0;
+    int *root = malloc((size_t)nn * sizeof *root), *dies = malloc((size_t)nn * sizeof *dies);
+    int *busy = calloc((size_t)nn, sizeof *busy);
+    size_t *cap = calloc((size_t)nn, sizeof *cap);
+    m->slot = malloc((size_t)nn * sizeof *m->slot);
+    m->alias = calloc((size_t)nn, sizeof *m->alias);
+    if (!root || !dies || !busy || !cap || !m->slot || !m->alias) goto out;
+    /* root[i]: the layer that wrote the buffer i reads as its output;
+     * dies[r]: the last layer reading r's buffer (nn for the output). */
+    for (int i = 0; i < nn; i++) {
+        const net_layer *L = &n->layers[i];
+        m->alias[i] = (L->kind == NET_FLATTEN || L->kind == NET_DROPOUT) && L->in[0] != NET_INPUT;
+        root[i] = m->alias[i] ? root[L->in[0]] : i;
+        dies[i] = -1;
+    }
+    for (int i = 0; i < nn; i++) {
+        int last = net_ncons(n, i) ? -1 : nn;
+        for (int k = 0; k < net_ncons(n, i); k++)
+            if (net_cons(n, i)[k] > last) last = net_cons(n, i)[k];
+        if (last > dies[root[i]]) dies[root[i]] = last;
+    }
+    for (int i = 0; i < nn; i++) {
+        const net_layer *L = &n->layers[i];
+        int p0 = L->in[0], s = -1;
+        if (m->alias[i]) {
+            m->slot[i] = m->slot[root[i]];
+            continue;
+        }
+        size_t need = kern_out_floats(n, i, L->out.c);
+        if (in_place_kind(L->kind) && p0 != NET_INPUT && dies[root[p0]] == i) {
+            s = m->slot[root[p0]];
+        } else {
+            int fit = -1, big = -1; /* best fit, else grow the largest free */
+            for (int k = 0; k < ns; k++) {
+                if (busy[k]) continue;
+                if (cap[k] >= need && (fit < 0 || cap[k] < cap[fit])) fit = k;
+                if (big < 0 || cap[k] > cap[big]) big = k;
+            }
+            s = fit >= 0 ? fit : big >= 0 ? big : ns++;
+            if (cap[s] < need) cap[s] = need;
+        }
+        m->slot[i] = s;
+        busy[s] = 1;
+        for (int k = 0; k < L->nin; k++) {
+            int p = L->in[k];
+            if (p != NET_INPUT && dies[root[p]] == i && m->slot[root[p]] != s) busy[m->slot[root[p]]] = 0;
+        }
+    }
+    m->nslots = ns;
+    if (!(m->slots = calloc((size_t)(ns ? ns : 1), sizeof *m->slots))) goto out;
+    for (int k = 0; k < ns; k++)
+        if (!(m->slots[k] = malloc(cap[k] * sizeof(float)))) goto out;
+    rc = 0;
+out:
+    free(root);
+    free(dies);
+    free(busy);
+    free(cap);
+    return rc;
 }
 
 kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
@@ -318,17 +401,26 @@ kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
         return NULL;
     }
     m->n = n;
-    for (int i = 0; i < n->n; i++) {
-        size_t len;
-        if (kern_weights_slice(n, i, 0, n->layers[i].out.c, seed, &m->w[i], &len, err)) {
+    if (n->weights_path) {
+        if (!(m->all = weights_load(n, err))) {
             kern_model_free(m);
             return NULL;
         }
+    } else if (!(m->all = weights_generate_all(n, seed))) {
+        snprintf(err, NET_ERRLEN, "net %s: out of memory for its weights", n->name);
+        kern_model_free(m);
+        return NULL;
+    }
+    /* A whole layer's slice is its whole block: point into the array. */
+    int64_t off = 0;
+    for (int i = 0; i < n->n; i++) {
+        m->w[i] = n->layers[i].weights ? m->all + off : NULL;
+        off += n->layers[i].weights;
         size_t ws = kern_workspace_floats(n, i, n->layers[i].out.c);
         if (ws > m->nws) m->nws = ws;
     }
-    if (m->nws && !(m->ws = malloc(m->nws * sizeof *m->ws))) {
-        snprintf(err, NET_ERRLEN, "net %s: out of memory for a %zu-float workspace", n->name, m->nws);
+    if ((m->nws && !(m->ws = malloc(m->nws * sizeof *m->ws))) || plan_buffers(m)) {
+        snprintf(err, NET_ERRLEN, "net %s: out of memory for activations", n->name);
         kern_model_free(m);
         return NULL;
     }
@@ -342,77 +434,29 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Flatten and Dropout of a layer's output reuse its buffer. */
-static int is_alias(const net *n, int i)
-{
-    const net_layer *L = &n->layers[i];
-    return (L->kind == NET_FLATTEN || L->kind == NET_DROPOUT) && L->in[0] != NET_INPUT;
-}
-
 int kern_model_forward(kern_model *m, const float *input, float *output,
                        double *layer_seconds, char *err)
 {
     const net *n = m->n;
-    int rc = -1, nn = n->n;
-    float **buf = calloc((size_t)nn, sizeof *buf);
-    int *root = malloc((size_t)nn * sizeof *root), *dies = malloc((size_t)nn * sizeof *dies);
-    if (!buf || !root || !dies) {
-        snprintf(err, NET_ERRLEN, "net %s: out of memory", n->name);
-        goto out;
-    }
-    /* root[i]: the layer owning i's buffer; dies[r]: the last step reading
-     * any alias of r's buffer (nn = never: the output). */
-    for (int i = 0; i < nn; i++) {
-        root[i] = is_alias(n, i) ? root[n->layers[i].in[0]] : i;
-        dies[i] = -1;
-    }
-    for (int i = 0; i < nn; i++) {
-        int last = net_ncons(n, i) ? net_cons(n, i)[net_ncons(n, i) - 1] : nn;
-        for (int k = 0; k < net_ncons(n, i); k++)
-            if (net_cons(n, i)[k] > last) last = net_cons(n, i)[k];
-        if (last > dies[root[i]]) dies[root[i]] = last;
-    }
-    for (int i = 0; i < nn; i++) {
+    const float *ins[64];
+    for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
-        const float *ins[64];
         const float **in = L->nin <= 64 ? ins : malloc((size_t)L->nin * sizeof *in);
         if (!in) {
             snprintf(err, NET_ERRLEN, "layer %s: out of memory", L->name);
-            goto out;
+            return -1;
         }
-        for (int k = 0; k < L->nin; k++) in[k] = L->in[k] == NET_INPUT ? input : buf[L->in[k]];
+        for (int k = 0; k < L->nin; k++)
+            in[k] = L->in[k] == NET_INPUT ? input : m->slots[m->slot[L->in[k]]];
         double t0 = now();
-        int r = 0;
-        if (root[i] != i) {
-            buf[i] = buf[root[i]];
-        } else if (!(buf[i] = malloc(kern_out_floats(n, i, L->out.c) * sizeof(float)))) {
-            snprintf(err, NET_ERRLEN, "layer %s: out of memory for its output", L->name);
-            r = -1;
-        } else {
-            r = kern_run(n, i, 0, L->out.c, in, m->w[i], buf[i], m->ws, err);
-        }
+        int r = m->alias[i] ? 0 : kern_run(n, i, 0, L->out.c, in, m->w[i], m->slots[m->slot[i]], m->ws, err);
         if (layer_seconds) layer_seconds[i] = now() - t0;
         if (in != ins) free(in);
-        if (r) goto out;
-        for (int k = 0; k < L->nin; k++) {
-            int p = L->in[k];
-            if (p != NET_INPUT && dies[root[p]] == i && buf[root[p]]) {
-                free(buf[root[p]]);
-                for (int j = root[p]; j < i; j++)
-                    if (root[j] == root[p]) buf[j] = NULL;
-            }
-        }
+        if (r) return -1;
     }
-    memcpy(output, buf[nn - 1], (size_t)net_shape_numel(n->layers[nn - 1].out) * sizeof *output);
-    rc = 0;
-out:
-    if (buf && root)
-        for (int i = 0; i < nn; i++)
-            if (root[i] == i) free(buf[i]);
-    free(buf);
-    free(root);
-    free(dies);
-    return rc;
+    memcpy(output, m->slots[m->slot[n->n - 1]],
+           (size_t)net_shape_numel(n->layers[n->n - 1].out) * sizeof *output);
+    return 0;
 }
 
 int kern_forward(const net *n, uint64_t seed, const float *input, float *output, char *err)

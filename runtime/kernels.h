@@ -45,21 +45,26 @@
 void kern_set_threads(int nthreads);
 int kern_get_threads(void);
 
-/* ---- deterministic data ---- */
-/* The generator (docs/runtime-kernels.md): value = U(-1, 1) from splitmix64
- * of (seed, layer, output channel, parameter kind, element index), scaled
- * per kind.  A slice's numbers do not depend on which slice was asked. */
-/* Network input (n->input.c*h*w floats) uniform in [-1, 1) from seed. */
-void kern_input_gen(const net *n, uint64_t seed, float *x);
-/* Weights of output channels [c0, c0+nc) of layer `layer`, layout above:
- * read from n->weights_path when the net has a weights file, otherwise
- * generated from seed.  *w_out is malloc'd (caller frees; NULL with
- * *nfloats = 0 for kinds without weights). */
+/* ---- weights and inputs ---- */
+/* Weights are model/weights.h's: the net's weights file (n->weights_path:
+ * raw float32 in the layout of weights.h, or an ONNX file's initializers),
+ * or, when the net has none, weights_generate(seed), a pure function of
+ * (seed, layer, element) -- so a rank generating only its slice gets the
+ * rows of the single-device run.  Slices here follow the layout above. */
+/* Weights of output channels [c0, c0+nc) of layer `layer`.  *w_out is
+ * malloc'd (caller frees; NULL with *nfloats = 0 for kinds without
+ * weights).  A raw weights file is read only where the slice lies. */
 int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
                        float **w_out, size_t *nfloats, char *err);
-/* Generated weights only (ignores n->weights_path), into caller's buffer of
- * net_slice_weights() floats. */
+/* Generated weights only (ignores n->weights_path), into a caller's buffer
+ * of net_slice_weights() floats. */
 void kern_weights_gen(const net *n, int layer, int c0, int nc, uint64_t seed, float *w);
+/* The slice cut from a whole-net weights array `all` (weights.h layout,
+ * e.g. from weights_load) into a buffer of net_slice_weights() floats. */
+int kern_weights_from(const net *n, const float *all, int layer, int c0, int nc, float *w);
+/* Network input (n->input.c*h*w floats), uniform in (-1, 1), from seed
+ * (generator in docs/runtime-kernels.md). */
+void kern_input_gen(const net *n, uint64_t seed, float *x);
 
 /* ---- one slice of one layer ---- */
 /* Scratch floats kern_run needs for a slice of nc channels (0 if none).
@@ -71,6 +76,8 @@ size_t kern_out_floats(const net *n, int layer, int nc);
  * inputs[k] is the k-th input tensor (see the conventions above); weights
  * is the slice's weight array (NULL for kinds without weights); workspace
  * holds kern_workspace_floats() floats (may be NULL when that is 0).
+ * out must not overlap the inputs, except that ReLU, BatchNorm, Add,
+ * Flatten and Dropout may write in place over inputs[0] (out == inputs[0]).
  * Returns 0, or -1 for a slice the kind cannot compute (err says why). */
 int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs,
              const float *weights, float *out, float *workspace, char *err);

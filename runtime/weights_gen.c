@@ -1,25 +1,24 @@
-/* weights_gen.c -- deterministic weights and inputs, and weight slices.
+/* weights_gen.c -- the weights of a slice, and the generated network input.
  *
- * Invariant: every number is a pure function of (seed, layer index, output
- * channel, parameter kind, element index), never of the slice that was
- * asked for, so a rank generating only channels [c0, c0+nc) gets exactly
- * the rows the single-device run uses.  The generator is documented in
- * docs/runtime-kernels.md; changing it changes every reference output.
+ * Weights come from model/weights.h, the one place that defines the
+ * weights layout, the weights file and the deterministic generator.  This
+ * file only cuts a slice out of a layer's block: a Conv/FC slice is rows
+ * [c0, c0+nc) of W plus bias[c0..c0+nc), a BatchNorm slice the same
+ * channels of each of its four vectors.  Invariant: a slice is exactly the
+ * matching part of the whole layer's weights, whichever slice is asked
+ * (weights_generate is a pure function of (seed, layer, element)).
  *
- *   key(seed, layer, channel, kind) =
- *       mix(mix(mix(seed) ^ (layer + 1)) ^ (channel << 8 | kind))
- *   u(key, e) = uniform in (-1, 1) from the top 24 bits of
- *               mix(key + (e + 1) * 0x9E3779B97F4A7C15)
- * with mix = the splitmix64 finaliser.  The network input is layer -1,
- * channel 0, kind KIND_INPUT, element = flat NCHW index.
+ * The input generator (docs/runtime-kernels.md): element e of the NCHW
+ * input is U(-1, 1) from the top 24 bits of mix(mix(seed) + (e + 1) * G),
+ * with mix = the splitmix64 finaliser and G = 0x9E3779B97F4A7C15.
  */
-#include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels.h"
-
-enum { KIND_W, KIND_BIAS, KIND_BN_SCALE, KIND_BN_SHIFT, KIND_BN_MEAN, KIND_BN_VAR, KIND_INPUT };
+#include "weights.h"
 
 #define GOLDEN 0x9E3779B97F4A7C15ULL
 
@@ -30,66 +29,99 @@ static uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static uint64_t key(uint64_t seed, int layer, int channel, int kind)
-{
-    uint64_t k = mix(mix(seed) ^ (uint64_t)(int64_t)(layer + 1));
-    return mix(k ^ ((uint64_t)(unsigned)channel << 8 | (uint64_t)kind));
-}
-
-/* Uniform in (-1, 1), symmetric: (2m + 1) / 2^24 - 1 for m in [0, 2^24). */
-static float u(uint64_t k, uint64_t e)
-{
-    uint64_t h = mix(k + (e + 1) * GOLDEN);
-    return (float)((double)(2 * (h >> 40) + 1) / 16777216.0 - 1.0);
-}
-
 void kern_input_gen(const net *n, uint64_t seed, float *x)
 {
-    uint64_t k = key(seed, -1, 0, KIND_INPUT);
+    uint64_t k = mix(seed);
     int64_t len = net_shape_numel(n->input);
-    for (int64_t e = 0; e < len; e++) x[e] = u(k, (uint64_t)e);
-}
-
-/* He-uniform: variance 2 / fan_in keeps ReLU activations O(1) with depth. */
-static void gen_rows(uint64_t seed, int layer, int c0, int nc, int64_t fan_in, float *w)
-{
-    float scale = (float)sqrt(6.0 / (double)fan_in);
-    for (int k = 0; k < nc; k++) {
-        uint64_t kk = key(seed, layer, c0 + k, KIND_W);
-        float *row = w + (size_t)k * (size_t)fan_in;
-        for (int64_t e = 0; e < fan_in; e++) row[e] = scale * u(kk, (uint64_t)e);
+    for (int64_t e = 0; e < len; e++) {
+        uint64_t h = mix(k + ((uint64_t)e + 1) * GOLDEN);
+        x[e] = (float)((double)(2 * (h >> 40) + 1) / 16777216.0 - 1.0);
     }
 }
 
-/* One value per channel: centre + half_width * u. */
-static void gen_vec(uint64_t seed, int layer, int c0, int nc, int kind, float centre,
-                    float half_width, float *v)
+/* The parts of layer `layer`'s block that make up slice [c0, c0+nc): up
+ * to four (first element in the block, count) ranges, laid end to end in
+ * the slice.  Returns the number of ranges. */
+static int slice_ranges(const net *n, int layer, int c0, int nc, int64_t first[4], int64_t count[4])
 {
-    for (int k = 0; k < nc; k++) v[k] = centre + half_width * u(key(seed, layer, c0 + k, kind), 0);
+    const net_layer *L = &n->layers[layer];
+    int64_t C = L->out.c;
+    if (L->kind == NET_CONV || L->kind == NET_FC) {
+        int64_t K = L->weights / C - (L->a.bias ? 1 : 0);
+        first[0] = c0 * K, count[0] = nc * K;
+        if (!L->a.bias) return 1;
+        first[1] = C * K + c0, count[1] = nc;
+        return 2;
+    }
+    if (L->kind == NET_BN) {
+        for (int q = 0; q < 4; q++) first[q] = q * C + c0, count[q] = nc;
+        return 4;
+    }
+    return 0;
 }
 
 void kern_weights_gen(const net *n, int layer, int c0, int nc, uint64_t seed, float *w)
 {
-    const net_layer *L = &n->layers[layer];
-    net_shape x = net_in_shape(n, layer, 0);
-    int64_t fan_in;
-    switch (L->kind) {
-    case NET_CONV:
-    case NET_FC:
-        fan_in = L->kind == NET_CONV ? (int64_t)(x.c / L->a.groups) * L->a.kh * L->a.kw
-                                     : net_shape_numel(x);
-        gen_rows(seed, layer, c0, nc, fan_in, w);
-        if (L->a.bias) gen_vec(seed, layer, c0, nc, KIND_BIAS, 0.0f, 0.1f, w + (size_t)nc * fan_in);
-        break;
-    case NET_BN:
-        gen_vec(seed, layer, c0, nc, KIND_BN_SCALE, 1.0f, 0.2f, w);
-        gen_vec(seed, layer, c0, nc, KIND_BN_SHIFT, 0.0f, 0.1f, w + nc);
-        gen_vec(seed, layer, c0, nc, KIND_BN_MEAN, 0.0f, 0.1f, w + 2 * (size_t)nc);
-        gen_vec(seed, layer, c0, nc, KIND_BN_VAR, 1.0f, 0.5f, w + 3 * (size_t)nc);
-        break;
-    default:
-        break;
+    int64_t first[4], count[4];
+    int k = slice_ranges(n, layer, c0, nc, first, count);
+    for (int r = 0; r < k; r++) {
+        weights_generate(n, layer, seed, first[r], count[r], w);
+        w += count[r];
     }
+}
+
+static int host_is_le(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one == 1;
+}
+
+/* The ranges read straight from a raw weights file (layout of weights.h),
+ * so a rank reads only its slice, not the whole net's weights. */
+static int read_raw(const net *n, int layer, int c0, int nc, float *w, char *err)
+{
+    const char *path = n->weights_path;
+    int64_t first[4], count[4], base = weights_offset(n, layer);
+    int k = slice_ranges(n, layer, c0, nc, first, count), rc = -1;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, NET_ERRLEN, "%s: cannot open weights file: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fseeko(f, 0, SEEK_END) != 0 || ftello(f) != (off_t)weights_total(n) * 4) {
+        snprintf(err, NET_ERRLEN, "%s: weights file has %lld bytes, network %s needs %lld", path,
+                 (long long)ftello(f), n->name, (long long)weights_total(n) * 4);
+        goto out;
+    }
+    for (int r = 0; r < k; r++) {
+        if (fseeko(f, (off_t)(base + first[r]) * 4, SEEK_SET) != 0 ||
+            fread(w, sizeof *w, (size_t)count[r], f) != (size_t)count[r]) {
+            snprintf(err, NET_ERRLEN, "%s: layer %s: short read", path, n->layers[layer].name);
+            goto out;
+        }
+        if (!host_is_le())
+            for (int64_t i = 0; i < count[r]; i++) {
+                uint8_t *b = (uint8_t *)&w[i], t;
+                t = b[0], b[0] = b[3], b[3] = t;
+                t = b[1], b[1] = b[2], b[2] = t;
+            }
+        w += count[r];
+    }
+    rc = 0;
+out:
+    fclose(f);
+    return rc;
+}
+
+int kern_weights_from(const net *n, const float *all, int layer, int c0, int nc, float *w)
+{
+    int64_t first[4], count[4], base = weights_offset(n, layer);
+    int k = slice_ranges(n, layer, c0, nc, first, count);
+    for (int r = 0; r < k; r++) {
+        memcpy(w, all + base + first[r], (size_t)count[r] * sizeof *w);
+        w += count[r];
+    }
+    return 0;
 }
 
 int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
@@ -98,26 +130,33 @@ int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
     *w_out = NULL;
     *nfloats = 0;
     if (layer < 0 || layer >= n->n || c0 < 0 || nc < 1 || c0 + nc > n->layers[layer].out.c) {
-        snprintf(err, NET_ERRLEN, "layer %d: channels [%d, %d) outside the layer", layer, c0,
-                 c0 + nc);
+        snprintf(err, NET_ERRLEN, "net %s: layer %d: channels [%d, %d) outside the layer", n->name,
+                 layer, c0, c0 + nc);
         return -1;
     }
-    const net_layer *L = &n->layers[layer];
     size_t len = (size_t)net_slice_weights(n, layer, c0, nc);
     if (len == 0) return 0;
-    if (n->weights_path) {
-        /* Real weights are read by the model's weights loader once it exists;
-         * generating instead would silently compute something else. */
-        snprintf(err, NET_ERRLEN, "%s: layer %s: reading weight files is not supported yet",
-                 n->weights_path, L->name);
-        return -1;
-    }
     float *w = malloc(len * sizeof *w);
     if (!w) {
-        snprintf(err, NET_ERRLEN, "layer %s: out of memory for %zu weights", L->name, len);
+        snprintf(err, NET_ERRLEN, "layer %s: out of memory for %zu weights", n->layers[layer].name, len);
         return -1;
     }
-    kern_weights_gen(n, layer, c0, nc, seed, w);
+    size_t pl = n->weights_path ? strlen(n->weights_path) : 0;
+    if (!n->weights_path) {
+        kern_weights_gen(n, layer, c0, nc, seed, w);
+    } else if (pl >= 5 && strcmp(n->weights_path + pl - 5, ".onnx") == 0) {
+        /* Initializers inside an ONNX file: only weights.h can read them, whole. */
+        float *all = weights_load(n, err);
+        if (!all) {
+            free(w);
+            return -1;
+        }
+        kern_weights_from(n, all, layer, c0, nc, w);
+        free(all);
+    } else if (read_raw(n, layer, c0, nc, w, err)) {
+        free(w);
+        return -1;
+    }
     *w_out = w;
     *nfloats = len;
     return 0;

@@ -24,6 +24,28 @@ static void stats(const float *y, size_t len, double *mn, double *mx, double *rm
     *rms = sqrt(*rms / (double)len);
 }
 
+/* Every layer with kern_run into its own fresh buffer, all kept. */
+static void plain_forward(const net *n, const float *x, float *y)
+{
+    char err[NET_ERRLEN];
+    float **buf = calloc((size_t)n->n, sizeof *buf);
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        const float *in[64];
+        float *w;
+        size_t nw, nws = kern_workspace_floats(n, i, L->out.c);
+        for (int k = 0; k < L->nin; k++) in[k] = L->in[k] == NET_INPUT ? x : buf[L->in[k]];
+        buf[i] = malloc(kern_out_floats(n, i, L->out.c) * sizeof(float));
+        float *ws = malloc((nws ? nws : 1) * sizeof *ws);
+        CHECK(kern_weights_slice(n, i, 0, L->out.c, 1, &w, &nw, err) == 0, "%s", err);
+        CHECK(kern_run(n, i, 0, L->out.c, in, w, buf[i], ws, err) == 0, "%s", err);
+        free(w), free(ws);
+    }
+    memcpy(y, buf[n->n - 1], kern_out_floats(n, n->n - 1, n->layers[n->n - 1].out.c) * sizeof *y);
+    for (int i = 0; i < n->n; i++) free(buf[i]);
+    free(buf);
+}
+
 static void check_zoo(const char *name)
 {
     char err[NET_ERRLEN];
@@ -56,12 +78,21 @@ static void check_zoo(const char *name)
         /* O(1) logits: neither blown up nor vanished. */
         CHECK(rms > 1e-2 && rms < 1e3, "%s: output rms %g", name, rms);
     }
-    /* Deterministic, and the input matters. */
+    /* Deterministic, and equal to a plain layer-by-layer run (the model's
+     * buffer reuse and in-place layers change nothing). */
     CHECK(kern_model_forward(m, x, y2, NULL, err) == 0, "%s", err);
     CHECK(memcmp(y, y2, ylen * sizeof *y) == 0, "%s: second run differs", name);
+    plain_forward(n, x, y2);
+    CHECK(memcmp(y, y2, ylen * sizeof *y) == 0, "%s: differs from a run with fresh buffers", name);
+    /* The input still matters at the output: the signal has not vanished
+     * under the biases (logits change by more than 0.5% rms; random deep ReLU nets map
+     * inputs to similar outputs, resnet50 and densenet121 give 1-2%). */
     kern_input_gen(n, 8, x);
     CHECK(kern_model_forward(m, x, y2, NULL, err) == 0, "%s", err);
-    CHECK(memcmp(y, y2, ylen * sizeof *y) != 0, "%s: output ignores the input", name);
+    double d = 0, r = 0;
+    for (size_t i = 0; i < ylen; i++) d += ((double)y[i] - y2[i]) * ((double)y[i] - y2[i]), r += (double)y[i] * y[i];
+    printf("%-13s another input changes the output by %.1f%% rms\n", name, 100 * sqrt(d / r));
+    CHECK(sqrt(d / r) > 0.005, "%s: output hardly depends on the input (%.3g%%)", name, 100 * sqrt(d / r));
     /* Two threads: same numbers to float tolerance. */
     kern_input_gen(n, 7, x);
     kern_set_threads(2);

@@ -307,6 +307,28 @@ static void channelwise_slices(void)
     }
 }
 
+/* ReLU, BatchNorm, Add, Flatten, Dropout in place (out == inputs[0]). */
+static void in_place_tests(void)
+{
+    static const net_kind kinds[] = {NET_RELU, NET_BN, NET_ADD, NET_FLATTEN, NET_DROPOUT};
+    char err[NET_ERRLEN];
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        int pc[3] = {5, 5, 5};
+        net *n = build(kinds[k], NULL, (net_shape){5, 6, 7}, kinds[k] == NET_ADD ? 3 : 0, pc);
+        int li = n->n - 1;
+        size_t len = 5 * 6 * 7;
+        float *x[3], *ref = malloc(len * sizeof *ref), *w = rnd_weights(n, li);
+        for (int q = 0; q < 3; q++) x[q] = rnd(len);
+        const float *in[3] = {x[0], x[1], x[2]};
+        naive_layer(n, li, in, w, ref);
+        CHECK(kern_run(n, li, 0, n->layers[li].out.c, in, w, x[0], NULL, err) == 0, "%s", err);
+        CHECK(cmp_tol(x[0], ref, len, RTOL, ATOL, NULL) <= 0, "%s in place differs", net_kind_name(kinds[k]));
+        for (int q = 0; q < 3; q++) free(x[q]);
+        free(ref), free(w);
+        net_free(n);
+    }
+}
+
 static void error_tests(void)
 {
     char err[NET_ERRLEN] = "";
@@ -339,6 +361,7 @@ int main(void)
     pool_tests();
     misc_tests();
     channelwise_slices();
+    in_place_tests();
     error_tests();
     /* The same with two threads (BLAS and the kernels' own loops). */
     kern_set_threads(2);
