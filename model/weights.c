@@ -151,7 +151,7 @@ void weights_generate(const net *n, int layer, uint64_t seed, int64_t first, int
         fan_in = net_shape_numel(net_in_shape(n, layer, 0));
         nw = fan_in * L->a.out_c;
     }
-    double scale = 1.0 / sqrt((double)(fan_in > 0 ? fan_in : 1));
+    double scale = sqrt(6.0 / (double)(fan_in > 0 ? fan_in : 1));
     for (int64_t k = 0; k < count; k++) {
         int64_t e = first + k;
         double u = (double)(mix(base ^ (uint64_t)e) >> 40) / 16777216.0, v = 2 * u - 1;

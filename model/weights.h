@@ -43,7 +43,9 @@ int weights_save(const net *n, const float *w, const char *path, char *err);
  * can be generated alone.  Fills elements [first, first+count) of layer
  * `layer`'s block.  With h = splitmix64 of (seed, layer, element) and
  * u = top 24 bits of h / 2^24 in [0,1), v = 2u - 1:
- *   Conv/FC weights  v / sqrt(fan_in)   (fan_in = in_c/groups*kh*kw or in)
+ *   Conv/FC weights  v * sqrt(6 / fan_in)   (fan_in = in_c/groups*kh*kw or in;
+ *                    He-uniform: variance 2/fan_in keeps activations O(1)
+ *                    through deep ReLU nets, see docs/runtime-kernels.md)
  *   biases           0.01 v
  *   BatchNorm        scale 1 + 0.1 v, shift 0.1 v, mean 0.1 v, var 1 + 0.5 u
  */
