@@ -123,6 +123,16 @@ static const bad_case cases[] = {
      "{\"format\":\"dse-network\",\"version\":2,\"input\":{\"shape\":[3,8,8]},\"layers\":[]}",
      {"unsupported network format version 2"}},
     {"no_layers", NET, NETF(""), {"no layers"}},
+    {"layer_not_object", NET, NETF("[\"r\"]"), {"layers[0] is not an object"}},
+    {"unknown_input_key", NET,
+     "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,8,8],\"dtype\":\"f32\"},"
+     "\"layers\":[" L("r", "ReLU", "\"data\"", "") "]}",
+     {"input", "unknown key \"dtype\""}},
+    {"name_is_input", NET, NETF(L("data", "ReLU", "\"data\"", "")),
+     {"layer data", "same name as the network input"}},
+    {"fc_two_inputs", NET,
+     NETF(L("r", "ReLU", "\"data\"", "") "," L("f", "FC", "\"r\",\"data\"", ",\"out_features\":2")),
+     {"layer f", "FC takes one input, got 2"}},
     /* ---- platforms ---- */
     {"plat_malformed", PLAT, "{\"format\": \"dse-platform\", \"devices\": [", {"malformed JSON"}},
     {"plat_no_devices", PLAT, PLATF("", LINKS), {"no devices"}},
