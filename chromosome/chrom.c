@@ -166,9 +166,9 @@ static inline void emit_shares(const chrom *c, mapping *m, int *pos, int i, int 
 
 static void decode_naive(const chrom *c, const int *g, mapping *m)
 {
-    int where[CHROM_MAX_DEV], devs[CHROM_MAX_DEV], w[CHROM_MAX_DEV], share[CHROM_MAX_DEV];
+    int cnt[CHROM_MAX_DEV], devs[CHROM_MAX_DEV], w[CHROM_MAX_DEV], share[CHROM_MAX_DEV];
     const int n = c->ndev;
-    for (int d = 0; d < n; d++) where[d] = -1;
+    for (int d = 0; d < n; d++) cnt[d] = 0;
     int pos = 0;
     for (int i = 0; i < c->L; i++) {
         const int *gi = g + c->gene[i];
@@ -177,19 +177,15 @@ static void decode_naive(const chrom *c, const int *g, mapping *m)
             m->slices[pos++] = (map_slice){gi[0], 0, c->chan[i]};
             continue;
         }
-        /* Distinct devices in order of first appearance, with counts. */
+        /* Distinct devices in order of first appearance, with counts
+         * (branch-free: random genes defeat the branch predictor). */
         int k = 0;
         for (int t = 0; t < n; t++) {
             int d = gi[t];
-            if (where[d] < 0) {
-                where[d] = k;
-                devs[k] = d;
-                w[k++] = 1;
-            } else {
-                w[where[d]]++;
-            }
+            devs[k] = d;
+            k += cnt[d]++ == 0;
         }
-        for (int a = 0; a < k; a++) where[devs[a]] = -1;
+        for (int a = 0; a < k; a++) w[a] = cnt[devs[a]], cnt[devs[a]] = 0;
         emit_shares(c, m, &pos, i, k, devs, w, share);
     }
     m->first[c->L] = pos;
@@ -375,11 +371,11 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
  * to fill_to goes to the last point's device. */
 static void dump_ranges(const chrom *c, sbuf *b, const int *row, int split, int fill_to)
 {
-    int pt[CHROM_MAX_DEV + 1], who[CHROM_MAX_DEV + 1];
+    int pt[CHROM_MAX_DEV], who[CHROM_MAX_DEV];
     int k = split_points(row, c->ndev, split ? c->S : c->L, pt, who), prev = 0;
-    pt[k] = fill_to, who[k] = k ? who[k - 1] : 0;
-    for (int a = 0; a <= k; a++) {
-        if (pt[a] <= prev) continue;
+    if (k && pt[k - 1] < fill_to) pt[k - 1] = fill_to; /* the tail joins the last range */
+    else if (!k && fill_to > 0) pt[0] = fill_to, who[0] = 0, k = 1;
+    for (int a = 0; a < k; a++) {
         const char *from = c->n->layers[split ? c->sidx[prev] : prev].name;
         const char *to = c->n->layers[split ? c->sidx[pt[a] - 1] : pt[a] - 1].name;
         sb_printf(b, "%sdev%d: %s..%s", prev ? ", " : "", who[a], from, to);

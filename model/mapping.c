@@ -149,28 +149,33 @@ void mapping_apportion(int total, int k, const int *w, int *out)
     for (int i = 0; i < k; i++) W += w[i] > 0 ? w[i] : 0;
     int equal = W == 0; /* all weights zero: share equally */
     if (equal) W = k;
+#define WEIGHT(i) (equal ? 1 : (w[i] > 0 ? w[i] : 0))
+    /* Remainders are cached for the common small k (no allocation here:
+     * decoders call this on their hot path); larger k recompute them. */
+    int64_t rcache[64];
+    const int cached = k <= 64;
     int assigned = 0;
     for (int i = 0; i < k; i++) {
-        int64_t wi = equal ? 1 : (w[i] > 0 ? w[i] : 0);
-        out[i] = (int)((int64_t)total * wi / W);
+        int64_t q = (int64_t)total * WEIGHT(i);
+        out[i] = (int)(q / W);
+        if (cached) rcache[i] = q % W;
         assigned += out[i];
     }
+#define REM(i) (cached ? rcache[i] : (int64_t)total * WEIGHT(i) % W)
     int r = total - assigned;
-    /* Hand out the r leftovers: rank of i = number of remainders that beat it. */
+    /* Hand out the r leftovers: rank of i = number of remainders that beat
+     * it.  Remainders sum to r*W with each < W, so more than r of them are
+     * positive and exactly r shares get one more channel. */
     for (int i = 0; i < k && r > 0; i++) {
-        int64_t wi = equal ? 1 : (w[i] > 0 ? w[i] : 0);
-        int64_t ri = (int64_t)total * wi % W;
+        int64_t ri = REM(i);
         if (ri == 0) continue;
         int rank = 0;
         for (int j = 0; j < k && rank < r; j++) {
-            int64_t wj = equal ? 1 : (w[j] > 0 ? w[j] : 0);
-            int64_t rj = (int64_t)total * wj % W;
+            int64_t rj = REM(j);
             if (rj > ri || (rj == ri && j < i)) rank++;
         }
         if (rank < r) out[i]++;
     }
-    /* The loop above gives exactly r extra channels: remainders sum to r*W
-     * with each < W, so at least r of them are positive. */
     if (total < k) return;
     for (int i = 0; i < k; i++) {
         if (out[i] > 0) continue;
@@ -178,13 +183,14 @@ void mapping_apportion(int total, int k, const int *w, int *out)
         int64_t bs = 0; /* surplus scaled by W: out*W - total*w */
         for (int j = 0; j < k; j++) {
             if (out[j] < 2) continue;
-            int64_t wj = equal ? 1 : (w[j] > 0 ? w[j] : 0);
-            int64_t s = (int64_t)out[j] * W - (int64_t)total * wj;
-            if (best < 0 || s > bs) best = j, bs = s;
+            int64_t sj = (int64_t)out[j] * W - (int64_t)total * WEIGHT(j);
+            if (best < 0 || sj > bs) best = j, bs = sj;
         }
         out[best]--; /* total >= k guarantees a share of 2 or more exists */
         out[i] = 1;
     }
+#undef REM
+#undef WEIGHT
 }
 
 /* ---- helpers shared by the readers ---- */

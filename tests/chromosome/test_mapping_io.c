@@ -387,6 +387,56 @@ static void test_bad_autodice(void)
     net_free(t);
 }
 
+/* The three examples of docs/mapping-format.md, in order: our format,
+ * mapping.json, horizontal.json; all must be the mapping the hybrid
+ * chromosome decodes from the thesis' figure 11. */
+static void test_doc_examples(void)
+{
+    char err[NET_ERRLEN];
+    char *doc = ju_read_file(DSE_SOURCE_DIR "/docs/mapping-format.md", err);
+    if (!doc) {
+        fprintf(stderr, "%s\n", err);
+        tfail++;
+        return;
+    }
+    const char *names[3] = {"doc.json", "docm.json", "doch.json"};
+    char *q = doc;
+    for (int b = 0; b < 3; b++) {
+        char *start = strstr(q, "```json\n"), *end = start ? strstr(start + 8, "```") : NULL;
+        if (!end) {
+            fprintf(stderr, "docs/mapping-format.md: json block %d missing\n", b + 1);
+            tfail++;
+            free(doc);
+            return;
+        }
+        *end = 0;
+        put(path(names[b]), start + 8);
+        q = end + 3;
+    }
+    free(doc);
+    net *t = zoo("toy6");
+    platform *p = tplatform(5);
+    chrom *c = chrom_new(t, 5, CHROM_HYBRID, 5, NET_SPLIT_DEFAULT, err);
+    const int g[25] = {0, 0, 1, 2, 0, 1, 2, 0, 0, 0, 0, 1, 0, 0, 2, 2, 1, 0, 0, 0, 2, 0, 0, 0, 0};
+    mapping *m = mapping_new(t->n, 5);
+    T(chrom_decode(c, g, 25, m, err) == 0);
+    mapping *a = mapping_load(path(names[0]), t, p, err);
+    if (!a) fprintf(stderr, "%s\n", err);
+    T(a && mapping_equal(a, m));
+    mapping *b = mapping_import_autodice(path(names[1]), path(names[2]), t, p, err);
+    if (!b) fprintf(stderr, "%s\n", err);
+    T(b && mapping_equal(b, m));
+    mapping *e = example(t);
+    T(mapping_equal(e, m));
+    mapping_free(e);
+    mapping_free(a);
+    mapping_free(b);
+    mapping_free(m);
+    chrom_free(c);
+    platform_free(p);
+    net_free(t);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/dse-mapio-XXXXXX");
@@ -396,6 +446,7 @@ int main(void)
     test_round_trips();
     test_bad_json();
     test_bad_autodice();
+    test_doc_examples();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
