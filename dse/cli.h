@@ -49,6 +49,7 @@ int cmd_zoo(int argc, char **argv);
 int cmd_net(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_mpirun(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_space(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_run(int argc, char **argv);

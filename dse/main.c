@@ -7,6 +7,7 @@
 static const cli_command commands[] = {
     {"zoo", cmd_zoo, "built-in networks: zoo list | zoo show NAME [--json]"},
     {"exec", cmd_exec, "run a mapping on the MPI runtime (under dse mpirun)"},
+    {"validate", cmd_validate, "run a campaign's best points on the runtime: predicted vs measured"},
     {"mpirun", cmd_mpirun, "launch an MPI job: mpirun with this machine's flags"},
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
     {"space", cmd_space, "genome length and search-space size of a chromosome"},
