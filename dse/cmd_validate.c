@@ -316,7 +316,10 @@ int cmd_validate(int argc, char **argv)
             int jrc = run_job(av, timeout + 30, &outtxt, eline, sizeof eline);
             res = jrc == 0 ? cJSON_Parse(outtxt) : NULL;
             if (jrc == 124) snprintf(V->reason, sizeof V->reason, "timed out after %g s", timeout);
-            else if (jrc != 0) snprintf(V->reason, sizeof V->reason, "exit %d: %s", jrc, eline);
+            else if (jrc != 0 && strncmp(eline, "dse exec:", 9) == 0)
+                snprintf(V->reason, sizeof V->reason, "%s", eline + 10);
+            else if (jrc != 0)
+                snprintf(V->reason, sizeof V->reason, "a rank died (mpirun exit %d): %s", jrc, eline);
             else if (!res) snprintf(V->reason, sizeof V->reason, "unreadable output of dse exec");
             if (!res) {
                 V->status = "failed";

@@ -1,0 +1,121 @@
+/* test_validate.c -- `dse validate` on a real campaign: measured rows are
+ * stored per device and per point; a dead rank, a hung rank and a wrong
+ * output are each stored as failed with their reason while the other points
+ * still run, and the exit code says so; GPU points are stored unmeasured. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(c, ...)                                                                   \
+    do {                                                                                \
+        if (!(c)) {                                                                     \
+            failures++;                                                                 \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                        \
+            fprintf(stderr, __VA_ARGS__);                                               \
+            fputc('\n', stderr);                                                        \
+        }                                                                               \
+    } while (0)
+
+static char dir[256];
+
+static int sh(const char *fmt, const char *arg)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, fmt, arg);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static long long scalar(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    long long v = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    } else {
+        fprintf(stderr, "sql error: %s: %s\n", sql, sqlite3_errmsg(h));
+    }
+    sqlite3_close(h);
+    return v;
+}
+
+static void text(const char *db, const char *sql, char *out, size_t len)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    out[0] = 0;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+}
+
+int main(void)
+{
+    char db[300], cmd[2048], buf[1024];
+    snprintf(dir, sizeof dir, "/tmp/dse-test-validate-%d", (int)getpid());
+    sh("mkdir -p %s", dir);
+    snprintf(db, sizeof db, "%s/v.db", dir);
+    /* A campaign on two local ranks whose front spreads work over both. */
+    snprintf(cmd, sizeof cmd, DSE_BIN " run --network alexnet-bvlc --platform local-2 "
+             "--chromosome hybrid --splits 2 --pop 24 --gens 6 --seed 3 --db %s --quiet >/dev/null", db);
+    CHECK(sh("%s", cmd) == 0, "campaign failed");
+
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 1,3 >%s/out.txt 2>&1",
+             db, dir);
+    int rc = sh("%s", cmd);
+    CHECK(rc == 0, "validate exit %d", rc);
+    long long points = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
+    long long bad = scalar(db, "SELECT COUNT(*) FROM validations WHERE status != 'ok'");
+    CHECK(points >= 1 && points <= 3, "1 to 3 best points stored, got %lld", points);
+    CHECK(bad == 0, "all points ok, %lld not", bad);
+    /* Measured latency and memory are real numbers; energy is not measured here. */
+    long long meas = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL AND "
+                                "meas_latency > 0 AND meas_memory > 0 AND meas_energy IS NULL");
+    CHECK(meas == points, "measured latency/memory for every point (%lld of %lld)", meas, points);
+    long long devrows = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NOT NULL");
+    CHECK(devrows >= points, "per-device rows stored (%lld)", devrows);
+    printf("ok: %lld points validated, %lld per-device rows\n", points, devrows);
+
+    /* Injected faults: every point fails with its reason, exit 1. */
+    const char *faults[3][2] = {{"abort@1", "rank died"}, {"stall@1", "timed out"}, {"corrupt@1", "mismatch"}};
+    for (int f = 0; f < 3; f++) {
+        snprintf(cmd, sizeof cmd, "sqlite3 %s \"DELETE FROM validations\"", db);
+        sh("%s", cmd);
+        snprintf(cmd, sizeof cmd, "DSE_FAULT=%s " DSE_BIN " validate --campaign 1 --db %s --bench 0,1 "
+                 "--timeout 3 >/dev/null 2>&1", faults[f][0], db);
+        rc = sh("%s", cmd);
+        long long nfail = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL AND status='failed'");
+        long long nall = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
+        char reason[512];
+        text(db, "SELECT reason FROM validations WHERE device IS NULL AND status='failed' LIMIT 1", reason,
+             sizeof reason);
+        /* A point whose mapping leaves rank 1 without steps is unaffected by the fault. */
+        CHECK(rc == 1 && nfail >= 1 && nall == points,
+              "%s: exit %d, %lld of %lld points failed", faults[f][0], rc, nfail, nall);
+        CHECK(strstr(reason, faults[f][1]) != NULL, "%s: reason \"%s\" lacks \"%s\"", faults[f][0],
+              reason, faults[f][1]);
+        printf("ok: DSE_FAULT=%s -> exit %d, reason: %.80s\n", faults[f][0], rc, reason);
+    }
+
+    /* Unknown campaign, missing database: exit 2, nothing created. */
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 99 --db %s 2>/dev/null", db);
+    CHECK(sh("%s", cmd) == 2, "unknown campaign must exit 2");
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s/none.db 2>/dev/null", dir);
+    CHECK(sh("%s", cmd) == 2, "missing database must exit 2");
+    snprintf(buf, sizeof buf, "%s/none.db", dir);
+    CHECK(access(buf, F_OK) != 0, "missing database must not be created");
+    sh("rm -rf %s", dir);
+    if (failures) fprintf(stderr, "%d failures\n", failures);
+    return failures ? 1 : 0;
+}
