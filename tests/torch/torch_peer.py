@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""torch_peer.py DSE_BIN -- torchvision's alexnet and resnet50 (weights=None,
+fixed seed) exported with torch.onnx.export and run in PyTorch on a fixed
+input; the ONNX files are imported into dse (real weights) and run with
+`dse exec` on 1 rank and on 2 ranks with a hybrid mapping (every Conv and FC
+split in two across the ranks, the other layers in blocks alternating between
+them).  Outputs must agree within 1e-4 relative (+1e-5 of the output range)."""
+import json, os, subprocess, sys, tempfile
+
+import numpy as np
+import torch
+import torchvision
+
+DSE = sys.argv[1]
+failures = 0
+
+
+def run(*args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s exited %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
+    return p.stdout
+
+
+def platform(path, n):
+    devs = [{"name": "r%d" % i, "board": "localhost", "kind": "cpu", "freq_mhz": 2000, "cores": 1,
+             "memory_mb": 8192, "idle_w": 1, "busy_w": 2} for i in range(n)]
+    json.dump({"format": "dse-platform", "version": 1, "name": "local-%d" % n, "devices": devs,
+               "links": {"same_board": {"latency_us": 2, "bandwidth_mbs": 4000}}}, open(path, "w"))
+
+
+def hybrid_mapping(net, path):
+    """Conv/FC split in halves across r0 and r1; other layers follow the
+    previous split layer's first half, alternating the owner each time."""
+    layers, owner = {}, "r0"
+    for L in net["layers"]:
+        c = L["shape"][0]
+        if L["kind"] in ("Conv", "FC") and c >= 2:
+            owner = "r1" if owner == "r0" else "r0"
+            other = "r1" if owner == "r0" else "r0"
+            layers[L["name"]] = [[owner, 0, c // 2], [other, c // 2, c - c // 2]]
+        else:
+            layers[L["name"]] = owner
+    json.dump({"format": "dse-mapping", "version": 1, "layers": layers}, open(path, "w"))
+    return sum(1 for v in layers.values() if isinstance(v, list))
+
+
+def compare(name, got, ref):
+    global failures
+    scale = float(np.abs(ref).max())
+    err = np.abs(got - ref)
+    bad = int((err > 1e-4 * np.abs(ref) + 1e-5 * scale).sum())
+    rel = float((err / np.maximum(np.abs(ref), 0.1 * scale)).max())
+    if bad:
+        failures += 1
+        print("FAIL %s: %d of %d outputs differ (max rel %.3g)" % (name, bad, ref.size, rel))
+    else:
+        print("ok: %s equals PyTorch (max relative error %.2g over %d outputs)" % (name, rel, ref.size))
+
+
+def main():
+    torch.manual_seed(0)
+    tmp = tempfile.mkdtemp(prefix="dse-torch-")
+    platform(os.path.join(tmp, "p1.json"), 1)
+    platform(os.path.join(tmp, "p2.json"), 2)
+    for name in ("alexnet", "resnet50"):
+        torch.manual_seed(1234)
+        model = getattr(torchvision.models, name)(weights=None).eval()
+        x = torch.rand(1, 3, 224, 224) * 2 - 1
+        with torch.no_grad():
+            y = model(x).numpy().astype(np.float32).ravel()
+        onnx = os.path.join(tmp, name + ".onnx")
+        torch.onnx.export(model, x, onnx, opset_version=13, input_names=["data"],
+                          output_names=["out"])
+        netj = os.path.join(tmp, name + ".json")
+        run(DSE, "net", "import", onnx, "-o", netj, "--weights", os.path.join(tmp, name + ".bin"))
+        x.numpy().astype(np.float32).tofile(os.path.join(tmp, "in.f32"))
+        net = json.loads(run(DSE, "net", "show", netj, "--json"))
+        out1 = os.path.join(tmp, name + "-1.f32")
+        run(DSE, "mpirun", "-np", "1", DSE, "exec", "--network", netj, "--platform",
+            os.path.join(tmp, "p1.json"), "--single", "0", "--input", os.path.join(tmp, "in.f32"),
+            "--output", out1)
+        compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
+        mp = os.path.join(tmp, name + "-map.json")
+        nsplit = hybrid_mapping(net, mp)
+        out2 = os.path.join(tmp, name + "-2.f32")
+        run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform",
+            os.path.join(tmp, "p2.json"), "--mapping", mp, "--input", os.path.join(tmp, "in.f32"),
+            "--output", out2)
+        compare("%s, 2 ranks, hybrid mapping (%d layers split)" % (name, nsplit),
+                np.fromfile(out2, np.float32), y)
+    subprocess.run(["rm", "-rf", tmp])
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
