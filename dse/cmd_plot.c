@@ -127,6 +127,7 @@ static int write_front_script(const char *dir, const plotted *pc, char *err, siz
     long long id = pc->id;
     fprintf(f,
             "# Pareto front of campaign %lld; data: front-%lld.dat (written by dse plot)\n"
+            "reset\n"
             "set terminal pngcairo size 800,600 noenhanced font 'sans,10'\n"
             "set grid\nset key off\n"
             "set output 'front-%lld-3d.png'\n"
@@ -169,13 +170,14 @@ static int write_convergence_script(const char *dir, const plotted *pc, int n, c
     fprintf(f,
             "# Convergence of the best value per objective (thesis figures 12-30 form);\n"
             "# data: convergence-ID.dat (written by dse plot)\n"
+            "reset\n"
             "set terminal pngcairo size 800,900 noenhanced font 'sans,10'\n"
             "set output 'convergence.png'\n"
             "set multiplot layout 3,1 title 'best value per generation'\n"
-            "set grid\nset key outside right top\nset xlabel 'generation'\n");
+            "set grid\nset key top right box opaque\nset xlabel 'generation'\n");
     static const char *const ylab[3] = {"energy (J)", "memory (MB)", "latency (ms)"};
     for (int k = 0; k < 3; k++) {
-        fprintf(f, "set ylabel '%s'\nplot ", ylab[k]);
+        fprintf(f, "%sset ylabel '%s'\nplot ", k == 1 ? "unset key\n" : "", ylab[k]);
         for (int i = 0; i < n; i++)
             fprintf(f, "%s'convergence-%lld.dat' using 1:%d with linespoints pt 7 ps 0.4 title \"%s\"",
                     i ? ", \\\n     " : "", pc[i].id, 2 + k, pc[i].title);
@@ -185,7 +187,8 @@ static int write_convergence_script(const char *dir, const plotted *pc, int n, c
             "unset multiplot\n"
             "set terminal pngcairo size 800,400 noenhanced font 'sans,10'\n"
             "set output 'hypervolume.png'\n"
-            "set title 'normalised hypervolume of the front'\nset ylabel 'hypervolume'\nplot ");
+            "set title 'normalised hypervolume of the front'\nset ylabel 'hypervolume'\n"
+            "set key bottom right box opaque\nplot ");
     for (int i = 0; i < n; i++)
         fprintf(f, "%s'convergence-%lld.dat' using 1:5 with linespoints pt 7 ps 0.4 title \"%s\"",
                 i ? ", \\\n     " : "", pc[i].id, pc[i].title);

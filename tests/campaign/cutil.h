@@ -1,0 +1,264 @@
+/* cutil.h -- helpers of the campaign tests: run the real `dse` program as
+ * a child process (optionally killing it), and read results databases
+ * with the plain sqlite3 API, independently of results/. */
+#ifndef DSE_TEST_CUTIL_H
+#define DSE_TEST_CUTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fails;
+#define CHECK(c)                                                                              \
+    do {                                                                                      \
+        if (!(c)) {                                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);             \
+            fails++;                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static char tdir[64];
+
+static inline void mk_tdir(const char *tag)
+{
+    snprintf(tdir, sizeof tdir, "/tmp/dse-test-%s-XXXXXX", tag);
+    if (!mkdtemp(tdir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+}
+
+static inline void rm_tdir(void)
+{
+    if (fails) {
+        fprintf(stderr, "left %s for inspection\n", tdir);
+        return;
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tdir);
+    if (system(cmd)) fprintf(stderr, "could not remove %s\n", tdir);
+}
+
+static inline const char *tpath(const char *name)
+{
+    static char buf[1024][280]; /* callers keep these pointers: never reuse */
+    static int k;
+    if (k == 1024) {
+        fprintf(stderr, "tpath: out of buffers\n");
+        exit(1);
+    }
+    k++;
+    snprintf(buf[k - 1], sizeof buf[k - 1], "%.63s/%.200s", tdir, name);
+    return buf[k - 1];
+}
+
+static inline double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Start dse with args (NULL-terminated) and stdout/stderr to files (NULL =
+ * /dev/null), under exec_prefix when set. */
+static const char *const *exec_prefix; /* e.g. {"/usr/bin/setpriv", "--...", NULL} */
+
+static inline pid_t dse_start(const char *out, const char *errf, const char *const *args)
+{
+    const char *argv[64];
+    int n = 0;
+    for (const char *const *p = exec_prefix; p && *p; p++) argv[n++] = *p;
+    argv[n++] = DSE_BIN;
+    for (; *args && n < 63; args++) argv[n++] = *args;
+    argv[n] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(errf ? errf : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0) _exit(126);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static inline int dse_wait(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return WEXITSTATUS(st);
+}
+
+/* Run dse to completion; returns its exit status. */
+static inline int dse_run(const char *out, const char *errf, ...)
+{
+    const char *args[64];
+    int n = 0;
+    va_list ap;
+    va_start(ap, errf);
+    const char *s;
+    while ((s = va_arg(ap, const char *)) && n < 63) args[n++] = s;
+    va_end(ap);
+    args[n] = NULL;
+    return dse_wait(dse_start(out, errf, args));
+}
+
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (b) b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+static inline int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static inline int contains(const char *path, const char *needle)
+{
+    char *t = slurp(path);
+    int r = t && strstr(t, needle);
+    free(t);
+    return r;
+}
+
+static inline int count_lines(const char *path)
+{
+    char *t = slurp(path);
+    int n = 0;
+    for (char *p = t; p && *p; p++) n += *p == '\n';
+    free(t);
+    return n;
+}
+
+/* ---- reading databases with sqlite3 directly ---- */
+
+static inline sqlite3 *db_open(const char *path)
+{
+    sqlite3 *h = NULL;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "cannot open %s\n", path);
+        sqlite3_close(h);
+        return NULL;
+    }
+    return h;
+}
+
+static inline double db_real(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *s;
+    double v = NAN;
+    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) return NAN;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+        v = sqlite3_column_double(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+static inline long long db_int(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *s;
+    long long v = -999;
+    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) return -998;
+    if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+static inline char *db_text(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *s;
+    char *v = NULL;
+    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) return NULL;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        v = strdup((const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return v;
+}
+
+/* Every row of a query serialised exactly (doubles by their bits), so two
+ * result sets compare byte for byte.  Caller frees. */
+static inline char *db_dump(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) {
+        fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(h));
+        return strdup("<error>");
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *b = malloc(cap);
+    b[0] = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        for (int k = 0; k < sqlite3_column_count(s); k++) {
+            char item[64];
+            const char *t = item;
+            switch (sqlite3_column_type(s, k)) {
+            case SQLITE_INTEGER: snprintf(item, sizeof item, "%lld", sqlite3_column_int64(s, k)); break;
+            case SQLITE_FLOAT: {
+                double d = sqlite3_column_double(s, k);
+                unsigned long long u;
+                memcpy(&u, &d, 8);
+                snprintf(item, sizeof item, "%016llx", u);
+                break;
+            }
+            case SQLITE_NULL: t = "NULL"; break;
+            default: t = (const char *)sqlite3_column_text(s, k);
+            }
+            size_t l = strlen(t) + 2;
+            while (len + l + 1 > cap) b = realloc(b, cap *= 2);
+            memcpy(b + len, t, l - 2);
+            len += l - 2;
+            b[len++] = k + 1 < sqlite3_column_count(s) ? '|' : '\n';
+            b[len] = 0;
+        }
+    }
+    sqlite3_finalize(s);
+    return b;
+}
+
+/* Compare one query's rows in two databases. */
+static inline int same_rows(const char *db1, const char *db2, const char *sql)
+{
+    sqlite3 *a = db_open(db1), *b = db_open(db2);
+    if (!a || !b) {
+        sqlite3_close(a);
+        sqlite3_close(b);
+        return 0;
+    }
+    char *x = db_dump(a, sql), *y = db_dump(b, sql);
+    int same = strcmp(x, y) == 0 && strlen(x) > 0;
+    if (!same)
+        fprintf(stderr, "rows differ for %s\n--- %s (%zu bytes)\n--- %s (%zu bytes)\n", sql, db1,
+                strlen(x), db2, strlen(y));
+    free(x), free(y);
+    sqlite3_close(a);
+    sqlite3_close(b);
+    return same;
+}
+
+#endif

@@ -1,0 +1,413 @@
+/* test_campaign_cli.c -- campaigns through the real `dse` program:
+ * identical results on 1 and 2 threads, two processes writing one
+ * database at once, the seeded single-device mapping, what run prints,
+ * front (text, CSV, JSON) against the database, export re-evaluated
+ * independently, list, progress and --quiet, exhaust against NSGA-II,
+ * and every bad-input case (exit 2, one line, nothing written). */
+#include "cutil.h"
+
+#include "chrom.h"
+#include "cost.h"
+#include "mapping.h"
+#include "plan.h"
+#include "platform.h"
+
+#include <cJSON.h>
+
+#define THREE DSE_SOURCE_DIR "/tests/campaign/three.json"
+
+static const char *small[] = {"--network", "resnet50", "--platform", "jetson-nx-8-cpugpu",
+                              "--chromosome", "hybrid", "--splits", "2", "--pop", "40",
+                              "--gens", "20", NULL};
+
+/* dse run with the small campaign plus extra args; returns exit status. */
+static int run_small(const char *out, const char *err, const char *db, const char *seed,
+                     const char *const *extra)
+{
+    const char *args[64];
+    int n = 0;
+    args[n++] = "run";
+    for (const char *const *p = small; *p; p++) args[n++] = *p;
+    args[n++] = "--seed";
+    args[n++] = seed;
+    args[n++] = "--db";
+    args[n++] = db;
+    for (const char *const *p = extra; p && *p; p++) args[n++] = *p;
+    args[n] = NULL;
+    return dse_wait(dse_start(out, err, args));
+}
+
+static const char *camp_rows =
+    "SELECT gen, idx, genome, energy, memory, latency, violation, rank, crowding FROM"
+    " individuals WHERE campaign = (SELECT id FROM campaigns WHERE name = '%s') ORDER BY gen, idx";
+
+static int same_campaign(const char *db1, const char *n1, const char *db2, const char *n2)
+{
+    char q1[512], q2[512];
+    snprintf(q1, sizeof q1, camp_rows, n1);
+    snprintf(q2, sizeof q2, camp_rows, n2);
+    sqlite3 *a = db_open(db1), *b = db_open(db2);
+    char *x = db_dump(a, q1), *y = db_dump(b, q2);
+    int same = strlen(x) > 100 && !strcmp(x, y);
+    free(x), free(y);
+    sqlite3_close(a), sqlite3_close(b);
+    return same;
+}
+
+static void test_threads_and_concurrency(void)
+{
+    const char *one[] = {"--threads", "1", "--name", "t1", "--quiet", NULL};
+    const char *two[] = {"--threads", "2", "--name", "t2", "--quiet", NULL};
+    CHECK(run_small(NULL, NULL, tpath("t1.db"), "5", one) == 0);
+    CHECK(run_small(NULL, NULL, tpath("t2.db"), "5", two) == 0);
+    CHECK(same_campaign(tpath("t1.db"), "t1", tpath("t2.db"), "t2"));
+    CHECK(same_rows(tpath("t1.db"), tpath("t2.db"),
+                    "SELECT idx, genome, energy, memory, latency FROM front ORDER BY idx"));
+
+    /* two processes, one new database, at the same time */
+    const char *db = tpath("shared.db");
+    const char *a[64], *b[64];
+    int n = 0;
+    a[n] = b[n] = "run", n++;
+    for (const char *const *p = small; *p; p++, n++) a[n] = b[n] = *p;
+    const char *tail_a[] = {"--seed", "5", "--db", db, "--name", "A", "--quiet", NULL};
+    const char *tail_b[] = {"--seed", "6", "--db", db, "--name", "B", "--quiet", NULL};
+    for (int k = 0; k < 8; k++) a[n + k] = tail_a[k], b[n + k] = tail_b[k];
+    pid_t pa = dse_start(NULL, tpath("A.err"), a), pb = dse_start(NULL, tpath("B.err"), b);
+    CHECK(dse_wait(pa) == 0);
+    CHECK(dse_wait(pb) == 0);
+    sqlite3 *h = db_open(db);
+    CHECK(h && db_int(h, "SELECT count(*) FROM campaigns WHERE status = 'finished'") == 2);
+    CHECK(db_int(h, "SELECT count(*) FROM individuals") == 2 * 21 * 40);
+    char *ic = db_text(h, "PRAGMA integrity_check");
+    CHECK(ic && !strcmp(ic, "ok"));
+    free(ic);
+    sqlite3_close(h);
+    /* and each equals its campaign run alone */
+    CHECK(same_campaign(db, "A", tpath("t1.db"), "t1"));
+}
+
+/* Independent re-evaluation of a mapping file with the model's API. */
+static int eval_mapping(const mapping *m, const net *nt, const platform *pl, double obj[3])
+{
+    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    cost_model *cm = cost_new(nt, pl, NULL, warn, err);
+    plan *p = plan_new();
+    cost_result r;
+    int rc = -1;
+    if (cm && p && plan_build(p, nt, m, pl->source, err) == 0 && cost_eval(cm, p, &r, NULL) == 0) {
+        obj[0] = r.energy_j, obj[1] = r.mem_mb, obj[2] = r.latency_ms;
+        rc = 0;
+    }
+    cost_free(cm);
+    plan_free(p);
+    return rc;
+}
+
+static void test_outputs(void)
+{
+    const char *db = tpath("t1.db"); /* campaign 1 "t1" from above */
+    char err[NET_ERRLEN];
+    sqlite3 *h = db_open(db);
+    if (!h) {
+        CHECK(0);
+        return;
+    }
+    /* the initial population starts with the fastest device's single-device mapping */
+    net *nt = net_open("resnet50", err);
+    platform *pl = platform_open("jetson-nx-8-cpugpu", err);
+    chrom *ch = nt && pl ? chrom_new(nt, pl->ndev, CHROM_HYBRID, 2, NET_SPLIT_DEFAULT, err) : NULL;
+    CHECK(ch != NULL);
+    if (ch) {
+        int g[256];
+        CHECK(chrom_single_device(ch, platform_fastest(pl), g) == 0);
+        char want[2048] = "";
+        for (int j = 0; j < chrom_length(ch); j++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", j ? " " : "", g[j]);
+        char *got = db_text(h, "SELECT genome FROM individuals WHERE campaign=1 AND gen=0 AND idx=0");
+        CHECK(got && !strcmp(got, want));
+        free(got);
+        /* never worse than not partitioning: a front point weakly dominates it */
+        CHECK(db_int(h, "SELECT count(*) FROM front f, individuals s WHERE s.campaign=1 AND s.gen=0"
+                        " AND s.idx=0 AND f.campaign=1 AND f.energy<=s.energy AND"
+                        " f.memory<=s.memory AND f.latency<=s.latency") >= 1);
+        /* the seeded genome's stored objectives are the model's */
+        mapping *m = mapping_new(nt->n, pl->ndev);
+        double o[3];
+        CHECK(m && chrom_decode(ch, g, chrom_length(ch), m, err) == 0 && eval_mapping(m, nt, pl, o) == 0);
+        CHECK(o[2] == db_real(h, "SELECT latency FROM individuals WHERE campaign=1 AND gen=0 AND idx=0"));
+        mapping_free(m);
+    }
+    /* what `dse run` printed: id first, best per objective = min over the front */
+    {
+        const char *q[] = {"--threads", "2", "--name", "p", NULL};
+        CHECK(run_small(tpath("p.out"), tpath("p.err"), tpath("p.db"), "5", q) == 0);
+        char *out = slurp(tpath("p.out"));
+        CHECK(out && !strncmp(out, "campaign 1\n", 11));
+        sqlite3 *hp = db_open(tpath("p.db"));
+        static const char *col[3] = {"energy", "memory", "latency"};
+        for (int k = 0; k < 3 && out; k++) {
+            char key[32], sql[128];
+            snprintf(key, sizeof key, "best %s", col[k]);
+            snprintf(sql, sizeof sql, "SELECT min(%s) FROM front WHERE campaign = 1", col[k]);
+            char *l = strstr(out, key);
+            CHECK(l != NULL);
+            double v = l ? strtod(l + strlen(key), NULL) : NAN, w = db_real(hp, sql);
+            CHECK(fabs(v - w) <= 1e-5 * fabs(w));
+        }
+        free(out);
+        sqlite3_close(hp);
+        /* progress: plain lines on a non-terminal, first and last generation */
+        CHECK(contains(tpath("p.err"), "gen 0/20") && contains(tpath("p.err"), "gen 20/20"));
+        CHECK(contains(tpath("p.err"), "eval/s") && contains(tpath("p.err"), "hv "));
+        /* --quiet: nothing at all on stderr */
+        const char *qq[] = {"--quiet", NULL};
+        CHECK(run_small(NULL, tpath("q.err"), tpath("q.db"), "5", qq) == 0);
+        char *e = slurp(tpath("q.err"));
+        CHECK(e && e[0] == 0);
+        free(e);
+    }
+    /* front --csv: every number exactly the database's */
+    CHECK(dse_run(tpath("f.csv"), NULL, "front", "--campaign", "1", "--db", db, "--csv", NULL) == 0);
+    {
+        char *csv = slurp(tpath("f.csv"));
+        sqlite3_stmt *s;
+        sqlite3_prepare_v2(h, "SELECT idx, energy, memory, latency, genome FROM front WHERE campaign=1"
+                              " ORDER BY idx", -1, &s, NULL);
+        char *line = csv ? strchr(csv, '\n') : NULL; /* skip the header */
+        int rows = 0;
+        while (line && sqlite3_step(s) == SQLITE_ROW) {
+            line++;
+            char *end;
+            CHECK(strtol(line, &end, 10) == sqlite3_column_int(s, 0));
+            for (int k = 1; k <= 3; k++) CHECK(strtod(end + 1, &end) == sqlite3_column_double(s, k));
+            strtod(end + 1, &end); /* violation */
+            strtol(end + 1, &end, 10); /* generation */
+            size_t gl = strcspn(end + 1, "\n");
+            CHECK(strlen((const char *)sqlite3_column_text(s, 4)) == gl &&
+                  !strncmp(end + 1, (const char *)sqlite3_column_text(s, 4), gl));
+            line = strchr(line, '\n');
+            rows++;
+        }
+        sqlite3_finalize(s);
+        CHECK(rows > 0 && rows == db_int(h, "SELECT count(*) FROM front WHERE campaign=1"));
+        CHECK(count_lines(tpath("f.csv")) == rows + 1);
+        free(csv);
+    }
+    CHECK(dse_run(tpath("f.json"), NULL, "front", "--campaign", "1", "--db", db, "--json", NULL) == 0);
+    {
+        char *t = slurp(tpath("f.json"));
+        cJSON *j = cJSON_Parse(t);
+        cJSON *pts = cJSON_GetObjectItem(j, "points");
+        CHECK(cJSON_GetArraySize(pts) == db_int(h, "SELECT count(*) FROM front WHERE campaign=1"));
+        cJSON *p0 = cJSON_GetArrayItem(pts, 0);
+        CHECK(cJSON_GetObjectItem(p0, "latency_ms") &&
+              cJSON_GetObjectItem(p0, "latency_ms")->valuedouble ==
+                  db_real(h, "SELECT latency FROM front WHERE campaign=1 AND idx=0"));
+        cJSON_Delete(j);
+        free(t);
+    }
+    /* export best-latency: both formats load back to the same mapping,
+     * and the model re-evaluates it to the stored objectives */
+    const char *dir = tpath("exp");
+    CHECK(dse_run(NULL, NULL, "export", "--campaign", "1", "--db", db, "--point", "best-latency",
+                  "-o", dir, NULL) == 0);
+    if (nt && pl) {
+        char p1[600], p2[600], p3[600];
+        snprintf(p1, sizeof p1, "%s/dse-mapping.json", dir);
+        snprintf(p2, sizeof p2, "%s/mapping.json", dir);
+        snprintf(p3, sizeof p3, "%s/horizontal.json", dir);
+        mapping *m1 = mapping_load(p1, nt, pl, err);
+        mapping *m2 = mapping_import_autodice(p2, p3, nt, pl, err);
+        CHECK(m1 && m2 && mapping_equal(m1, m2));
+        double o[3];
+        CHECK(m1 && eval_mapping(m1, nt, pl, o) == 0);
+        long long bi = db_int(h, "SELECT idx FROM front WHERE campaign=1 ORDER BY latency, idx LIMIT 1");
+        char sql[160];
+        static const char *col[3] = {"energy", "memory", "latency"};
+        for (int k = 0; k < 3; k++) {
+            snprintf(sql, sizeof sql, "SELECT %s FROM front WHERE campaign=1 AND idx=%lld", col[k], bi);
+            CHECK(o[k] == db_real(h, sql));
+        }
+        mapping_free(m1);
+        mapping_free(m2);
+    }
+    CHECK(dse_run(NULL, tpath("x.err"), "export", "--campaign", "1", "--db", db, "--point", "9999",
+                  "-o", tpath("exp2"), NULL) == 2);
+    CHECK(count_lines(tpath("x.err")) == 1 && !file_exists(tpath("exp2")));
+    CHECK(dse_run(NULL, tpath("x2.err"), "front", "--campaign", "7", "--db", db, NULL) == 2);
+    CHECK(contains(tpath("x2.err"), "no campaign 7"));
+    /* list */
+    CHECK(dse_run(tpath("l.out"), NULL, "list", "--db", db, NULL) == 0);
+    CHECK(contains(tpath("l.out"), "finished") && contains(tpath("l.out"), "20/20") &&
+          contains(tpath("l.out"), "t1"));
+    chrom_free(ch);
+    net_free(nt);
+    platform_free(pl);
+    sqlite3_close(h);
+}
+
+static void test_exhaust(void)
+{
+    const char *db = tpath("ex.db");
+    /* toy6: 2 splittable layers of 6, 3 devices: naive length 2*3 + 4 = 10, 3^10 genomes */
+    CHECK(dse_run(NULL, tpath("ex1.err"), "exhaust", "--network", "toy6", "--platform", THREE,
+                  "--chromosome", "naive", "--max-points", "59048", "--db", db, NULL) == 2);
+    CHECK(count_lines(tpath("ex1.err")) == 1 && contains(tpath("ex1.err"), "max-points"));
+    CHECK(!file_exists(db));
+    CHECK(dse_run(tpath("ex.out"), NULL, "exhaust", "--network", "toy6", "--platform", THREE,
+                  "--chromosome", "naive", "--max-points", "59049", "--db", db, "--quiet", NULL) == 0);
+    CHECK(dse_run(NULL, NULL, "run", "--network", "toy6", "--platform", THREE, "--chromosome",
+                  "naive", "--pop", "100", "--gens", "50", "--seed", "1", "--db", db, "--quiet",
+                  NULL) == 0);
+    sqlite3 *h = db_open(db);
+    if (!h) {
+        CHECK(0);
+        return;
+    }
+    char *k = db_text(h, "SELECT kind FROM campaigns WHERE id = 1");
+    CHECK(k && !strcmp(k, "exhaust"));
+    free(k);
+    CHECK(db_int(h, "SELECT evaluations FROM generations WHERE campaign = 1") == 59049);
+    /* the exact front: no point dominates another ... */
+    CHECK(db_int(h, "SELECT count(*) FROM front a, front b WHERE a.campaign=1 AND b.campaign=1"
+                    " AND a.idx<>b.idx AND b.energy<=a.energy AND b.memory<=a.memory"
+                    " AND b.latency<=a.latency") == 0);
+    CHECK(db_int(h, "SELECT count(*) FROM front WHERE campaign=1") > 3);
+    /* ... and it weakly dominates every mapping NSGA-II ever evaluated */
+    CHECK(db_int(h, "SELECT count(*) FROM individuals i WHERE i.campaign=2 AND i.violation=0 AND"
+                    " NOT EXISTS (SELECT 1 FROM front f WHERE f.campaign=1 AND f.energy<=i.energy"
+                    " AND f.memory<=i.memory AND f.latency<=i.latency)") == 0);
+    /* same reference point, so the hypervolumes compare: >= 99% */
+    CHECK(db_int(h, "SELECT count(DISTINCT json_extract(config, '$.ref')) FROM campaigns") == 1);
+    double hx = db_real(h, "SELECT hypervolume FROM generations WHERE campaign=1");
+    double hr = db_real(h, "SELECT hypervolume FROM generations WHERE campaign=2 AND gen=50");
+    fprintf(stderr, "exhaust hv %.6f, NSGA-II (pop 100, 50 gens) hv %.6f = %.2f%%\n", hx, hr,
+            100 * hr / hx);
+    CHECK(hx > 0 && hr >= 0.99 * hx && hr <= hx * (1 + 1e-12));
+    sqlite3_close(h);
+}
+
+/* ---- bad input: exit 2, exactly one line, nothing written ---- */
+
+static int bad(const char *tag, const char *db, const char *needle, ...)
+{
+    const char *args[64];
+    int n = 0;
+    va_list ap;
+    va_start(ap, needle);
+    const char *s;
+    while ((s = va_arg(ap, const char *)) && n < 60) args[n++] = s;
+    va_end(ap);
+    args[n++] = "--db";
+    args[n++] = db;
+    args[n] = NULL;
+    char ef[64];
+    snprintf(ef, sizeof ef, "%s.err", tag);
+    int rc = dse_wait(dse_start(NULL, tpath(ef), args));
+    char *e = slurp(tpath(ef));
+    int ok = rc == 2 && count_lines(tpath(ef)) == 1 && e && strstr(e, needle);
+    if (!ok) fprintf(stderr, "%s: exit %d, stderr: %s", tag, rc, e ? e : "");
+    free(e);
+    return ok;
+}
+
+static void test_bad_input(void)
+{
+    const char *db = tpath("bad.db");
+    CHECK(bad("net", db, "nosuchnet", "run", "--network", "nosuchnet", "--platform", "local-4", NULL));
+    CHECK(bad("chrom", db, "chromosome", "run", "--network", "toy6", "--platform", "local-4",
+              "--chromosome", "diagonal", NULL));
+    CHECK(bad("splits", db, "--splits 5", "run", "--network", "toy6", "--platform", "local-4",
+              "--chromosome", "hybrid", "--splits", "5", NULL));
+    CHECK(bad("splits0", db, "--splits 0", "run", "--network", "toy6", "--platform", "local-4",
+              "--chromosome", "hybrid", "--splits", "0", NULL));
+    CHECK(bad("pop", db, "--pop", "run", "--network", "toy6", "--platform", "local-4", "--pop", "7", NULL));
+    CHECK(!file_exists(db));
+    /* a file that is not a dse database is left as it was */
+    const char *txt = tpath("notes.db");
+    FILE *f = fopen(txt, "w");
+    fputs("my notes, not a database\n", f);
+    fclose(f);
+    CHECK(bad("notdb", txt, "not a dse results database", "run", "--network", "toy6", "--platform",
+              "local-4", "--pop", "4", "--gens", "1", NULL));
+    char *t = slurp(txt);
+    CHECK(t && !strcmp(t, "my notes, not a database\n"));
+    free(t);
+    CHECK(!file_exists(tpath("notes.db-wal")));
+    /* a missing folder */
+    CHECK(bad("nodir", tpath("nodir/x.db"), "does not exist", "run", "--network", "toy6",
+              "--platform", "local-4", NULL));
+    CHECK(!file_exists(tpath("nodir")));
+    /* a missing database for the readers */
+    CHECK(bad("nodb", tpath("none.db"), "no such results database", "list", NULL));
+    CHECK(!file_exists(tpath("none.db")));
+    /* read-only database and folder: root ignores permission bits, so drop
+     * the capabilities that let it (setpriv, util-linux) */
+    static const char *const drop[] = {"/usr/bin/setpriv",
+                                       "--bounding-set=-dac_override,-dac_read_search,-fowner", "--",
+                                       NULL};
+    if (access(drop[0], X_OK) == 0) {
+        const char *ro = tpath("ro.db");
+        CHECK(dse_run(NULL, NULL, "run", "--network", "toy6", "--platform", "local-4", "--pop", "4",
+                      "--gens", "1", "--db", ro, "--quiet", NULL) == 0);
+        chmod(ro, 0444);
+        char *before = slurp(ro);
+        struct stat st0, st1;
+        stat(ro, &st0);
+        exec_prefix = drop;
+        CHECK(bad("ro", ro, "read-only", "run", "--network", "toy6", "--platform", "local-4",
+                  "--pop", "4", "--gens", "1", NULL));
+        const char *rodir = tpath("rodir");
+        mkdir(rodir, 0555);
+        chmod(rodir, 0555);
+        CHECK(bad("rodir", tpath("rodir/x.db"), "not writable", "run", "--network", "toy6",
+                  "--platform", "local-4", "--pop", "4", "--gens", "1", NULL));
+        exec_prefix = NULL;
+        stat(ro, &st1);
+        char *after = slurp(ro);
+        CHECK(before && after && st0.st_size == st1.st_size &&
+              !memcmp(before, after, (size_t)st0.st_size));
+        CHECK(!file_exists(tpath("rodir/x.db")));
+        free(before), free(after);
+        chmod(rodir, 0755);
+        chmod(ro, 0644);
+    } else {
+        fprintf(stderr, "setpriv missing: read-only cases skipped\n");
+    }
+    /* coefficients of another network and platform: a warning naming what
+     * falls back, and the campaign runs (and stores the coefficients) */
+    {
+        cost_coeffs *c = coeffs_new();
+        coeffs_set_info(c, "other board", "2024-01-01", NULL);
+        coeffs_add_platform(c, "some-other-platform");
+        coeffs_add_network(c, "vgg16");
+        coeffs_rates *r = coeffs_layer_rates(c, PLAT_CPU, "vgg16", "conv1_1");
+        r->per_cycle = coeffs_given(4.0, COEFFS_MEASURED);
+        char err[NET_ERRLEN];
+        CHECK(coeffs_save(c, tpath("other.json"), err) == 0);
+        coeffs_free(c);
+        const char *cdb = tpath("coeffs.db");
+        CHECK(dse_run(NULL, tpath("co.err"), "run", "--network", "toy6", "--platform", "local-4",
+                      "--coeffs", tpath("other.json"), "--pop", "4", "--gens", "1", "--db", cdb,
+                      "--quiet", NULL) == 0);
+        CHECK(contains(tpath("co.err"), "warning") && contains(tpath("co.err"), "toy6"));
+        sqlite3 *h = db_open(cdb);
+        char *s = h ? db_text(h, "SELECT json_extract(config, '$.coeffs.networks[0]') FROM campaigns") : NULL;
+        CHECK(s && !strcmp(s, "vgg16"));
+        free(s);
+        sqlite3_close(h);
+    }
+}
+
+int main(void)
+{
+    mk_tdir("campaign");
+    test_threads_and_concurrency();
+    test_outputs();
+    test_exhaust();
+    test_bad_input();
+    rm_tdir();
+    printf("%s\n", fails ? "FAILED" : "ok");
+    return fails != 0;
+}
