@@ -193,6 +193,13 @@ struct nsga {
     unsigned char *sel;
     cache_t cache;
 
+    /* archive of non-dominated feasible solutions (options.archive) */
+    int ar_n, ar_cap;
+    unsigned char *ar_g;
+    double *ar_obj;
+    nsga_sortws aw; /* pruning workspace when archive_max > 0 */
+    int *ar_mem;
+
     int inited;
     nsga_stats st;
     double prev_hv;
@@ -212,6 +219,7 @@ void nsga_options_default(nsga_options *o)
     o->dedup = 0;
     o->dedup_retries = 10;
     o->cache = 1;
+    o->archive = 1;
     o->max_gens = 100;
     o->stag_tol = 1e-6;
 }
@@ -265,6 +273,8 @@ static int check_options(const nsga_problem *p, const nsga_options *o, char *err
         return fail(err, NSGA_EINVAL, "unknown polynomial mutation form %d", (int)o->pm_form);
     if (o->truncation != NSGA_TRUNC_ITERATIVE && o->truncation != NSGA_TRUNC_ONESHOT)
         return fail(err, NSGA_EINVAL, "unknown truncation %d", (int)o->truncation);
+    if (o->archive_max < 0) return fail(err, NSGA_EINVAL, "archive_max must be >= 0");
+    if (o->archive_max > MAX_POP) return fail(err, NSGA_EINVAL, "archive_max above %d", MAX_POP);
     if (o->dedup_retries < 0) return fail(err, NSGA_EINVAL, "dedup_retries must be >= 0");
     if (o->max_gens < 0 || o->max_evals < 0 || !(o->max_seconds >= 0) || o->stag_gens < 0 ||
         !(o->stag_tol >= 0))
@@ -368,6 +378,10 @@ nsga *nsga_create(const nsga_problem *p, const nsga_options *o, char *err)
     ok &= !!(e->fcount = malloc((N2 + 1) * sizeof(int))) & !!(e->mem = malloc(N2 * sizeof(int)));
     ok &= !!(e->sel = malloc(N2));
     ok &= !!(e->perm = malloc(N * sizeof(int)));
+    if (o->archive && o->archive_max > 0) {
+        ok &= !!(e->ar_mem = malloc(((size_t)o->archive_max + N) * sizeof(int)));
+        ok &= ok && !nsga_sortws_init(&e->aw, o->archive_max + N, m);
+    }
     if (!ok || nsga_sortws_init(&e->sw, (int)N2, m) || nsga_hvws_init(&e->hw, N)) {
         nsga_destroy(e);
         fail(err, NSGA_ENOMEM, "out of memory");
@@ -401,6 +415,8 @@ void nsga_destroy(nsga *e)
     free(e->set), free(e->set_h), free(e->set_g);
     free(e->hvbuf), free(e->negc), free(e->fcount), free(e->mem), free(e->sel), free(e->perm);
     free(e->cache.recs), free(e->cache.table);
+    free(e->ar_g), free(e->ar_obj), free(e->ar_mem);
+    nsga_sortws_free(&e->aw);
     nsga_sortws_free(&e->sw);
     nsga_hvws_free(&e->hw);
     if (e->rng) gsl_rng_free(e->rng);
@@ -708,6 +724,72 @@ static int evaluate(nsga *e, int first, int n, long long *evals, long long *hits
     return 0;
 }
 
+/* ---- archive ------------------------------------------------------------------------------ */
+
+/* Room for `extra` more members, so that adding can never fail. */
+static int archive_reserve(nsga *e, int extra)
+{
+    if (!e->opt.archive) return 0;
+    long need = (long)e->ar_n + extra;
+    if (need <= e->ar_cap) return 0;
+    if (need > MAX_POP * 4L) return NSGA_ENOMEM;
+    int cap = e->ar_cap ? e->ar_cap : 256;
+    while (cap < need) cap *= 2;
+    unsigned char *g = realloc(e->ar_g, (size_t)cap * e->gbytes);
+    if (g) e->ar_g = g;
+    double *o = realloc(e->ar_obj, (size_t)cap * e->m * sizeof *o);
+    if (o) e->ar_obj = o;
+    if (!g || !o) return NSGA_ENOMEM;
+    e->ar_cap = cap;
+    return 0;
+}
+
+/* Adds a feasible solution unless a member weakly dominates it; drops the
+ * members it dominates.  One pass suffices: if a member weakly dominates
+ * f, f dominates no member (the members are mutually non-dominated), so a
+ * rejection always comes before any removal. */
+static void archive_add(nsga *e, const unsigned char *g, const double *f)
+{
+    int m = e->m, j = 0;
+    for (int i = 0; i < e->ar_n; i++) {
+        const double *a = e->ar_obj + (size_t)i * m;
+        int a_le = 1, f_le = 1;
+        for (int k = 0; k < m; k++) {
+            if (a[k] > f[k]) a_le = 0;
+            if (f[k] > a[k]) f_le = 0;
+        }
+        if (a_le) return;
+        if (f_le) continue; /* dominated by f: dropped */
+        if (j != i) {
+            memcpy(e->ar_g + (size_t)j * e->gbytes, e->ar_g + (size_t)i * e->gbytes, e->gbytes);
+            memcpy(e->ar_obj + (size_t)j * m, a, (size_t)m * sizeof *a);
+        }
+        j++;
+    }
+    memcpy(e->ar_g + (size_t)j * e->gbytes, g, e->gbytes);
+    memcpy(e->ar_obj + (size_t)j * m, f, (size_t)m * sizeof *f);
+    e->ar_n = j + 1;
+}
+
+/* Adds slots first..first+n-1, then prunes to archive_max if set. */
+static void archive_update(nsga *e, int first, int n)
+{
+    if (!e->opt.archive) return;
+    for (int i = first; i < first + n; i++)
+        if (!(e->cv[i] > 0)) archive_add(e, G(e, e->g, i), e->obj + (size_t)i * e->m);
+    int keep = e->opt.archive_max;
+    if (keep <= 0 || e->ar_n <= keep) return;
+    for (int i = 0; i < e->ar_n; i++) e->ar_mem[i] = i;
+    nsga_truncate_crowding(&e->aw, e->ar_n, e->ar_mem, keep, e->m, e->ar_obj);
+    for (int j = 0; j < keep; j++) { /* survivors in order, so j <= ar_mem[j] */
+        int i = e->ar_mem[j];
+        if (i == j) continue;
+        memcpy(e->ar_g + (size_t)j * e->gbytes, e->ar_g + (size_t)i * e->gbytes, e->gbytes);
+        memcpy(e->ar_obj + (size_t)j * e->m, e->ar_obj + (size_t)i * e->m, (size_t)e->m * sizeof(double));
+    }
+    e->ar_n = keep;
+}
+
 /* ---- ranking, survival, statistics ----------------------------------------------------- */
 
 static void copy_slot(nsga *e, int dst, int src)
@@ -785,6 +867,7 @@ static void compute_stats(nsga *e)
         if (e->rank[i] == 0) memcpy(e->hvbuf + (size_t)nhv++ * m, o, (size_t)m * sizeof *o);
     }
     e->st.front_size = nfront;
+    e->st.archive_size = e->ar_n;
     e->st.feasible = feas;
     e->st.hv = e->ref ? nsga_hv_ws(&e->hw, nhv, m, e->hvbuf, e->ref) : NAN;
 }
@@ -814,11 +897,17 @@ int nsga_init(nsga *e, char *err)
         }
     }
     long long evals, hits;
+    if (archive_reserve(e, N)) {
+        gsl_rng_memcpy(e->rng, e->rng_saved);
+        return fail(err, NSGA_ENOMEM, "out of memory (archive)");
+    }
     int rc = evaluate(e, 0, N, &evals, &hits, err);
     if (rc) {
         gsl_rng_memcpy(e->rng, e->rng_saved);
         return rc;
     }
+    e->ar_n = 0;
+    archive_update(e, 0, N);
     rank_population(e);
     e->inited = 1;
     e->st.generation = 0;
@@ -838,12 +927,14 @@ int nsga_step(nsga *e, char *err)
     if (!e->inited) return fail(err, NSGA_ESTATE, "nsga_step before nsga_init or nsga_restore");
     double t0 = now_seconds();
     gsl_rng_memcpy(e->rng_saved, e->rng);
+    if (archive_reserve(e, e->N)) return fail(err, NSGA_ENOMEM, "out of memory (archive)");
     long long redrawn = make_offspring(e), evals, hits;
     int rc = evaluate(e, e->N, e->N, &evals, &hits, err);
     if (rc) {
         gsl_rng_memcpy(e->rng, e->rng_saved);
         return rc;
     }
+    archive_update(e, e->N, e->N);
     survive(e);
     e->st.generation++;
     e->st.evaluations += evals;
@@ -929,17 +1020,38 @@ int nsga_front(const nsga *e, int *idx)
     return n;
 }
 
+int nsga_archive_size(const nsga *e) { return e && e->inited ? e->ar_n : 0; }
+
+static int valid_a(const nsga *e, int i) { return e && e->inited && i >= 0 && i < e->ar_n; }
+
+const int *nsga_archive_genome_int(const nsga *e, int i)
+{
+    return valid_a(e, i) && e->prob.kind == NSGA_INT ? (const int *)(e->ar_g + (size_t)i * e->gbytes) : NULL;
+}
+
+const double *nsga_archive_genome_real(const nsga *e, int i)
+{
+    return valid_a(e, i) && e->prob.kind == NSGA_REAL ? (const double *)(e->ar_g + (size_t)i * e->gbytes)
+                                                      : NULL;
+}
+
+const double *nsga_archive_objectives(const nsga *e, int i)
+{
+    return valid_a(e, i) ? e->ar_obj + (size_t)i * e->m : NULL;
+}
+
 /* ---- checkpoint ----------------------------------------------------------------------------
  * Layout (native byte order, checked by a byte-order mark; see docs/engine.md):
  *   "NSGACKPT" u32 version u32 0x01020304
  *   u32 kind nvar nobj pop xover truncation pm_form dedup dedup_retries
- *       has_ref
+ *       archive archive_max has_ref
  *   u64 seed   f64 pc pm eta_c eta_m   f64 ref[nobj] (if has_ref)
  *   bounds: nvar x (lo, hi) as i32 (integer) or f64 (real)
  *   i64 generation evaluations cache_hits redrawn   f64 elapsed prev_hv
  *   i32 stag_count   u32 rng_size   rng state bytes (gsl mt19937)
  *   genomes pop*nvar (i32 or f64)  obj pop*nobj f64  cv pop f64
  *   rank pop i32  crowding pop f64
+ *   u32 archive_n  archive genomes  archive obj archive_n*nobj f64
  *   u64 FNV-1a hash of everything before it
  */
 enum { CKPT_VERSION = 1 };
@@ -981,6 +1093,8 @@ static void write_state(const nsga *e, wbuf *w)
     put_u32(w, (uint32_t)e->opt.pm_form);
     put_u32(w, (uint32_t)!!e->opt.dedup);
     put_u32(w, (uint32_t)e->opt.dedup_retries);
+    put_u32(w, (uint32_t)!!e->opt.archive);
+    put_u32(w, (uint32_t)e->opt.archive_max);
     put_u32(w, e->ref != NULL);
     put_u64(w, (uint64_t)e->opt.seed);
     put_f64(w, e->opt.pc);
@@ -1011,6 +1125,11 @@ static void write_state(const nsga *e, wbuf *w)
     put(w, e->cv, (size_t)N * 8);
     put(w, e->rank, (size_t)N * 4);
     put(w, e->crowd, (size_t)N * 8);
+    put_u32(w, (uint32_t)e->ar_n);
+    if (e->ar_n) {
+        put(w, e->ar_g, (size_t)e->ar_n * e->gbytes);
+        put(w, e->ar_obj, (size_t)e->ar_n * m * 8);
+    }
 }
 
 size_t nsga_checkpoint(const nsga *e, void *buf, size_t cap)
@@ -1087,7 +1206,8 @@ int nsga_restore(nsga *e, const void *buf, size_t len, char *err)
     CK_EXPECT(cnv == (uint32_t)nv && cm == (uint32_t)m,
               "checkpoint has %u variables and %u objectives, the problem %d and %d", cnv, cm, nv, m);
     CK_EXPECT(cN == (uint32_t)N, "checkpoint has population %u, the options %d", cN, N);
-    uint32_t xo = get_u32(&r), tr = get_u32(&r), pf = get_u32(&r), dd = get_u32(&r), ddr = get_u32(&r), has_ref = get_u32(&r);
+    uint32_t xo = get_u32(&r), tr = get_u32(&r), pf = get_u32(&r), dd = get_u32(&r), ddr = get_u32(&r), arc = get_u32(&r),
+             arm = get_u32(&r), has_ref = get_u32(&r);
     uint64_t seed = get_u64(&r);
     double pc = get_f64(&r), pm = get_f64(&r), ec = get_f64(&r), em = get_f64(&r);
     CK_EXPECT(seed == (uint64_t)e->opt.seed, "checkpoint seed %llu, the options %lu",
@@ -1097,6 +1217,8 @@ int nsga_restore(nsga *e, const void *buf, size_t len, char *err)
                   ddr == (uint32_t)e->opt.dedup_retries && pc == e->opt.pc && pm == e->pm &&
                   ec == e->opt.eta_c && em == e->opt.eta_m,
               "checkpoint made with other operator options (crossover, mutation, dedup)");
+    CK_EXPECT(arc == (uint32_t)!!e->opt.archive && arm == (uint32_t)e->opt.archive_max,
+              "checkpoint made with other archive options");
     CK_EXPECT(has_ref == (e->ref != NULL), "checkpoint and options disagree on the reference point");
     if (has_ref) {
         const unsigned char *q = take(&r, (size_t)m * 8);
@@ -1128,6 +1250,12 @@ int nsga_restore(nsga *e, const void *buf, size_t len, char *err)
     const unsigned char *g = take(&r, (size_t)N * e->gbytes);
     const unsigned char *obj = take(&r, (size_t)N * m * 8), *cv = take(&r, (size_t)N * 8);
     const unsigned char *rank = take(&r, (size_t)N * 4), *crowd = take(&r, (size_t)N * 8);
+    uint32_t ar_n = get_u32(&r);
+    CK_EXPECT(e->opt.archive || ar_n == 0, "checkpoint has an archive, the options none");
+    CK_EXPECT(ar_n <= (uint32_t)MAX_POP * 4 && (!e->opt.archive_max || ar_n <= (uint32_t)e->opt.archive_max),
+              "checkpoint archive of %u members is too large", ar_n);
+    const unsigned char *ar_g = take(&r, (size_t)ar_n * e->gbytes);
+    const unsigned char *ar_obj = take(&r, (size_t)ar_n * m * 8);
     CK_EXPECT(r.pos == r.len, "checkpoint has %zu unexpected trailing bytes", r.len - r.pos);
     CK_EXPECT(st.generation >= 0 && st.evaluations >= 0 && st.cache_hits >= 0 && stag >= 0,
               "checkpoint counters out of range");
@@ -1159,8 +1287,15 @@ int nsga_restore(nsga *e, const void *buf, size_t len, char *err)
             CK_EXPECT(isfinite(v), "checkpoint member %d has a non-finite objective", i);
         }
     }
+    for (uint32_t i = 0; i < ar_n; i++)
+        for (int k = 0; k < m; k++) {
+            double v;
+            memcpy(&v, ar_obj + ((size_t)i * m + k) * 8, 8);
+            CK_EXPECT(isfinite(v), "checkpoint archive member %u has a non-finite objective", i);
+        }
     if (e->opt.cache && cache_reserve(&e->cache, (size_t)N))
         return fail(err, NSGA_ENOMEM, "out of memory (evaluation cache)");
+    if (archive_reserve(e, (int)ar_n - e->ar_n + N)) return fail(err, NSGA_ENOMEM, "out of memory (archive)");
     /* commit */
     memcpy(gsl_rng_state(e->rng), rstate, rsize);
     memcpy(e->g, g, (size_t)N * e->gbytes);
@@ -1168,6 +1303,11 @@ int nsga_restore(nsga *e, const void *buf, size_t len, char *err)
     memcpy(e->cv, cv, (size_t)N * 8);
     memcpy(e->rank, rank, (size_t)N * 4);
     memcpy(e->crowd, crowd, (size_t)N * 8);
+    e->ar_n = (int)ar_n;
+    if (ar_n) {
+        memcpy(e->ar_g, ar_g, (size_t)ar_n * e->gbytes);
+        memcpy(e->ar_obj, ar_obj, (size_t)ar_n * m * 8);
+    }
     e->st = st;
     e->prev_hv = prev_hv;
     e->stag_count = stag;

@@ -106,6 +106,7 @@ typedef struct {
     double best[NSGA_MAX_OBJ]; /* per objective, min over feasible members;
                                   NAN when none is feasible */
     int front_size;         /* members of rank 0 */
+    int archive_size;       /* members of the archive (see options.archive) */
     int feasible;           /* feasible members */
     double elapsed;         /* seconds spent in init + steps (summed over
                                checkpoints; the only non-deterministic field) */
@@ -131,6 +132,10 @@ typedef struct {
                              earlier offspring (0) ... */
     int dedup_retries;    /* ... at most this many times per child (10) */
     int cache;            /* evaluation cache keyed by genome (1) */
+    int archive;          /* keep the non-dominated set of every feasible
+                             solution evaluated, beside the population (1) */
+    int archive_max;      /* prune the archive to this size by iterative
+                             crowding; 0 = unbounded (0) */
     const double *ref;    /* nobj values: reference point for stats.hv and
                              stagnation; NULL = no hypervolume (NULL) */
     int nseeds;           /* initial genomes given by the caller (0) ... */
@@ -184,8 +189,17 @@ double nsga_crowding(const nsga *e, int i); /* within its front; INFINITY at the
  * (pop_size entries); returns their number. */
 int nsga_front(const nsga *e, int *idx);
 
+/* The archive: feasible solutions evaluated so far that no other evaluated
+ * solution weakly dominates (one per objective vector), in insertion
+ * order.  The population's first front holds at most pop_size points; the
+ * archive is the campaign's front. */
+int nsga_archive_size(const nsga *e);
+const int *nsga_archive_genome_int(const nsga *e, int i);
+const double *nsga_archive_genome_real(const nsga *e, int i);
+const double *nsga_archive_objectives(const nsga *e, int i);
+
 /* Checkpoint: the full state (population with objectives, cv, rank and
- * crowding, counters, stagnation state, RNG state) as a byte blob.  The
+ * crowding, archive, counters, stagnation state, RNG state) as a byte blob.  The
  * cache is not saved: restore refills it from the population only, which
  * changes the cache_hits/evaluations split but never the results.
  * nsga_checkpoint returns the blob size, or 0 before nsga_init; it writes
@@ -193,7 +207,7 @@ int nsga_front(const nsga *e, int *idx);
 size_t nsga_checkpoint(const nsga *e, void *buf, size_t cap);
 /* Restores into an engine created with the same problem (kind, sizes,
  * bounds) and the same result-affecting options (pop_size, seed,
- * operators and their forms, truncation, dedup, ref); termination options may differ (e.g. more
+ * operators and their forms, truncation, dedup, archive, ref); termination options may differ (e.g. more
  * generations).  NSGA_ECKPT with a message on any mismatch or damage. */
 int nsga_restore(nsga *e, const void *buf, size_t len, char *err);
 

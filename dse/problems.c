@@ -28,7 +28,7 @@ struct nsga_builtin {
     nsga_problem prob;
     double lo[MAXV], hi[MAXV];
     int ilo[MAXV], ihi[MAXV];
-    int w[KN_ITEMS], p1[KN_ITEMS], p2[KN_ITEMS], cap; /* knapsack */
+    int w[KN_ITEMS], w2[KN_ITEMS], p1[KN_ITEMS], p2[KN_ITEMS], cap, cap2; /* knapsack */
     nsga_pool *pool;
     int have_true_hv;
     double true_hv;
@@ -156,32 +156,40 @@ static uint64_t splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* Zitzler & Thiele 1999: two knapsacks; item i has weight w_k[i] and
+ * profit p_k[i] in knapsack k, uniform integers in [10, 100]; each
+ * capacity is half its total weight.  A load puts the same items in both;
+ * objective k is minus its profit in knapsack k. */
 static void knapsack_instance(nsga_builtin *b)
 {
     uint64_t s = 20240501;
-    int total = 0;
+    int t1 = 0, t2 = 0;
     for (int i = 0; i < KN_ITEMS; i++) {
         b->w[i] = 10 + (int)(splitmix64(&s) % 91);
         b->p1[i] = 10 + (int)(splitmix64(&s) % 91);
+        b->w2[i] = 10 + (int)(splitmix64(&s) % 91);
         b->p2[i] = 10 + (int)(splitmix64(&s) % 91);
-        total += b->w[i];
+        t1 += b->w[i];
+        t2 += b->w2[i];
     }
-    b->cap = total / 2;
+    b->cap = t1 / 2;
+    b->cap2 = t2 / 2;
 }
 
 static void knapsack(const nsga_builtin *b, const int *x, int n, double *f, double *cv)
 {
     (void)n;
-    int w = 0, a = 0, c = 0;
+    int w = 0, w2 = 0, a = 0, c = 0;
     for (int i = 0; i < KN_ITEMS; i++)
         if (x[i]) {
             w += b->w[i];
+            w2 += b->w2[i];
             a += b->p1[i];
             c += b->p2[i];
         }
     f[0] = -a;
     f[1] = -c;
-    *cv = w > b->cap ? w - b->cap : 0;
+    *cv = (w > b->cap ? w - b->cap : 0) + (w2 > b->cap2 ? w2 - b->cap2 : 0);
 }
 
 /* ---- true fronts' hypervolumes --------------------------------------------------------- */
@@ -252,15 +260,15 @@ static double hv_knapsack(nsga_builtin *b)
     double v = NAN;
     if (best && pts) {
         for (int i = 0; i <= maxp; i++) best[i] = -1;
-        int w = 0, a = 0, c = 0;
+        int w = 0, w2 = 0, a = 0, c = 0;
         uint32_t gray = 0;
         best[0] = 0;
         for (uint32_t k = 1; k < (1u << KN_ITEMS); k++) {
             int bit = __builtin_ctz(k);
             gray ^= 1u << bit;
             int s = (gray >> bit) & 1 ? 1 : -1;
-            w += s * b->w[bit], a += s * b->p1[bit], c += s * b->p2[bit];
-            if (w <= b->cap && c > best[a]) best[a] = c;
+            w += s * b->w[bit], w2 += s * b->w2[bit], a += s * b->p1[bit], c += s * b->p2[bit];
+            if (w <= b->cap && w2 <= b->cap2 && c > best[a]) best[a] = c;
         }
         int n = 0;
         for (int i = 0; i <= maxp; i++)
@@ -281,7 +289,7 @@ static const struct spec specs[] = {
     {"zdt5", "ZDT5, 80 bits (integer 0/1 genome), deceptive", NSGA_INT, 80, 2, NULL, zdt5, hv_zdt5, {32, 11, 0}},
     {"zdt6", "ZDT6, 10 variables, non-uniform front", NSGA_REAL, 10, 2, zdt6, NULL, hv_zdt6, {1.1, 1.1, 0}},
     {"dtlz2", "DTLZ2, 12 variables, 3 objectives, spherical front", NSGA_REAL, 12, 3, dtlz2, NULL, hv_dtlz2, {1.1, 1.1, 1.1}},
-    {"knapsack", "bi-objective 0/1 knapsack, 22 items (integer 0/1 genome), one capacity", NSGA_INT, KN_ITEMS, 2, NULL, knapsack, hv_knapsack, {0, 0, 0}},
+    {"knapsack", "bi-objective 0/1 knapsack (Zitzler-Thiele), 22 items, 2 knapsacks (integer 0/1 genome)", NSGA_INT, KN_ITEMS, 2, NULL, knapsack, hv_knapsack, {0, 0, 0}},
     {"tnk", "TNK, 2 variables, two nonlinear constraints", NSGA_REAL, 2, 2, tnk, NULL, hv_tnk, {1.1, 1.1, 0}},
 };
 enum { NSPECS = sizeof specs / sizeof specs[0] };

@@ -46,6 +46,37 @@ static inline double util_hv2(int n, const double *pts, double rx, double ry)
     return area;
 }
 
+static int util_cmpz(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[2] > y[2]) - (x[2] < y[2]);
+}
+
+/* Volume dominated by 3-D points and bounded by ref: slabs between
+ * consecutive z values, each the 2-D area of the points below it.
+ * O(n^2 log n); independent of the engine's treap sweep. */
+static inline double util_hv3(int n, const double *pts, const double *ref)
+{
+    double *p = malloc((size_t)(n ? n : 1) * 3 * sizeof *p), *q = malloc((size_t)(n ? n : 1) * 2 * sizeof *q);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (pts[3 * i] < ref[0] && pts[3 * i + 1] < ref[1] && pts[3 * i + 2] < ref[2]) {
+            memcpy(p + 3 * k, pts + 3 * i, 3 * sizeof *p);
+            k++;
+        }
+    qsort(p, (size_t)k, 3 * sizeof *p, util_cmpz);
+    double vol = 0;
+    for (int i = 0; i < k; i++) {
+        double z1 = i + 1 < k ? p[3 * (i + 1) + 2] : ref[2];
+        if (z1 <= p[3 * i + 2]) continue;
+        for (int j = 0; j <= i; j++) q[2 * j] = p[3 * j], q[2 * j + 1] = p[3 * j + 1];
+        vol += util_hv2(i + 1, q, ref[0], ref[1]) * (z1 - p[3 * i + 2]);
+    }
+    free(p);
+    free(q);
+    return vol;
+}
+
 /* Runs a built-in problem; returns the engine (caller destroys it and the
  * problem *bp) or NULL after printing the error. */
 static inline nsga *util_run(const char *name, int pop, long gens, unsigned long seed, int threads,
@@ -91,6 +122,15 @@ static inline int util_front(const nsga *e, double *out)
             k++;
         }
     return k;
+}
+
+/* Objectives of the archive (the non-dominated feasible solutions of the
+ * whole run); returns the count.  out must hold archive_size * m. */
+static inline int util_archive(const nsga *e, double *out)
+{
+    int n = nsga_archive_size(e), m = nsga_get_problem(e)->nobj;
+    for (int i = 0; i < n; i++) memcpy(out + (size_t)i * m, nsga_archive_objectives(e, i), (size_t)m * sizeof *out);
+    return n;
 }
 
 #endif
