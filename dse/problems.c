@@ -388,6 +388,7 @@ void nsga_builtin_free(nsga_builtin *b)
 }
 
 const char *nsga_builtin_id(const nsga_builtin *b) { return b->spec->name; }
+const char *nsga_builtin_describe_of(const nsga_builtin *b) { return b->spec->desc; }
 const nsga_problem *nsga_builtin_problem(const nsga_builtin *b) { return &b->prob; }
 const double *nsga_builtin_ref(const nsga_builtin *b) { return b->spec->ref; }
 

@@ -24,6 +24,7 @@ const char *nsga_builtin_describe(int i); /* one line */
 nsga_builtin *nsga_builtin_create(const char *name, int nthreads, char *err);
 void nsga_builtin_free(nsga_builtin *b);
 const char *nsga_builtin_id(const nsga_builtin *b);
+const char *nsga_builtin_describe_of(const nsga_builtin *b);
 const nsga_problem *nsga_builtin_problem(const nsga_builtin *b);
 /* Reference point for the hypervolume (nobj values):
  *   zdt1-4, zdt6, tnk: (1.1, 1.1); dtlz2: (1.1, 1.1, 1.1);
