@@ -51,6 +51,7 @@ int cmd_exec(int argc, char **argv);
 int cmd_mpirun(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_space(int argc, char **argv);
+int cmd_optimize(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_resume(int argc, char **argv);

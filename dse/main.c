@@ -10,6 +10,7 @@ static const cli_command commands[] = {
     {"validate", cmd_validate, "run a campaign's best points on the runtime: predicted vs measured"},
     {"mpirun", cmd_mpirun, "launch an MPI job: mpirun with this machine's flags"},
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
+    {"optimize", cmd_optimize, "the NSGA-II engine on a built-in test problem (zdt1..zdt6, dtlz2, knapsack, tnk)"},
     {"space", cmd_space, "genome length and search-space size of a chromosome"},
     {"platform", cmd_platform, "platform files: platform show FILE|PRESET [--json]"},
     {"run", cmd_run, "a DSE campaign into the results database; prints its id"},
