@@ -12,6 +12,8 @@ static const cli_command commands[] = {
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
     {"optimize", cmd_optimize, "the NSGA-II engine on a built-in test problem (zdt1..zdt6, dtlz2, knapsack, tnk)"},
     {"space", cmd_space, "genome length and search-space size of a chromosome"},
+    {"plan", cmd_plan, "the per-device steps of a mapping and the bytes moved [--check]"},
+    {"eval", cmd_eval, "evaluate one mapping with the analytical model"},
     {"platform", cmd_platform, "platform files: platform show FILE|PRESET [--json]"},
     {"run", cmd_run, "a DSE campaign into the results database; prints its id"},
     {"resume", cmd_resume, "continue an interrupted campaign"},

@@ -1,0 +1,748 @@
+/* coeffs.c -- the coefficients file of the analytical model: reader,
+ * writer, built-in defaults and the C API calibration builds files with
+ * (docs/coefficients-format.md).
+ *
+ * Invariant kept by the reader and coeffs_check: every value that is set
+ * is finite and >= 0, rates and bandwidths are > 0, a fitted value carries
+ * its r2 and point count, layer keys have the form "network/layer", and
+ * version is COEFFS_VERSION.  The reader rejects unknown keys, so a typo
+ * never silently turns into a fallback.
+ */
+#include "cost.h"
+#include "jsonutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct coeffs_note_s {
+    coeffs_note_s *next;
+    char text[];
+};
+
+static const char *src_names[] = {"unset",      "fitted",   "measured", "derived",
+                                  "assumption", "declared", "default"};
+
+const char *coeffs_source_name(coeffs_source s)
+{
+    return (unsigned)s < sizeof src_names / sizeof *src_names ? src_names[s] : "?";
+}
+
+int coeffs_source_parse(const char *s, coeffs_source *out)
+{
+    for (int i = 1; i < (int)(sizeof src_names / sizeof *src_names); i++)
+        if (strcmp(s, src_names[i]) == 0) {
+            *out = (coeffs_source)i;
+            return 0;
+        }
+    return -1;
+}
+
+coeffs_value coeffs_fitted(double value, double r2, double rmse, int n)
+{
+    coeffs_value v = {value, COEFFS_FITTED, r2, rmse, n, NULL};
+    return v;
+}
+
+coeffs_value coeffs_given(double value, coeffs_source s)
+{
+    coeffs_value v = {value, s, NAN, NAN, 0, NULL};
+    return v;
+}
+
+static coeffs_value unset(void) { return coeffs_given(0, COEFFS_UNSET); }
+
+static void rates_init(coeffs_rates *r)
+{
+    r->per_cycle = r->overhead_us = r->busy_w = unset();
+}
+
+static void dev_init(coeffs_device *d)
+{
+    memset(d, 0, sizeof *d);
+    d->overhead_us = d->send_overhead_us = d->copy_bandwidth_mbs = unset();
+    d->busy_w = d->idle_w = d->mem_coefficient = d->mem_bias_mb = unset();
+    for (int k = 0; k < NET_KIND_COUNT; k++) d->mem_weights[k] = unset();
+    for (int k = 0; k < COST_NCLASS; k++) rates_init(&d->cls[k]);
+}
+
+cost_coeffs *coeffs_new(void)
+{
+    cost_coeffs *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->version = COEFFS_VERSION;
+    for (int k = 0; k < 2; k++) dev_init(&c->dev[k]);
+    for (int k = 0; k < LINK_CLASS_COUNT; k++) c->link[k].latency_us = c->link[k].bandwidth_mbs = unset();
+    return c;
+}
+
+void coeffs_free(cost_coeffs *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->nplatforms; i++) free(c->platforms[i]);
+    for (int i = 0; i < c->nnetworks; i++) free(c->networks[i]);
+    free(c->platforms);
+    free(c->networks);
+    free(c->board);
+    free(c->date);
+    free(c->description);
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < c->dev[k].nlayers; i++) free(c->dev[k].layers[i].key);
+        free(c->dev[k].layers);
+    }
+    for (coeffs_note_s *n = c->notes, *nx; n; n = nx) {
+        nx = n->next;
+        free(n);
+    }
+    free(c);
+}
+
+const char *coeffs_note(cost_coeffs *c, const char *text)
+{
+    size_t len = strlen(text);
+    coeffs_note_s *n = malloc(sizeof *n + len + 1);
+    if (!n) return NULL;
+    memcpy(n->text, text, len + 1);
+    n->next = c->notes;
+    c->notes = n;
+    return n->text;
+}
+
+static int setstr(char **dst, const char *s)
+{
+    char *d = s ? strdup(s) : NULL;
+    if (s && !d) return -1;
+    free(*dst);
+    *dst = d;
+    return 0;
+}
+
+int coeffs_set_info(cost_coeffs *c, const char *board, const char *date, const char *description)
+{
+    return setstr(&c->board, board) || setstr(&c->date, date) ||
+                   setstr(&c->description, description)
+               ? -1
+               : 0;
+}
+
+static int push_name(char ***arr, int *n, const char *name)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*arr)[i], name) == 0) return 0;
+    char **na = realloc(*arr, (size_t)(*n + 1) * sizeof *na);
+    if (!na) return -1;
+    *arr = na;
+    if (!(na[*n] = strdup(name))) return -1;
+    (*n)++;
+    return 0;
+}
+
+int coeffs_add_platform(cost_coeffs *c, const char *name)
+{
+    return push_name(&c->platforms, &c->nplatforms, name);
+}
+
+int coeffs_add_network(cost_coeffs *c, const char *name)
+{
+    return push_name(&c->networks, &c->nnetworks, name);
+}
+
+coeffs_device *coeffs_dev(cost_coeffs *c, plat_kind k)
+{
+    c->dev[k].present = 1;
+    return &c->dev[k];
+}
+
+static coeffs_layer *find_key(const coeffs_device *d, const char *key)
+{
+    for (int i = 0; i < d->nlayers; i++)
+        if (strcmp(d->layers[i].key, key) == 0) return &d->layers[i];
+    return NULL;
+}
+
+static coeffs_rates *add_key(coeffs_device *d, const char *key)
+{
+    coeffs_layer *e = find_key(d, key);
+    if (e) return &e->r;
+    if (d->nlayers == d->cap_layers) {
+        int nc = d->cap_layers ? 2 * d->cap_layers : 16;
+        coeffs_layer *nl = realloc(d->layers, (size_t)nc * sizeof *nl);
+        if (!nl) return NULL;
+        d->layers = nl;
+        d->cap_layers = nc;
+    }
+    e = &d->layers[d->nlayers];
+    if (!(e->key = strdup(key))) return NULL;
+    rates_init(&e->r);
+    d->nlayers++;
+    return &e->r;
+}
+
+coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network, const char *layer)
+{
+    size_t len = strlen(network) + strlen(layer) + 2;
+    char *key = malloc(len);
+    if (!key) return NULL;
+    snprintf(key, len, "%s/%s", network, layer);
+    coeffs_rates *r = add_key(coeffs_dev(c, k), key);
+    free(key);
+    return r;
+}
+
+const coeffs_rates *coeffs_find_layer(const cost_coeffs *c, plat_kind k, const char *network,
+                                      const char *layer)
+{
+    const coeffs_device *d = &c->dev[k];
+    size_t ln = strlen(network);
+    for (int i = 0; i < d->nlayers; i++) {
+        const char *key = d->layers[i].key;
+        if (strncmp(key, network, ln) == 0 && key[ln] == '/' && strcmp(key + ln + 1, layer) == 0)
+            return &d->layers[i].r;
+    }
+    return NULL;
+}
+
+/* ---- defaults ---- */
+
+/* Nominal rates per core per cycle (docs/coefficients-format.md, section
+ * "Built-in defaults"): deliberately round, to be replaced by calibration. */
+static const struct {
+    double conv, fc, elementwise, overhead_us, send_overhead_us, copy_mbs;
+} nominal[2] = {
+    /* cpu: a 128-bit SIMD core sustaining 2 of its 4-8 fp32 MACs per cycle
+     * on convolutions; FC and elementwise layers bound by memory. */
+    {2.0, 0.5, 0.25, 10.0, 5.0, 4000.0},
+    /* gpu: a CUDA core sustaining a quarter of its one fp32 FMA per cycle
+     * on convolutions; FC and elementwise layers bound by memory. */
+    {0.25, 0.01, 0.01, 20.0, 10.0, 10000.0},
+};
+
+cost_coeffs *coeffs_default(const platform *pl)
+{
+    cost_coeffs *c = coeffs_new();
+    if (!c) return NULL;
+    if (coeffs_add_platform(c, pl->name) ||
+        coeffs_set_info(c, "nominal (no calibration)", "-",
+                        "built-in defaults derived from the platform file")) {
+        coeffs_free(c);
+        return NULL;
+    }
+    for (int k = 0; k < 2; k++) {
+        int has = 0;
+        for (int i = 0; i < pl->ndev; i++) has |= pl->dev[i].kind == (plat_kind)k;
+        if (!has) continue;
+        coeffs_device *d = coeffs_dev(c, (plat_kind)k);
+        d->overhead_us = coeffs_given(nominal[k].overhead_us, COEFFS_DEFAULT);
+        d->send_overhead_us = coeffs_given(nominal[k].send_overhead_us, COEFFS_DEFAULT);
+        d->copy_bandwidth_mbs = coeffs_given(nominal[k].copy_mbs, COEFFS_DEFAULT);
+        d->mem_coefficient = coeffs_given(1.0, COEFFS_DEFAULT);
+        d->mem_bias_mb = coeffs_given(0.0, COEFFS_DEFAULT);
+        for (int cls = 0; cls < COST_NCLASS; cls++) {
+            double r = cls == NET_CONV || cls == COST_CLASS_CONV_WINOGRAD ? nominal[k].conv
+                       : cls == NET_FC                                    ? nominal[k].fc
+                                                                          : nominal[k].elementwise;
+            d->cls[cls].per_cycle = coeffs_given(r, COEFFS_DEFAULT);
+        }
+        /* Powers stay unset: the model then reads each device's declared
+         * busy_w / idle_w from the platform. */
+    }
+    return c;
+}
+
+/* ---- checking ---- */
+
+static int check_value(const coeffs_value *v, int positive, const char *ctx, char *err)
+{
+    if (!coeffs_isset(v)) return 0;
+    if ((unsigned)v->source > COEFFS_DEFAULT) {
+        snprintf(err, NET_ERRLEN, "%s: unknown source", ctx);
+        return -1;
+    }
+    if (!isfinite(v->value) || v->value < 0 || (positive && v->value <= 0)) {
+        snprintf(err, NET_ERRLEN, "%s: value %g must be a finite number %s 0", ctx, v->value,
+                 positive ? ">" : ">=");
+        return -1;
+    }
+    if (v->source == COEFFS_FITTED && (!isfinite(v->r2) || v->n < 1)) {
+        snprintf(err, NET_ERRLEN, "%s: a fitted value needs its r2 and n (points fitted)", ctx);
+        return -1;
+    }
+    if (v->n < 0 || (!isnan(v->rmse) && (!isfinite(v->rmse) || v->rmse < 0))) {
+        snprintf(err, NET_ERRLEN, "%s: n and rmse must not be negative", ctx);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_rates(const coeffs_rates *r, const char *ctx, char *err)
+{
+    char c2[300];
+    snprintf(c2, sizeof c2, "%s.per_cycle", ctx);
+    if (check_value(&r->per_cycle, 1, c2, err)) return -1;
+    snprintf(c2, sizeof c2, "%s.overhead_us", ctx);
+    if (check_value(&r->overhead_us, 0, c2, err)) return -1;
+    snprintf(c2, sizeof c2, "%s.busy_w", ctx);
+    return check_value(&r->busy_w, 0, c2, err);
+}
+
+static int valid_key(const char *key)
+{
+    const char *s = strchr(key, '/');
+    return s && s > key && s[1];
+}
+
+int coeffs_check(const cost_coeffs *c, char *err)
+{
+    char ctx[300];
+    if (c->version != COEFFS_VERSION) {
+        snprintf(err, NET_ERRLEN, "coefficients version %d, this program reads version %d",
+                 c->version, COEFFS_VERSION);
+        return -1;
+    }
+    for (int k = 0; k < 2; k++) {
+        const coeffs_device *d = &c->dev[k];
+        const char *kn = plat_kind_name((plat_kind)k);
+        if (!d->present) continue;
+#define CHK(field, pos)                                                   \
+    do {                                                                  \
+        snprintf(ctx, sizeof ctx, "devices.%s.%s", kn, #field);           \
+        if (check_value(&d->field, pos, ctx, err)) return -1;             \
+    } while (0)
+        CHK(overhead_us, 0);
+        CHK(send_overhead_us, 0);
+        CHK(copy_bandwidth_mbs, 1);
+        CHK(busy_w, 0);
+        CHK(idle_w, 0);
+        CHK(mem_coefficient, 0);
+        CHK(mem_bias_mb, 0);
+#undef CHK
+        for (int j = 0; j < NET_KIND_COUNT; j++) {
+            snprintf(ctx, sizeof ctx, "devices.%s.memory.weights.%s", kn, net_kind_name((net_kind)j));
+            if (check_value(&d->mem_weights[j], 0, ctx, err)) return -1;
+        }
+        for (int j = 0; j < COST_NCLASS; j++) {
+            snprintf(ctx, sizeof ctx, "devices.%s.kinds.%s", kn, cost_class_name(j));
+            if (check_rates(&d->cls[j], ctx, err)) return -1;
+        }
+        for (int j = 0; j < d->nlayers; j++) {
+            snprintf(ctx, sizeof ctx, "devices.%s.layers.%.200s", kn, d->layers[j].key);
+            if (!valid_key(d->layers[j].key)) {
+                snprintf(err, NET_ERRLEN, "%s: key must be \"network/layer\" or \"network/*\"", ctx);
+                return -1;
+            }
+            if (check_rates(&d->layers[j].r, ctx, err)) return -1;
+        }
+    }
+    for (int k = 0; k < LINK_CLASS_COUNT; k++) {
+        snprintf(ctx, sizeof ctx, "links.%s.latency_us", link_class_name((link_class)k));
+        if (check_value(&c->link[k].latency_us, 0, ctx, err)) return -1;
+        snprintf(ctx, sizeof ctx, "links.%s.bandwidth_mbs", link_class_name((link_class)k));
+        if (check_value(&c->link[k].bandwidth_mbs, 1, ctx, err)) return -1;
+    }
+    return 0;
+}
+
+/* ---- reading ---- */
+
+typedef struct {
+    cost_coeffs *c;
+    const char *what;
+    char *err;
+} rd;
+
+/* Reject keys of o not in the NULL-terminated list. */
+static int only_keys(rd *r, const cJSON *o, const char *ctx, const char *const *keys)
+{
+    for (const cJSON *k = o->child; k; k = k->next) {
+        int ok = 0;
+        for (int i = 0; keys[i] && !ok; i++) ok = strcmp(k->string, keys[i]) == 0;
+        if (!ok) {
+            snprintf(r->err, NET_ERRLEN, "%s: %s: unknown key \"%s\"", r->what, ctx, k->string);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int want_object(rd *r, const cJSON *o, const char *ctx)
+{
+    if (cJSON_IsObject(o)) return 0;
+    snprintf(r->err, NET_ERRLEN, "%s: %s must be an object", r->what, ctx);
+    return -1;
+}
+
+/* A coefficient: {"value": v, "source": s, ["r2", "rmse", "n", "note"]}. */
+static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value *out,
+                      int positive, const char *pctx)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
+    if (!o) return 0;
+    char ctx[400];
+    snprintf(ctx, sizeof ctx, "%s: %s.%s", r->what, pctx, key);
+    static const char *const keys[] = {"value", "source", "r2", "rmse", "n", "note", NULL};
+    if (!cJSON_IsObject(o)) {
+        snprintf(r->err, NET_ERRLEN, "%s: must be an object {\"value\": ..., \"source\": ...}", ctx);
+        return -1;
+    }
+    for (const cJSON *k = o->child; k; k = k->next) {
+        int ok = 0;
+        for (int i = 0; keys[i] && !ok; i++) ok = strcmp(k->string, keys[i]) == 0;
+        if (!ok) {
+            snprintf(r->err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, k->string);
+            return -1;
+        }
+    }
+    coeffs_value v = coeffs_given(0, COEFFS_UNSET);
+    const char *src = NULL, *note = NULL;
+    if (ju_num_req(o, "value", &v.value, 1, -HUGE_VAL, ctx, r->err) ||
+        ju_str(o, "source", &src, 1, ctx, r->err) || ju_num(o, "r2", &v.r2, ctx, r->err) ||
+        ju_num(o, "rmse", &v.rmse, ctx, r->err) || ju_int(o, "n", &v.n, 0, ctx, r->err) ||
+        ju_str(o, "note", &note, 0, ctx, r->err))
+        return -1;
+    if (coeffs_source_parse(src, &v.source)) {
+        snprintf(r->err, NET_ERRLEN, "%s: source \"%s\" is not one of fitted, measured, derived, "
+                 "assumption, declared, default", ctx, src);
+        return -1;
+    }
+    if (note && !(v.note = coeffs_note(r->c, note))) {
+        snprintf(r->err, NET_ERRLEN, "%s: out of memory", ctx);
+        return -1;
+    }
+    char c2[400];
+    snprintf(c2, sizeof c2, "%s: %s.%s", r->what, pctx, key);
+    if (check_value(&v, positive, c2, r->err)) return -1;
+    *out = v;
+    return 0;
+}
+
+static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, const char *ctx)
+{
+    static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", NULL};
+    if (want_object(r, o, ctx) || only_keys(r, o, ctx, keys)) return -1;
+    return read_value(r, o, "per_cycle", &out->per_cycle, 1, ctx) ||
+                   read_value(r, o, "overhead_us", &out->overhead_us, 0, ctx) ||
+                   read_value(r, o, "busy_w", &out->busy_w, 0, ctx)
+               ? -1
+               : 0;
+}
+
+static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
+{
+    char ctx[300], c2[400];
+    snprintf(ctx, sizeof ctx, "devices.%s", kn);
+    static const char *const keys[] = {"overhead_us", "send_overhead_us", "copy_bandwidth_mbs",
+                                       "busy_w",      "idle_w",           "memory",
+                                       "kinds",       "layers",           NULL};
+    if (want_object(r, o, ctx) || only_keys(r, o, ctx, keys)) return -1;
+    d->present = 1;
+    if (read_value(r, o, "overhead_us", &d->overhead_us, 0, ctx) ||
+        read_value(r, o, "send_overhead_us", &d->send_overhead_us, 0, ctx) ||
+        read_value(r, o, "copy_bandwidth_mbs", &d->copy_bandwidth_mbs, 1, ctx) ||
+        read_value(r, o, "busy_w", &d->busy_w, 0, ctx) ||
+        read_value(r, o, "idle_w", &d->idle_w, 0, ctx))
+        return -1;
+    const cJSON *mem = cJSON_GetObjectItemCaseSensitive(o, "memory");
+    if (mem) {
+        static const char *const mk[] = {"coefficient", "bias_mb", "weights", NULL};
+        snprintf(c2, sizeof c2, "%s.memory", ctx);
+        if (want_object(r, mem, c2) || only_keys(r, mem, c2, mk) ||
+            read_value(r, mem, "coefficient", &d->mem_coefficient, 0, c2) ||
+            read_value(r, mem, "bias_mb", &d->mem_bias_mb, 0, c2))
+            return -1;
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(mem, "weights");
+        if (w) {
+            snprintf(c2, sizeof c2, "%s.memory.weights", ctx);
+            if (want_object(r, w, c2)) return -1;
+            for (const cJSON *k = w->child; k; k = k->next) {
+                net_kind kind;
+                if (net_kind_parse(k->string, &kind)) {
+                    snprintf(r->err, NET_ERRLEN, "%s: %s: \"%s\" is not a layer kind", r->what,
+                             c2, k->string);
+                    return -1;
+                }
+                if (read_value(r, w, k->string, &d->mem_weights[kind], 0, c2)) return -1;
+            }
+        }
+    }
+    const cJSON *ks = cJSON_GetObjectItemCaseSensitive(o, "kinds");
+    if (ks) {
+        snprintf(c2, sizeof c2, "%s.kinds", ctx);
+        if (want_object(r, ks, c2)) return -1;
+        for (const cJSON *k = ks->child; k; k = k->next) {
+            int cls;
+            char c3[700];
+            if (cost_class_parse(k->string, &cls)) {
+                snprintf(r->err, NET_ERRLEN, "%s: %s: \"%s\" is not a layer kind or "
+                         "ConvWinograd", r->what, c2, k->string);
+                return -1;
+            }
+            snprintf(c3, sizeof c3, "%s.%.200s", c2, k->string);
+            if (read_rates(r, k, &d->cls[cls], c3)) return -1;
+        }
+    }
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(o, "layers");
+    if (ls) {
+        snprintf(c2, sizeof c2, "%s.layers", ctx);
+        if (want_object(r, ls, c2)) return -1;
+        for (const cJSON *k = ls->child; k; k = k->next) {
+            char c3[700];
+            snprintf(c3, sizeof c3, "%s.%.200s", c2, k->string);
+            if (!valid_key(k->string)) {
+                snprintf(r->err, NET_ERRLEN, "%s: devices.%s.layers.%.200s: key must be "
+                         "\"network/layer\" or \"network/*\"", r->what, kn, k->string);
+                return -1;
+            }
+            coeffs_rates *rt = add_key(d, k->string);
+            if (!rt) {
+                snprintf(r->err, NET_ERRLEN, "%s: out of memory", r->what);
+                return -1;
+            }
+            if (read_rates(r, k, rt, c3)) return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_names(rd *r, const cJSON *root, const char *key, char ***arr, int *n, int required)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!a) {
+        if (!required) return 0;
+        snprintf(r->err, NET_ERRLEN, "%s: missing \"%s\"", r->what, key);
+        return -1;
+    }
+    if (!cJSON_IsArray(a)) {
+        snprintf(r->err, NET_ERRLEN, "%s: \"%s\" must be an array of names", r->what, key);
+        return -1;
+    }
+    for (const cJSON *e = a->child; e; e = e->next) {
+        if (!cJSON_IsString(e) || !e->valuestring[0]) {
+            snprintf(r->err, NET_ERRLEN, "%s: \"%s\" must hold non-empty strings", r->what, key);
+            return -1;
+        }
+        if (push_name(arr, n, e->valuestring)) {
+            snprintf(r->err, NET_ERRLEN, "%s: out of memory", r->what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
+{
+    err[0] = 0;
+    cJSON *root = ju_parse(text, what, err);
+    if (!root) return NULL;
+    cost_coeffs *c = coeffs_new();
+    rd r = {c, what, err};
+    const char *s;
+    if (!c) {
+        snprintf(err, NET_ERRLEN, "%s: out of memory", what);
+        goto fail;
+    }
+    const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "format");
+    if (!cJSON_IsObject(root) || !cJSON_IsString(jf) || strcmp(jf->valuestring, "dse-coefficients")) {
+        snprintf(err, NET_ERRLEN, "%s: not a dse coefficients file (\"format\": "
+                 "\"dse-coefficients\" missing)", what);
+        goto fail;
+    }
+    static const char *const keys[] = {"format",   "version",     "platforms", "board", "date",
+                                       "networks", "description", "devices",   "links", NULL};
+    if (only_keys(&r, root, "top level", keys)) goto fail;
+    if (ju_int(root, "version", &c->version, 1, what, err)) goto fail;
+    if (c->version != COEFFS_VERSION) {
+        snprintf(err, NET_ERRLEN, "%s: coefficients format version %d; this program reads "
+                 "version %d", what, c->version, COEFFS_VERSION);
+        goto fail;
+    }
+    if (read_names(&r, root, "platforms", &c->platforms, &c->nplatforms, 1) ||
+        read_names(&r, root, "networks", &c->networks, &c->nnetworks, 1))
+        goto fail;
+    s = NULL;
+    if (ju_str(root, "board", &s, 1, what, err) || setstr(&c->board, s)) goto fail;
+    s = NULL;
+    if (ju_str(root, "date", &s, 1, what, err) || setstr(&c->date, s)) goto fail;
+    s = NULL;
+    if (ju_str(root, "description", &s, 0, what, err) || setstr(&c->description, s)) goto fail;
+    const cJSON *dv = cJSON_GetObjectItemCaseSensitive(root, "devices");
+    if (!dv) {
+        snprintf(err, NET_ERRLEN, "%s: missing \"devices\"", what);
+        goto fail;
+    }
+    static const char *const dk[] = {"cpu", "gpu", NULL};
+    if (want_object(&r, dv, "devices") || only_keys(&r, dv, "devices", dk)) goto fail;
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(dv, plat_kind_name((plat_kind)k));
+        if (o && read_device(&r, o, &c->dev[k], plat_kind_name((plat_kind)k))) goto fail;
+    }
+    const cJSON *lk = cJSON_GetObjectItemCaseSensitive(root, "links");
+    if (lk) {
+        static const char *const lkeys[] = {"same_device", "same_board", "network", NULL};
+        static const char *const vkeys[] = {"latency_us", "bandwidth_mbs", NULL};
+        if (want_object(&r, lk, "links") || only_keys(&r, lk, "links", lkeys)) goto fail;
+        for (int k = 0; k < LINK_CLASS_COUNT; k++) {
+            char ctx[100];
+            const cJSON *o = cJSON_GetObjectItemCaseSensitive(lk, link_class_name((link_class)k));
+            if (!o) continue;
+            snprintf(ctx, sizeof ctx, "links.%s", link_class_name((link_class)k));
+            if (want_object(&r, o, ctx) || only_keys(&r, o, ctx, vkeys) ||
+                read_value(&r, o, "latency_us", &c->link[k].latency_us, 0, ctx) ||
+                read_value(&r, o, "bandwidth_mbs", &c->link[k].bandwidth_mbs, 1, ctx))
+                goto fail;
+        }
+    }
+    cJSON_Delete(root);
+    return c;
+fail:
+    if (c && err[0] == 0) snprintf(err, NET_ERRLEN, "%s: out of memory", what);
+    cJSON_Delete(root);
+    coeffs_free(c);
+    return NULL;
+}
+
+cost_coeffs *coeffs_load(const char *path, char *err)
+{
+    char *text = ju_read_file(path, err);
+    if (!text) return NULL;
+    cost_coeffs *c = coeffs_from_json(text, path, err);
+    free(text);
+    return c;
+}
+
+/* ---- writing ---- */
+
+static int put_value(cJSON *o, const char *key, const coeffs_value *v)
+{
+    if (!coeffs_isset(v)) return 0;
+    cJSON *e = cJSON_AddObjectToObject(o, key);
+    if (!e || !cJSON_AddNumberToObject(e, "value", v->value) ||
+        !cJSON_AddStringToObject(e, "source", coeffs_source_name(v->source)))
+        return -1;
+    if (isfinite(v->r2) && !cJSON_AddNumberToObject(e, "r2", v->r2)) return -1;
+    if (isfinite(v->rmse) && !cJSON_AddNumberToObject(e, "rmse", v->rmse)) return -1;
+    if (v->n > 0 && !cJSON_AddNumberToObject(e, "n", v->n)) return -1;
+    if (v->note && !cJSON_AddStringToObject(e, "note", v->note)) return -1;
+    return 0;
+}
+
+static int rates_set(const coeffs_rates *r)
+{
+    return coeffs_isset(&r->per_cycle) || coeffs_isset(&r->overhead_us) || coeffs_isset(&r->busy_w);
+}
+
+static int put_rates(cJSON *parent, const char *key, const coeffs_rates *r)
+{
+    cJSON *o = cJSON_AddObjectToObject(parent, key);
+    return !o || put_value(o, "per_cycle", &r->per_cycle) ||
+                   put_value(o, "overhead_us", &r->overhead_us) || put_value(o, "busy_w", &r->busy_w)
+               ? -1
+               : 0;
+}
+
+static int put_names(cJSON *root, const char *key, char *const *names, int n)
+{
+    cJSON *a = cJSON_AddArrayToObject(root, key);
+    if (!a) return -1;
+    for (int i = 0; i < n; i++) {
+        cJSON *s = cJSON_CreateString(names[i]);
+        if (!s || !cJSON_AddItemToArray(a, s)) return -1;
+    }
+    return 0;
+}
+
+char *coeffs_to_json(const cost_coeffs *c)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *out = NULL;
+    if (!root) return NULL;
+    if (!cJSON_AddStringToObject(root, "format", "dse-coefficients") ||
+        !cJSON_AddNumberToObject(root, "version", c->version) ||
+        put_names(root, "platforms", c->platforms, c->nplatforms) ||
+        !cJSON_AddStringToObject(root, "board", c->board ? c->board : "") ||
+        !cJSON_AddStringToObject(root, "date", c->date ? c->date : "") ||
+        put_names(root, "networks", c->networks, c->nnetworks) ||
+        (c->description && !cJSON_AddStringToObject(root, "description", c->description)))
+        goto out;
+    cJSON *dv = cJSON_AddObjectToObject(root, "devices");
+    if (!dv) goto out;
+    for (int k = 0; k < 2; k++) {
+        const coeffs_device *d = &c->dev[k];
+        if (!d->present) continue;
+        cJSON *o = cJSON_AddObjectToObject(dv, plat_kind_name((plat_kind)k));
+        if (!o || put_value(o, "overhead_us", &d->overhead_us) ||
+            put_value(o, "send_overhead_us", &d->send_overhead_us) ||
+            put_value(o, "copy_bandwidth_mbs", &d->copy_bandwidth_mbs) ||
+            put_value(o, "busy_w", &d->busy_w) || put_value(o, "idle_w", &d->idle_w))
+            goto out;
+        int anyw = 0;
+        for (int j = 0; j < NET_KIND_COUNT; j++) anyw |= coeffs_isset(&d->mem_weights[j]);
+        if (coeffs_isset(&d->mem_coefficient) || coeffs_isset(&d->mem_bias_mb) || anyw) {
+            cJSON *m = cJSON_AddObjectToObject(o, "memory");
+            if (!m || put_value(m, "coefficient", &d->mem_coefficient) ||
+                put_value(m, "bias_mb", &d->mem_bias_mb))
+                goto out;
+            if (anyw) {
+                cJSON *w = cJSON_AddObjectToObject(m, "weights");
+                if (!w) goto out;
+                for (int j = 0; j < NET_KIND_COUNT; j++)
+                    if (put_value(w, net_kind_name((net_kind)j), &d->mem_weights[j])) goto out;
+            }
+        }
+        int anyk = 0;
+        for (int j = 0; j < COST_NCLASS; j++) anyk |= rates_set(&d->cls[j]);
+        if (anyk) {
+            cJSON *ks = cJSON_AddObjectToObject(o, "kinds");
+            if (!ks) goto out;
+            for (int j = 0; j < COST_NCLASS; j++)
+                if (rates_set(&d->cls[j]) && put_rates(ks, cost_class_name(j), &d->cls[j])) goto out;
+        }
+        if (d->nlayers) {
+            cJSON *ls = cJSON_AddObjectToObject(o, "layers");
+            if (!ls) goto out;
+            for (int j = 0; j < d->nlayers; j++)
+                if (put_rates(ls, d->layers[j].key, &d->layers[j].r)) goto out;
+        }
+    }
+    int anyl = 0;
+    for (int k = 0; k < LINK_CLASS_COUNT; k++)
+        anyl |= coeffs_isset(&c->link[k].latency_us) || coeffs_isset(&c->link[k].bandwidth_mbs);
+    if (anyl) {
+        cJSON *lk = cJSON_AddObjectToObject(root, "links");
+        if (!lk) goto out;
+        for (int k = 0; k < LINK_CLASS_COUNT; k++) {
+            if (!coeffs_isset(&c->link[k].latency_us) && !coeffs_isset(&c->link[k].bandwidth_mbs))
+                continue;
+            cJSON *o = cJSON_AddObjectToObject(lk, link_class_name((link_class)k));
+            if (!o || put_value(o, "latency_us", &c->link[k].latency_us) ||
+                put_value(o, "bandwidth_mbs", &c->link[k].bandwidth_mbs))
+                goto out;
+        }
+    }
+    out = cJSON_Print(root);
+out:
+    cJSON_Delete(root);
+    return out;
+}
+
+int coeffs_save(const cost_coeffs *c, const char *path, char *err)
+{
+    if (coeffs_check(c, err)) return -1;
+    char *text = coeffs_to_json(c);
+    if (!text) {
+        snprintf(err, NET_ERRLEN, "%s: out of memory serialising coefficients", path);
+        return -1;
+    }
+    size_t len = strlen(text);
+    char *t2 = realloc(text, len + 2);
+    if (!t2) {
+        free(text);
+        snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+        return -1;
+    }
+    t2[len] = '\n';
+    t2[len + 1] = 0;
+    int rc = ju_write_file_atomic(path, t2, err);
+    free(t2);
+    return rc;
+}

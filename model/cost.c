@@ -1,0 +1,497 @@
+/* cost.c -- the analytical model: evaluates a Plan as a schedule
+ * (docs/cost-model.md states every rule; cost.h summarises them).
+ *
+ * cost_new resolves every coefficient once (layer entry, then the
+ * network's "*" entry, then the layer's class, then the device kind, then
+ * the built-in defaults) into flat per-(layer, device kind) and per-device
+ * arrays, and per device pair the link figures; cost_eval is then one pass
+ * over the plan's steps with no allocation unless the plan is larger than
+ * any seen before.
+ *
+ * The pass is a discrete-event simulation without an event queue: each
+ * device advances through its steps until it reaches a RECV whose SEND has
+ * not been simulated yet, and a SEND wakes its receiver.  Every quantity a
+ * step depends on (its device's clock, the arrival time of its message,
+ * the sender's outgoing channel, which sends in step order) is final when
+ * the step is simulated, so the result does not depend on which device is
+ * advanced first.
+ */
+#include "cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXDEV 64
+
+/* ---- classes ---- */
+
+int cost_class(const net *n, int layer)
+{
+    const net_layer *L = &n->layers[layer];
+    if (L->kind != NET_CONV) return L->kind;
+    const net_attr *a = &L->a;
+    int cin = net_in_shape(n, layer, 0).c;
+    if (a->kh == 3 && a->kw == 3 && a->sh == 1 && a->sw == 1 && a->dh == 1 && a->dw == 1 &&
+        cin / a->groups > 1)
+        return COST_CLASS_CONV_WINOGRAD;
+    return NET_CONV;
+}
+
+const char *cost_class_name(int cls)
+{
+    if (cls == COST_CLASS_CONV_WINOGRAD) return "ConvWinograd";
+    return net_kind_name((net_kind)cls);
+}
+
+int cost_class_parse(const char *s, int *cls)
+{
+    net_kind k;
+    if (strcmp(s, "ConvWinograd") == 0) {
+        *cls = COST_CLASS_CONV_WINOGRAD;
+        return 0;
+    }
+    if (net_kind_parse(s, &k)) return -1;
+    *cls = (int)k;
+    return 0;
+}
+
+/* ---- the model ---- */
+
+typedef struct {
+    double cyc;    /* cycles*cores per work unit: 1 / per_cycle */
+    double ovh_s;  /* fixed cost of a compute step */
+    double busy_w; /* < 0: the device's busy power */
+    double wcoef;  /* memory coefficient of the layer's weights */
+} lk_coef;
+
+typedef struct {
+    int kind;
+    double inv_rate; /* 1 / (frequency in Hz * cores) */
+    double send_ovh_s, concat_ovh_s, copy_spb;
+    double busy_w, idle_w;
+    double act_coef, bias_bytes, cap_bytes;
+} dev_coef;
+
+typedef struct {
+    int pc, blocked, ndef;
+    double t, compute, concat, send, wait, ebusy;
+    double live, peak, wraw, wmem;
+    double txfree[LINK_CLASS_COUNT];
+    int64_t tx, rx;
+} dev_state;
+
+struct cost_model {
+    const net *n;
+    const platform *pl;
+    int nl, nd;
+    lk_coef *lk;             /* [nl * 2]: layer, device kind */
+    unsigned char *use_macs; /* [nl]: work is MACs (Conv, FC), else ops */
+    dev_coef *dv;            /* [nd] */
+    double *lat_s, *spb;     /* [nd * nd]: link latency, seconds per byte */
+    unsigned char *lcls;     /* [nd * nd]: link class */
+    /* Scratch reused by cost_eval. */
+    int cap_msgs, cap_tensors;
+    double *arrival; /* per message */
+    unsigned char *sent;
+    double *sdone; /* per tensor (global index): arrival of its last send so far */
+    int *deferred; /* per tensor slot: device d's frees waiting on sends, at tensor0[d] */
+    dev_state st[MAXDEV];
+    int stack[MAXDEV];
+    char err[NET_ERRLEN];
+};
+
+void cost_free(cost_model *m)
+{
+    if (!m) return;
+    free(m->lk);
+    free(m->use_macs);
+    free(m->dv);
+    free(m->lat_s);
+    free(m->spb);
+    free(m->lcls);
+    free(m->arrival);
+    free(m->sent);
+    free(m->sdone);
+    free(m->deferred);
+    free(m);
+}
+
+const char *cost_error(const cost_model *m) { return m->err; }
+
+/* First set value among up to five candidates (NULLs skipped). */
+static const coeffs_value *pick(const coeffs_value *a, const coeffs_value *b, const coeffs_value *c,
+                                const coeffs_value *d, const coeffs_value *e)
+{
+    const coeffs_value *v[5] = {a, b, c, d, e};
+    for (int i = 0; i < 5; i++)
+        if (v[i] && coeffs_isset(v[i])) return v[i];
+    return NULL;
+}
+
+/* Append "; " + text to the warning line (truncating quietly). */
+static void warn_add(char *warn, const char *text)
+{
+    size_t len = strlen(warn), tl = strlen(text);
+    if (len && len + 2 < NET_ERRLEN) {
+        memcpy(warn + len, "; ", 2);
+        len += 2;
+    }
+    if (len + tl >= NET_ERRLEN) tl = NET_ERRLEN - 1 - len;
+    memcpy(warn + len, text, tl);
+    warn[len + tl] = 0;
+}
+
+static int name_in(char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0) return 1;
+    return 0;
+}
+
+static void names_join(char *buf, size_t len, char *const *names, int n)
+{
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", names[i]);
+    }
+}
+
+cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, char *warn, char *err)
+{
+    char tmp[NET_ERRLEN];
+    warn[0] = 0;
+    if (pl->ndev > MAXDEV) {
+        snprintf(err, NET_ERRLEN, "cost model: platform %s has %d devices, at most %d supported",
+                 pl->name, pl->ndev, MAXDEV);
+        return NULL;
+    }
+    cost_coeffs *def = coeffs_default(pl);
+    cost_model *m = calloc(1, sizeof *m);
+    if (!def || !m) goto oom;
+    if (!c) c = def;
+    int nl = n->n, nd = pl->ndev;
+    m->n = n;
+    m->pl = pl;
+    m->nl = nl;
+    m->nd = nd;
+    m->lk = calloc((size_t)nl * 2, sizeof *m->lk);
+    m->use_macs = calloc((size_t)nl, 1);
+    m->dv = calloc((size_t)nd, sizeof *m->dv);
+    m->lat_s = malloc((size_t)nd * nd * sizeof *m->lat_s);
+    m->spb = malloc((size_t)nd * nd * sizeof *m->spb);
+    m->lcls = malloc((size_t)nd * nd);
+    if (!m->lk || !m->use_macs || !m->dv || !m->lat_s || !m->spb || !m->lcls) goto oom;
+
+    int kind_used[2] = {0, 0};
+    for (int d = 0; d < nd; d++) kind_used[pl->dev[d].kind] = 1;
+    if (c != def && c->nplatforms && !name_in(c->platforms, c->nplatforms, pl->name)) {
+        char names[300];
+        names_join(names, sizeof names, c->platforms, c->nplatforms);
+        snprintf(tmp, sizeof tmp, "coefficients fitted for platform %s, not %s", names, pl->name);
+        warn_add(warn, tmp);
+    }
+    if (c != def && !name_in(c->networks, c->nnetworks, n->name)) {
+        char names[300];
+        names_join(names, sizeof names, c->networks, c->nnetworks);
+        snprintf(tmp, sizeof tmp, "coefficients calibrated on network%s %s, not %s: its %d "
+                 "layers use per-kind coefficients", c->nnetworks == 1 ? "" : "s",
+                 c->nnetworks ? names : "(none)", n->name, nl);
+        warn_add(warn, tmp);
+    }
+
+    for (int i = 0; i < nl; i++) m->use_macs[i] = n->layers[i].macs > 0 || n->layers[i].ops == 0;
+    for (int k = 0; k < 2; k++) {
+        if (!kind_used[k]) continue;
+        const coeffs_device *D = &c->dev[k], *F = &def->dev[k];
+        if (!D->present) {
+            snprintf(tmp, sizeof tmp, "coefficients have no %s section: built-in defaults for %s "
+                     "devices", plat_kind_name((plat_kind)k), plat_kind_name((plat_kind)k));
+            warn_add(warn, tmp);
+            D = F;
+        }
+        int ndefaulted = 0;
+        char dkinds[200] = "";
+        for (int i = 0; i < nl; i++) {
+            const net_layer *L = &n->layers[i];
+            int cls = cost_class(n, i);
+            const coeffs_rates *lr = coeffs_find_layer(c, (plat_kind)k, n->name, L->name);
+            const coeffs_rates *wr = coeffs_find_layer(c, (plat_kind)k, n->name, "*");
+            const coeffs_rates *kr = &D->cls[cls];
+            const coeffs_rates *cr = cls == COST_CLASS_CONV_WINOGRAD ? &D->cls[NET_CONV] : NULL;
+            if (D == F) lr = wr = NULL;
+            const coeffs_value *pc = pick(lr ? &lr->per_cycle : NULL, wr ? &wr->per_cycle : NULL,
+                                          &kr->per_cycle, cr ? &cr->per_cycle : NULL, NULL);
+            if (!pc) {
+                pc = &F->cls[cls].per_cycle;
+                if (D != F) {
+                    ndefaulted++;
+                    if (!strstr(dkinds, cost_class_name(cls)) && strlen(dkinds) < 150) {
+                        size_t l = strlen(dkinds);
+                        snprintf(dkinds + l, sizeof dkinds - l, "%s%s", l ? ", " : "",
+                                 cost_class_name(cls));
+                    }
+                }
+            }
+            const coeffs_value *ov = pick(lr ? &lr->overhead_us : NULL, wr ? &wr->overhead_us : NULL,
+                                          &kr->overhead_us, cr ? &cr->overhead_us : NULL,
+                                          &D->overhead_us);
+            if (!ov) ov = &F->overhead_us;
+            const coeffs_value *bw = pick(lr ? &lr->busy_w : NULL, wr ? &wr->busy_w : NULL,
+                                          &kr->busy_w, cr ? &cr->busy_w : NULL, NULL);
+            const coeffs_value *wc = pick(&D->mem_weights[L->kind], &D->mem_coefficient, NULL, NULL,
+                                          NULL);
+            lk_coef *e = &m->lk[i * 2 + k];
+            e->cyc = 1.0 / pc->value;
+            e->ovh_s = ov->value * 1e-6;
+            e->busy_w = bw ? bw->value : -1.0;
+            e->wcoef = wc ? wc->value : 1.0;
+        }
+        if (ndefaulted) {
+            snprintf(tmp, sizeof tmp, "%d layers (%s) have no %s rate: built-in defaults",
+                     ndefaulted, dkinds, plat_kind_name((plat_kind)k));
+            warn_add(warn, tmp);
+        }
+    }
+    for (int d = 0; d < nd; d++) {
+        const plat_device *P = &pl->dev[d];
+        const coeffs_device *D = c->dev[P->kind].present ? &c->dev[P->kind] : &def->dev[P->kind];
+        const coeffs_device *F = &def->dev[P->kind];
+        dev_coef *v = &m->dv[d];
+        const coeffs_value *x;
+        v->kind = P->kind;
+        v->inv_rate = 1.0 / (P->freq_mhz * 1e6 * (P->cores > 0 ? P->cores : 1));
+        x = pick(&D->send_overhead_us, &F->send_overhead_us, NULL, NULL, NULL);
+        v->send_ovh_s = x->value * 1e-6;
+        x = pick(&D->overhead_us, &F->overhead_us, NULL, NULL, NULL);
+        v->concat_ovh_s = x->value * 1e-6;
+        x = pick(&D->copy_bandwidth_mbs, &F->copy_bandwidth_mbs, NULL, NULL, NULL);
+        v->copy_spb = 1.0 / (x->value * 1e6);
+        x = pick(&D->busy_w, NULL, NULL, NULL, NULL);
+        v->busy_w = x ? x->value : P->busy_w;
+        x = pick(&D->idle_w, NULL, NULL, NULL, NULL);
+        v->idle_w = x ? x->value : P->idle_w;
+        x = pick(&D->mem_coefficient, NULL, NULL, NULL, NULL);
+        v->act_coef = x ? x->value : 1.0;
+        x = pick(&D->mem_bias_mb, NULL, NULL, NULL, NULL);
+        v->bias_bytes = x ? x->value * 1e6 : 0.0;
+        v->cap_bytes = P->memory_mb * 1e6;
+    }
+    for (int a = 0; a < nd; a++)
+        for (int b = 0; b < nd; b++) {
+            int ab = a * nd + b;
+            link_class lc = pl->link_cls[ab];
+            const plat_link *L = &pl->link[ab];
+            const coeffs_link *C = &c->link[lc];
+            double lat = coeffs_isset(&C->latency_us) ? C->latency_us.value : L->latency_us;
+            double bw = coeffs_isset(&C->bandwidth_mbs) ? C->bandwidth_mbs.value : L->bandwidth_mbs;
+            m->lat_s[ab] = lat * 1e-6;
+            m->spb[ab] = 1.0 / (bw * 1e6);
+            m->lcls[ab] = (unsigned char)lc;
+        }
+    coeffs_free(def);
+    return m;
+oom:
+    snprintf(err, NET_ERRLEN, "cost model: out of memory");
+    coeffs_free(def);
+    cost_free(m);
+    return NULL;
+}
+
+/* ---- evaluation ---- */
+
+static int ensure_scratch(cost_model *m, const plan *p)
+{
+    if (p->nmsgs > m->cap_msgs) {
+        int c = p->nmsgs > 2 * m->cap_msgs ? p->nmsgs : 2 * m->cap_msgs;
+        free(m->arrival);
+        free(m->sent);
+        m->arrival = malloc((size_t)c * sizeof *m->arrival);
+        m->sent = malloc((size_t)c);
+        m->cap_msgs = m->arrival && m->sent ? c : 0;
+        if (!m->cap_msgs) return -1;
+    }
+    if (p->ntensors > m->cap_tensors) {
+        int c = p->ntensors > 2 * m->cap_tensors ? p->ntensors : 2 * m->cap_tensors;
+        free(m->sdone);
+        free(m->deferred);
+        m->sdone = malloc((size_t)c * sizeof *m->sdone);
+        m->deferred = malloc((size_t)c * sizeof *m->deferred);
+        m->cap_tensors = m->sdone && m->deferred ? c : 0;
+        if (!m->cap_tensors) return -1;
+    }
+    return 0;
+}
+
+/* Advance device d until it blocks on a message not yet sent or runs out
+ * of steps.  Wakes receivers; sets *latency when it completes the output. */
+static void run_device(cost_model *m, const plan *p, int d, int *sp, double *latency)
+{
+    const net *n = m->n;
+    dev_state *s = &m->st[d];
+    const dev_coef *v = &m->dv[d];
+    const plan_step *steps = plan_steps_dev(p, d);
+    const plan_tensor *T = p->tensors + p->tensor0[d];
+    int base = p->tensor0[d], ns = plan_nsteps_dev(p, d), nd = m->nd;
+    int *def = m->deferred + base;
+    double t = s->t;
+    for (; s->pc < ns; s->pc++) {
+        const plan_step *st = &steps[s->pc];
+        double te;
+        switch (st->op) {
+        case PLAN_COMPUTE: {
+            const lk_coef *e = &m->lk[st->layer * 2 + v->kind];
+            int64_t work = m->use_macs[st->layer] ? net_slice_macs(n, st->layer, st->c0, st->nc)
+                                                  : net_slice_ops(n, st->layer, st->c0, st->nc);
+            double dur = e->ovh_s + (double)work * e->cyc * v->inv_rate;
+            double w = 4.0 * (double)net_slice_weights(n, st->layer, st->c0, st->nc);
+            te = t + dur;
+            s->compute += dur;
+            s->ebusy += dur * (e->busy_w >= 0 ? e->busy_w : v->busy_w);
+            s->wraw += w;
+            s->wmem += w * e->wcoef;
+            s->live += (double)T[st->tensor].bytes;
+            if (s->live > s->peak) s->peak = s->live;
+            break;
+        }
+        case PLAN_CONCAT: {
+            double bytes = (double)T[st->tensor].bytes;
+            double dur = v->concat_ovh_s + bytes * v->copy_spb;
+            te = t + dur;
+            s->concat += dur;
+            s->ebusy += dur * v->busy_w;
+            s->live += bytes;
+            if (s->live > s->peak) s->peak = s->live;
+            break;
+        }
+        case PLAN_SEND: {
+            int g = st->msg, ab = d * nd + st->peer, lc = m->lcls[ab];
+            double xfer = (double)T[st->tensor].bytes * m->spb[ab];
+            te = t + v->send_ovh_s;
+            s->send += v->send_ovh_s;
+            s->ebusy += v->send_ovh_s * v->busy_w;
+            /* One outgoing channel per link class: sends queue behind earlier ones. */
+            double start = te > s->txfree[lc] ? te : s->txfree[lc];
+            s->txfree[lc] = start + xfer;
+            double arr = start + xfer + m->lat_s[ab];
+            m->arrival[g] = arr;
+            m->sent[g] = 1;
+            if (arr > m->sdone[base + st->tensor]) m->sdone[base + st->tensor] = arr;
+            if (m->st[st->peer].blocked == g) {
+                m->st[st->peer].blocked = -1;
+                m->stack[(*sp)++] = st->peer;
+            }
+            break;
+        }
+        case PLAN_RECV:
+        default:
+            if (!m->sent[st->msg]) {
+                s->blocked = st->msg;
+                s->t = t;
+                return;
+            }
+            te = m->arrival[st->msg] > t ? m->arrival[st->msg] : t;
+            s->wait += te - t;
+            break;
+        }
+        t = te;
+        if (st->op != PLAN_SEND && d == p->out_dev && st->tensor == p->out_tensor) *latency = te;
+        for (int k = 0; k < st->nfree; k++) {
+            int id = p->args[st->free0 + k];
+            if (m->sdone[base + id] > te) def[s->ndef++] = id;
+            else s->live -= (double)T[id].bytes;
+        }
+        /* The runtime tests its sends after every step but a SEND. */
+        if (st->op != PLAN_SEND) {
+            for (int k = 0; k < s->ndef;) {
+                if (m->sdone[base + def[k]] <= te) {
+                    s->live -= (double)T[def[k]].bytes;
+                    def[k] = def[--s->ndef];
+                } else {
+                    k++;
+                }
+            }
+        }
+    }
+    s->t = t;
+}
+
+int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev)
+{
+    int nd = m->nd;
+    if (p->ndev != nd || p->nlayers != m->nl) {
+        snprintf(m->err, NET_ERRLEN, "cost model: plan for %d layers on %d devices, model for "
+                 "%s (%d layers) on %s (%d devices)", p->nlayers, p->ndev, m->n->name, m->nl,
+                 m->pl->name, nd);
+        return -1;
+    }
+    if (ensure_scratch(m, p)) {
+        snprintf(m->err, NET_ERRLEN, "cost model: out of memory");
+        return -1;
+    }
+    memset(m->st, 0, (size_t)nd * sizeof *m->st);
+    for (int d = 0; d < nd; d++) m->st[d].blocked = -1;
+    if (p->nmsgs) memset(m->sent, 0, (size_t)p->nmsgs);
+    for (int t = 0; t < p->ntensors; t++) m->sdone[t] = 0;
+    /* Receive buffers exist from the start (every MPI_Irecv is posted then);
+     * the network input is on the source from the start. */
+    for (int g = 0; g < p->nmsgs; g++) {
+        const plan_msg *G = &p->msgs[g];
+        m->st[G->to].live += (double)G->bytes;
+        m->st[G->to].rx += G->bytes;
+        m->st[G->from].tx += G->bytes;
+    }
+    m->st[p->source].live += (double)plan_tensor_of(p, p->source, p->input_tensor)->bytes;
+    int sp = 0;
+    for (int d = nd - 1; d >= 0; d--) {
+        m->st[d].peak = m->st[d].live;
+        m->stack[sp++] = d;
+    }
+    double latency = -1;
+    while (sp > 0) {
+        int d = m->stack[--sp];
+        run_device(m, p, d, &sp, &latency);
+    }
+    for (int d = 0; d < nd; d++)
+        if (m->st[d].pc < plan_nsteps_dev(p, d)) {
+            snprintf(m->err, NET_ERRLEN, "cost model: the plan deadlocks (device %d waits for "
+                     "message %d)", d, m->st[d].blocked);
+            return -1;
+        }
+    if (latency < 0) {
+        snprintf(m->err, NET_ERRLEN, "cost model: the plan never completes the network output");
+        return -1;
+    }
+    cost_result res = {0, 0, latency * 1e3, 0};
+    for (int d = 0; d < nd; d++) {
+        const dev_state *s = &m->st[d];
+        const dev_coef *v = &m->dv[d];
+        cost_device o;
+        memset(&o, 0, sizeof o);
+        if (plan_nsteps_dev(p, d) > 0) {
+            o.used = 1;
+            o.compute_s = s->compute;
+            o.concat_s = s->concat;
+            o.send_s = s->send;
+            o.busy_s = s->compute + s->concat + s->send;
+            o.wait_s = s->wait;
+            o.idle_s = latency > o.busy_s ? latency - o.busy_s : 0;
+            o.finish_s = s->t;
+            o.bytes_sent = s->tx;
+            o.bytes_recv = s->rx;
+            o.weights_bytes = s->wraw;
+            o.peak_act_bytes = s->peak;
+            double bytes = s->wmem + v->act_coef * s->peak + v->bias_bytes;
+            o.mem_mb = bytes / 1e6;
+            o.energy_j = s->ebusy + o.idle_s * v->idle_w;
+            if (bytes > v->cap_bytes) res.violation_bytes += bytes - v->cap_bytes;
+            if (o.energy_j > res.energy_j) res.energy_j = o.energy_j;
+            if (o.mem_mb > res.mem_mb) res.mem_mb = o.mem_mb;
+        }
+        if (per_dev) per_dev[d] = o;
+    }
+    *r = res;
+    return 0;
+}

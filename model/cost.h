@@ -1,0 +1,200 @@
+/* cost.h -- the analytical model (DESIGN section 6, thesis 4.3) and its
+ * coefficients file (docs/coefficients-format.md): the whole public API of
+ * model/cost.c and model/coeffs.c.
+ *
+ * The model interprets a Plan (model/plan.h) exactly as the MPI runtime
+ * executes it (runtime/exec.h): a device runs its steps in order; COMPUTE
+ * costs overhead + work / (frequency * cores * per_cycle) (eq. 4.7, work =
+ * MACs for Conv/FC, elementwise ops otherwise); SEND costs the sender a
+ * small overhead and the message, serialised on the sender's outgoing
+ * channel of that link class, arrives latency + bytes / bandwidth later
+ * (eq. 4.8); RECV waits for the arrival; CONCAT copies bytes at the copy
+ * bandwidth.  Receive buffers exist from the start of the inference (the
+ * runtime posts every MPI_Irecv then); a tensor is freed after its
+ * free-list step, or, if a send of it is still in flight, after the first
+ * later non-SEND step ending once that send has arrived.  Memory is
+ * weights + peak live bytes, scaled by per-device-kind coefficients plus a
+ * bias (eq. 4.9); energy is busy * P_busy + (latency - busy) * P_idle
+ * (eq. 4.10 with an idle term).  docs/cost-model.md states every rule.
+ *
+ * Units: seconds inside, milliseconds for the latency objective, 1 MB =
+ * 1e6 bytes, joules, watts.
+ *
+ * Ownership and threads: a cost_coeffs owns all its strings (notes
+ * included).  A cost_model borrows the net and the platform (they must
+ * outlive it), copies what it needs from the coefficients (which may be
+ * freed after cost_new), and owns scratch buffers reused by every
+ * cost_eval: create one model per thread.  Errors go to char err[NET_ERRLEN]
+ * buffers as one line; nothing here prints.
+ */
+#ifndef DSE_COST_H
+#define DSE_COST_H
+
+#include <stdint.h>
+
+#include "net.h"
+#include "plan.h"
+#include "platform.h"
+
+/* ---- coefficient classes ----
+ * Compute coefficients are looked up per class: the layer kinds, plus
+ * COST_CLASS_CONV_WINOGRAD for Conv layers with a 3x3 kernel, stride 1 and
+ * dilation 1 (the layers ncnn, the thesis' engine, runs with Winograd
+ * F(6,3); thesis 4.3.1 keeps a separate coefficient for them).  A file
+ * without a "ConvWinograd" entry uses its "Conv" entry for them. */
+#define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT
+#define COST_NCLASS (NET_KIND_COUNT + 1)
+int cost_class(const net *n, int layer);
+const char *cost_class_name(int cls);            /* "Conv", ..., "ConvWinograd" */
+int cost_class_parse(const char *s, int *cls);   /* 0, or -1 if unknown */
+
+/* ---- coefficients ---- */
+#define COEFFS_VERSION 1
+
+/* Where a coefficient comes from (the file's "source"). */
+typedef enum {
+    COEFFS_UNSET = 0,  /* absent: the model falls back (see docs) */
+    COEFFS_FITTED,     /* least-squares fit: r2, rmse and n are set */
+    COEFFS_MEASURED,   /* read off a measurement */
+    COEFFS_DERIVED,    /* computed from measurements under stated assumptions */
+    COEFFS_ASSUMPTION, /* an assumption (public specs, rule of thumb) */
+    COEFFS_DECLARED,   /* copied from the platform file */
+    COEFFS_DEFAULT     /* a built-in default (coeffs_default) */
+} coeffs_source;
+
+typedef struct {
+    double value;
+    coeffs_source source;
+    double r2, rmse; /* fit quality (COEFFS_FITTED); NaN when not known */
+    int n;           /* points fitted; 0 when not fitted */
+    const char *note; /* NULL, or a string owned by the cost_coeffs (coeffs_note) */
+} coeffs_value;
+
+/* Compute coefficients of one class or one layer on one device kind. */
+typedef struct {
+    coeffs_value per_cycle;   /* work units (MACs or ops) per cycle per core, > 0 */
+    coeffs_value overhead_us; /* fixed cost of each compute step */
+    coeffs_value busy_w;      /* power while computing it */
+} coeffs_rates;
+
+/* A per-layer entry: key "network/layer", or "network/ *" (without the
+ * space) for every layer of that network. */
+typedef struct {
+    char *key; /* owned */
+    coeffs_rates r;
+} coeffs_layer;
+
+/* Everything about one device kind (cpu or gpu). */
+typedef struct {
+    int present;                     /* the file has this section */
+    coeffs_value overhead_us;        /* default per compute/concat step */
+    coeffs_value send_overhead_us;   /* sender's cost of issuing a send */
+    coeffs_value copy_bandwidth_mbs; /* CONCAT steps, MB/s, > 0 */
+    coeffs_value busy_w, idle_w;     /* override the platform's device powers */
+    coeffs_value mem_coefficient;    /* eq. 4.9 coefficient (all bytes by default) */
+    coeffs_value mem_bias_mb;        /* eq. 4.9 bias, MB */
+    coeffs_value mem_weights[NET_KIND_COUNT]; /* coefficient of the weights of a kind */
+    coeffs_rates cls[COST_NCLASS];
+    int nlayers, cap_layers;
+    coeffs_layer *layers;
+} coeffs_device;
+
+typedef struct {
+    coeffs_value latency_us, bandwidth_mbs; /* override the platform's class figures */
+} coeffs_link;
+
+typedef struct coeffs_note_s coeffs_note_s;
+typedef struct cost_coeffs {
+    int version;
+    char **platforms; /* names of the platforms the file is meant for */
+    int nplatforms;
+    char *board;       /* the hardware, free text */
+    char *date;        /* of the calibration, free text (ISO 8601 advised) */
+    char *description; /* or NULL */
+    char **networks;   /* networks calibrated on */
+    int nnetworks;
+    coeffs_device dev[2]; /* indexed by plat_kind */
+    coeffs_link link[LINK_CLASS_COUNT];
+    coeffs_note_s *notes; /* private: interned strings */
+} cost_coeffs;
+
+/* Read a coefficients file; NULL and one line in err naming the file and
+ * the problem (malformed JSON, wrong format or version, unknown key,
+ * negative or non-finite value, unknown layer class). */
+cost_coeffs *coeffs_load(const char *path, char *err);
+cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err);
+void coeffs_free(cost_coeffs *c);
+/* The documented built-in defaults for the device kinds present on pl
+ * (docs/coefficients-format.md): nominal per-core rates, the platform's
+ * declared powers.  Never NULL except on allocation failure. */
+cost_coeffs *coeffs_default(const platform *pl);
+/* Serialise (caller frees) / write atomically (temp file + rename). */
+char *coeffs_to_json(const cost_coeffs *c);
+int coeffs_save(const cost_coeffs *c, const char *path, char *err);
+/* The reader's checks, for coefficients built in code: 0 or -1 + err. */
+int coeffs_check(const cost_coeffs *c, char *err);
+
+/* Building in code (calibration).  coeffs_new: version 1, nothing set.
+ * The string setters copy; they return 0 or -1 on allocation failure. */
+cost_coeffs *coeffs_new(void);
+int coeffs_set_info(cost_coeffs *c, const char *board, const char *date, const char *description);
+int coeffs_add_platform(cost_coeffs *c, const char *name);
+int coeffs_add_network(cost_coeffs *c, const char *name);
+/* The section of kind k, marked present. */
+coeffs_device *coeffs_dev(cost_coeffs *c, plat_kind k);
+/* The entry of layer (or "*") of network on kind k, created empty if
+ * missing (NULL on allocation failure). */
+coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network, const char *layer);
+const coeffs_rates *coeffs_find_layer(const cost_coeffs *c, plat_kind k, const char *network,
+                                      const char *layer);
+/* Values: fitted (with its quality) or given with a source. */
+coeffs_value coeffs_fitted(double value, double r2, double rmse, int n);
+coeffs_value coeffs_given(double value, coeffs_source s);
+/* A copy of text owned by c, for coeffs_value.note (NULL on failure). */
+const char *coeffs_note(cost_coeffs *c, const char *text);
+const char *coeffs_source_name(coeffs_source s);
+int coeffs_source_parse(const char *s, coeffs_source *out);
+static inline int coeffs_isset(const coeffs_value *v) { return v->source != COEFFS_UNSET; }
+
+/* ---- the model ---- */
+typedef struct cost_model cost_model;
+
+/* Precompute, per layer and device kind, the rates, overheads and powers,
+ * and per device pair the link figures.  c may be NULL: built-in defaults
+ * (coeffs_default).  warn (NET_ERRLEN) receives one line naming what fell
+ * back to less specific coefficients (another network or platform, a
+ * missing device-kind section, classes on built-in defaults), or "".
+ * NULL with err on allocation failure or a net/platform the model cannot
+ * take (more than 64 devices). */
+cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, char *warn, char *err);
+void cost_free(cost_model *m);
+
+typedef struct {
+    int used;             /* the device has at least one step; otherwise all 0 */
+    double busy_s;        /* compute + concat + send overheads */
+    double compute_s, concat_s, send_s;
+    double wait_s;        /* blocked in receives */
+    double idle_s;        /* latency - busy (>= 0) */
+    double finish_s;      /* end of its last step */
+    int64_t bytes_sent, bytes_recv;
+    double weights_bytes; /* float32 weights of its slices */
+    double peak_act_bytes; /* peak live tensors incl. receive and in-flight send buffers */
+    double mem_mb;        /* eq. 4.9 */
+    double energy_j;
+} cost_device;
+
+typedef struct {
+    double energy_j;        /* max over devices */
+    double mem_mb;          /* max over devices */
+    double latency_ms;      /* network output complete on plan.out_dev */
+    double violation_bytes; /* sum over devices of bytes above memory_mb; 0 = feasible */
+} cost_result;
+
+/* Evaluate plan p (built from the model's net, for the model's platform).
+ * per_dev may be NULL, else it receives p->ndev entries.  Allocates only
+ * when p is larger than every plan seen before.  Returns 0, or -1 when the
+ * plan does not fit the model or cannot run (cost_error says why). */
+int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev);
+const char *cost_error(const cost_model *m);
+
+#endif

@@ -1,0 +1,193 @@
+/* test_coeffs.c -- the coefficients file (docs/coefficients-format.md):
+ * a file built in code survives save + load unchanged; the shipped
+ * example loads and passes coeffs_check; every kind of bad file is
+ * refused with one line naming the file and the problem. */
+#include "cost.h"
+#include "model/check.h"
+#include "model/run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char err[NET_ERRLEN];
+
+static int same_value(const coeffs_value *a, const coeffs_value *b)
+{
+    if (a->source != b->source || a->value != b->value || a->n != b->n) return 0;
+    if (isnan(a->r2) != isnan(b->r2) || (!isnan(a->r2) && a->r2 != b->r2)) return 0;
+    if (isnan(a->rmse) != isnan(b->rmse) || (!isnan(a->rmse) && a->rmse != b->rmse)) return 0;
+    if (!a->note != !b->note || (a->note && strcmp(a->note, b->note))) return 0;
+    return 1;
+}
+
+static void test_roundtrip(void)
+{
+    cost_coeffs *c = coeffs_new();
+    CHECK(coeffs_add_platform(c, "p1") == 0 && coeffs_add_platform(c, "p2") == 0);
+    CHECK(coeffs_add_network(c, "toy6") == 0);
+    CHECK(coeffs_set_info(c, "test board", "2024-02-03", "made in code") == 0);
+    coeffs_device *d = coeffs_dev(c, PLAT_CPU);
+    d->overhead_us = coeffs_fitted(12.5, 0.97, 0.3, 9);
+    d->overhead_us.note = coeffs_note(c, "intercept of the per-layer fits");
+    d->send_overhead_us = coeffs_given(3, COEFFS_ASSUMPTION);
+    d->copy_bandwidth_mbs = coeffs_given(4000, COEFFS_MEASURED);
+    d->idle_w = coeffs_given(2.5, COEFFS_DECLARED);
+    d->mem_coefficient = coeffs_fitted(1.1, 0.9, 2, 3);
+    d->mem_bias_mb = coeffs_given(40, COEFFS_DERIVED);
+    d->mem_weights[NET_FC] = coeffs_given(0.5, COEFFS_DERIVED);
+    d->cls[NET_CONV].per_cycle = coeffs_fitted(3.25, 0.999, 0.01, 12);
+    d->cls[COST_CLASS_CONV_WINOGRAD].per_cycle = coeffs_given(9, COEFFS_ASSUMPTION);
+    d->cls[NET_RELU].busy_w = coeffs_given(7, COEFFS_MEASURED);
+    coeffs_layer_rates(c, PLAT_CPU, "toy6", "conv")->per_cycle = coeffs_fitted(2.5, 0.95, 0.2, 4);
+    coeffs_layer_rates(c, PLAT_CPU, "toy6", "*")->busy_w = coeffs_given(11, COEFFS_DERIVED);
+    coeffs_dev(c, PLAT_GPU)->cls[NET_FC].overhead_us = coeffs_given(30, COEFFS_ASSUMPTION);
+    c->link[LINK_NETWORK].bandwidth_mbs = coeffs_fitted(110, 0.999, 1.5, 20);
+    c->link[LINK_NETWORK].latency_us = coeffs_fitted(140, 0.999, 3, 20);
+    CHECK(coeffs_check(c, err) == 0);
+    char *path = scratch_path("rt.json");
+    CHECK(coeffs_save(c, path, err) == 0);
+    cost_coeffs *e = coeffs_load(path, err);
+    CHECK(e != NULL);
+    if (!e) {
+        fprintf(stderr, "%s\n", err);
+        coeffs_free(c);
+        free(path);
+        return;
+    }
+    CHECK(e->version == 1 && e->nplatforms == 2 && e->nnetworks == 1);
+    CHECK_STR(e->platforms[1], "p2");
+    CHECK_STR(e->board, "test board");
+    CHECK_STR(e->date, "2024-02-03");
+    CHECK_STR(e->description, "made in code");
+    for (int k = 0; k < 2; k++) {
+        const coeffs_device *a = &c->dev[k], *b = &e->dev[k];
+        CHECK(a->present == b->present);
+        CHECK(same_value(&a->overhead_us, &b->overhead_us));
+        CHECK(same_value(&a->send_overhead_us, &b->send_overhead_us));
+        CHECK(same_value(&a->copy_bandwidth_mbs, &b->copy_bandwidth_mbs));
+        CHECK(same_value(&a->busy_w, &b->busy_w) && same_value(&a->idle_w, &b->idle_w));
+        CHECK(same_value(&a->mem_coefficient, &b->mem_coefficient));
+        CHECK(same_value(&a->mem_bias_mb, &b->mem_bias_mb));
+        for (int j = 0; j < NET_KIND_COUNT; j++) CHECK(same_value(&a->mem_weights[j], &b->mem_weights[j]));
+        for (int j = 0; j < COST_NCLASS; j++) {
+            CHECK(same_value(&a->cls[j].per_cycle, &b->cls[j].per_cycle));
+            CHECK(same_value(&a->cls[j].overhead_us, &b->cls[j].overhead_us));
+            CHECK(same_value(&a->cls[j].busy_w, &b->cls[j].busy_w));
+        }
+        CHECK(a->nlayers == b->nlayers);
+    }
+    const coeffs_rates *lr = coeffs_find_layer(e, PLAT_CPU, "toy6", "conv");
+    CHECK(lr && lr->per_cycle.value == 2.5 && lr->per_cycle.r2 == 0.95);
+    lr = coeffs_find_layer(e, PLAT_CPU, "toy6", "*");
+    CHECK(lr && lr->busy_w.value == 11 && !coeffs_isset(&lr->per_cycle));
+    CHECK(coeffs_find_layer(e, PLAT_CPU, "toy", "6/conv") == NULL);
+    for (int k = 0; k < LINK_CLASS_COUNT; k++) {
+        CHECK(same_value(&c->link[k].latency_us, &e->link[k].latency_us));
+        CHECK(same_value(&c->link[k].bandwidth_mbs, &e->link[k].bandwidth_mbs));
+    }
+    /* Saving refuses what the reader would refuse, and writes nothing. */
+    d->mem_bias_mb = coeffs_given(-1, COEFFS_DERIVED);
+    char *bad = scratch_path("bad-save.json");
+    CHECK(coeffs_save(c, bad, err) == -1);
+    CHECK_HAS(err, "devices.cpu.mem_bias_mb");
+    CHECK(read_text(bad) == NULL);
+    coeffs_free(e);
+    coeffs_free(c);
+    free(path);
+    free(bad);
+}
+
+static void test_example(void)
+{
+    cost_coeffs *c = coeffs_load(DSE_SOURCE_DIR "/examples/coeffs/jetson-nx-thesis.json", err);
+    CHECK(c != NULL);
+    if (!c) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    CHECK(coeffs_check(c, err) == 0);
+    CHECK(c->dev[PLAT_CPU].present && c->dev[PLAT_GPU].present);
+    /* Every value says where it comes from; none is presented as fitted. */
+    const coeffs_device *d = &c->dev[PLAT_CPU];
+    CHECK(d->cls[NET_CONV].per_cycle.source == COEFFS_DERIVED);
+    CHECK(d->cls[NET_FC].per_cycle.source == COEFFS_ASSUMPTION);
+    CHECK(d->mem_weights[NET_FC].source == COEFFS_DERIVED);
+    CHECK(c->dev[PLAT_GPU].cls[NET_CONV].per_cycle.source == COEFFS_ASSUMPTION);
+    for (int j = 0; j < COST_NCLASS; j++) CHECK(d->cls[j].per_cycle.source != COEFFS_FITTED);
+    CHECK(coeffs_find_layer(c, PLAT_CPU, "vgg16", "*") != NULL);
+    coeffs_free(c);
+}
+
+/* One bad file per case: the message must name the file and the problem. */
+static const struct {
+    const char *name, *text, *want;
+} bad[] = {
+    {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
+    {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
+    {"version", "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[],\"networks\":[],"
+                "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}", "version 2"},
+    {"no-version", "{\"format\":\"dse-coefficients\",\"platforms\":[],\"networks\":[],"
+                   "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}", "missing \"version\""},
+    {"negative", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                 "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"overhead_us\":"
+                 "{\"value\":-3,\"source\":\"assumption\"}}}}", "devices.cpu.overhead_us"},
+    {"zero-rate", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                  "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"FC\":"
+                  "{\"per_cycle\":{\"value\":0,\"source\":\"assumption\"}}}}}}", "must be a finite number > 0"},
+    {"unknown-key", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                    "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"overhed_us\":1}}}",
+     "unknown key \"overhed_us\""},
+    {"unknown-kind", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"Convv\":{}}}}}",
+     "\"Convv\" is not a layer kind"},
+    {"bare-number", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                    "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":3}}}",
+     "must be an object {\"value\""},
+    {"bad-source", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                   "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":"
+                   "{\"value\":3,\"source\":\"guess\"}}}}", "source \"guess\""},
+    {"fit-no-r2", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                  "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":"
+                  "{\"value\":3,\"source\":\"fitted\"}}}}", "needs its r2"},
+    {"layer-key", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                  "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"gpu\":{\"layers\":{\"conv1\":{}}}}}",
+     "key must be \"network/layer\""},
+    {"no-devices", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                   "\"board\":\"b\",\"date\":\"d\"}", "missing \"devices\""},
+    {"bad-link", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                 "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"wifi\":{}}}",
+     "unknown key \"wifi\""},
+    {"nan-ish", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+                "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"
+                "{\"value\":\"7\",\"source\":\"declared\"}}}}", "\"value\" must be a number"},
+};
+
+static void test_bad(void)
+{
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.json", bad[i].name);
+        char *path = scratch_path(name);
+        write_text(path, bad[i].text);
+        err[0] = 0;
+        cost_coeffs *c = coeffs_load(path, err);
+        CHECK(c == NULL);
+        CHECK_HAS(err, name);
+        CHECK_HAS(err, bad[i].want);
+        CHECK(strchr(err, '\n') == NULL);
+        coeffs_free(c);
+        free(path);
+    }
+    CHECK(coeffs_load("/nonexistent/c.json", err) == NULL);
+    CHECK_HAS(err, "/nonexistent/c.json");
+}
+
+int main(void)
+{
+    test_roundtrip();
+    test_example();
+    test_bad();
+    scratch_cleanup();
+    return check_done("test_coeffs");
+}

@@ -1,0 +1,569 @@
+/* test_cost.c -- the analytical model against expectations computed by
+ * hand from the formulas of docs/cost-model.md (the comments show each
+ * sum), on tiny networks and round-number platforms; and the thesis' Table
+ * 2 rows reproduced by examples/coeffs/jetson-nx-thesis.json.
+ *
+ * Round numbers used throughout: 1000 MHz, 1 core and per_cycle 1 make one
+ * MAC or op cost 1 ns; a 1 MB/s link moves 1 byte per us; 100 MB/s copies
+ * 1 byte per 10 ns.
+ */
+#include "cost.h"
+#include "mapping.h"
+#include "model/check.h"
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define US 1e-6
+#define CLOSE(got, want) CHECK_REL(got, want, 1e-9)
+
+static char err[NET_ERRLEN], warn[NET_ERRLEN];
+
+/* Two CPUs on different boards: network link 100 us + 1 MB/s.  a's memory
+ * capacity is given (MB); idle power idle_w. */
+static platform *plat2(double cap_a, double idle_w, double lat_us, double bw_mbs)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"two\",\"devices\":["
+             "{\"name\":\"a\",\"board\":\"A\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+             "\"memory_mb\":%g,\"idle_w\":%g,\"busy_w\":10},"
+             "{\"name\":\"b\",\"board\":\"B\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+             "\"memory_mb\":1000,\"idle_w\":%g,\"busy_w\":10}],"
+             "\"links\":{\"same_board\":{\"latency_us\":10,\"bandwidth_mbs\":100},"
+             "\"network\":{\"latency_us\":%g,\"bandwidth_mbs\":%g}}}",
+             cap_a, idle_w, idle_w, lat_us, bw_mbs);
+    platform *p = platform_from_json(text, "two.json", err);
+    if (!p) fprintf(stderr, "platform: %s\n", err);
+    return p;
+}
+
+/* per_cycle 1 for every class, overhead ovh_us per step, send overhead
+ * send_us, copy 100 MB/s, memory coefficient mc and bias bias_mb. */
+static cost_coeffs *unit_coeffs(const char *netname, double ovh_us, double send_us, double mc,
+                                double bias_mb)
+{
+    cost_coeffs *c = coeffs_new();
+    coeffs_add_platform(c, "two");
+    coeffs_add_network(c, netname);
+    coeffs_set_info(c, "test", "2024-01-01", NULL);
+    coeffs_device *d = coeffs_dev(c, PLAT_CPU);
+    for (int k = 0; k < COST_NCLASS; k++) d->cls[k].per_cycle = coeffs_given(1.0, COEFFS_ASSUMPTION);
+    d->overhead_us = coeffs_given(ovh_us, COEFFS_ASSUMPTION);
+    d->send_overhead_us = coeffs_given(send_us, COEFFS_ASSUMPTION);
+    d->copy_bandwidth_mbs = coeffs_given(100, COEFFS_ASSUMPTION);
+    d->mem_coefficient = coeffs_given(mc, COEFFS_ASSUMPTION);
+    d->mem_bias_mb = coeffs_given(bias_mb, COEFFS_ASSUMPTION);
+    return c;
+}
+
+static net *fc_chain(const char *name, int out1, int out2)
+{
+    net *n = net_new(name, "x", (net_shape){100, 1, 1});
+    net_attr a = net_attr_default(NET_FC);
+    a.bias = 1;
+    const char *x[] = {"x"}, *f1[] = {"fc1"};
+    a.out_c = out1;
+    net_add(n, "fc1", NET_FC, &a, 1, x, err);
+    a.out_c = out2;
+    net_add(n, "fc2", NET_FC, &a, 1, f1, err);
+    if (net_finalize(n, name, err)) fprintf(stderr, "net: %s\n", err);
+    return n;
+}
+
+/* Set layer i to slices (dev, c0, nc) x k. */
+static void set_layer(mapping *m, const net *n, int i, int k, const map_slice *s)
+{
+    (void)n;
+    /* Rebuild the CSR: every other layer keeps one slice. */
+    map_slice *all = malloc((size_t)(m->first[m->nlayers] + k) * sizeof *all);
+    int *first = malloc((size_t)(m->nlayers + 1) * sizeof *first), w = 0;
+    for (int l = 0; l < m->nlayers; l++) {
+        first[l] = w;
+        if (l == i)
+            for (int j = 0; j < k; j++) all[w++] = s[j];
+        else
+            for (int j = m->first[l]; j < m->first[l + 1]; j++) all[w++] = m->slices[j];
+    }
+    first[m->nlayers] = w;
+    memcpy(m->first, first, (size_t)(m->nlayers + 1) * sizeof *first);
+    memcpy(m->slices, all, (size_t)w * sizeof *all);
+    free(all);
+    free(first);
+}
+
+static void put(mapping *m, const net *n, const char *layer, int dev)
+{
+    int i = net_find(n, layer);
+    map_slice s = {dev, 0, n->layers[i].out.c};
+    set_layer(m, n, i, 1, &s);
+}
+
+/* Build and evaluate; returns 0 when both succeed. */
+static int run(const net *n, const platform *pl, const cost_coeffs *c, const mapping *m,
+               cost_result *r, cost_device *d)
+{
+    plan *p = plan_new();
+    cost_model *cm = cost_new(n, pl, c, warn, err);
+    int rc = -1;
+    if (!cm) {
+        fprintf(stderr, "cost_new: %s\n", err);
+    } else if (mapping_validate(m, n, err) || plan_build(p, n, m, pl->source, err) ||
+               plan_check(p, n, err)) {
+        fprintf(stderr, "mapping/plan: %s\n", err);
+    } else if (cost_eval(cm, p, r, d)) {
+        fprintf(stderr, "cost_eval: %s\n", cost_error(cm));
+    } else {
+        rc = 0;
+    }
+    cost_free(cm);
+    plan_free(p);
+    return rc;
+}
+
+/* fc1 on a, fc2 on b: one transfer of fc1's 800 bytes. */
+static void test_chain(void)
+{
+    net *n = fc_chain("chain", 200, 50);
+    platform *pl = plat2(1000, 2, 100, 1);
+    cost_coeffs *c = unit_coeffs("chain", 1, 2, 1, 0);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    put(m, n, "fc2", 1);
+    cost_result r;
+    cost_device d[2];
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CHECK_STR(warn, "");
+    /* a: fc1 = 1 + 100*200 ns = 21 us; send overhead 2 -> 23; 800 B at
+     * 1 B/us = 800 us, + 100 us latency: arrives at 923.
+     * b: waits until 923; fc2 = 1 + 200*50 ns = 11 -> 934. */
+    CLOSE(r.latency_ms, 0.934);
+    CLOSE(d[0].busy_s, 23 * US);
+    CLOSE(d[0].compute_s, 21 * US);
+    CLOSE(d[0].send_s, 2 * US);
+    CLOSE(d[0].finish_s, 23 * US);
+    CLOSE(d[0].idle_s, 911 * US);
+    CHECK(d[0].wait_s == 0);
+    CLOSE(d[1].busy_s, 11 * US);
+    CLOSE(d[1].wait_s, 923 * US);
+    CLOSE(d[1].finish_s, 934 * US);
+    CHECK_I64(d[0].bytes_sent, 800);
+    CHECK_I64(d[1].bytes_recv, 800);
+    CHECK_I64(d[0].bytes_recv, 0);
+    /* Energy: busy * 10 W + (latency - busy) * 2 W. */
+    CLOSE(d[0].energy_j, 23e-6 * 10 + 911e-6 * 2);
+    CLOSE(d[1].energy_j, 11e-6 * 10 + 923e-6 * 2);
+    CLOSE(r.energy_j, 23e-6 * 10 + 911e-6 * 2);
+    /* Memory a: fc1 weights (100*200 + 200) * 4 = 80800 B; live: input 400
+     * + fc1 800 = 1200.  b: fc2 weights (200*50 + 50) * 4 = 40200; receive
+     * buffer 800 (from the start) + fc2 200 = 1000. */
+    CLOSE(d[0].weights_bytes, 80800);
+    CLOSE(d[0].peak_act_bytes, 1200);
+    CLOSE(d[0].mem_mb, 0.082);
+    CLOSE(d[1].weights_bytes, 40200);
+    CLOSE(d[1].peak_act_bytes, 1000);
+    CLOSE(d[1].mem_mb, 0.0412);
+    CLOSE(r.mem_mb, 0.082);
+    CHECK(r.violation_bytes == 0);
+    CHECK(d[0].used && d[1].used);
+
+    /* eq. 4.10: with P_idle = 0 energy is busy time * P_busy. */
+    platform *p0 = plat2(1000, 0, 100, 1);
+    CHECK(run(n, p0, c, m, &r, d) == 0);
+    CLOSE(d[0].energy_j, 23e-6 * 10);
+    CLOSE(d[1].energy_j, 11e-6 * 10);
+    platform_free(p0);
+
+    /* Capacity of a = 0.05 MB: 82000 - 50000 = 32000 bytes over. */
+    platform *small = plat2(0.05, 2, 100, 1);
+    CHECK(run(n, small, c, m, &r, d) == 0);
+    CLOSE(r.violation_bytes, 32000);
+    /* Memory coefficient 2, bias 0.01 MB: a = 2 * 82000 + 10000 = 174000,
+     * b = 2 * 41200 + 10000 = 92400 (fits in 1000 MB). */
+    cost_coeffs *c2 = unit_coeffs("chain", 1, 2, 2, 0.01);
+    CHECK(run(n, small, c2, m, &r, d) == 0);
+    CLOSE(d[0].mem_mb, 0.174);
+    CLOSE(d[1].mem_mb, 0.0924);
+    CLOSE(r.violation_bytes, 124000);
+    /* Per-kind weights coefficient: FC weights at 0.5, the rest at 2:
+     * a = 0.5 * 80800 + 2 * 1200 + 10000 = 52800. */
+    coeffs_dev(c2, PLAT_CPU)->mem_weights[NET_FC] = coeffs_given(0.5, COEFFS_ASSUMPTION);
+    CHECK(run(n, small, c2, m, &r, d) == 0);
+    CLOSE(d[0].mem_mb, 0.0528);
+    CLOSE(r.violation_bytes, 2800);
+    coeffs_free(c2);
+    platform_free(small);
+
+    /* A single-device mapping on a: b has no step, so it is not part of
+     * the deployment: no energy, no memory. */
+    mapping_set_single(m, n, 0);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 0.032); /* 21 + 11 us */
+    CHECK(!d[1].used && d[1].energy_j == 0 && d[1].mem_mb == 0);
+    mapping_free(m);
+    coeffs_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
+/* fc1 split 150/50 between a and b, fc2 on a: the slices finish at
+ * different times and a (done first) waits for b's slice. */
+static void test_split_wait(void)
+{
+    net *n = fc_chain("split", 200, 10);
+    platform *pl = plat2(1000, 2, 100, 1);
+    cost_coeffs *c = unit_coeffs("split", 1, 2, 1, 0);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    map_slice s[2] = {{0, 0, 150}, {1, 150, 50}};
+    set_layer(m, n, 0, 2, s);
+    cost_result r;
+    cost_device d[2];
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    /* a: send x to b (overhead 2; 400 B -> arrives 2 + 400 + 100 = 502);
+     *    its slice: 1 + 150*100 ns = 16 -> 18; waits for b's slice;
+     * b: receives x at 502; slice 1 + 50*100 ns = 6 -> 508; send +2 -> 510;
+     *    200 B -> arrives 510 + 200 + 100 = 810;
+     * a: wait 810 - 18 = 792; concat 800 B at 10 ns/B + 1 = 9 -> 819;
+     *    fc2 1 + 200*10 ns = 3 -> 822. */
+    CLOSE(r.latency_ms, 0.822);
+    CLOSE(d[0].wait_s, 792 * US);
+    CLOSE(d[0].busy_s, (2 + 16 + 9 + 3) * US);
+    CLOSE(d[0].concat_s, 9 * US);
+    CLOSE(d[0].idle_s, (822 - 30) * US);
+    CLOSE(d[1].wait_s, 502 * US);
+    CLOSE(d[1].busy_s, 8 * US);
+    CLOSE(d[1].finish_s, 510 * US);
+    CLOSE(d[1].idle_s, (822 - 8) * US);
+    /* Without the wait the latency would be 18 + 9 + 3 = 30 us. */
+    CHECK(r.latency_ms > 0.5);
+    /* Memory a: input 400 + receive buffer 200 from the start; slice 600
+     * -> 1200; x stays until its send arrives (502 > 18); after the
+     * receive (810) x goes -> 800; concat +800 -> 1600 (peak).  Weights:
+     * 150 channels of 101 floats + fc2 2010 floats = 68640 B. */
+    CLOSE(d[0].peak_act_bytes, 1600);
+    CLOSE(d[0].weights_bytes, 68640);
+    CLOSE(d[0].mem_mb, (68640 + 1600) / 1e6);
+    /* b: receive buffer 400 + slice 200 = 600; weights 50 * 101 * 4. */
+    CLOSE(d[1].peak_act_bytes, 600);
+    CLOSE(d[1].weights_bytes, 20200);
+    CHECK_I64(d[0].bytes_sent, 400);
+    CHECK_I64(d[0].bytes_recv, 200);
+    mapping_free(m);
+    coeffs_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
+/* fa and fb on a, both sent to b: the second send queues behind the first
+ * on a's outgoing link, and fa stays in memory until its send arrives. */
+static void test_fan(void)
+{
+    net *n = net_new("fan", "x", (net_shape){100, 1, 1});
+    net_attr a = net_attr_default(NET_FC);
+    a.bias = 1;
+    a.out_c = 200;
+    const char *x[] = {"x"}, *fa[] = {"fa"}, *fb[] = {"fb"}, *sum[] = {"ra", "rb"};
+    net_add(n, "fa", NET_FC, &a, 1, x, err);
+    net_add(n, "fb", NET_FC, &a, 1, x, err);
+    net_add(n, "ra", NET_RELU, NULL, 1, fa, err);
+    net_add(n, "rb", NET_RELU, NULL, 1, fb, err);
+    net_add(n, "out", NET_ADD, NULL, 2, sum, err);
+    CHECK(net_finalize(n, "fan", err) == 0);
+    platform *pl = plat2(1000, 2, 100, 1);
+    cost_coeffs *c = unit_coeffs("fan", 1, 2, 1, 0);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 1);
+    put(m, n, "fa", 0);
+    put(m, n, "fb", 0);
+    cost_result r;
+    cost_device d[2];
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    /* a: input is on a (source).  fa 21 -> send 23: link busy 23..823,
+     * arrives 923.  fb 23 + 21 = 44 -> send 46: link free at 823, busy
+     * 823..1623, arrives 1723.
+     * b: ra at 923 + 1 + 0.2 = 924.2; rb at 1723 + 1.2 = 1724.2; add
+     * 1 + 0.2 -> 1725.4. */
+    CLOSE(r.latency_ms, 1.7254);
+    CLOSE(d[1].wait_s, (923 + (1723 - 924.2)) * US);
+    /* a: input 400; fa +800 = 1200; fa freed at its send but in flight
+     * until 923; fb +800 -> 2000 (peak). */
+    CLOSE(d[0].peak_act_bytes, 2000);
+    /* b: both receive buffers (1600) from the start; +800 for each of ra,
+     * rb, out, each step freeing one input: peak 2400. */
+    CLOSE(d[1].peak_act_bytes, 2400);
+    mapping_free(m);
+    coeffs_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
+/* Frees: x -> r1 -> r2 -> r3 -> r4 (1000 floats each) on one device peaks
+ * at two tensors (8000 B), not five; with out = Add(r3, r1), r1 stays
+ * alive and the peak is three tensors. */
+static void test_frees(void)
+{
+    for (int keep = 0; keep < 2; keep++) {
+        net *n = net_new("relus", "x", (net_shape){1000, 1, 1});
+        const char *x[] = {"x"}, *r1[] = {"r1"}, *r2[] = {"r2"}, *r3[] = {"r3"},
+                   *add[] = {"r3", "r1"};
+        net_add(n, "r1", NET_RELU, NULL, 1, x, err);
+        net_add(n, "r2", NET_RELU, NULL, 1, r1, err);
+        net_add(n, "r3", NET_RELU, NULL, 1, r2, err);
+        if (keep) net_add(n, "out", NET_ADD, NULL, 2, add, err);
+        else net_add(n, "r4", NET_RELU, NULL, 1, r3, err);
+        CHECK(net_finalize(n, "relus", err) == 0);
+        platform *pl = plat2(1000, 2, 100, 1);
+        cost_coeffs *c = unit_coeffs("relus", 0, 0, 1, 0);
+        mapping *m = mapping_new(n->n, 2);
+        mapping_set_single(m, n, 0);
+        cost_result r;
+        cost_device d[2];
+        CHECK(run(n, pl, c, m, &r, d) == 0);
+        CLOSE(d[0].peak_act_bytes, keep ? 12000 : 8000);
+        CLOSE(r.latency_ms, 4 * 1000 * 1e-6); /* 4 layers x 1000 ops x 1 ns */
+        mapping_free(m);
+        coeffs_free(c);
+        platform_free(pl);
+        net_free(n);
+    }
+}
+
+/* Zoo `branchy`: "left" (1x1 conv) on a and "right" (3x3 conv) on b run in
+ * parallel.  No overheads; a fast link: 1 us + 10000 MB/s (0.1 ns/byte). */
+static void test_branchy(void)
+{
+    net *n = net_zoo("branchy", err);
+    CHECK(n != NULL);
+    if (!n) return;
+    /* The layer counts the hand computation below relies on (net.c's). */
+    CHECK_I64(n->layers[net_find(n, "stem")].macs, 8 * 256 * 27);
+    CHECK_I64(n->layers[net_find(n, "left")].macs, 8 * 256 * 8);
+    CHECK_I64(n->layers[net_find(n, "right")].macs, 8 * 256 * 72);
+    CHECK_I64(n->layers[net_find(n, "head")].macs, 16 * 64 * 144);
+    CHECK_I64(n->layers[net_find(n, "fc")].macs, 160);
+    platform *pl = plat2(1000, 2, 1, 10000);
+    cost_coeffs *c = unit_coeffs("branchy", 0, 0, 1, 0);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    cost_result r1, r2;
+    cost_device d[2];
+    CHECK(run(n, pl, c, m, &r1, d) == 0);
+    /* One device: the sum of every layer, in ns: stem 55296, stem_relu
+     * 2048, left 16384, right 147456, add 2048, side_pool 2048, cat 4096,
+     * head 147456, head_relu 1024, gap 16, flatten 16, fc 160, softmax 10. */
+    double single_us = (55296 + 2048 + 16384 + 147456 + 2048 + 2048 + 4096 + 147456 + 1024 + 16 +
+                        16 + 160 + 10) / 1e3;
+    CLOSE(r1.latency_ms, single_us / 1e3);
+    put(m, n, "right", 1);
+    CHECK(run(n, pl, c, m, &r2, d) == 0);
+    /* a: stem + stem_relu -> 57.344 us; send stem_relu (8192 B: 0.8192 us
+     * + 1 us) arrives at b at 59.1632; a: left -> 73.728.
+     * b: right 147.456 -> 206.6192; its 8192 B arrive at a at 208.4384.
+     * a: add .. softmax = 2.048 + 2.048 + 4.096 + 147.456 + 1.024 + 0.016
+     *    + 0.016 + 0.160 + 0.010 = 156.874 -> 365.3124 us. */
+    CLOSE(r2.latency_ms, 365.3124e-3);
+    CLOSE(d[0].wait_s, (208.4384 - 73.728) * US);
+    CHECK(r2.latency_ms < r1.latency_ms); /* the branches overlapped */
+    CLOSE(d[1].busy_s, 147.456 * US);
+    CHECK_I64(d[0].bytes_sent, 8192);
+    CHECK_I64(d[1].bytes_sent, 8192);
+    mapping_free(m);
+    coeffs_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
+/* Built-in defaults (docs/coefficients-format.md): cpu Conv 2, FC 0.5,
+ * elementwise 0.25 per cycle per core; 10 us per step; powers declared by
+ * the platform. */
+static void test_defaults(void)
+{
+    net *n = fc_chain("chain", 200, 50);
+    platform *pl = plat2(1000, 2, 100, 1);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    cost_result r;
+    cost_device d[2];
+    CHECK(run(n, pl, NULL, m, &r, d) == 0);
+    CHECK_STR(warn, "");
+    /* fc1: 10 + 20000 / (1e9 * 0.5) s = 10 + 40 us; fc2: 10 + 20 us. */
+    CLOSE(r.latency_ms, 0.080);
+    CLOSE(r.energy_j, 80e-6 * 10);
+    cost_coeffs *def = coeffs_default(pl);
+    CHECK(def->dev[PLAT_CPU].present && !def->dev[PLAT_GPU].present);
+    CHECK(def->dev[PLAT_CPU].cls[NET_CONV].per_cycle.value == 2.0);
+    CHECK(def->dev[PLAT_CPU].cls[NET_FC].per_cycle.source == COEFFS_DEFAULT);
+    CHECK(!coeffs_isset(&def->dev[PLAT_CPU].busy_w)); /* the platform's */
+    CHECK(coeffs_check(def, err) == 0);
+    coeffs_free(def);
+    mapping_free(m);
+    platform_free(pl);
+    net_free(n);
+}
+
+/* Lookup order layer -> network "*" -> class -> built-in default, and the
+ * warning naming what fell back. */
+static void test_fallbacks(void)
+{
+    net *n = fc_chain("chain", 200, 50);
+    platform *pl = plat2(1000, 2, 100, 1);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    cost_result r;
+    cost_device d[2];
+    cost_coeffs *c = unit_coeffs("chain", 0, 0, 1, 0);
+    /* fc1 at 4 MACs/cycle, every layer of chain at 2 (so fc2 at 2). */
+    coeffs_layer_rates(c, PLAT_CPU, "chain", "fc1")->per_cycle = coeffs_fitted(4, 0.99, 0.1, 5);
+    coeffs_layer_rates(c, PLAT_CPU, "chain", "*")->per_cycle = coeffs_given(2, COEFFS_DERIVED);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CHECK_STR(warn, "");
+    CLOSE(r.latency_ms, (20000 / 4.0 + 10000 / 2.0) * 1e-6);
+    /* A network the file does not know: per-kind rates (1), and a warning. */
+    net *other = fc_chain("other", 200, 50);
+    CHECK(run(other, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 30000 * 1e-6);
+    CHECK_HAS(warn, "calibrated on network chain, not other: its 2 layers use per-kind");
+    /* Another platform; no FC rate: built-in default (0.5 per cycle). */
+    cost_coeffs *c2 = unit_coeffs("chain", 0, 0, 1, 0);
+    free(c2->platforms[0]);
+    c2->platforms[0] = strdup("elsewhere");
+    c2->dev[PLAT_CPU].cls[NET_FC].per_cycle = coeffs_given(0, COEFFS_UNSET);
+    CHECK(run(n, pl, c2, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 30000 / 0.5 * 1e-6);
+    CHECK_HAS(warn, "fitted for platform elsewhere, not two");
+    CHECK_HAS(warn, "2 layers (FC) have no cpu rate: built-in defaults");
+    CHECK(strchr(warn, '\n') == NULL);
+    /* ConvWinograd falls back to Conv, not to the defaults. */
+    net *br = net_zoo("branchy", err);
+    CHECK(cost_class(br, net_find(br, "right")) == COST_CLASS_CONV_WINOGRAD);
+    CHECK(cost_class(br, net_find(br, "left")) == NET_CONV);
+    CHECK(cost_class(br, net_find(br, "head")) == NET_CONV); /* stride 2 */
+    cost_coeffs *c3 = unit_coeffs("branchy", 0, 0, 1, 0);
+    c3->dev[PLAT_CPU].cls[COST_CLASS_CONV_WINOGRAD].per_cycle = coeffs_given(0, COEFFS_UNSET);
+    c3->dev[PLAT_CPU].cls[NET_CONV].per_cycle = coeffs_given(2, COEFFS_ASSUMPTION);
+    mapping *mb = mapping_new(br->n, 2);
+    mapping_set_single(mb, br, 0);
+    CHECK(run(br, pl, c3, mb, &r, d) == 0);
+    CHECK_STR(warn, "");
+    /* Conv layers (stem, left, right, head) at 2/cycle, the rest at 1. */
+    CLOSE(r.latency_ms, ((55296 + 16384 + 147456 + 147456) / 2.0 + 2048 + 2048 + 2048 + 4096 +
+                         1024 + 16 + 16 + 160 + 10) * 1e-6);
+    /* A gpu device on the platform and no gpu section. */
+    const char *gtext =
+        "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"two\",\"devices\":["
+        "{\"name\":\"a\",\"board\":\"A\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+        "\"memory_mb\":1000,\"idle_w\":1,\"busy_w\":10},"
+        "{\"name\":\"g\",\"board\":\"A\",\"kind\":\"gpu\",\"freq_mhz\":1000,\"cores\":100,"
+        "\"memory_mb\":1000,\"idle_w\":1,\"busy_w\":10}],"
+        "\"links\":{\"same_board\":{\"latency_us\":10,\"bandwidth_mbs\":100},"
+        "\"network\":{\"latency_us\":100,\"bandwidth_mbs\":1}}}";
+    platform *pg = platform_from_json(gtext, "gpu.json", err);
+    mapping_set_single(m, n, 1);
+    CHECK(run(n, pg, c, m, &r, d) == 0);
+    CHECK_HAS(warn, "coefficients have no gpu section: built-in defaults for gpu devices");
+    /* gpu defaults: FC 0.01 per core per cycle x 100 cores = 1 MAC/ns;
+     * 20 us per step.  The input (400 B) crosses same_board: 4 us + 10 us
+     * (a's send overhead is 0 here), then fc1 20 + 20 us, fc2 20 + 10 us. */
+    CLOSE(r.latency_ms, (14 + 20 + 20 + 20 + 10) * 1e-3);
+    platform_free(pg);
+    mapping_free(mb);
+    coeffs_free(c3);
+    net_free(br);
+    coeffs_free(c2);
+    net_free(other);
+    coeffs_free(c);
+    mapping_free(m);
+    platform_free(pl);
+    net_free(n);
+}
+
+/* Thesis Table 2 (seed 003): single-device CPU runs, latency / peak
+ * memory / energy; examples/coeffs/jetson-nx-thesis.json must reproduce
+ * them within 10% on both Jetson presets. */
+static void test_table2(void)
+{
+    static const struct {
+        const char *net;
+        double ms, mb, j;
+    } rows[] = {{"alexnet-bvlc", 28.3, 152.746, 0.352},
+                {"vgg16", 122.46, 446.852, 1.959},
+                {"densenet121", 138.68, 95.969, 1.026}};
+    const char *plats[] = {"jetson-nx-8-cpu", "jetson-nx-8-cpugpu"};
+    cost_coeffs *c = coeffs_load(DSE_SOURCE_DIR "/examples/coeffs/jetson-nx-thesis.json", err);
+    CHECK(c != NULL);
+    if (!c) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        platform *pl = platform_open(plats[k], err);
+        CHECK(pl != NULL);
+        if (!pl) continue;
+        for (int i = 0; i < 3; i++) {
+            net *n = net_zoo(rows[i].net, err);
+            mapping *m = mapping_new(n->n, pl->ndev);
+            mapping_set_single(m, n, platform_find(pl, "nx0-cpu"));
+            cost_result r;
+            cost_device *d = calloc((size_t)pl->ndev, sizeof *d);
+            CHECK(run(n, pl, c, m, &r, d) == 0);
+            CHECK_STR(warn, "");
+            CHECK_REL(r.latency_ms, rows[i].ms, 0.10);
+            CHECK_REL(r.mem_mb, rows[i].mb, 0.10);
+            CHECK_REL(r.energy_j, rows[i].j, 0.10);
+            printf("%-13s on %-19s %8.3f ms (%8.3f) %8.3f MB (%8.3f) %6.4f J (%6.4f)\n",
+                   rows[i].net, plats[k], r.latency_ms, rows[i].ms, r.mem_mb, rows[i].mb,
+                   r.energy_j, rows[i].j);
+            free(d);
+            mapping_free(m);
+            net_free(n);
+        }
+        platform_free(pl);
+    }
+    /* Another network: the per-kind fallbacks, with a warning. */
+    platform *pl = platform_open("jetson-nx-8-cpu", err);
+    net *n = net_zoo("resnet50", err);
+    cost_model *cm = cost_new(n, pl, c, warn, err);
+    CHECK(cm != NULL);
+    CHECK_HAS(warn, "not resnet50: its 175 layers use per-kind coefficients");
+    cost_free(cm);
+    net_free(n);
+    platform_free(pl);
+    coeffs_free(c);
+}
+
+/* A plan that does not belong to the model is refused, not misread. */
+static void test_mismatch(void)
+{
+    net *n = fc_chain("chain", 200, 50), *n3 = net_zoo("toy6", err);
+    platform *pl = plat2(1000, 2, 100, 1);
+    cost_model *cm = cost_new(n3, pl, NULL, warn, err);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    plan *p = plan_new();
+    CHECK(plan_build(p, n, m, 0, err) == 0);
+    cost_result r;
+    CHECK(cost_eval(cm, p, &r, NULL) == -1);
+    CHECK_HAS(cost_error(cm), "plan for 2 layers");
+    plan_free(p);
+    mapping_free(m);
+    cost_free(cm);
+    platform_free(pl);
+    net_free(n);
+    net_free(n3);
+}
+
+int main(void)
+{
+    test_chain();
+    test_split_wait();
+    test_fan();
+    test_frees();
+    test_branchy();
+    test_defaults();
+    test_fallbacks();
+    test_table2();
+    test_mismatch();
+    return check_done("test_cost");
+}
