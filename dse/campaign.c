@@ -477,6 +477,11 @@ const camp_options *camp_get_options(const camp *c) { return &c->opt; }
 const char *camp_network_name(const camp *c) { return c->net->name; }
 const char *camp_platform_name(const camp *c) { return c->plat->name; }
 int camp_nvar(const camp *c) { return c->nvar; }
+void camp_bounds(const camp *c, const int **lo, const int **hi)
+{
+    *lo = c->lo;
+    *hi = c->hi;
+}
 const double *camp_ref(const camp *c) { return c->ref; }
 const int *camp_fastest_genome(const camp *c) { return c->fastest; }
 double camp_log10_space(const camp *c) { return chrom_log10_space(c->ch); }

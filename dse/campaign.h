@@ -67,6 +67,8 @@ const camp_options *camp_get_options(const camp *c); /* strings owned by c */
 const char *camp_network_name(const camp *c);
 const char *camp_platform_name(const camp *c);
 int camp_nvar(const camp *c);
+/* Inclusive gene bounds, camp_nvar entries each (owned by c). */
+void camp_bounds(const camp *c, const int **lo, const int **hi);
 const double *camp_ref(const camp *c);          /* CAMP_NOBJ values */
 /* Genome of the single-device mapping on the platform's fastest device. */
 const int *camp_fastest_genome(const camp *c);

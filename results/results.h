@@ -66,7 +66,7 @@ typedef struct {
     char *config;      /* the full configuration, JSON (see docs/campaigns.md) */
     char *message;     /* why it failed, or NULL */
     long gens_done;    /* last stored generation, -1 when none */
-    long long evaluations; /* individuals produced so far (evaluated + cache hits) */
+    long long evaluations; /* model evaluations so far */
     long pid;          /* process that last ran it */
     char *host;
 } res_campaign;
@@ -90,8 +90,8 @@ int res_campaign_set_status(res_db *db, long long id, const char *status, const 
 
 typedef struct {
     long gen;
-    long long evaluations; /* cumulative individuals produced (evaluated + cache hits) */
-    long long cache_hits;  /* cumulative */
+    long long evaluations; /* cumulative model evaluations (cache hits excluded) */
+    long long cache_hits;  /* cumulative offspring answered by the engine's cache */
     double hv;             /* normalised hypervolume, NAN = unknown */
     double best[RES_NOBJ]; /* best feasible value per objective, NAN = none feasible */
     int front_size;
