@@ -43,6 +43,16 @@ static void seterr(char *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, NET_ERRLEN, fmt, ap);
     va_end(ap);
+    /* Names in a file are arbitrary bytes: keep the message one line. */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+}
+
+static int printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
+    return 1;
 }
 
 static char *xstrdup(const char *s)
@@ -359,6 +369,8 @@ typedef struct {
     int spec;      /* T_ACT: producing spec, -1 for the network input */
     int rank;      /* T_ACT: 2 or 4 */
     int flat;      /* T_ACT: the exporter's implicit flatten (only Gemm may read it) */
+    int pad[4];    /* T_ACT: zero padding (top, left, bottom, right) still to apply:
+                    * a Pad node, folded into the Conv or AveragePool reading it */
     const Onnx__TensorProto *tp; /* T_CONST */
     int nuse;      /* node inputs reading it, plus one if it is the graph output */
 } tens;
@@ -579,6 +591,11 @@ static int in_act(imp *I, size_t k)
         return nfail(I, "input %.100s is a constant; dse needs an activation here", name);
     if (I->t[t].flat && strcmp(I->nd->op_type, "Gemm") && strcmp(I->nd->op_type, "MatMul"))
         return nfail(I, "input %.100s is a " IMPLICIT " flatten, which only a Gemm may read", name);
+    const int *p = I->t[t].pad;
+    if ((p[0] | p[1] | p[2] | p[3]) && strcmp(I->nd->op_type, "Conv") &&
+        strcmp(I->nd->op_type, "AveragePool"))
+        return nfail(I, "input %.100s is zero-padded by a Pad node; dse folds such padding only "
+                     "into a Conv or AveragePool", name);
     return t;
 }
 
@@ -682,6 +699,7 @@ static int alias(imp *I, int src, int rank, int flat)
     o->spec = s->spec;
     o->rank = rank ? rank : s->rank;
     o->flat = flat;
+    memcpy(o->pad, s->pad, sizeof o->pad);
     o->tp = s->tp;
     if (o->kind == T_ACT && o->spec >= 0 && I->s[o->spec].out == src) I->s[o->spec].out = t;
     return 0;
@@ -694,6 +712,10 @@ static char *layer_name(imp *I)
     const Onnx__NodeProto *nd = I->nd;
     char base[160], cand[200];
     int own = nd->name && nd->name[0];
+    if (own && !printable(nd->name)) {
+        nfail(I, "node name contains control characters");
+        return NULL;
+    }
     if (own) snprintf(base, sizeof base, "%.150s", nd->name);
     else snprintf(base, sizeof base, "%.60s_%d", nd->op_type, I->nd_idx);
     snprintf(cand, sizeof cand, "%s", base);
@@ -707,6 +729,7 @@ static char *layer_name(imp *I)
     char *name = xstrdup(cand);
     if (!name || smap_put(&I->lnames, name, I->ns) < 0) {
         free(name);
+        nfail(I, "out of memory");
         return NULL;
     }
     return name;
@@ -738,10 +761,10 @@ static spec *new_spec(imp *I, net_kind kind, const net_attr *a, int nin, const i
     }
     spec *s = &I->s[I->ns];
     memset(s, 0, sizeof *s);
+    s->name = layer_name(I); /* sets err on failure */
+    if (!s->name) return NULL;
     s->in = malloc((size_t)nin * sizeof *s->in);
-    s->name = layer_name(I);
-    if (!s->in || !s->name) {
-        free(s->in);
+    if (!s->in) {
         free(s->name);
         nfail(I, "out of memory");
         return NULL;
@@ -814,6 +837,65 @@ static void same_guess(net_attr *a, int autopad)
     a->pl = autopad == 1 ? ew / 2 : ew - ew / 2, a->pr = ew - a->pl;
 }
 
+/* Add the zero padding of a Pad node feeding this Conv / AveragePool. */
+static int fold_pad(imp *I, int x, net_attr *a, int autopad)
+{
+    const int *p = I->t[x].pad;
+    if (!(p[0] | p[1] | p[2] | p[3])) return 0;
+    if (autopad) return nfail(I, "a Pad before a node with auto_pad is unsupported");
+    int64_t v[4] = {(int64_t)a->pt + p[0], (int64_t)a->pl + p[1], (int64_t)a->pb + p[2],
+                    (int64_t)a->pr + p[3]};
+    for (int k = 0; k < 4; k++)
+        if (v[k] > ATTR_MAX) return nfail(I, "padding %lld out of range", (long long)v[k]);
+    a->pt = (int)v[0], a->pl = (int)v[1], a->pb = (int)v[2], a->pr = (int)v[3];
+    return 0;
+}
+
+/* Pad with zeros on H and W only: no layer, the padding travels with the
+ * tensor to the Conv or AveragePool that reads it (fold_pad). */
+static int op_pad(imp *I)
+{
+    int old = I->opset < 11;
+    if (check_attrs(I, old ? "mode pads value" : "mode")) return -1;
+    int x = in_act(I, 0), mode, n = 0;
+    if (x < 0) return -1;
+    if (att_choice(I, "mode", "constant reflect edge wrap", &mode)) return -1;
+    if (mode) return nfail(I, "only constant (zero) padding is supported");
+    int64_t v[8];
+    double value = 0;
+    if (old) {
+        const Onnx__AttributeProto *a = att(I->nd, "pads");
+        if (!a || a->n_ints > 8) return nfail(I, "attribute pads is required (at most 8 values)");
+        n = (int)a->n_ints;
+        for (int k = 0; k < n; k++) v[k] = a->ints[k];
+        if (att_float(I, "value", 0, &value)) return -1;
+    } else {
+        int bad, has;
+        const Onnx__TensorProto *pt = in_const(I, 1, 1, &bad);
+        if (bad || tp_ints(dc(I, "pads", in_name(I, 1)), pt, v, 8, &n)) return -1;
+        if (const_scalar(I, 2, "constant_value", &has, &value)) return -1;
+        if (in_count(I) > 3) return nfail(I, "the axes input is unsupported");
+    }
+    int r = I->t[x].rank;
+    if (n != 2 * r) return nfail(I, "%d pads for a %d-D tensor", n, r);
+    if (value != 0) return nfail(I, "padding with %g: dse pads with zeros only", value);
+    for (int k = 0; k < n; k++)
+        if (v[k] < 0 || v[k] > ATTR_MAX) return nfail(I, "pad %lld out of range (no cropping)",
+                                                      (long long)v[k]);
+    int spatial = r == 4 ? (int)(v[2] | v[3] | v[6] | v[7]) : 0;
+    if (v[0] || v[1] || v[r] || v[r + 1])
+        return nfail(I, "padding the batch or channel axis is unsupported");
+    if (alias(I, x, 0, 0)) return -1;
+    if (spatial) {
+        int *p = I->t[smap_get(&I->tmap, I->nd->output[0])].pad;
+        int64_t sum[4] = {p[0] + v[2], p[1] + v[3], p[2] + v[6], p[3] + v[7]};
+        for (int k = 0; k < 4; k++)
+            if (sum[k] > ATTR_MAX) return nfail(I, "padding out of range");
+        p[0] = (int)sum[0], p[1] = (int)sum[1], p[2] = (int)sum[2], p[3] = (int)sum[3];
+    }
+    return 0;
+}
+
 static int op_conv(imp *I)
 {
     if (check_attrs(I, "auto_pad dilations group kernel_shape pads strides")) return -1;
@@ -841,6 +923,7 @@ static int op_conv(imp *I)
     a.kh = (int)W->dims[2], a.kw = (int)W->dims[3];
     a.out_c = (int)W->dims[0];
     if (autopad) same_guess(&a, autopad);
+    if (fold_pad(I, x, &a, autopad)) return -1;
     a.bias = B != NULL;
     spec *s = new_spec(I, NET_CONV, &a, 1, &x, 4);
     if (!s) return -1;
@@ -882,6 +965,17 @@ static int op_pool(imp *I, net_kind kind)
     if (autopad) same_guess(&a, autopad);
     a.ceil_mode = autopad ? 0 : (int)ceil;
     a.count_include_pad = (int)cip;
+    const int *zp = I->t[x].pad;
+    if (zp[0] | zp[1] | zp[2] | zp[3]) {
+        /* Zeros padded in, then averaged over the whole window: that is
+         * count_include_pad, provided the pool adds no padding of its own
+         * that it would not count. */
+        if (ceil || (!cip && (a.pt | a.pl | a.pb | a.pr)))
+            return nfail(I, "a Pad before an AveragePool with ceil_mode or uncounted pads of "
+                         "its own is unsupported");
+        a.count_include_pad = 1;
+    }
+    if (fold_pad(I, x, &a, autopad)) return -1;
     spec *s = new_spec(I, kind, &a, 1, &x, 4);
     if (!s) return -1;
     s->autopad = autopad;
@@ -1301,6 +1395,7 @@ static int import_node(imp *I)
     if (!strcmp(op, "Dropout")) return op_dropout(I);
     if (!strcmp(op, "Softmax")) return op_softmax(I);
     if (!strcmp(op, "Identity")) return op_identity(I);
+    if (!strcmp(op, "Pad")) return op_pad(I);
     if (!strcmp(op, "Constant")) return op_constant(I);
     return nfail(I, "unsupported operator %.60s", op);
 }
@@ -1324,6 +1419,7 @@ static int graph_input(imp *I, net_shape *shape)
                      in->name);
     const char *nm = in->name ? in->name : "";
     if (!nm[0]) return nfail(I, "the graph input has no name");
+    if (!printable(nm)) return nfail(I, "the graph input's name contains control characters");
     const Onnx__TypeProto *ty = in->type;
     if (!ty || ty->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !ty->tensor_type)
         return nfail(I, "input %.100s is not a tensor", nm);
@@ -1414,6 +1510,8 @@ static int cross_check(imp *I, const net *n, const Onnx__ValueInfoProto *vi, int
     const char *nm = vi->name ? vi->name : "";
     int t = smap_get(&I->tmap, nm);
     if (t < 0 || I->t[t].kind != T_ACT) return 0;
+    const int *zp = I->t[t].pad;
+    if (zp[0] | zp[1] | zp[2] | zp[3]) return 0; /* a Pad's output has no layer of its size */
     const Onnx__TypeProto *ty = vi->type;
     if (!ty || ty->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !ty->tensor_type) return 0;
     const Onnx__TypeProto__Tensor *tt = ty->tensor_type;

@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""test_onnx_bad.py -- every way an ONNX file can be refused: `dse net import
+BAD.onnx -o NET.json --weights W.bin` must exit 2, print exactly one line on
+stderr naming the file and the reason, and leave neither output file
+behind.  The bad files are crafted here with onnx.helper or by cutting
+bytes.  Controls (the same models made good) must import, so that each
+refusal is the one intended.
+
+usage: test_onnx_bad.py DSE_BIN
+Exit 77 (skipped) when this python has no onnx module.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError:
+    print("SKIP: /usr/bin/python3 has no onnx/numpy (python3-onnx; scripts/bootstrap)")
+    sys.exit(77)
+
+DSE = sys.argv[1]
+failures = 0
+checks = 0
+
+
+def check(cond, msg):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL:", msg)
+
+
+def vi(name, shape, t=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13, value_info=()):
+    g = helper.make_graph(nodes, "bad", inputs, outputs, list(inits), value_info=list(value_info))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7
+    return m
+
+
+def conv_model(w_dtype=np.float32, in_c=3, w_in_c=3, inp=None, out_shape=None, attrs=None,
+               vinfo=()):
+    w = np.full((4, w_in_c, 3, 3), 0.1, dtype=w_dtype)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv1", kernel_shape=[3, 3],
+                            **(attrs or {}))
+    return model([node], [inp or vi("x", [1, in_c, 8, 8])],
+                 [vi("y", out_shape or [1, 4, 6, 6])], [init("w", w)], value_info=vinfo)
+
+
+def run_import(tmp, name, data, stem=None):
+    path = os.path.join(tmp, (stem or name) + ".onnx")
+    with open(path, "wb") as f:
+        f.write(data)
+    js, wb = os.path.join(tmp, name + ".json"), os.path.join(tmp, name + ".bin")
+    p = subprocess.run([DSE, "net", "import", path, "-o", js, "--weights", wb],
+                       capture_output=True, text=True)
+    return path, js, wb, p
+
+
+def bad(tmp, name, m, reason, raw=None):
+    data = raw if raw is not None else m.SerializeToString()
+    path, js, wb, p = run_import(tmp, name, data)
+    lines = p.stderr.splitlines()
+    check(p.returncode == 2, "%s: exit %d, expected 2 (stderr %r)" % (name, p.returncode, p.stderr))
+    check(len(lines) == 1, "%s: %d stderr lines, expected one: %r" % (name, len(lines), p.stderr))
+    check(path in p.stderr, "%s: stderr does not name %s: %r" % (name, path, p.stderr))
+    check(reason in p.stderr, "%s: stderr does not say %r: %r" % (name, reason, p.stderr))
+    check(not os.path.exists(js) and not os.path.exists(wb), "%s: output left on disk" % name)
+    check(p.stdout == "", "%s: printed on stdout: %r" % (name, p.stdout))
+
+
+def good(tmp, name, m, save=None):
+    if save:
+        path = save(tmp)
+        js, wb = os.path.join(tmp, name + ".json"), os.path.join(tmp, name + ".bin")
+        p = subprocess.run([DSE, "net", "import", path, "-o", js, "--weights", wb],
+                           capture_output=True, text=True)
+    else:
+        path, js, wb, p = run_import(tmp, name, m.SerializeToString())
+    check(p.returncode == 0, "control %s: exit %d: %s" % (name, p.returncode, p.stderr))
+    check(os.path.exists(js) and os.path.exists(wb), "control %s: no output" % name)
+
+
+def main():
+    relu = helper.make_node("Relu", ["x"], ["y"], name="r")
+    with tempfile.TemporaryDirectory(prefix="dse-onnx-bad-") as tmp:
+        good_conv = conv_model()
+        good(tmp, "control_conv", good_conv)
+        good(tmp, "control_relu", model([relu], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]))
+
+        # Unsupported operator.
+        sig = helper.make_node("Sigmoid", ["x"], ["y"], name="act")
+        bad(tmp, "unsupported_op", model([sig], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
+            "node act (Sigmoid): unsupported operator Sigmoid")
+        bad(tmp, "unsupported_attr", conv_model(attrs={"foo": 1}), "unsupported attribute foo")
+        bad(tmp, "other_domain", model([helper.make_node("Relu", ["x"], ["y"], name="r",
+                                                         domain="com.example")],
+                                       [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
+            "domain com.example")
+        bad(tmp, "opset_too_new", model([relu], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                                        opset=99), "opset 99")
+
+        # Dynamic shapes.
+        bad(tmp, "symbolic_batch", conv_model(inp=vi("x", ["N", 3, 8, 8]), out_shape=["N", 4, 6, 6]),
+            "dynamic shape: dimension 0 is symbolic \"N\"")
+        bad(tmp, "missing_dim", conv_model(inp=helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                           None)),
+            "has no shape (dynamic shape)")
+        bad(tmp, "unknown_dim", conv_model(inp=vi("x", [1, 3, None, 8])),
+            "dimension 2 is unknown")
+        bad(tmp, "batch_4", conv_model(inp=vi("x", [4, 3, 8, 8]), out_shape=[4, 4, 6, 6]),
+            "batch 4; dse needs batch 1")
+        bad(tmp, "rank_3", model([relu], [vi("x", [1, 3, 4])], [vi("y", [1, 3, 4])]),
+            "input x is 3-D")
+
+        # Wrong data types.
+        bad(tmp, "input_float16", model([relu], [vi("x", [1, 3, 4, 4], TensorProto.FLOAT16)],
+                                        [vi("y", [1, 3, 4, 4], TensorProto.FLOAT16)]),
+            "data type float16; dse needs float32")
+        bad(tmp, "weight_float64", conv_model(w_dtype=np.float64),
+            "node conv1 (Conv): weight w: data type float64, dse needs float32")
+
+        # Not ONNX at all, or cut short.
+        good_bytes = good_conv.SerializeToString()
+        bad(tmp, "truncated", None, "not an ONNX model", raw=good_bytes[:len(good_bytes) // 2])
+        bad(tmp, "text_file", None, "not an ONNX model",
+            raw=b'{"format": "dse-network", "layers": []}\n')
+        bad(tmp, "empty_file", None, "not an ONNX model", raw=b"")
+        p = subprocess.run([DSE, "net", "import", os.path.join(tmp, "nonexistent.onnx"), "-o",
+                            os.path.join(tmp, "ne.json")], capture_output=True, text=True)
+        check(p.returncode == 2 and "nonexistent.onnx: cannot open" in p.stderr and
+              len(p.stderr.splitlines()) == 1, "missing file: %d %r" % (p.returncode, p.stderr))
+
+        # External data: present imports, missing is refused.
+        ext = conv_model()
+
+        def save_ext(d):
+            path = os.path.join(d, "ext_ok.onnx")
+            m = onnx.ModelProto()
+            m.CopyFrom(ext)
+            onnx.save(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                      location="ext_ok.weights", size_threshold=0)
+            return path
+
+        good(tmp, "control_external", None, save=save_ext)
+        m = onnx.ModelProto()
+        m.CopyFrom(ext)
+        onnx.external_data_helper.convert_model_to_external_data(
+            m, all_tensors_to_one_file=True, location="gone.weights", size_threshold=0)
+        bad(tmp, "external_missing", m, "external data file")
+        check("is missing" in subprocess.run(
+            [DSE, "net", "import", os.path.join(tmp, "external_missing.onnx"), "-o",
+             os.path.join(tmp, "x.json")], capture_output=True, text=True).stderr,
+            "external_missing: message does not say the file is missing")
+
+        # Graph structure.
+        two_out = model([helper.make_node("Relu", ["x"], ["y"], name="r1"),
+                         helper.make_node("Relu", ["y"], ["z"], name="r2")],
+                        [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4]), vi("z", [1, 3, 4, 4])])
+        bad(tmp, "two_outputs", two_out, "the graph has 2 outputs; dse needs exactly one")
+        two_in = model([helper.make_node("Add", ["a", "b"], ["y"], name="add")],
+                       [vi("a", [1, 3, 4, 4]), vi("b", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])])
+        bad(tmp, "two_inputs", two_in, "the graph has 2 inputs")
+        bad(tmp, "dangling", model([helper.make_node("Relu", ["x"], ["y"], name="r1"),
+                                    helper.make_node("Relu", ["x"], ["z"], name="r2")],
+                                   [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
+            "2 outputs (layers without consumers")
+
+        # Shapes that disagree with what the layers give.
+        bad(tmp, "output_shape", conv_model(out_shape=[1, 4, 7, 7]),
+            "graph output y has shape 1x4x7x7 but the layers give 1x4x6x6")
+        bad(tmp, "value_info_shape",
+            model([helper.make_node("Relu", ["x"], ["h"], name="r1"),
+                   helper.make_node("Relu", ["h"], ["y"], name="r2")],
+                  [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                  value_info=[vi("h", [1, 3, 5, 4])]),
+            "value_info h has shape 1x3x5x4")
+        bad(tmp, "weight_channels", conv_model(in_c=3, w_in_c=5),
+            "weight w fits 5 input channels, the input has 3")
+
+        # Operators used in ways dse cannot represent.
+        w = init("w", np.ones((5, 6), np.float32))
+        bad(tmp, "gemm_transA", model([helper.make_node("Gemm", ["x", "w"], ["y"], name="g",
+                                                        transA=1)],
+                                      [vi("x", [1, 6])], [vi("y", [1, 5])], [w]),
+            "transA=1")
+        bad(tmp, "clip_min", model([helper.make_node("Clip", ["x", "lo"], ["y"], name="c")],
+                                   [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                                   [init("lo", np.float32(-1))]),
+            "Clip with min -1")
+        bad(tmp, "softmax_w", model([helper.make_node("Softmax", ["x"], ["y"], name="s", axis=3)],
+                                    [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
+            "Softmax over axis 3")
+        bad(tmp, "softmax_old_4d", model([helper.make_node("Softmax", ["x"], ["y"], name="s")],
+                                         [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                                         opset=11),
+            "Softmax (opset < 13) over C*H*W")
+        bad(tmp, "concat_axis", model([helper.make_node("Relu", ["x"], ["h"], name="r"),
+                                       helper.make_node("Concat", ["x", "h"], ["y"], name="cat",
+                                                        axis=2)],
+                                      [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 8, 4])]),
+            "Concat along axis 2")
+        bad(tmp, "add_const", model([helper.make_node("Add", ["x", "k"], ["y"], name="a")],
+                                    [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                                    [init("k", np.ones((1, 3, 4, 4), np.float32))]),
+            "only supported as the bias of a MatMul")
+        bad(tmp, "reshape_numel", model([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
+                                        [vi("x", [1, 3, 4, 4])], [vi("y", [1, 7])],
+                                        [init("s", np.array([1, 7], np.int64))]),
+            "Reshape to [1, 7] of a tensor of 48 elements")
+        bad(tmp, "reshape_4d", model([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
+                                     [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 16, 1])],
+                                     [init("s", np.array([1, 3, 16, 1], np.int64))]),
+            "Reshape to 4-D")
+        bad(tmp, "dropout_training",
+            model([helper.make_node("Dropout", ["x", "", "t"], ["y"], name="d")],
+                  [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                  [init("t", np.array(True))]),
+            "training_mode=true")
+        bnp = [init(n, np.ones(3, np.float32)) for n in "sbmv"]
+        bad(tmp, "bn_training",
+            model([helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                                    name="bn", training_mode=1)],
+                  [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])], bnp, opset=15),
+            "training_mode=1")
+        bad(tmp, "maxpool_dilation",
+            model([helper.make_node("MaxPool", ["x"], ["y"], name="mp", kernel_shape=[2, 2],
+                                    dilations=[2, 2])],
+                  [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 2, 2])]),
+            "dse pools have no dilation")
+        bad(tmp, "weight_input", model([helper.make_node("Conv", ["x", "w"], ["y"], name="c")],
+                                       [vi("x", [1, 3, 8, 8]), vi("w", [4, 3, 3, 3])],
+                                       [vi("y", [1, 4, 6, 6])]),
+            "the graph has 2 inputs")
+        # Names: an unnamed node gets Op_index, a duplicate name a suffix.
+        dup = model([helper.make_node("Relu", ["x"], ["h"], name="same"),
+                     helper.make_node("Relu", ["h"], ["g"], name="same"),
+                     helper.make_node("Relu", ["g"], ["y"])],
+                    [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])])
+        path, js, wb, p = run_import(tmp, "names", dup.SerializeToString())
+        check(p.returncode == 0, "names: %s" % p.stderr)
+        if p.returncode == 0:
+            import json
+            with open(js) as f:
+                names = [l["name"] for l in json.load(f)["layers"]]
+            check(names == ["same", "same_2", "Relu_2"], "names: %s" % names)
+    print("test_onnx_bad: %d checks, %d failed" % (checks, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
