@@ -27,6 +27,13 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -110,15 +117,17 @@ static int bench_forward(const char *name, int warmup, int reps)
     float *x = malloc((size_t)net_shape_numel(n->input) * sizeof *x);
     float *y = malloc((size_t)net_shape_numel(n->layers[n->n - 1].out) * sizeof *y);
     double *lat = malloc((size_t)reps * sizeof *lat), *ls = calloc((size_t)n->n, sizeof *ls);
+    double *cpu = malloc((size_t)reps * sizeof *cpu);
     double *acc = calloc((size_t)n->n, sizeof *acc), kind_s[NET_KIND_COUNT] = {0};
     kern_input_gen(n, 7, x);
     int rc = 0;
     for (int r = 0; r < warmup + reps && rc == 0; r++) {
-        double t = now();
+        double t = now(), c = cpu_now();
         rc = kern_model_forward(m, x, y, ls, err);
-        t = now() - t;
+        t = now() - t, c = cpu_now() - c;
         if (r >= warmup) {
             lat[r - warmup] = t;
+            cpu[r - warmup] = c;
             for (int i = 0; i < n->n; i++) acc[i] += ls[i];
         }
     }
@@ -127,14 +136,15 @@ static int bench_forward(const char *name, int warmup, int reps)
     } else {
         double med = median(lat, reps), tot = 0;
         for (int i = 0; i < n->n; i++) kind_s[n->layers[i].kind] += acc[i] / reps, tot += acc[i] / reps;
-        printf("%s forward_ms=%.2f min_ms=%.2f (median/min of %d after %d warm-up) GMACs=%.3f\n",
-               name, med * 1e3, lat[0] * 1e3, reps, warmup, (double)net_total(n, 0).macs / 1e9);
+        printf("%s forward_ms=%.2f min_ms=%.2f cpu_ms=%.2f (median/min wall, median CPU time of "
+               "%d after %d warm-up) GMACs=%.3f\n", name, med * 1e3, lat[0] * 1e3,
+               median(cpu, reps) * 1e3, reps, warmup, (double)net_total(n, 0).macs / 1e9);
         printf("  time by kind:");
         for (int k = 0; k < NET_KIND_COUNT; k++)
             if (kind_s[k] > 0) printf(" %s %.1f%%", net_kind_name((net_kind)k), 100 * kind_s[k] / tot);
         printf("\n");
     }
-    free(x), free(y), free(lat), free(ls), free(acc);
+    free(x), free(y), free(lat), free(cpu), free(ls), free(acc);
     kern_model_free(m);
     net_free(n);
     return rc ? -1 : 0;
@@ -170,12 +180,14 @@ int main(int argc, char **argv)
     }
     kern_set_threads(threads);
     if (!strcmp(argv[1], "peak")) {
-        printf("sgemm_peak_gflops=%.1f threads=%d\n", sgemm_peak(), threads);
+        printf("sgemm_peak_gflops=%.1f threads=%d openblas_core=%s\n", sgemm_peak(), threads,
+               openblas_get_corename());
         return 0;
     }
     if (!strcmp(argv[1], "convs")) {
         double peak = sgemm_peak(), flop = 0, secs = 0;
-        printf("sgemm_peak_gflops=%.1f threads=%d\n", peak, threads);
+        printf("sgemm_peak_gflops=%.1f threads=%d openblas_core=%s\n", peak, threads,
+               openblas_get_corename());
         for (int k = 0; k < nnets; k++)
             if (bench_convs(nets[k], reps, peak, &flop, &secs)) return 1;
         printf("all conv_overall_gflops=%.1f pct_of_peak=%.1f\n", flop / secs / 1e9,

@@ -7,8 +7,9 @@ compared with (bench/README.md, section "Kernels").
 
 NET is alexnet, vgg16 or resnet50 (same definitions as dse's zoo; weights=None,
 torch.manual_seed(1), eval mode, no_grad, batch 1, 224x224x3, one thread).
-Prints one "NET torch_ms=... min_ms=..." line per network (median and minimum
-of R timed runs after W warm-up runs).
+Prints one "NET torch_ms=... min_ms=... cpu_ms=..." line per network (median
+and minimum wall time, median process CPU time, of R timed runs after W
+warm-up runs).
 """
 import argparse
 import statistics
@@ -29,17 +30,20 @@ def main():
     for name in args.nets:
         model = getattr(torchvision.models, name)(weights=None).eval()
         x = torch.rand(1, 3, 224, 224) * 2 - 1
-        times = []
+        times, cpu = [], []
         with torch.no_grad():
             for r in range(args.warmup + args.reps):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 model(x)
-                t = time.perf_counter() - t
+                t, c = time.perf_counter() - t, time.process_time() - c
                 if r >= args.warmup:
                     times.append(t)
-        print("%s torch_ms=%.2f min_ms=%.2f (median/min of %d after %d warm-up, torch %s, %d thread)"
-              % (name, statistics.median(times) * 1e3, min(times) * 1e3, args.reps, args.warmup,
-                 torch.__version__, torch.get_num_threads()))
+                    cpu.append(c)
+        print("%s torch_ms=%.2f min_ms=%.2f cpu_ms=%.2f (median/min wall, median CPU time of %d "
+              "after %d warm-up, torch %s, %d thread)"
+              % (name, statistics.median(times) * 1e3, min(times) * 1e3,
+                 statistics.median(cpu) * 1e3, args.reps, args.warmup, torch.__version__,
+                 torch.get_num_threads()))
 
 
 if __name__ == "__main__":

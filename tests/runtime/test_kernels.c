@@ -26,7 +26,7 @@ static net *build(net_kind kind, const net_attr *a, net_shape in, int nprod, con
     char err[NET_ERRLEN];
     net *n = net_new("t", "data", in);
     const char *ins[8];
-    char names[8][8];
+    char names[8][16];
     if (nprod == 0) {
         ins[0] = "data";
     } else {
