@@ -49,10 +49,15 @@ static void offsets_and_generator(void)
         CHECK(!memcmp(part, a + weights_offset(n, i) + first, (size_t)cnt * sizeof *part),
               "slice of %s differs", n->layers[i].name);
     }
-    /* Ranges: |w| <= 1/sqrt(fan_in), |bias| <= 0.01. */
+    /* Ranges (He-uniform): |w| <= sqrt(6/fan_in), and it spreads over that
+     * range; |bias| <= 0.01. */
     int stem = net_find(n, "stem");
-    for (int k = 0; k < 216; k++)
-        CHECK(fabsf(a[k]) <= 1 / sqrtf(27.f), "stem weight %d = %g", k, a[k]);
+    float wmax = 0;
+    for (int k = 0; k < 216; k++) {
+        CHECK(fabsf(a[k]) <= sqrtf(6 / 27.f), "stem weight %d = %g", k, a[k]);
+        if (fabsf(a[k]) > wmax) wmax = fabsf(a[k]);
+    }
+    CHECK(wmax > 0.9f * sqrtf(6 / 27.f), "stem weights reach only %g", wmax);
     for (int k = 216; k < 224; k++) CHECK(fabsf(a[k]) <= 0.01f, "stem bias %d = %g", k, a[k]);
     CHECK(stem == 0, "stem is not layer 0");
     free(a);
