@@ -113,13 +113,15 @@ static void print_text(const ctx *c, const char *coeffs, const cost_result *r, c
             continue;
         }
         printf("%-14s %-4s %10.4f %10.4f %10.4f %10.4f %12lld %12lld %11.3f %11.3f %10.3f %10.0f "
-               "%10.5f\n", c->pl->dev[i].name, plat_kind_name(c->pl->dev[i].kind),
-               v->busy_s * 1e3, v->idle_s * 1e3, v->wait_s * 1e3, v->finish_s * 1e3,
-               (long long)v->bytes_sent, (long long)v->bytes_recv, v->weights_bytes / 1e6,
-               v->peak_act_bytes / 1e6, v->mem_mb, c->pl->dev[i].memory_mb, v->energy_j);
+               "%10.5f\n",
+               c->pl->dev[i].name, plat_kind_name(c->pl->dev[i].kind), v->busy_s * 1e3,
+               v->idle_s * 1e3, v->wait_s * 1e3, v->finish_s * 1e3, (long long)v->bytes_sent,
+               (long long)v->bytes_recv, v->weights_bytes / 1e6, v->peak_act_bytes / 1e6, v->mem_mb,
+               c->pl->dev[i].memory_mb, v->energy_j);
     }
-    if (unused) printf("(%d device%s without steps: not part of the deployment)\n", unused,
-                       unused == 1 ? "" : "s");
+    if (unused)
+        printf("(%d device%s without steps: not part of the deployment)\n", unused,
+               unused == 1 ? "" : "s");
 }
 
 static int print_json(const ctx *c, const char *coeffs, const cost_result *r, const cost_device *d)
@@ -127,8 +129,10 @@ static int print_json(const ctx *c, const char *coeffs, const cost_result *r, co
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "network", c->n->name);
     cJSON_AddStringToObject(o, "platform", c->pl->name);
-    if (coeffs) cJSON_AddStringToObject(o, "coefficients", coeffs);
-    else cJSON_AddNullToObject(o, "coefficients");
+    if (coeffs)
+        cJSON_AddStringToObject(o, "coefficients", coeffs);
+    else
+        cJSON_AddNullToObject(o, "coefficients");
     cJSON_AddNumberToObject(o, "energy_j", r->energy_j);
     cJSON_AddNumberToObject(o, "mem_mb", r->mem_mb);
     cJSON_AddNumberToObject(o, "latency_ms", r->latency_ms);
@@ -198,8 +202,10 @@ int cmd_eval(int argc, char **argv)
         goto out;
     }
     if (!co)
-        cli_error("eval", "no --coeffs: using built-in default coefficients derived from platform "
-                  "%s (uncalibrated; see docs/coefficients-format.md)", c.pl->name);
+        cli_error("eval",
+                  "no --coeffs: using built-in default coefficients derived from platform "
+                  "%s (uncalibrated; see docs/coefficients-format.md)",
+                  c.pl->name);
     if (!(m = cost_new(c.n, c.pl, co, warn, err))) {
         cli_error("eval", "%s", err);
         rc = EXIT_USAGE;

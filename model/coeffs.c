@@ -53,10 +53,7 @@ coeffs_value coeffs_given(double value, coeffs_source s)
 
 static coeffs_value unset(void) { return coeffs_given(0, COEFFS_UNSET); }
 
-static void rates_init(coeffs_rates *r)
-{
-    r->per_cycle = r->overhead_us = r->busy_w = unset();
-}
+static void rates_init(coeffs_rates *r) { r->per_cycle = r->overhead_us = r->busy_w = unset(); }
 
 static void dev_init(coeffs_device *d)
 {
@@ -73,7 +70,8 @@ cost_coeffs *coeffs_new(void)
     if (!c) return NULL;
     c->version = COEFFS_VERSION;
     for (int k = 0; k < 2; k++) dev_init(&c->dev[k]);
-    for (int k = 0; k < LINK_CLASS_COUNT; k++) c->link[k].latency_us = c->link[k].bandwidth_mbs = unset();
+    for (int k = 0; k < LINK_CLASS_COUNT; k++)
+        c->link[k].latency_us = c->link[k].bandwidth_mbs = unset();
     return c;
 }
 
@@ -179,7 +177,8 @@ static coeffs_rates *add_key(coeffs_device *d, const char *key)
     return &e->r;
 }
 
-coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network, const char *layer)
+coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network,
+                                 const char *layer)
 {
     size_t len = strlen(network) + strlen(layer) + 2;
     char *key = malloc(len);
@@ -304,10 +303,10 @@ int coeffs_check(const cost_coeffs *c, char *err)
         const coeffs_device *d = &c->dev[k];
         const char *kn = plat_kind_name((plat_kind)k);
         if (!d->present) continue;
-#define CHK(field, pos)                                                   \
-    do {                                                                  \
-        snprintf(ctx, sizeof ctx, "devices.%s.%s", kn, #field);           \
-        if (check_value(&d->field, pos, ctx, err)) return -1;             \
+#define CHK(field, pos)                                                                            \
+    do {                                                                                           \
+        snprintf(ctx, sizeof ctx, "devices.%s.%s", kn, #field);                                    \
+        if (check_value(&d->field, pos, ctx, err)) return -1;                                      \
     } while (0)
         CHK(overhead_us, 0);
         CHK(send_overhead_us, 0);
@@ -318,7 +317,8 @@ int coeffs_check(const cost_coeffs *c, char *err)
         CHK(mem_bias_mb, 0);
 #undef CHK
         for (int j = 0; j < NET_KIND_COUNT; j++) {
-            snprintf(ctx, sizeof ctx, "devices.%s.memory.weights.%s", kn, net_kind_name((net_kind)j));
+            snprintf(ctx, sizeof ctx, "devices.%s.memory.weights.%s", kn,
+                     net_kind_name((net_kind)j));
             if (check_value(&d->mem_weights[j], 0, ctx, err)) return -1;
         }
         for (int j = 0; j < COST_NCLASS; j++) {
@@ -328,7 +328,8 @@ int coeffs_check(const cost_coeffs *c, char *err)
         for (int j = 0; j < d->nlayers; j++) {
             snprintf(ctx, sizeof ctx, "devices.%s.layers.%.200s", kn, d->layers[j].key);
             if (!valid_key(d->layers[j].key)) {
-                snprintf(err, NET_ERRLEN, "%s: key must be \"network/layer\" or \"network/*\"", ctx);
+                snprintf(err, NET_ERRLEN, "%s: key must be \"network/layer\" or \"network/*\"",
+                         ctx);
                 return -1;
             }
             if (check_rates(&d->layers[j].r, ctx, err)) return -1;
@@ -373,8 +374,8 @@ static int want_object(rd *r, const cJSON *o, const char *ctx)
 }
 
 /* A coefficient: {"value": v, "source": s, ["r2", "rmse", "n", "note"]}. */
-static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value *out,
-                      int positive, const char *pctx)
+static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value *out, int positive,
+                      const char *pctx)
 {
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
     if (!o) return 0;
@@ -382,7 +383,8 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
     snprintf(ctx, sizeof ctx, "%s: %s.%s", r->what, pctx, key);
     static const char *const keys[] = {"value", "source", "r2", "rmse", "n", "note", NULL};
     if (!cJSON_IsObject(o)) {
-        snprintf(r->err, NET_ERRLEN, "%s: must be an object {\"value\": ..., \"source\": ...}", ctx);
+        snprintf(r->err, NET_ERRLEN, "%s: must be an object {\"value\": ..., \"source\": ...}",
+                 ctx);
         return -1;
     }
     for (const cJSON *k = o->child; k; k = k->next) {
@@ -401,8 +403,10 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
         ju_str(o, "note", &note, 0, ctx, r->err))
         return -1;
     if (coeffs_source_parse(src, &v.source)) {
-        snprintf(r->err, NET_ERRLEN, "%s: source \"%s\" is not one of fitted, measured, derived, "
-                 "assumption, declared, default", ctx, src);
+        snprintf(r->err, NET_ERRLEN,
+                 "%s: source \"%s\" is not one of fitted, measured, derived, "
+                 "assumption, declared, default",
+                 ctx, src);
         return -1;
     }
     if (note && !(v.note = coeffs_note(r->c, note))) {
@@ -457,8 +461,8 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             for (const cJSON *k = w->child; k; k = k->next) {
                 net_kind kind;
                 if (net_kind_parse(k->string, &kind)) {
-                    snprintf(r->err, NET_ERRLEN, "%s: %s: \"%s\" is not a layer kind", r->what,
-                             c2, k->string);
+                    snprintf(r->err, NET_ERRLEN, "%s: %s: \"%s\" is not a layer kind", r->what, c2,
+                             k->string);
                     return -1;
                 }
                 if (read_value(r, w, k->string, &d->mem_weights[kind], 0, c2)) return -1;
@@ -473,8 +477,10 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             int cls;
             char c3[700];
             if (cost_class_parse(k->string, &cls)) {
-                snprintf(r->err, NET_ERRLEN, "%s: %s: \"%s\" is not a layer kind or "
-                         "ConvWinograd", r->what, c2, k->string);
+                snprintf(r->err, NET_ERRLEN,
+                         "%s: %s: \"%s\" is not a layer kind or "
+                         "ConvWinograd",
+                         r->what, c2, k->string);
                 return -1;
             }
             snprintf(c3, sizeof c3, "%s.%.200s", c2, k->string);
@@ -489,8 +495,10 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             char c3[700];
             snprintf(c3, sizeof c3, "%s.%.200s", c2, k->string);
             if (!valid_key(k->string)) {
-                snprintf(r->err, NET_ERRLEN, "%s: devices.%s.layers.%.200s: key must be "
-                         "\"network/layer\" or \"network/*\"", r->what, kn, k->string);
+                snprintf(r->err, NET_ERRLEN,
+                         "%s: devices.%s.layers.%.200s: key must be "
+                         "\"network/layer\" or \"network/*\"",
+                         r->what, kn, k->string);
                 return -1;
             }
             coeffs_rates *rt = add_key(d, k->string);
@@ -542,9 +550,12 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
         goto fail;
     }
     const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "format");
-    if (!cJSON_IsObject(root) || !cJSON_IsString(jf) || strcmp(jf->valuestring, "dse-coefficients")) {
-        snprintf(err, NET_ERRLEN, "%s: not a dse coefficients file (\"format\": "
-                 "\"dse-coefficients\" missing)", what);
+    if (!cJSON_IsObject(root) || !cJSON_IsString(jf) ||
+        strcmp(jf->valuestring, "dse-coefficients")) {
+        snprintf(err, NET_ERRLEN,
+                 "%s: not a dse coefficients file (\"format\": "
+                 "\"dse-coefficients\" missing)",
+                 what);
         goto fail;
     }
     static const char *const keys[] = {"format",   "version",     "platforms", "board", "date",
@@ -552,8 +563,10 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     if (only_keys(&r, root, "top level", keys)) goto fail;
     if (ju_int(root, "version", &c->version, 1, what, err)) goto fail;
     if (c->version != COEFFS_VERSION) {
-        snprintf(err, NET_ERRLEN, "%s: coefficients format version %d; this program reads "
-                 "version %d", what, c->version, COEFFS_VERSION);
+        snprintf(err, NET_ERRLEN,
+                 "%s: coefficients format version %d; this program reads "
+                 "version %d",
+                 what, c->version, COEFFS_VERSION);
         goto fail;
     }
     if (read_names(&r, root, "platforms", &c->platforms, &c->nplatforms, 1) ||
@@ -635,7 +648,8 @@ static int put_rates(cJSON *parent, const char *key, const coeffs_rates *r)
 {
     cJSON *o = cJSON_AddObjectToObject(parent, key);
     return !o || put_value(o, "per_cycle", &r->per_cycle) ||
-                   put_value(o, "overhead_us", &r->overhead_us) || put_value(o, "busy_w", &r->busy_w)
+                   put_value(o, "overhead_us", &r->overhead_us) ||
+                   put_value(o, "busy_w", &r->busy_w)
                ? -1
                : 0;
 }
@@ -695,7 +709,8 @@ char *coeffs_to_json(const cost_coeffs *c)
             cJSON *ks = cJSON_AddObjectToObject(o, "kinds");
             if (!ks) goto out;
             for (int j = 0; j < COST_NCLASS; j++)
-                if (rates_set(&d->cls[j]) && put_rates(ks, cost_class_name(j), &d->cls[j])) goto out;
+                if (rates_set(&d->cls[j]) && put_rates(ks, cost_class_name(j), &d->cls[j]))
+                    goto out;
         }
         if (d->nlayers) {
             cJSON *ls = cJSON_AddObjectToObject(o, "layers");

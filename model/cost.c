@@ -59,11 +59,16 @@ int cost_class_parse(const char *s, int *cls)
 
 /* ---- the model ---- */
 
+/* Per (layer, device kind).  Work and weights of a slice are linear in its
+ * channel count (net.c counts them per output channel), so they are kept
+ * per channel here; layers for which net.c says otherwise take the slow
+ * path through net_slice_*. */
 typedef struct {
-    double cyc;    /* cycles*cores per work unit: 1 / per_cycle */
+    double cyc_pc; /* cycles*cores per output channel: work per channel / per_cycle */
     double ovh_s;  /* fixed cost of a compute step */
     double busy_w; /* < 0: the device's busy power */
     double wcoef;  /* memory coefficient of the layer's weights */
+    double cyc;    /* cycles*cores per work unit: 1 / per_cycle (slow path) */
 } lk_coef;
 
 typedef struct {
@@ -88,6 +93,8 @@ struct cost_model {
     int nl, nd;
     lk_coef *lk;             /* [nl * 2]: layer, device kind */
     unsigned char *use_macs; /* [nl]: work is MACs (Conv, FC), else ops */
+    unsigned char *linear;   /* [nl]: work and weights are per-channel counts x nc */
+    double *wraw_pc;         /* [nl]: float32 weight bytes per output channel */
     dev_coef *dv;            /* [nd] */
     double *lat_s, *spb;     /* [nd * nd]: link latency, seconds per byte */
     unsigned char *lcls;     /* [nd * nd]: link class */
@@ -107,6 +114,8 @@ void cost_free(cost_model *m)
     if (!m) return;
     free(m->lk);
     free(m->use_macs);
+    free(m->linear);
+    free(m->wraw_pc);
     free(m->dv);
     free(m->lat_s);
     free(m->spb);
@@ -179,11 +188,15 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     m->nd = nd;
     m->lk = calloc((size_t)nl * 2, sizeof *m->lk);
     m->use_macs = calloc((size_t)nl, 1);
+    m->linear = calloc((size_t)nl, 1);
+    m->wraw_pc = calloc((size_t)nl, sizeof *m->wraw_pc);
     m->dv = calloc((size_t)nd, sizeof *m->dv);
     m->lat_s = malloc((size_t)nd * nd * sizeof *m->lat_s);
     m->spb = malloc((size_t)nd * nd * sizeof *m->spb);
     m->lcls = malloc((size_t)nd * nd);
-    if (!m->lk || !m->use_macs || !m->dv || !m->lat_s || !m->spb || !m->lcls) goto oom;
+    if (!m->lk || !m->use_macs || !m->linear || !m->wraw_pc || !m->dv || !m->lat_s || !m->spb ||
+        !m->lcls)
+        goto oom;
 
     int kind_used[2] = {0, 0};
     for (int d = 0; d < nd; d++) kind_used[pl->dev[d].kind] = 1;
@@ -196,32 +209,44 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     if (c != def && !name_in(c->networks, c->nnetworks, n->name)) {
         char names[300];
         names_join(names, sizeof names, c->networks, c->nnetworks);
-        snprintf(tmp, sizeof tmp, "coefficients calibrated on network%s %s, not %s: its %d "
-                 "layers use per-kind coefficients", c->nnetworks == 1 ? "" : "s",
-                 c->nnetworks ? names : "(none)", n->name, nl);
+        snprintf(tmp, sizeof tmp,
+                 "coefficients calibrated on network%s %s, not %s: its %d "
+                 "layers use per-kind coefficients",
+                 c->nnetworks == 1 ? "" : "s", c->nnetworks ? names : "(none)", n->name, nl);
         warn_add(warn, tmp);
     }
 
-    for (int i = 0; i < nl; i++) m->use_macs[i] = n->layers[i].macs > 0 || n->layers[i].ops == 0;
+    for (int i = 0; i < nl; i++) {
+        int C = n->layers[i].out.c, um = n->layers[i].macs > 0 || n->layers[i].ops == 0;
+        int64_t (*work)(const net *, int, int, int) = um ? net_slice_macs : net_slice_ops;
+        int64_t w1 = work(n, i, 0, 1), g1 = net_slice_weights(n, i, 0, 1);
+        m->use_macs[i] = (unsigned char)um;
+        m->linear[i] = work(n, i, 0, C) == w1 * C && net_slice_weights(n, i, 0, C) == g1 * C &&
+                       (C < 2 || (work(n, i, 1, C - 1) == w1 * (C - 1) &&
+                                  net_slice_weights(n, i, 1, C - 1) == g1 * (C - 1)));
+        m->wraw_pc[i] = 4.0 * (double)g1;
+    }
     for (int k = 0; k < 2; k++) {
         if (!kind_used[k]) continue;
         const coeffs_device *D = &c->dev[k], *F = &def->dev[k];
         if (!D->present) {
-            snprintf(tmp, sizeof tmp, "coefficients have no %s section: built-in defaults for %s "
-                     "devices", plat_kind_name((plat_kind)k), plat_kind_name((plat_kind)k));
+            snprintf(tmp, sizeof tmp,
+                     "coefficients have no %s section: built-in defaults for %s "
+                     "devices",
+                     plat_kind_name((plat_kind)k), plat_kind_name((plat_kind)k));
             warn_add(warn, tmp);
             D = F;
         }
         int ndefaulted = 0;
         char dkinds[200] = "";
+        const coeffs_rates *wr = D == F ? NULL : coeffs_find_layer(c, (plat_kind)k, n->name, "*");
         for (int i = 0; i < nl; i++) {
             const net_layer *L = &n->layers[i];
             int cls = cost_class(n, i);
-            const coeffs_rates *lr = coeffs_find_layer(c, (plat_kind)k, n->name, L->name);
-            const coeffs_rates *wr = coeffs_find_layer(c, (plat_kind)k, n->name, "*");
+            const coeffs_rates *lr =
+                D == F ? NULL : coeffs_find_layer(c, (plat_kind)k, n->name, L->name);
             const coeffs_rates *kr = &D->cls[cls];
             const coeffs_rates *cr = cls == COST_CLASS_CONV_WINOGRAD ? &D->cls[NET_CONV] : NULL;
-            if (D == F) lr = wr = NULL;
             const coeffs_value *pc = pick(lr ? &lr->per_cycle : NULL, wr ? &wr->per_cycle : NULL,
                                           &kr->per_cycle, cr ? &cr->per_cycle : NULL, NULL);
             if (!pc) {
@@ -235,16 +260,18 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
                     }
                 }
             }
-            const coeffs_value *ov = pick(lr ? &lr->overhead_us : NULL, wr ? &wr->overhead_us : NULL,
-                                          &kr->overhead_us, cr ? &cr->overhead_us : NULL,
-                                          &D->overhead_us);
+            const coeffs_value *ov =
+                pick(lr ? &lr->overhead_us : NULL, wr ? &wr->overhead_us : NULL, &kr->overhead_us,
+                     cr ? &cr->overhead_us : NULL, &D->overhead_us);
             if (!ov) ov = &F->overhead_us;
             const coeffs_value *bw = pick(lr ? &lr->busy_w : NULL, wr ? &wr->busy_w : NULL,
                                           &kr->busy_w, cr ? &cr->busy_w : NULL, NULL);
-            const coeffs_value *wc = pick(&D->mem_weights[L->kind], &D->mem_coefficient, NULL, NULL,
-                                          NULL);
+            const coeffs_value *wc =
+                pick(&D->mem_weights[L->kind], &D->mem_coefficient, NULL, NULL, NULL);
             lk_coef *e = &m->lk[i * 2 + k];
             e->cyc = 1.0 / pc->value;
+            e->cyc_pc = e->cyc * (double)(m->use_macs[i] ? net_slice_macs(n, i, 0, 1)
+                                                         : net_slice_ops(n, i, 0, 1));
             e->ovh_s = ov->value * 1e-6;
             e->busy_w = bw ? bw->value : -1.0;
             e->wcoef = wc ? wc->value : 1.0;
@@ -342,11 +369,18 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         double te;
         switch (st->op) {
         case PLAN_COMPUTE: {
-            const lk_coef *e = &m->lk[st->layer * 2 + v->kind];
-            int64_t work = m->use_macs[st->layer] ? net_slice_macs(n, st->layer, st->c0, st->nc)
-                                                  : net_slice_ops(n, st->layer, st->c0, st->nc);
-            double dur = e->ovh_s + (double)work * e->cyc * v->inv_rate;
-            double w = 4.0 * (double)net_slice_weights(n, st->layer, st->c0, st->nc);
+            int l = st->layer;
+            const lk_coef *e = &m->lk[l * 2 + v->kind];
+            double dur, w;
+            if (m->linear[l]) {
+                dur = e->ovh_s + st->nc * e->cyc_pc * v->inv_rate;
+                w = st->nc * m->wraw_pc[l];
+            } else {
+                int64_t work = m->use_macs[l] ? net_slice_macs(n, l, st->c0, st->nc)
+                                              : net_slice_ops(n, l, st->c0, st->nc);
+                dur = e->ovh_s + (double)work * e->cyc * v->inv_rate;
+                w = 4.0 * (double)net_slice_weights(n, l, st->c0, st->nc);
+            }
             te = t + dur;
             s->compute += dur;
             s->ebusy += dur * (e->busy_w >= 0 ? e->busy_w : v->busy_w);
@@ -400,8 +434,10 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         if (st->op != PLAN_SEND && d == p->out_dev && st->tensor == p->out_tensor) *latency = te;
         for (int k = 0; k < st->nfree; k++) {
             int id = p->args[st->free0 + k];
-            if (m->sdone[base + id] > te) def[s->ndef++] = id;
-            else s->live -= (double)T[id].bytes;
+            if (m->sdone[base + id] > te)
+                def[s->ndef++] = id;
+            else
+                s->live -= (double)T[id].bytes;
         }
         /* The runtime tests its sends after every step but a SEND. */
         if (st->op != PLAN_SEND) {
@@ -422,9 +458,10 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
 {
     int nd = m->nd;
     if (p->ndev != nd || p->nlayers != m->nl) {
-        snprintf(m->err, NET_ERRLEN, "cost model: plan for %d layers on %d devices, model for "
-                 "%s (%d layers) on %s (%d devices)", p->nlayers, p->ndev, m->n->name, m->nl,
-                 m->pl->name, nd);
+        snprintf(m->err, NET_ERRLEN,
+                 "cost model: plan for %d layers on %d devices, model for "
+                 "%s (%d layers) on %s (%d devices)",
+                 p->nlayers, p->ndev, m->n->name, m->nl, m->pl->name, nd);
         return -1;
     }
     if (ensure_scratch(m, p)) {
@@ -456,8 +493,10 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
     }
     for (int d = 0; d < nd; d++)
         if (m->st[d].pc < plan_nsteps_dev(p, d)) {
-            snprintf(m->err, NET_ERRLEN, "cost model: the plan deadlocks (device %d waits for "
-                     "message %d)", d, m->st[d].blocked);
+            snprintf(m->err, NET_ERRLEN,
+                     "cost model: the plan deadlocks (device %d waits for "
+                     "message %d)",
+                     d, m->st[d].blocked);
             return -1;
         }
     if (latency < 0) {

@@ -45,8 +45,8 @@
 #define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT
 #define COST_NCLASS (NET_KIND_COUNT + 1)
 int cost_class(const net *n, int layer);
-const char *cost_class_name(int cls);            /* "Conv", ..., "ConvWinograd" */
-int cost_class_parse(const char *s, int *cls);   /* 0, or -1 if unknown */
+const char *cost_class_name(int cls);          /* "Conv", ..., "ConvWinograd" */
+int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 
 /* ---- coefficients ---- */
 #define COEFFS_VERSION 1
@@ -65,8 +65,8 @@ typedef enum {
 typedef struct {
     double value;
     coeffs_source source;
-    double r2, rmse; /* fit quality (COEFFS_FITTED); NaN when not known */
-    int n;           /* points fitted; 0 when not fitted */
+    double r2, rmse;  /* fit quality (COEFFS_FITTED); NaN when not known */
+    int n;            /* points fitted; 0 when not fitted */
     const char *note; /* NULL, or a string owned by the cost_coeffs (coeffs_note) */
 } coeffs_value;
 
@@ -86,13 +86,13 @@ typedef struct {
 
 /* Everything about one device kind (cpu or gpu). */
 typedef struct {
-    int present;                     /* the file has this section */
-    coeffs_value overhead_us;        /* default per compute/concat step */
-    coeffs_value send_overhead_us;   /* sender's cost of issuing a send */
-    coeffs_value copy_bandwidth_mbs; /* CONCAT steps, MB/s, > 0 */
-    coeffs_value busy_w, idle_w;     /* override the platform's device powers */
-    coeffs_value mem_coefficient;    /* eq. 4.9 coefficient (all bytes by default) */
-    coeffs_value mem_bias_mb;        /* eq. 4.9 bias, MB */
+    int present;                              /* the file has this section */
+    coeffs_value overhead_us;                 /* default per compute/concat step */
+    coeffs_value send_overhead_us;            /* sender's cost of issuing a send */
+    coeffs_value copy_bandwidth_mbs;          /* CONCAT steps, MB/s, > 0 */
+    coeffs_value busy_w, idle_w;              /* override the platform's device powers */
+    coeffs_value mem_coefficient;             /* eq. 4.9 coefficient (all bytes by default) */
+    coeffs_value mem_bias_mb;                 /* eq. 4.9 bias, MB */
     coeffs_value mem_weights[NET_KIND_COUNT]; /* coefficient of the weights of a kind */
     coeffs_rates cls[COST_NCLASS];
     int nlayers, cap_layers;
@@ -144,7 +144,8 @@ int coeffs_add_network(cost_coeffs *c, const char *name);
 coeffs_device *coeffs_dev(cost_coeffs *c, plat_kind k);
 /* The entry of layer (or "*") of network on kind k, created empty if
  * missing (NULL on allocation failure). */
-coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network, const char *layer);
+coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network,
+                                 const char *layer);
 const coeffs_rates *coeffs_find_layer(const cost_coeffs *c, plat_kind k, const char *network,
                                       const char *layer);
 /* Values: fitted (with its quality) or given with a source. */
@@ -170,16 +171,16 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
 void cost_free(cost_model *m);
 
 typedef struct {
-    int used;             /* the device has at least one step; otherwise all 0 */
-    double busy_s;        /* compute + concat + send overheads */
+    int used;      /* the device has at least one step; otherwise all 0 */
+    double busy_s; /* compute + concat + send overheads */
     double compute_s, concat_s, send_s;
-    double wait_s;        /* blocked in receives */
-    double idle_s;        /* latency - busy (>= 0) */
-    double finish_s;      /* end of its last step */
+    double wait_s;   /* blocked in receives */
+    double idle_s;   /* latency - busy (>= 0) */
+    double finish_s; /* end of its last step */
     int64_t bytes_sent, bytes_recv;
-    double weights_bytes; /* float32 weights of its slices */
+    double weights_bytes;  /* float32 weights of its slices */
     double peak_act_bytes; /* peak live tensors incl. receive and in-flight send buffers */
-    double mem_mb;        /* eq. 4.9 */
+    double mem_mb;         /* eq. 4.9 */
     double energy_j;
 } cost_device;
 

@@ -69,7 +69,8 @@ static void test_roundtrip(void)
         CHECK(same_value(&a->busy_w, &b->busy_w) && same_value(&a->idle_w, &b->idle_w));
         CHECK(same_value(&a->mem_coefficient, &b->mem_coefficient));
         CHECK(same_value(&a->mem_bias_mb, &b->mem_bias_mb));
-        for (int j = 0; j < NET_KIND_COUNT; j++) CHECK(same_value(&a->mem_weights[j], &b->mem_weights[j]));
+        for (int j = 0; j < NET_KIND_COUNT; j++)
+            CHECK(same_value(&a->mem_weights[j], &b->mem_weights[j]));
         for (int j = 0; j < COST_NCLASS; j++) {
             CHECK(same_value(&a->cls[j].per_cycle, &b->cls[j].per_cycle));
             CHECK(same_value(&a->cls[j].overhead_us, &b->cls[j].overhead_us));
@@ -125,42 +126,63 @@ static const struct {
 } bad[] = {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
-    {"version", "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[],\"networks\":[],"
-                "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}", "version 2"},
-    {"no-version", "{\"format\":\"dse-coefficients\",\"platforms\":[],\"networks\":[],"
-                   "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}", "missing \"version\""},
-    {"negative", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                 "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"overhead_us\":"
-                 "{\"value\":-3,\"source\":\"assumption\"}}}}", "devices.cpu.overhead_us"},
-    {"zero-rate", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                  "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"FC\":"
-                  "{\"per_cycle\":{\"value\":0,\"source\":\"assumption\"}}}}}}", "must be a finite number > 0"},
-    {"unknown-key", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                    "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"overhed_us\":1}}}",
+    {"version",
+     "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
+     "version 2"},
+    {"no-version",
+     "{\"format\":\"dse-coefficients\",\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
+     "missing \"version\""},
+    {"negative",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"overhead_us\":"
+     "{\"value\":-3,\"source\":\"assumption\"}}}}",
+     "devices.cpu.overhead_us"},
+    {"zero-rate",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"FC\":"
+     "{\"per_cycle\":{\"value\":0,\"source\":\"assumption\"}}}}}}",
+     "must be a finite number > 0"},
+    {"unknown-key",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"overhed_us\":1}}}",
      "unknown key \"overhed_us\""},
-    {"unknown-kind", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"Convv\":{}}}}}",
+    {"unknown-kind",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"Convv\":{}}}}}",
      "\"Convv\" is not a layer kind"},
-    {"bare-number", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                    "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":3}}}",
+    {"bare-number",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":3}}}",
      "must be an object {\"value\""},
-    {"bad-source", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                   "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":"
-                   "{\"value\":3,\"source\":\"guess\"}}}}", "source \"guess\""},
-    {"fit-no-r2", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                  "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":"
-                  "{\"value\":3,\"source\":\"fitted\"}}}}", "needs its r2"},
-    {"layer-key", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                  "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"gpu\":{\"layers\":{\"conv1\":{}}}}}",
+    {"bad-source",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":"
+     "{\"value\":3,\"source\":\"guess\"}}}}",
+     "source \"guess\""},
+    {"fit-no-r2",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"idle_w\":"
+     "{\"value\":3,\"source\":\"fitted\"}}}}",
+     "needs its r2"},
+    {"layer-key",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"gpu\":{\"layers\":{\"conv1\":{}}}}}",
      "key must be \"network/layer\""},
-    {"no-devices", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                   "\"board\":\"b\",\"date\":\"d\"}", "missing \"devices\""},
-    {"bad-link", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                 "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"wifi\":{}}}",
+    {"no-devices",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\"}",
+     "missing \"devices\""},
+    {"bad-link",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"wifi\":{}}}",
      "unknown key \"wifi\""},
-    {"nan-ish", "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
-                "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"
-                "{\"value\":\"7\",\"source\":\"declared\"}}}}", "\"value\" must be a number"},
+    {"nan-ish",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"
+     "{\"value\":\"7\",\"source\":\"declared\"}}}}",
+     "\"value\" must be a number"},
 };
 
 static void test_bad(void)
@@ -183,8 +205,44 @@ static void test_bad(void)
     CHECK_HAS(err, "/nonexistent/c.json");
 }
 
+/* The example of docs/coefficients-format.md loads and means what the
+ * page says. */
+static void test_doc_example(void)
+{
+    char *doc = read_text(DSE_SOURCE_DIR "/docs/coefficients-format.md");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    char *a = strstr(doc, "```json\n"), *b = a ? strstr(a + 8, "```") : NULL;
+    CHECK(a && b);
+    if (!a || !b) {
+        free(doc);
+        return;
+    }
+    *b = 0;
+    cost_coeffs *c = coeffs_from_json(a + 8, "docs example", err);
+    CHECK(c != NULL);
+    if (c) {
+        const coeffs_device *d = &c->dev[PLAT_CPU];
+        CHECK(d->present && !c->dev[PLAT_GPU].present);
+        CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
+              d->overhead_us.n == 30 && d->overhead_us.r2 == 0.98);
+        CHECK(d->mem_weights[NET_FC].value == 1.0 && d->mem_bias_mb.value == 38.0);
+        CHECK(d->cls[COST_CLASS_CONV_WINOGRAD].per_cycle.value == 3.1);
+        CHECK_STR(d->copy_bandwidth_mbs.note, "memcpy of 16 MB");
+        const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, "toy6", "conv");
+        CHECK(r && r->per_cycle.value == 2.7 && r->overhead_us.value == 15.0);
+        CHECK(c->link[LINK_NETWORK].bandwidth_mbs.value == 117.0);
+        CHECK(!coeffs_isset(&c->link[LINK_SAME_BOARD].latency_us));
+        coeffs_free(c);
+    } else {
+        fprintf(stderr, "%s\n", err);
+    }
+    free(doc);
+}
+
 int main(void)
 {
+    test_doc_example();
     test_roundtrip();
     test_example();
     test_bad();

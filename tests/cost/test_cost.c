@@ -7,11 +7,13 @@
  * MAC or op cost 1 ns; a 1 MB/s link moves 1 byte per us; 100 MB/s copies
  * 1 byte per 10 ns.
  */
+#include "chrom.h"
 #include "cost.h"
 #include "mapping.h"
 #include "model/check.h"
 #include "plan.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +51,8 @@ static cost_coeffs *unit_coeffs(const char *netname, double ovh_us, double send_
     coeffs_add_network(c, netname);
     coeffs_set_info(c, "test", "2024-01-01", NULL);
     coeffs_device *d = coeffs_dev(c, PLAT_CPU);
-    for (int k = 0; k < COST_NCLASS; k++) d->cls[k].per_cycle = coeffs_given(1.0, COEFFS_ASSUMPTION);
+    for (int k = 0; k < COST_NCLASS; k++)
+        d->cls[k].per_cycle = coeffs_given(1.0, COEFFS_ASSUMPTION);
     d->overhead_us = coeffs_given(ovh_us, COEFFS_ASSUMPTION);
     d->send_overhead_us = coeffs_given(send_us, COEFFS_ASSUMPTION);
     d->copy_bandwidth_mbs = coeffs_given(100, COEFFS_ASSUMPTION);
@@ -311,8 +314,10 @@ static void test_frees(void)
         net_add(n, "r1", NET_RELU, NULL, 1, x, err);
         net_add(n, "r2", NET_RELU, NULL, 1, r1, err);
         net_add(n, "r3", NET_RELU, NULL, 1, r2, err);
-        if (keep) net_add(n, "out", NET_ADD, NULL, 2, add, err);
-        else net_add(n, "r4", NET_RELU, NULL, 1, r3, err);
+        if (keep)
+            net_add(n, "out", NET_ADD, NULL, 2, add, err);
+        else
+            net_add(n, "r4", NET_RELU, NULL, 1, r3, err);
         CHECK(net_finalize(n, "relus", err) == 0);
         platform *pl = plat2(1000, 2, 100, 1);
         cost_coeffs *c = unit_coeffs("relus", 0, 0, 1, 0);
@@ -353,8 +358,9 @@ static void test_branchy(void)
     /* One device: the sum of every layer, in ns: stem 55296, stem_relu
      * 2048, left 16384, right 147456, add 2048, side_pool 2048, cat 4096,
      * head 147456, head_relu 1024, gap 16, flatten 16, fc 160, softmax 10. */
-    double single_us = (55296 + 2048 + 16384 + 147456 + 2048 + 2048 + 4096 + 147456 + 1024 + 16 +
-                        16 + 160 + 10) / 1e3;
+    double single_us =
+        (55296 + 2048 + 16384 + 147456 + 2048 + 2048 + 4096 + 147456 + 1024 + 16 + 16 + 160 + 10) /
+        1e3;
     CLOSE(r1.latency_ms, single_us / 1e3);
     put(m, n, "right", 1);
     CHECK(run(n, pl, c, m, &r2, d) == 0);
@@ -449,7 +455,8 @@ static void test_fallbacks(void)
     CHECK_STR(warn, "");
     /* Conv layers (stem, left, right, head) at 2/cycle, the rest at 1. */
     CLOSE(r.latency_ms, ((55296 + 16384 + 147456 + 147456) / 2.0 + 2048 + 2048 + 2048 + 4096 +
-                         1024 + 16 + 16 + 160 + 10) * 1e-6);
+                         1024 + 16 + 16 + 160 + 10) *
+                            1e-6);
     /* A gpu device on the platform and no gpu section. */
     const char *gtext =
         "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"two\",\"devices\":["
@@ -554,8 +561,87 @@ static void test_mismatch(void)
     net_free(n3);
 }
 
+/* Random hybrid mappings (chromosome decoder, p = 3) of several networks
+ * on the 16 Jetson devices: identities that hold for every plan.  A device
+ * runs back to back, so finish = busy + wait; every step is an ancestor of
+ * the output, so finish <= latency; a result does not depend on what the
+ * model evaluated before (scratch reuse). */
+static uint64_t rng = 99991;
+static int rnd(int lo, int hi)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
+}
+
+static void test_random(void)
+{
+    const char *nets[] = {"branchy", "alexnet-bvlc", "resnet50", "mobilenetv2"};
+    platform *pl = platform_open("jetson-nx-8-cpugpu", err);
+    cost_coeffs *c = coeffs_load(DSE_SOURCE_DIR "/examples/coeffs/jetson-nx-thesis.json", err);
+    CHECK(pl && c);
+    if (!pl || !c) return;
+    int nd = pl->ndev, bad = 0;
+    for (int k = 0; k < 4; k++) {
+        net *n = net_zoo(nets[k], err);
+        chrom *ch = chrom_new(n, nd, CHROM_HYBRID, 3, NET_SPLIT_DEFAULT, err);
+        cost_model *m = cost_new(n, pl, c, warn, err);
+        mapping *mp = mapping_new(n->n, nd), *m0 = mapping_new(n->n, nd);
+        plan *p = plan_new(), *p0 = plan_new();
+        int len = chrom_length(ch), *lo = malloc(sizeof(int) * len),
+            *hi = malloc(sizeof(int) * len), *g = malloc(sizeof(int) * len);
+        chrom_bounds(ch, lo, hi);
+        for (int i = 0; i < len; i++) g[i] = rnd(lo[i], hi[i]);
+        chrom_decode(ch, g, len, m0, err);
+        plan_build(p0, n, m0, pl->source, err);
+        cost_result r0, ra, rb;
+        cost_device d0[64], da[64];
+        CHECK(cost_eval(m, p0, &r0, d0) == 0);
+        for (int it = 0; it < 300; it++) {
+            for (int i = 0; i < len; i++) g[i] = rnd(lo[i], hi[i]);
+            if (chrom_decode(ch, g, len, mp, err) || plan_build(p, n, mp, pl->source, err) ||
+                cost_eval(m, p, &ra, da)) {
+                bad++;
+                continue;
+            }
+            double emax = 0, mmax = 0, busy_e = 0;
+            for (int d = 0; d < nd; d++) {
+                const cost_device *v = &da[d];
+                if (!v->used) continue;
+                bad += fabs(v->finish_s - (v->busy_s + v->wait_s)) > 1e-12 + 1e-9 * v->finish_s;
+                bad += v->finish_s > ra.latency_ms * 1e-3 * (1 + 1e-12);
+                bad += fabs(v->idle_s - (ra.latency_ms * 1e-3 - v->busy_s)) > 1e-12;
+                bad += v->mem_mb <= 0 || v->energy_j <= 0 || v->peak_act_bytes < v->bytes_recv;
+                emax = v->energy_j > emax ? v->energy_j : emax;
+                mmax = v->mem_mb > mmax ? v->mem_mb : mmax;
+                busy_e += v->busy_s;
+            }
+            bad += emax != ra.energy_j || mmax != ra.mem_mb || ra.violation_bytes != 0;
+            bad += busy_e <= 0;
+            /* Re-evaluating an earlier plan gives the same numbers. */
+            if (it % 50 == 0) {
+                CHECK(cost_eval(m, p0, &rb, NULL) == 0);
+                bad += memcmp(&rb, &r0, sizeof rb) != 0;
+            }
+        }
+        free(lo);
+        free(hi);
+        free(g);
+        plan_free(p);
+        plan_free(p0);
+        mapping_free(mp);
+        mapping_free(m0);
+        cost_free(m);
+        chrom_free(ch);
+        net_free(n);
+    }
+    CHECK(bad == 0);
+    coeffs_free(c);
+    platform_free(pl);
+}
+
 int main(void)
 {
+    test_random();
     test_chain();
     test_split_wait();
     test_fan();

@@ -25,8 +25,10 @@ static double jnum(const cJSON *o, const char *k)
 static void test_table2_cli(void)
 {
     run_result r;
-    const char *args[] = {"eval", "--network", "alexnet-bvlc", "--platform", "jetson-nx-8-cpugpu",
-                          "--coeffs", THESIS, "--single", "nx0-cpu", "--json", NULL};
+    const char *args[] = {
+        "eval",     "--network", "alexnet-bvlc", "--platform", "jetson-nx-8-cpugpu",
+        "--coeffs", THESIS,      "--single",     "nx0-cpu",    "--json",
+        NULL};
     run_dse(&r, args);
     CHECK(r.status == 0);
     CHECK_STR(r.err, "");
@@ -52,8 +54,8 @@ static void test_notices(void)
 {
     run_result r;
     /* No --coeffs: one line saying built-in defaults are used. */
-    const char *a1[] = {"eval", "--network", "toy6", "--platform", "local-2", "--single", "rank1",
-                        NULL};
+    const char *a1[] = {"eval",    "--network", "toy6",  "--platform",
+                        "local-2", "--single",  "rank1", NULL};
     run_dse(&r, a1);
     CHECK(r.status == 0);
     CHECK_HAS(r.err, "built-in default coefficients");
@@ -63,11 +65,12 @@ static void test_notices(void)
     CHECK_HAS(r.out, "rank0");
     run_free(&r);
     /* Coefficients from other networks: one warning line, evaluation goes on. */
-    const char *a2[] = {"eval", "--network", "resnet50", "--platform", "jetson-nx-8-cpu",
-                        "--coeffs", THESIS, "--single", "0", NULL};
+    const char *a2[] = {"eval",     "--network", "resnet50", "--platform", "jetson-nx-8-cpu",
+                        "--coeffs", THESIS,      "--single", "0",          NULL};
     run_dse(&r, a2);
     CHECK(r.status == 0);
-    CHECK_HAS(r.err, "warning: coefficients calibrated on networks alexnet-bvlc, vgg16, densenet121, not resnet50");
+    CHECK_HAS(r.err, "warning: coefficients calibrated on networks alexnet-bvlc, vgg16, "
+                     "densenet121, not resnet50");
     CHECK(count_lines(r.err) == 1);
     run_free(&r);
 }
@@ -77,8 +80,8 @@ static void test_mapping_file(void)
     char *path = scratch_path("toy6-split.json");
     write_text(path, toy6_split);
     run_result r;
-    const char *a1[] = {"plan", "--network", "toy6", "--platform", "local-2", "--mapping", path,
-                        "--check", NULL};
+    const char *a1[] = {"plan",      "--network", "toy6",    "--platform", "local-2",
+                        "--mapping", path,        "--check", NULL};
     run_dse(&r, a1);
     CHECK(r.status == 0);
     /* rank1 gets the input (3x16x16 floats = 3072 B) and returns its 10
@@ -86,8 +89,8 @@ static void test_mapping_file(void)
     CHECK_HAS(r.out, "2 messages, 13312 bytes moved");
     CHECK_HAS(r.out, "plan check: ok");
     run_free(&r);
-    const char *a2[] = {"eval", "--network", "toy6", "--platform", "local-2", "--mapping", path,
-                        "--json", NULL};
+    const char *a2[] = {"eval",      "--network", "toy6",   "--platform", "local-2",
+                        "--mapping", path,        "--json", NULL};
     run_dse(&r, a2);
     CHECK(r.status == 0);
     cJSON *o = cJSON_Parse(r.out);
@@ -135,34 +138,34 @@ static void test_bad_input(void)
                     "{\"memory\":{\"bias_mb\":{\"value\":-5,\"source\":\"fitted\",\"r2\":0.9,"
                     "\"n\":3}}}}}");
     write_text(other, toy6_split);
-    const char *a1[] = {"eval", "--network", "nosuchnet", "--platform", "local-2", "--single",
-                        "0", NULL};
+    const char *a1[] = {"eval",    "--network", "nosuchnet", "--platform",
+                        "local-2", "--single",  "0",         NULL};
     bad("nosuchnet", a1);
-    const char *a2[] = {"eval", "--network", "toy6", "--platform", "nosuchplat", "--single", "0",
-                        NULL};
+    const char *a2[] = {"eval",       "--network", "toy6", "--platform",
+                        "nosuchplat", "--single",  "0",    NULL};
     bad("nosuchplat", a2);
-    const char *a3[] = {"eval", "--network", "toy6", "--platform", "local-2", "--single", "0",
-                        "--coeffs", malformed, NULL};
+    const char *a3[] = {"eval",     "--network", "toy6",     "--platform", "local-2",
+                        "--single", "0",         "--coeffs", malformed,    NULL};
     bad("malformed.json", a3);
-    const char *a4[] = {"eval", "--network", "toy6", "--platform", "local-2", "--single", "0",
-                        "--coeffs", v2, NULL};
+    const char *a4[] = {"eval",     "--network", "toy6",     "--platform", "local-2",
+                        "--single", "0",         "--coeffs", v2,           NULL};
     bad("version 7", a4);
-    const char *a5[] = {"eval", "--network", "toy6", "--platform", "local-2", "--single", "0",
-                        "--coeffs", neg, NULL};
+    const char *a5[] = {"eval",     "--network", "toy6",     "--platform", "local-2",
+                        "--single", "0",         "--coeffs", neg,          NULL};
     bad("bias_mb", a5);
-    const char *a6[] = {"eval", "--network", "branchy", "--platform", "local-2", "--mapping",
-                        other, NULL};
+    const char *a6[] = {"eval",    "--network", "branchy", "--platform",
+                        "local-2", "--mapping", other,     NULL};
     bad("other-map.json", a6);
-    const char *a7[] = {"eval", "--network", "toy6", "--platform", "local-2", "--single", "gpu9",
-                        NULL};
+    const char *a7[] = {"eval",    "--network", "toy6", "--platform",
+                        "local-2", "--single",  "gpu9", NULL};
     bad("gpu9", a7);
     const char *a8[] = {"eval", "--network", "toy6", "--platform", "local-2", NULL};
     bad("--mapping", a8);
-    const char *a9[] = {"plan", "--network", "toy6", "--platform", "jetson-nx-8-cpu", "--mapping", other,
-                        NULL};
+    const char *a9[] = {"plan",      "--network", "toy6", "--platform", "jetson-nx-8-cpu",
+                        "--mapping", other,       NULL};
     bad("other-map.json", a9);
-    const char *a10[] = {"eval", "--network", "toy6", "--platform", "local-2", "--single", "0",
-                         "--bogus", "1", NULL};
+    const char *a10[] = {"eval",     "--network", "toy6",    "--platform", "local-2",
+                         "--single", "0",         "--bogus", "1",          NULL};
     bad("bogus", a10);
     free(malformed);
     free(v2);

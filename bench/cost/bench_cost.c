@@ -1,0 +1,155 @@
+/* bench_cost.c -- time of the analytical model on the campaign hot path:
+ * plan_build + cost_eval per mapping, and cost_eval alone, for realistic
+ * hybrid mappings (chrom hybrid p=2 decoder on random genomes within
+ * bounds, 16 devices of jetson-nx-8-cpugpu, examples/coeffs/
+ * jetson-nx-thesis.json).  Mappings are decoded up front; evaluations are
+ * timed in batches of BATCH different mappings and each figure is the median
+ * over batches of the time per mapping: plan_build alone, plan_build +
+ * cost_eval into one reused plan (the campaign's loop), and cost_eval alone
+ * over POOL prebuilt plans (each plan comes cold from memory: an upper
+ * bound of cost_eval's share in the loop, where the plan was just built).
+ *
+ * usage: bench_cost [batches] [networks...]   (default 300 batches)
+ */
+#include "chrom.h"
+#include "cost.h"
+#include "plan.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define BATCH 64
+#define POOL 512 /* distinct mappings cycled through */
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t rng = 2463534242ull;
+static int rnd(int lo, int hi)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
+}
+
+static void die(const char *what, const char *err)
+{
+    fprintf(stderr, "bench_cost: %s: %s\n", what, err);
+    exit(1);
+}
+
+static void run(const char *netname, const platform *pl, const cost_coeffs *co, int batches)
+{
+    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    net *n = net_zoo(netname, err);
+    if (!n) die(netname, err);
+    chrom *c = chrom_new(n, pl->ndev, CHROM_HYBRID, 2, NET_SPLIT_DEFAULT, err);
+    if (!c) die(netname, err);
+    cost_model *m = cost_new(n, pl, co, warn, err);
+    if (!m) die(netname, err);
+    int len = chrom_length(c);
+    int *lo = malloc(sizeof(int) * len), *hi = malloc(sizeof(int) * len),
+        *g = malloc(sizeof(int) * len);
+    chrom_bounds(c, lo, hi);
+    mapping **maps = malloc(POOL * sizeof *maps);
+    plan **plans = malloc(POOL * sizeof *plans);
+    double steps = 0, msgs = 0;
+    for (int k = 0; k < POOL; k++) {
+        for (int i = 0; i < len; i++) g[i] = rnd(lo[i], hi[i]);
+        maps[k] = mapping_new(n->n, pl->ndev);
+        plans[k] = plan_new();
+        if (chrom_decode(c, g, len, maps[k], err) ||
+            plan_build(plans[k], n, maps[k], pl->source, err))
+            die(netname, err);
+        steps += plans[k]->nsteps;
+        msgs += plans[k]->nmsgs;
+    }
+    plan *p = plan_new();
+    double *t0s = malloc(sizeof(double) * batches), *t1 = malloc(sizeof(double) * batches),
+           *t2 = malloc(sizeof(double) * batches);
+    cost_result r;
+    double sink = 0;
+    for (int k = 0; k < POOL; k++) { /* warm up: scratch sized for the largest plan */
+        if (plan_build(p, n, maps[k], pl->source, err) || cost_eval(m, p, &r, NULL))
+            die(netname, err);
+        sink += r.latency_ms;
+    }
+    int k = 0;
+    for (int b = 0; b < batches; b++) {
+        double t0 = now();
+        for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
+            plan_build(p, n, maps[k], pl->source, err);
+            sink += p->nsteps;
+        }
+        t0s[b] = (now() - t0) / BATCH;
+        t0 = now();
+        for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
+            plan_build(p, n, maps[k], pl->source, err);
+            cost_eval(m, p, &r, NULL);
+            sink += r.latency_ms;
+        }
+        t1[b] = (now() - t0) / BATCH;
+        t0 = now();
+        for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
+            cost_eval(m, plans[k], &r, NULL);
+            sink += r.energy_j;
+        }
+        t2[b] = (now() - t0) / BATCH;
+    }
+    qsort(t0s, (size_t)batches, sizeof *t0s, cmp);
+    qsort(t1, (size_t)batches, sizeof *t1, cmp);
+    qsort(t2, (size_t)batches, sizeof *t2, cmp);
+    double tp = t0s[batches / 2], tb = t1[batches / 2];
+    printf("%-13s %4d %6.0f %5.0f | %9.2f %9.2f %9.0f | %9.2f\n", netname, n->n, steps / POOL,
+           msgs / POOL, tp * 1e6, tb * 1e6, 1 / tb, t2[batches / 2] * 1e6);
+    if (sink == 42) puts("");
+    for (int j = 0; j < POOL; j++) {
+        mapping_free(maps[j]);
+        plan_free(plans[j]);
+    }
+    free(maps);
+    free(plans);
+    plan_free(p);
+    free(t0s);
+    free(t1);
+    free(t2);
+    free(lo);
+    free(hi);
+    free(g);
+    cost_free(m);
+    chrom_free(c);
+    net_free(n);
+}
+
+int main(int argc, char **argv)
+{
+    char err[NET_ERRLEN];
+    int batches = argc > 1 ? atoi(argv[1]) : 300;
+    if (batches < 10) batches = 10;
+    platform *pl = platform_open("jetson-nx-8-cpugpu", err);
+    if (!pl) die("platform", err);
+    cost_coeffs *co = coeffs_load(DSE_SOURCE_DIR "/examples/coeffs/jetson-nx-thesis.json", err);
+    if (!co) die("coefficients", err);
+    static const char *def[] = {"alexnet-bvlc", "vgg16", "resnet50", "densenet121"};
+    const char **nets = argc > 2 ? (const char **)argv + 2 : def;
+    int nn = argc > 2 ? argc - 2 : 4;
+    printf("hybrid p=2 mappings of random genomes on %s (%d devices); median of %d batches of %d\n",
+           pl->name, pl->ndev, batches, BATCH);
+    printf("%-13s %4s %6s %5s | %9s %9s %9s | %9s\n", "network", "L", "steps", "msgs", "plan us",
+           "plan+cost", "evals/s", "cost us");
+    for (int i = 0; i < nn; i++) run(nets[i], pl, co, batches);
+    coeffs_free(co);
+    platform_free(pl);
+    return 0;
+}
