@@ -35,6 +35,25 @@ check "vertical" "(25^5)" $dse space $A --chromosome vertical
 check "json length" '"length":	25' $dse space $A --chromosome hybrid --splits 5 --json
 check "json log10" '"log10_space":	23.856' $dse space $A --chromosome hybrid --splits 5 --json
 check "hybrid default p=2" "(9^10)" $dse space $A --chromosome hybrid
+# A network file instead of a zoo name: 5 layers, 2 splittable (conv, fc).
+net=/tmp/space_cli_net.$$.json
+cat >$net <<'JSON'
+{ "format": "dse-network", "version": 1, "name": "five",
+  "input": { "name": "data", "shape": [3, 8, 8] },
+  "layers": [
+    { "name": "conv", "kind": "Conv", "inputs": ["data"], "out_channels": 8, "kernel": 3, "pads": 1 },
+    { "name": "relu", "kind": "ReLU", "inputs": ["conv"] },
+    { "name": "gap", "kind": "GlobalAveragePool", "inputs": ["relu"] },
+    { "name": "fc", "kind": "FC", "inputs": ["gap"], "out_features": 10 },
+    { "name": "prob", "kind": "Softmax", "inputs": ["fc"] } ] }
+JSON
+F="--network $net --devices 3"
+check "file naive" "genome length 9, genes 0..2" $dse space $F --chromosome naive       # 2*3 + 5 - 2
+check "file hybrid" "10^2.863 (3^6)" $dse space $F --chromosome hybrid --splits 2     # 6 log10 3
+check "file vertical" "10^2.334 (6^3)" $dse space $F --chromosome vertical          # 3 log10 6
+check "file fc only" "genome length 7" $dse space $F --chromosome naive --split-kinds fc
+rm -f $net
+code "missing file" 2 $dse space --network /nonexistent/net.json --devices 3 --chromosome naive
 code "ok" 0 $dse space $A --chromosome hybrid --splits 1
 code "splits 0" 2 $dse space $A --chromosome hybrid --splits 0
 code "splits > devices" 2 $dse space $A --chromosome hybrid --splits 6
