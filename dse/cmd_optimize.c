@@ -91,6 +91,7 @@ int cmd_optimize(int argc, char **argv)
     o.ref = nsga_builtin_ref(b);
     o.xover = xo && !strcmp(xo, "twopoint") ? NSGA_XO_TWOPOINT : NSGA_XO_UNIFORM;
     o.dedup = dedup || p->kind == NSGA_INT;
+    o.archive = archive;
     nsga *e = nsga_create(p, &o, err);
     if (!e) {
         cli_error("optimize", "%s", err);

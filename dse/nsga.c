@@ -219,7 +219,6 @@ void nsga_options_default(nsga_options *o)
     o->dedup = 0;
     o->dedup_retries = 10;
     o->cache = 1;
-    o->archive = 1;
     o->max_gens = 100;
     o->stag_tol = 1e-6;
 }

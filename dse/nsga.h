@@ -133,7 +133,8 @@ typedef struct {
     int dedup_retries;    /* ... at most this many times per child (10) */
     int cache;            /* evaluation cache keyed by genome (1) */
     int archive;          /* keep the non-dominated set of every feasible
-                             solution evaluated, beside the population (1) */
+                             solution evaluated, beside the population (0);
+                             costs O(archive size) per offspring for m >= 3 */
     int archive_max;      /* prune the archive to this size by iterative
                              crowding; 0 = unbounded (0) */
     const double *ref;    /* nobj values: reference point for stats.hv and

@@ -212,10 +212,10 @@ int main(void)
     o.cache = 0;
     checkpoint_case("zdt3", &o, 2);
     nsga_options_default(&o);
-    o.pop_size = 30, o.dedup = 1, o.xover = NSGA_XO_TWOPOINT, o.archive_max = 5;
+    o.pop_size = 30, o.dedup = 1, o.xover = NSGA_XO_TWOPOINT, o.archive = 1, o.archive_max = 5;
     checkpoint_case("knapsack", &o, 1);
     nsga_options_default(&o);
-    o.pop_size = 24;
+    o.pop_size = 24, o.archive = 1;
     checkpoint_case("dtlz2", &o, 3);
 
     failure_case();

@@ -46,7 +46,10 @@ int main(void)
         printf("dtlz2: 105 evenly spread front points reach %.4f of the true hv\n", util_hv3(n, pts, ref) / t);
     }
 
-    nsga *e = util_run("dtlz2", 100, 250, 1, 1, NULL, &b);
+    nsga_options o;
+    nsga_options_default(&o);
+    o.archive = 1;
+    nsga *e = util_run("dtlz2", 100, 250, 1, 1, &o, &b);
     CHECK(e != NULL, "dtlz2 ran");
     if (!e) return check_summary("test_engine_dtlz2");
     int n = nsga_archive_size(e), far = 0;

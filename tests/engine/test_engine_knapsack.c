@@ -66,6 +66,7 @@ int main(void)
         nsga_options_default(&o);
         o.xover = xo ? NSGA_XO_TWOPOINT : NSGA_XO_UNIFORM;
         o.dedup = v > 0;
+        o.archive = 1;
         nsga *e = util_run("knapsack", 100, 200, 1, 1, &o, &b);
         CHECK(e != NULL, "knapsack ran");
         if (!e) continue;
