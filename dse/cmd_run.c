@@ -175,7 +175,8 @@ static const char exhaust_help[] =
     "                   [--quiet]\n"
     "Evaluates every genome of a small search space and stores its exact Pareto front as a\n"
     "campaign of kind exhaust.  Refuses (exit 2) a space larger than --max-points\n"
-    "(default 1000000).\n";
+    "(default 1000000).  run's --pop, --gens, --seed and --time-budget are accepted and\n"
+    "ignored.\n";
 
 typedef struct {
     progress_ctx pc;
@@ -237,6 +238,8 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
         cli_int(&a, "seed", 1, 0, 4294967295L, &seed))
         return EXIT_USAGE;
     if (exhaust) {
+        /* run's search options are accepted (scripts share option lists) and unused */
+        cli_get(&a, "pop"), cli_get(&a, "gens"), cli_get(&a, "time-budget");
         pop = 4, gens = 0, budget = 0;
         if (cli_double(&a, "max-points", 1e6, 1, 9e15, &maxp)) return EXIT_USAGE;
         o.max_points = (long long)maxp;
