@@ -1,6 +1,8 @@
 /* conv.c -- Conv and FC slices on top of CBLAS.
  *
  * Conv, per group touched by the slice [c0, c0+nc):
+ *  - 3x3 stride-1 layers with enough channels and pixels: Winograd
+ *    F(2x2, 3x3) (wino.c), 2.25x fewer multiplies;
  *  - groups > 1 with one input channel per group (depthwise, or a depth
  *    multiplier): a direct loop per output channel;
  *  - 1x1, stride 1, no padding: one SGEMM straight on the input, which is
@@ -46,8 +48,9 @@ static int band_rows(int K, int oh, int ow)
 size_t kern_conv_workspace(const net_layer *L, net_shape x, int nc)
 {
     const net_attr *a = &L->a;
-    (void)nc; /* every group's im2col has the same size: one band is reused */
+    /* im2col: every group's has the same size, one band is reused */
     if (is_direct(a, x) || is_pointwise(a)) return 0;
+    if (kern_wino_applies(L, x)) return kern_wino_workspace(L, x, nc);
     int K = x.c / a->groups * a->kh * a->kw;
     return (size_t)K * band_rows(K, L->out.h, L->out.w) * L->out.w;
 }
@@ -149,6 +152,10 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
     int K = cin_g * a->kh * a->kw, oh = L->out.h, ow = L->out.w;
     size_t ohw = (size_t)oh * ow, plane = (size_t)x.h * x.w;
 
+    if (kern_wino_applies(L, x)) {
+        kern_wino(L, x, c0, nc, in, w, out, ws);
+        return;
+    }
     for (int k = 0; k < nc; k++) {
         float b = a->bias ? w[(size_t)nc * K + k] : 0.0f;
         float *o = out + (size_t)k * ohw;

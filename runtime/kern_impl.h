@@ -16,6 +16,13 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
 void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const float *w,
              float *out);
 
+/* wino.c: 3x3 stride-1 Conv slices by Winograd F(2x2, 3x3), for the
+ * layers kern_wino_applies() picks (a choice by shape, never by slice). */
+int kern_wino_applies(const net_layer *L, net_shape x);
+size_t kern_wino_workspace(const net_layer *L, net_shape x, int nc);
+void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
+               float *out, float *ws);
+
 /* kernels.c: run fn(ctx, i0, i1) over [0, n) split in contiguous chunks on
  * up to kern_get_threads() threads (inline when 1 thread or little work:
  * `work` is an estimate of the total elementary operations). */

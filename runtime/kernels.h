@@ -44,6 +44,11 @@
  * kernel single-threaded, which is what calibration of one core needs. */
 void kern_set_threads(int nthreads);
 int kern_get_threads(void);
+/* 3x3 stride-1 convs with >= 16 channels per group and >= 400 output
+ * pixels use Winograd F(2x2, 3x3) (2.25x fewer multiplies) unless this is
+ * switched off (default on; for benchmarks and debugging).  The choice
+ * depends on the layer's shape only, never on the slice. */
+void kern_set_winograd(int on);
 
 /* ---- weights and inputs ---- */
 /* Weights are model/weights.h's: the net's weights file (n->weights_path:

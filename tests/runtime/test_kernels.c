@@ -54,12 +54,20 @@ static float *rnd(size_t len)
     return x;
 }
 
-/* Random weights of a whole layer (BN variances made positive). */
+/* Random weights of a whole layer (BN variances made positive).  Conv/FC
+ * weights are U(-1, 1) / sqrt(fan_in / 3), so outputs are O(1) as in a real
+ * net and the absolute tolerance means what it says (with U(-1, 1) weights
+ * a 2700-term sum is O(17) and its rounding alone exceeds 1e-5). */
 static float *rnd_weights(const net *n, int li)
 {
     const net_layer *L = &n->layers[li];
     size_t len = (size_t)net_slice_weights(n, li, 0, L->out.c);
     float *w = rnd(len);
+    if (L->kind == NET_CONV || L->kind == NET_FC) {
+        size_t fan = len / L->out.c - (L->a.bias ? 1 : 0);
+        float s = (float)sqrt(3.0 / (double)fan);
+        for (size_t i = 0; i < fan * L->out.c; i++) w[i] *= s;
+    }
     if (L->kind == NET_BN)
         for (int c = 0; c < L->out.c; c++) w[3 * L->out.c + c] = 0.3f + fabsf(w[3 * L->out.c + c]);
     return w;
@@ -185,6 +193,49 @@ static void conv_tests(void)
     conv_case((net_shape){64, 40, 40}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); /* several im2col bands */
     conv_case((net_shape){64, 40, 40}, 8, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 4, 0);  /* bands, grouped */
     random_convs(300);
+    /* Winograd F(2x2, 3x3) territory: 3x3 stride 1, >= 16 channels per
+     * group in and out, >= 400 output pixels; odd sizes, asymmetric pads,
+     * maps wider than one transform chunk (64 tiles), several bands. */
+    conv_case((net_shape){16, 20, 20}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    conv_case((net_shape){20, 25, 27}, 33, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0, 1, 1);
+    conv_case((net_shape){40, 31, 23}, 48, 3, 3, 1, 1, 1, 1, 2, 1, 0, 2, 2, 0);
+    conv_case((net_shape){16, 5, 150}, 16, 3, 3, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1);
+    conv_case((net_shape){300, 70, 9}, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    for (int t = 0; t < 20; t++) {
+        int g = trng_int(&rng, 1, 2), pt = trng_int(&rng, 0, 2), pb = trng_int(&rng, 0, 2);
+        int pl = trng_int(&rng, 0, 2), pr = trng_int(&rng, 0, 2);
+        net_shape in = {g * trng_int(&rng, 16, 40), trng_int(&rng, 21, 35), trng_int(&rng, 21, 35)};
+        conv_case(in, g * trng_int(&rng, 16, 40), 3, 3, 1, 1, 1, 1, pt, pl, pb, pr, g, t % 2);
+    }
+}
+
+/* The Winograd path is really taken (its rounding differs from im2col's)
+ * and kern_set_winograd(0) really switches it off; both match naive. */
+static void winograd_switch(void)
+{
+    char err[NET_ERRLEN];
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = 32, a.kh = a.kw = 3, a.pt = a.pl = a.pb = a.pr = 1;
+    net *n = build(NET_CONV, &a, (net_shape){48, 24, 25}, 0, NULL);
+    size_t olen = (size_t)net_shape_numel(n->layers[0].out), xlen = 48 * 24 * 25;
+    float *x = rnd(xlen), *w = rnd_weights(n, 0), *ref = malloc(olen * sizeof *ref);
+    float *y1 = malloc(olen * sizeof *y1), *y0 = malloc(olen * sizeof *y0);
+    const float *in[1] = {x};
+    naive_layer(n, 0, in, w, ref);
+    size_t ws1 = kern_workspace_floats(n, 0, 32);
+    float *ws = malloc(ws1 * sizeof *ws);
+    CHECK(kern_run(n, 0, 0, 32, in, w, y1, ws, err) == 0, "%s", err);
+    kern_set_winograd(0);
+    size_t ws0 = kern_workspace_floats(n, 0, 32);
+    float *wsb = malloc(ws0 * sizeof *wsb);
+    CHECK(kern_run(n, 0, 0, 32, in, w, y0, wsb, err) == 0, "%s", err);
+    kern_set_winograd(1);
+    CHECK(ws0 != ws1, "workspace does not depend on the algorithm (%zu)", ws0);
+    CHECK(memcmp(y0, y1, olen * sizeof *y0) != 0, "Winograd and im2col bit-identical: path not taken");
+    CHECK(cmp_tol(y1, ref, olen, RTOL, ATOL, NULL) <= 0, "Winograd output differs from naive");
+    CHECK(cmp_tol(y0, ref, olen, RTOL, ATOL, NULL) <= 0, "im2col output differs from naive");
+    free(x), free(w), free(ref), free(y1), free(y0), free(ws), free(wsb);
+    net_free(n);
 }
 
 static void fc_tests(void)
@@ -357,6 +408,7 @@ int main(void)
 {
     kern_set_threads(1);
     conv_tests();
+    winograd_switch();
     fc_tests();
     pool_tests();
     misc_tests();

@@ -1,6 +1,7 @@
 /* test_slices.c -- the slice invariant of kernels.h: for every Conv and FC
- * layer of alexnet-bvlc (grouped convs), toy6, mobilenetv2 (depthwise) and
- * a net of grouped convs whose slices straddle group boundaries, the
+ * layer of alexnet-bvlc (grouped convs), toy6, mobilenetv2 (depthwise), a
+ * net of grouped convs whose slices straddle group boundaries and one of
+ * Winograd-path convs, the
  * concatenation of the slices of random partitions of the output channels,
  * each computed from its own kern_weights_slice, equals the whole layer's
  * output: bit for bit, or within 1e-6 relative to the element (plus 1e-6
@@ -114,6 +115,28 @@ static net *grouped_net(void)
     return n;
 }
 
+/* 3x3 stride-1 convs with 16+ channels per group and 196+ pixels: the
+ * Winograd path (odd map sizes, asymmetric pads, a grouped one). */
+static net *wino_net(void)
+{
+    char err[NET_ERRLEN];
+    net *n = net_new("wino", "data", (net_shape){32, 22, 21});
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = 48, a.kh = a.kw = 3, a.pt = 1, a.pl = 2, a.pb = 1, a.pr = 0;
+    const char *d[1] = {"data"}, *w1[1] = {"w1"}, *w2[1] = {"w2"};
+    net_add(n, "w1", NET_CONV, &a, 1, d, err);
+    a.out_c = 34, a.groups = 2, a.pt = 0, a.pl = 1, a.pb = 2, a.pr = 1, a.bias = 0;
+    net_add(n, "w2", NET_CONV, &a, 1, w1, err);
+    a = net_attr_default(NET_FC);
+    a.out_c = 10;
+    net_add(n, "fc", NET_FC, &a, 1, w2, err);
+    if (net_finalize(n, "wino", err)) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+    return n;
+}
+
 int main(void)
 {
     static const char *nets[] = {"toy6", "alexnet-bvlc", "mobilenetv2"};
@@ -125,15 +148,18 @@ int main(void)
         if (n) check_net(n, 5);
         net_free(n);
     }
-    net *g = grouped_net();
+    net *g = grouped_net(), *wn = wino_net();
     for (int r = 0; r < 20; r++) check_net(g, 9);
+    for (int r = 0; r < 10; r++) check_net(wn, 7);
     /* Two threads: OpenBLAS splits the work differently; still equal. */
     kern_set_threads(2);
     net *n = net_zoo("alexnet-bvlc", err);
     check_net(n, 4);
     check_net(g, 9);
+    check_net(wn, 7);
     net_free(n);
     net_free(g);
+    net_free(wn);
     kern_set_threads(1);
     printf("test_slices: %d failures; %ld elements, %ld bit-identical, %ld within 1e-6\n",
            t_failures, compared, exact, close_only);
