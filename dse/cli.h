@@ -50,6 +50,8 @@ int cmd_net(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_mpirun(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_calib_worker(int argc, char **argv);
 int cmd_space(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_platform(int argc, char **argv);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cost.h"
 #include "exec.h"
+#include "launch.h"
 #include "mapping.h"
 #include "plan.h"
 #include "platform.h"
@@ -57,77 +58,6 @@ static int put_file(const char *dir, const char *name, const char *text, char *o
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
-/* Run argv with a deadline; stdout into *out (malloc).  Returns the exit
- * code, 124 on timeout, -1 if it could not start. */
-static int run_job(const char **argv, double timeout, char **out, char *errline, size_t errlen)
-{
-    int po[2], pe[2];
-    if (pipe(po) || pipe(pe)) return -1;
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        setpgid(0, 0); /* its own group, so a timeout kills mpirun and every rank */
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]);
-        close(pe[0]);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    close(po[1]);
-    close(pe[1]);
-    fcntl(po[0], F_SETFL, O_NONBLOCK);
-    fcntl(pe[0], F_SETFL, O_NONBLOCK);
-    size_t cap = 1 << 16, len = 0, elen = 0;
-    char *buf = malloc(cap), ebuf[8192];
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int status = 0, done = 0, timed_out = 0;
-    while (!done) {
-        ssize_t k;
-        while ((k = read(po[0], buf + len, cap - len - 1)) > 0) {
-            len += (size_t)k;
-            if (len + 1 >= cap) buf = realloc(buf, cap *= 2);
-        }
-        while ((k = read(pe[0], ebuf + elen, sizeof ebuf - elen - 1)) > 0) elen += (size_t)k;
-        if (elen >= sizeof ebuf - 1) elen = 0; /* keep the tail */
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) {
-            done = 1;
-            break;
-        }
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (!timed_out && t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) * 1e-9 > timeout) {
-            kill(-pid, SIGKILL);
-            timed_out = 1;
-        }
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    ssize_t k;
-    while ((k = read(po[0], buf + len, cap - len - 1)) > 0) {
-        len += (size_t)k;
-        if (len + 1 >= cap) buf = realloc(buf, cap *= 2);
-    }
-    while ((k = read(pe[0], ebuf + elen, sizeof ebuf - elen - 1)) > 0) elen += (size_t)k;
-    close(po[0]);
-    close(pe[0]);
-    kill(-pid, SIGKILL); /* stray ranks of a failed job */
-    buf[len] = 0;
-    ebuf[elen] = 0;
-    *out = buf;
-    /* The first line mentioning dse (our own message), else the first line. */
-    const char *line = strstr(ebuf, "dse exec:");
-    if (!line) line = ebuf;
-    size_t l = strcspn(line, "\n");
-    if (l >= errlen) l = errlen - 1;
-    memcpy(errline, line, l);
-    errline[l] = 0;
-    if (timed_out) return 124;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 /* Pick front indices: best per objective (distinct), or n spread evenly
  * over the front (which camp_load_front sorts by latency). */
 static int choose(const res_point *p, int n, int top, vpoint *out)
@@ -154,15 +84,6 @@ static int choose(const res_point *p, int n, int top, vpoint *out)
         out[k++].why = "front point";
     }
     return k;
-}
-
-static const char *self_exe(void)
-{
-    static char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) return "dse";
-    self[len] = 0;
-    return self;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -306,14 +227,14 @@ int cmd_validate(int argc, char **argv)
             snprintf(np, sizeof np, "%d", pl->ndev);
             snprintf(bw, sizeof bw, "%d,%d", warm, reps);
             snprintf(to, sizeof to, "%g", timeout);
-            const char *args[] = {self_exe(), "exec", "--network", netpath, "--platform", plpath,
+            const char *args[] = {rt_self_exe(), "exec", "--network", netpath, "--platform", plpath,
                                   "--mapping", mpath, "--bench", bw, "--json", "--timeout", to};
             const char *av[40];
             rt_mpirun_argv(pl->ndev, NULL, args, (int)(sizeof args / sizeof args[0]), av);
             rt_mpirun_env();
             char *outtxt = NULL, eline[400];
             fprintf(stderr, "validate: point %d (%s) on %d ranks...\n", V->idx, V->why, pl->ndev);
-            int jrc = run_job(av, timeout + 30, &outtxt, eline, sizeof eline);
+            int jrc = rt_run_job(av, timeout + 30, NULL, "dse exec:", &outtxt, eline, sizeof eline);
             res = jrc == 0 ? cJSON_Parse(outtxt) : NULL;
             if (jrc == 124) snprintf(V->reason, sizeof V->reason, "timed out after %g s", timeout);
             else if (jrc != 0 && strncmp(eline, "dse exec:", 9) == 0)

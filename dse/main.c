@@ -9,6 +9,8 @@ static const cli_command commands[] = {
     {"exec", cmd_exec, "run a mapping on the MPI runtime (under dse mpirun)"},
     {"validate", cmd_validate, "run a campaign's best points on the runtime: predicted vs measured"},
     {"mpirun", cmd_mpirun, "launch an MPI job: mpirun with this machine's flags"},
+    {"calibrate", cmd_calibrate, "fit the model's coefficients on the boards (launches the runtime)"},
+    {"calib-worker", cmd_calib_worker, "(internal) the measuring ranks dse calibrate launches"},
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
     {"optimize", cmd_optimize, "the NSGA-II engine on a built-in test problem (zdt1..zdt6, dtlz2, knapsack, tnk)"},
     {"space", cmd_space, "genome length and search-space size of a chromosome"},

@@ -39,6 +39,11 @@ int64_t rt_peak_rss(void)
     return kb * 1024;
 }
 
+int rt_threads(const platform *pl, int dev)
+{
+    return strncmp(pl->name, "local", 5) == 0 || pl->dev[dev].cores < 1 ? 1 : pl->dev[dev].cores;
+}
+
 /* ---- launching ---- */
 
 void rt_mpirun_env(void)
@@ -437,7 +442,7 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     if ((rc = agree(rc, err))) goto out;
 
     /* Local set-up: threads, weights of my slices, buffers. */
-    kern_set_threads(strncmp(pl->name, "local", 5) == 0 ? 1 : pl->dev[rank].cores);
+    kern_set_threads(rt_threads(pl, rank));
     /* Keep freed activations in the heap: no page faults between inferences,
      * and VmHWM then tracks the peak live set. */
     mallopt(M_MMAP_THRESHOLD, 1 << 30);

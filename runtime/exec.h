@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "net.h"
+#include "platform.h"
 
 typedef struct {
     const char *network;  /* zoo name or file */
@@ -68,6 +69,11 @@ int rt_exec(const rt_options *o, rt_result *r, char *err);
 
 /* VmHWM of this process in bytes (0 if unknown). */
 int64_t rt_peak_rss(void);
+
+/* Kernel threads a rank of device dev uses: 1 on `local-*` platforms
+ * (ranks share this machine's cores), else the device's cores.  The
+ * calibration worker times kernels with the same count. */
+int rt_threads(const platform *pl, int dev);
 
 /* The one way dse launches MPI jobs (tests and scripts go through
  * `dse mpirun`): builds `mpirun -np N [flags] prog args...` with what Open

@@ -1,0 +1,400 @@
+/* bench_fidelity.c -- how well the calibrated model predicts the runtime:
+ * many mappings of one network, each predicted with the cost model and
+ * measured with `dse exec --bench` under mpirun (bench/README.md, "Model
+ * fidelity").
+ *
+ * Mappings: every single-device mapping; the best points of the fronts of
+ * short campaigns with each chromosome (best per objective, then points
+ * spread along the front); random genomes of each chromosome.  Duplicates
+ * are dropped.  Output: OUT/NET.csv (one row per mapping, predicted and
+ * measured latency and peak memory) and a summary line per objective:
+ * MAPE, worst error, Spearman's rho.  Energy is not measurable on a
+ * machine without a sensor and is not reported.
+ *
+ * Invariant: a mapping is measured exactly as `dse validate` would run it
+ * (same launcher, same dse exec), predicted exactly as `dse eval` would
+ * score it (same Plan, same cost model, same coefficients file).
+ */
+#include "calib.h"
+#include "campaign.h"
+#include "chrom.h"
+#include "cost.h"
+#include "exec.h"
+#include "launch.h"
+#include "mapping.h"
+#include "plan.h"
+#include "results.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXMAP 512
+
+typedef struct {
+    mapping *m;
+    char source[64];
+    double pred_lat, pred_mem;
+    double meas_lat, meas_mem;
+    double idle; /* machine idle fraction just before measuring */
+    int ok;
+} point;
+
+static const char *opt(int argc, char **argv, const char *name, const char *def)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], name)) return argv[i + 1];
+    return def;
+}
+
+static int add_point(point *pts, int *n, mapping *m, const char *src, const net *nt)
+{
+    char err[NET_ERRLEN];
+    if (mapping_validate(m, nt, err)) {
+        fprintf(stderr, "bench_fidelity: %s: invalid mapping: %s\n", src, err);
+        mapping_free(m);
+        return 0;
+    }
+    for (int i = 0; i < *n; i++)
+        if (mapping_equal(pts[i].m, m)) {
+            mapping_free(m);
+            return 0;
+        }
+    if (*n >= MAXMAP) {
+        mapping_free(m);
+        return 0;
+    }
+    memset(&pts[*n], 0, sizeof pts[*n]);
+    pts[*n].m = m;
+    snprintf(pts[*n].source, sizeof pts[*n].source, "%s", src);
+    (*n)++;
+    return 1;
+}
+
+/* Campaign of one chromosome: its front's best points into pts. */
+static int from_campaign(const char *network, const char *platform, const char *coeffs,
+                         const char *chromo, int splits, int pop, int gens, int per_front,
+                         unsigned long seed, const char *dbpath, const net *nt, point *pts,
+                         int *n, int ndev)
+{
+    char err[CAMP_ERRLEN];
+    camp_options o = {0};
+    o.network = network;
+    o.platform = platform;
+    o.coeffs = coeffs;
+    o.chromosome = chromo;
+    o.splits = splits;
+    o.pop = pop;
+    o.gens = gens;
+    o.seed = seed;
+    o.kind = "nsga";
+    camp *c = camp_new(&o, 2, NULL, NULL, err);
+    if (!c) {
+        fprintf(stderr, "bench_fidelity: campaign %s: %s\n", chromo, err);
+        return -1;
+    }
+    res_db *db = res_open(dbpath, RES_OPEN_CREATE, err);
+    long long id;
+    res_point *fp = NULL;
+    int nf = -1, added = 0;
+    if (db && !res_campaign_new(db, chromo, "nsga", camp_network_name(c), camp_platform_name(c),
+                                chromo, camp_config(c), &id, err) &&
+        camp_drive(c, db, id, 0, NULL, err) >= 0)
+        nf = camp_load_front(db, id, &fp, err);
+    if (nf < 0) fprintf(stderr, "bench_fidelity: campaign %s: %s\n", chromo, err);
+    chrom_kind ck;
+    chrom_kind_parse(chromo, &ck);
+    chrom *ch = nf > 0 ? chrom_new(nt, ndev, ck, splits, NET_SPLIT_DEFAULT, err) : NULL;
+    /* Best per objective first, then evenly along the front. */
+    int order[64], no = 0;
+    for (int k = 0; k < 3 && nf > 0; k++) {
+        int b = 0;
+        for (int i = 1; i < nf; i++)
+            if (fp[i].obj[k] < fp[b].obj[k]) b = i;
+        order[no++] = b;
+    }
+    for (int j = 0; j < per_front && nf > 1 && no < 64; j++) order[no++] = (int)((double)j * (nf - 1) / (per_front > 1 ? per_front - 1 : 1) + 0.5);
+    for (int j = 0; ch && j < no && added < per_front; j++) {
+        mapping *m = mapping_new(nt->n, ndev);
+        char src[64];
+        snprintf(src, sizeof src, "front %s%s%.0d #%d", chromo, splits && ck == CHROM_HYBRID ? " p=" : "",
+                 ck == CHROM_HYBRID ? splits : 0, order[j]);
+        if (chrom_decode(ch, fp[order[j]].genome, fp[order[j]].nvar, m, err)) {
+            mapping_free(m);
+            continue;
+        }
+        added += add_point(pts, n, m, src, nt);
+    }
+    chrom_free(ch);
+    if (fp) res_points_free(fp, nf);
+    res_close(db);
+    camp_free(c);
+    return added;
+}
+
+static double mean_abs_pct(const point *p, int n, int lat, double *worst)
+{
+    double s = 0, w = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!p[i].ok) continue;
+        double pr = lat ? p[i].pred_lat : p[i].pred_mem, me = lat ? p[i].meas_lat : p[i].meas_mem;
+        double e = 100.0 * fabs(pr - me) / me;
+        s += e;
+        if (e > w) w = e;
+        k++;
+    }
+    *worst = w;
+    return k ? s / k : NAN;
+}
+
+/* Fraction of this machine's CPU time that was idle over `secs`. */
+static double idle_fraction(double secs)
+{
+    unsigned long long v0[10] = {0}, v1[10] = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        FILE *f = fopen("/proc/stat", "r");
+        unsigned long long *v = pass ? v1 : v0;
+        if (!f) return NAN;
+        int k = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                       &v[4], &v[5], &v[6], &v[7]);
+        fclose(f);
+        if (k != 8) return NAN;
+        if (!pass) {
+            struct timespec ts = {(time_t)secs, (long)((secs - (time_t)secs) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+    }
+    unsigned long long tot = 0;
+    for (int i = 0; i < 8; i++) tot += v1[i] - v0[i];
+    return tot ? (double)(v1[3] + v1[4] - v0[3] - v0[4]) / (double)tot : NAN;
+}
+
+static volatile sig_atomic_t g_stop;
+
+/* Wait (at most max_wait seconds) until other processes leave the cores
+ * free: latency measured on a machine busy with other work measures the
+ * other work.  Returns the idle fraction seen last. */
+static double wait_quiet(double need, double max_wait)
+{
+    double idle = idle_fraction(0.5);
+    for (double waited = 0; !g_stop && waited < max_wait && !(idle >= need); waited += 2.5) {
+        sleep(2);
+        idle = idle_fraction(0.5);
+    }
+    return idle;
+}
+static void on_sig(int s) { g_stop = s; }
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help")) {
+        fprintf(stderr,
+                "usage: bench_fidelity --dse DSE --platform P --network N --coeffs C.json --out DIR\n"
+                "         [--campaigns naive,hybrid:2,hybrid:4,vertical] [--pop 32] [--gens 20]\n"
+                "         [--per-front 4] [--random 14] [--bench 4,20] [--repeat 1] [--seed 1]\n"
+                "         [--timeout 600] [--quiet 0.9] [--max-wait 120]\n"
+                "--quiet F: before each run wait (at most --max-wait s) until the machine is\n"
+                "at least F idle; the idle fraction seen is written to the CSV.\n");
+        return 2;
+    }
+    const char *dse = opt(argc, argv, "--dse", NULL), *plat_arg = opt(argc, argv, "--platform", NULL);
+    const char *network = opt(argc, argv, "--network", NULL), *coeffs = opt(argc, argv, "--coeffs", NULL);
+    const char *out = opt(argc, argv, "--out", NULL);
+    const char *camps = opt(argc, argv, "--campaigns", "naive,hybrid:2,hybrid:4,vertical");
+    const char *bench = opt(argc, argv, "--bench", "4,20");
+    int pop = atoi(opt(argc, argv, "--pop", "32")), gens = atoi(opt(argc, argv, "--gens", "20"));
+    int per_front = atoi(opt(argc, argv, "--per-front", "4"));
+    int nrandom = atoi(opt(argc, argv, "--random", "14"));
+    int repeat = atoi(opt(argc, argv, "--repeat", "1"));
+    unsigned long seed = strtoul(opt(argc, argv, "--seed", "1"), NULL, 10);
+    double timeout = atof(opt(argc, argv, "--timeout", "600"));
+    double quiet = atof(opt(argc, argv, "--quiet", "0.9"));
+    double max_wait = atof(opt(argc, argv, "--max-wait", "120"));
+    if (!dse || !plat_arg || !network || !coeffs || !out || repeat < 1) {
+        fprintf(stderr, "bench_fidelity: --dse, --platform, --network, --coeffs and --out are required\n");
+        return 2;
+    }
+    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    mkdir(out, 0777);
+    net *nt = net_open(network, err);
+    platform *pl = nt ? platform_open(plat_arg, err) : NULL;
+    cost_coeffs *co = pl ? coeffs_load(coeffs, err) : NULL;
+    cost_model *cm = co ? cost_new(nt, pl, co, warn, err) : NULL;
+    if (!cm) {
+        fprintf(stderr, "bench_fidelity: %s\n", err);
+        return 2;
+    }
+    if (warn[0]) fprintf(stderr, "bench_fidelity: model: %s\n", warn);
+    signal(SIGINT, on_sig);
+    int ndev = pl->ndev, n = 0;
+    point *pts = calloc(MAXMAP, sizeof *pts);
+
+    /* 1. Single-device mappings. */
+    for (int d = 0; d < ndev; d++) {
+        mapping *m = mapping_new(nt->n, ndev);
+        char src[64];
+        mapping_set_single(m, nt, d);
+        snprintf(src, sizeof src, "single %s", pl->dev[d].name);
+        add_point(pts, &n, m, src, nt);
+    }
+    /* 2. Campaign fronts. */
+    char dbpath[600];
+    snprintf(dbpath, sizeof dbpath, "%s/%s-campaigns.db", out, nt->name);
+    unlink(dbpath);
+    char list[256];
+    snprintf(list, sizeof list, "%s", camps);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        char kind[32];
+        int splits = 2;
+        if (sscanf(tok, "%31[a-z]:%d", kind, &splits) < 1) continue;
+        if (splits > ndev) continue; /* p <= devices */
+        from_campaign(network, plat_arg, coeffs, kind, splits, pop, gens, per_front, seed,
+                      dbpath, nt, pts, &n, ndev);
+    }
+    /* 3. Random genomes, round robin over the chromosomes. */
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    const char *kinds[] = {"naive", "hybrid", "hybrid", "vertical"};
+    const int splits[] = {0, 2, 4, 0};
+    for (int r = 0, tries = 0; r < nrandom && tries < 50 * nrandom + 50; tries++) {
+        int k = tries % 4;
+        if (splits[k] > ndev) continue;
+        chrom_kind ck;
+        chrom_kind_parse(kinds[k], &ck);
+        chrom *ch = chrom_new(nt, ndev, ck, splits[k] ? splits[k] : 1, NET_SPLIT_DEFAULT, err);
+        if (!ch) continue;
+        int len = chrom_length(ch);
+        int *lo = malloc((size_t)len * sizeof *lo), *hi = malloc((size_t)len * sizeof *hi);
+        int *g = malloc((size_t)len * sizeof *g);
+        chrom_bounds(ch, lo, hi);
+        for (int i = 0; i < len; i++) g[i] = lo[i] + (int)gsl_rng_uniform_int(rng, (unsigned long)(hi[i] - lo[i] + 1));
+        mapping *m = mapping_new(nt->n, ndev);
+        char src[64];
+        snprintf(src, sizeof src, "random %s%s", kinds[k], splits[k] == 4 ? " p=4" : splits[k] == 2 ? " p=2" : "");
+        if (chrom_decode(ch, g, len, m, err) == 0) r += add_point(pts, &n, m, src, nt);
+        else mapping_free(m);
+        free(lo);
+        free(hi);
+        free(g);
+        chrom_free(ch);
+    }
+    gsl_rng_free(rng);
+
+    /* 4. Predict and measure. */
+    plan *p = plan_new();
+    cost_device *pd = calloc((size_t)ndev, sizeof *pd);
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/%s.csv", out, nt->name);
+    FILE *f = fopen(csv, "w");
+    if (!f) {
+        fprintf(stderr, "bench_fidelity: %s: %s\n", csv, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "index,source,pred_latency_ms,meas_latency_ms,pred_memory_mb,meas_memory_mb,idle\n");
+    int nok = 0;
+    for (int i = 0; i < n && !g_stop; i++) {
+        point *P = &pts[i];
+        cost_result cr;
+        if (plan_build(p, nt, P->m, pl->source, err) || cost_eval(cm, p, &cr, pd)) {
+            fprintf(stderr, "bench_fidelity: %s: cannot predict\n", P->source);
+            continue;
+        }
+        P->pred_lat = cr.latency_ms;
+        P->pred_mem = cr.mem_mb;
+        char mpath[700];
+        snprintf(mpath, sizeof mpath, "%s/%s-mapping-%d.json", out, nt->name, i);
+        if (mapping_save(P->m, nt, pl, mpath, err)) {
+            fprintf(stderr, "bench_fidelity: %s\n", err);
+            continue;
+        }
+        char np[16], to[32];
+        snprintf(np, sizeof np, "%d", ndev);
+        snprintf(to, sizeof to, "%g", timeout);
+        const char *args[] = {dse, "exec", "--network", network, "--platform", plat_arg,
+                              "--mapping", mpath, "--bench", bench, "--json", "--timeout", to};
+        const char *av[40];
+        double best_lat = INFINITY, best_mem = 0;
+        for (int r = 0; r < repeat; r++) {
+            double idle = wait_quiet(quiet, max_wait);
+            if (r == 0 || idle < P->idle) P->idle = idle;
+            rt_mpirun_argv(ndev, NULL, args, (int)(sizeof args / sizeof *args), av);
+            rt_mpirun_env();
+            char *txt = NULL, eline[400];
+            int jrc = rt_run_job(av, timeout + 60, &g_stop, "dse exec:", &txt, eline, sizeof eline);
+            cJSON *res = jrc == 0 ? cJSON_Parse(txt) : NULL;
+            free(txt);
+            if (!res) {
+                fprintf(stderr, "bench_fidelity: %s: run failed (exit %d): %s\n", P->source, jrc, eline);
+                break;
+            }
+            const cJSON *ob = cJSON_GetObjectItem(res, "objectives");
+            double lat = cJSON_GetObjectItem(ob, "latency_ms")->valuedouble;
+            double mem = cJSON_GetObjectItem(ob, "memory_mb")->valuedouble;
+            /* Other processes only ever add time: the least disturbed run. */
+            if (lat < best_lat) best_lat = lat;
+            if (mem > best_mem) best_mem = mem;
+            P->ok = 1;
+            cJSON_Delete(res);
+        }
+        if (!P->ok) continue;
+        P->meas_lat = best_lat;
+        P->meas_mem = best_mem;
+        nok++;
+        fprintf(f, "%d,%s,%.4f,%.4f,%.3f,%.3f,%.3f\n", i, P->source, P->pred_lat, P->meas_lat,
+                P->pred_mem, P->meas_mem, P->idle);
+        fflush(f);
+        fprintf(stderr, "%3d/%d %-28s latency %9.3f ms predicted %9.3f (%+6.1f%%)   memory %8.1f MB predicted %8.1f (%+6.1f%%)  idle %.2f\n",
+                i + 1, n, P->source, P->meas_lat, P->pred_lat,
+                100 * (P->pred_lat - P->meas_lat) / P->meas_lat, P->meas_mem, P->pred_mem,
+                100 * (P->pred_mem - P->meas_mem) / P->meas_mem, P->idle);
+    }
+    fclose(f);
+
+    /* 5. Summary. */
+    double *pl_ = calloc((size_t)n + 1, sizeof(double)), *ml = calloc((size_t)n + 1, sizeof(double));
+    double *pm = calloc((size_t)n + 1, sizeof(double)), *mm = calloc((size_t)n + 1, sizeof(double));
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (pts[i].ok) {
+            pl_[k] = pts[i].pred_lat;
+            ml[k] = pts[i].meas_lat;
+            pm[k] = pts[i].pred_mem;
+            mm[k++] = pts[i].meas_mem;
+        }
+    double wl, wm;
+    double mape_l = mean_abs_pct(pts, n, 1, &wl), mape_m = mean_abs_pct(pts, n, 0, &wm);
+    double rho_l = calib_spearman(pl_, ml, k), rho_m = calib_spearman(pm, mm, k);
+    printf("| %s | %d | %.1f%% | %.1f%% | %.3f | %.1f%% | %.1f%% | %.3f |\n", nt->name, k, mape_l,
+           wl, rho_l, mape_m, wm, rho_m);
+    char sum[600];
+    snprintf(sum, sizeof sum, "%s/%s-summary.json", out, nt->name);
+    FILE *s = fopen(sum, "w");
+    if (s) {
+        fprintf(s, "{\"network\": \"%s\", \"mappings\": %d, \"latency\": {\"mape\": %.4f, \"worst\": %.4f, "
+                   "\"spearman\": %.4f}, \"memory\": {\"mape\": %.4f, \"worst\": %.4f, \"spearman\": %.4f}}\n",
+                nt->name, k, mape_l, wl, rho_l, mape_m, wm, rho_m);
+        fclose(s);
+    }
+    for (int i = 0; i < n; i++) mapping_free(pts[i].m);
+    free(pts);
+    free(pl_);
+    free(ml);
+    free(pm);
+    free(mm);
+    free(pd);
+    plan_free(p);
+    cost_free(cm);
+    coeffs_free(co);
+    platform_free(pl);
+    net_free(nt);
+    return g_stop ? 1 : 0;
+}

@@ -1,0 +1,145 @@
+/* calib.h -- calibration of the analytical model on the boards (DESIGN
+ * section 10, thesis 4.3): the whole public API of calib/, prefix calib_.
+ *
+ * Three parts:
+ *  - the measurement WORKER (calib_worker), an MPI program run under
+ *    mpirun with one rank per device (`dse calib-worker`): times every
+ *    layer slice in the order of an inference on one device of each kind
+ *    (several channel shares, median of >= 20 clean runs after warm-up),
+ *    CONCAT copies, MPI ping-pong per link class, and power where a sensor
+ *    exists; rank 0 writes the raw measurements as JSON;
+ *  - the DRIVER (calib_run): checks that the platform can be launched
+ *    here, runs the worker and the memory runs (the real runtime, `dse
+ *    exec`, with one layer on its own device, thesis 4.3.3) through
+ *    runtime/launch.h, fits every coefficient with GSL least squares and
+ *    builds the coefficients file (model/cost.h) and a JSON report with
+ *    every fit's points and residuals;
+ *  - the FIT and STATISTICS helpers the driver, the tests and the fidelity
+ *    benchmark share.
+ *
+ * Invariants: the driver writes nothing the caller did not ask for; its
+ * result is either a complete, checked cost_coeffs or an error (exit-code
+ * like: 1 runtime failure, 2 bad input).  Every timing that feeds a fit is
+ * the median of at least `reps` runs whose CPU time shows the thread was
+ * not preempted (single-threaded devices), so load from other processes
+ * is re-measured rather than fitted.
+ *
+ * Ownership: results own their memory (calib_result_free); options are
+ * borrowed.  Errors: one line in char err[NET_ERRLEN]; nothing prints
+ * here except through the caller's progress callback.
+ */
+#ifndef DSE_CALIB_H
+#define DSE_CALIB_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "cost.h"
+#include "net.h"
+#include "platform.h"
+
+#define CALIB_R2_FLAG 0.9  /* fits below this R^2 are flagged */
+#define CALIB_REPS 20      /* timed runs per median (the thesis' 20) */
+#define CALIB_MAX_NETS 16
+
+/* ---- fits and statistics ---- */
+
+/* y = a + b x by least squares (gsl_fit_wlinear).  relative != 0 weights
+ * each point by 1/y^2, i.e. minimises relative residuals (times span
+ * orders of magnitude).  r2 is that of the fit as weighted; rmse is the
+ * root mean square residual in y's unit; max_rel the largest
+ * |residual| / |y|.  Returns 0, or -1 with err (fewer than 2 points, no
+ * spread in x, non-finite data). */
+typedef struct {
+    double a, b;
+    double r2, rmse, max_rel;
+    int n;
+} calib_fit;
+int calib_fit_line(const double *x, const double *y, int n, int relative, calib_fit *f, char *err);
+/* y = b x (a = 0), same conventions. */
+int calib_fit_origin(const double *x, const double *y, int n, int relative, calib_fit *f,
+                     char *err);
+
+double calib_median(double *v, int n);   /* sorts v; 0 when n = 0 */
+/* Mean and maximum of 100 |pred - meas| / |meas| over n pairs. */
+double calib_mape(const double *pred, const double *meas, int n);
+double calib_max_ape(const double *pred, const double *meas, int n);
+/* Spearman's rank correlation (ties get their average rank); NAN when a
+ * side is constant or n < 2. */
+double calib_spearman(const double *x, const double *y, int n);
+
+/* The work unit of a slice the cost model charges (cost.h: MACs for
+ * layers that have them, elementwise ops otherwise). */
+int64_t calib_work(const net *n, int layer, int c0, int nc);
+/* Channels of share 1/k of a layer's output (>= 1). */
+int calib_share_channels(int out_c, int k);
+
+/* Probe networks: small chains holding every layer kind (and both conv
+ * classes) at several sizes, timed so that the per-kind fallback covers
+ * kinds the calibrated networks lack.  Index 0..calib_probe_count()-1;
+ * NULL with err on failure.  Their names start with "calib-probe". */
+int calib_probe_count(void);
+net *calib_probe_net(int i, char *err);
+
+/* ---- the worker (collective, under mpirun, rank r = device r) ---- */
+
+typedef struct {
+    const char *platform;             /* preset or file */
+    const char *networks[CALIB_MAX_NETS];
+    int nnetworks;
+    int quick;                        /* fewer shares, sizes and probes */
+    int reps;                         /* timed runs per median (>= 3) */
+    uint64_t seed;
+    const char *out;                  /* raw measurements JSON (rank 0 writes) */
+} calib_worker_opts;
+/* 0, or 1 (runtime failure) / 2 (bad input) with err on rank 0. */
+int calib_worker(const calib_worker_opts *o, char *err);
+
+/* ---- the driver ---- */
+
+typedef struct {
+    const char *platform;             /* preset or file */
+    const char *networks[CALIB_MAX_NETS];
+    int nnetworks;
+    const char *hostfile;             /* NULL: every board must be this machine */
+    int quick;
+    int reps;                         /* 0 = CALIB_REPS */
+    uint64_t seed;
+    double timeout_s;                 /* per launched job; <= 0: 3600 */
+    const char *dse;                  /* dse program to launch; NULL = this program */
+    const char *keep_dir;             /* keep raw measurements and memory runs here, or NULL */
+    volatile sig_atomic_t *stop;      /* nonzero: kill the running job, return 1 */
+    void (*progress)(void *ctx, const char *line);
+    void *ctx;
+} calib_options;
+
+/* One line of the summary table. */
+typedef struct {
+    char what[96];    /* "Conv on cpu", "link same_board", "memory cpu", ... */
+    char param[32];   /* "per_cycle", "overhead_us", "latency_us", ... */
+    double value;
+    coeffs_source source;
+    double r2, rmse;  /* NAN when not fitted */
+    int n;
+    int flagged;      /* fitted with r2 < CALIB_R2_FLAG */
+} calib_row;
+
+typedef struct {
+    cost_coeffs *coeffs;  /* complete and checked */
+    char *report_json;    /* every fit with its points and residuals */
+    calib_row *rows;
+    int nrows;
+    int nlayer_fits, nlayer_flagged; /* per-layer fits (rows hold only flagged ones) */
+    double seconds;       /* wall time of the calibration */
+} calib_result;
+
+/* Everything that can be said before measuring: platform and networks
+ * load, every device can be launched here (CPU, board = this machine
+ * unless a hostfile lists it), mpirun exists.  0 or 2 with err. */
+int calib_check(const calib_options *o, char *err);
+/* Measure and fit.  0, 1 (a job failed, timed out, was interrupted; a
+ * fit impossible) or 2 (bad input), with err. */
+int calib_run(const calib_options *o, calib_result *r, char *err);
+void calib_result_free(calib_result *r);
+
+#endif

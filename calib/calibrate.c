@@ -1,0 +1,915 @@
+/* calibrate.c -- calib_check and calib_run: launch the measurement worker
+ * and the memory runs through mpirun (runtime/launch.h), fit every
+ * coefficient of the analytical model and build the coefficients file and
+ * the fit report (docs/calibration.md describes each fit).
+ *
+ * Fits (all least squares through calib_fit_line, relative weights):
+ *   compute   per layer of a calibrated network and device kind:
+ *             time = overhead + work / (freq * cores * per_cycle) over its
+ *             channel shares; one share (layers that are never split):
+ *             per_cycle of the kind, overhead = the rest of the time.
+ *             Per (class, kind) the same line over every layer and share
+ *             of the calibrated and probe networks: the fallback.
+ *   concat    time = overhead + bytes / copy_bandwidth
+ *   links     one-way time = latency + bytes / bandwidth, per link class;
+ *             send overhead = median cost of issuing an MPI_Isend
+ *   memory    peak RSS = coefficient * (weights + peak live activations of
+ *             the model) + bias, per device kind, over runs that put one
+ *             layer (the largest Conv, the largest FC, the largest ReLU) on
+ *             its own device and the rest on the source device, plus each
+ *             network on one device (thesis 4.3.3)
+ *   energy    idle and busy power from the worker's sensor readings, else
+ *             the platform's declared figures, marked "declared".
+ *
+ * Invariant: on any failure nothing is left in the caller's file system
+ * (the work folder is removed unless keep_dir was given) and the result
+ * holds nothing.
+ */
+#include "calib.h"
+#include "exec.h"
+#include "jsonutil.h"
+#include "launch.h"
+#include "mapping.h"
+#include "plan.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- checks ---- */
+
+static int is_this_machine(const char *board)
+{
+    char host[256];
+    if (!strcmp(board, "localhost") || !strcmp(board, "127.0.0.1") || !strcmp(board, "::1"))
+        return 1;
+    if (gethostname(host, sizeof host)) return 0;
+    host[sizeof host - 1] = 0;
+    size_t l = strcspn(host, ".");
+    return !strcmp(board, host) || (strlen(board) == l && !strncmp(board, host, l));
+}
+
+/* Is `board` the first word of a line of the hostfile text? */
+static int hostfile_lists(const char *text, const char *board)
+{
+    size_t bl = strlen(board);
+    for (const char *p = text; p && *p;) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (!strncmp(p, board, bl) && (p[bl] == 0 || p[bl] == ' ' || p[bl] == '\t' ||
+                                       p[bl] == '\n' || p[bl] == '\r'))
+            return 1;
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return 0;
+}
+
+int calib_check(const calib_options *o, char *err)
+{
+    if (o->nnetworks < 1 || o->nnetworks > CALIB_MAX_NETS) {
+        snprintf(err, NET_ERRLEN, "give 1 to %d networks to calibrate on (--network)", CALIB_MAX_NETS);
+        return 2;
+    }
+    platform *pl = platform_open(o->platform, err);
+    if (!pl) return 2;
+    char *hosts = NULL;
+    int rc = 0;
+    if (o->hostfile && !(hosts = ju_read_file(o->hostfile, err))) rc = 2;
+    for (int d = 0; !rc && d < pl->ndev; d++) {
+        const plat_device *D = &pl->dev[d];
+        if (D->kind == PLAT_GPU) {
+            snprintf(err, NET_ERRLEN, "%s: device %s is a GPU: the runtime has no GPU kernels, so "
+                     "it cannot be calibrated here (calibrate a platform file of its CPU devices)",
+                     o->platform, D->name);
+            rc = 2;
+        } else if (!hosts && !is_this_machine(D->board)) {
+            snprintf(err, NET_ERRLEN, "%s: device %s is on board \"%s\", not this machine: give "
+                     "--hostfile listing the boards so that mpirun can launch there",
+                     o->platform, D->name, D->board);
+            rc = 2;
+        } else if (hosts && !is_this_machine(D->board) && !hostfile_lists(hosts, D->board)) {
+            snprintf(err, NET_ERRLEN, "%s: board \"%s\" of device %s is not listed", o->hostfile,
+                     D->board, D->name);
+            rc = 2;
+        }
+    }
+    for (int i = 0; !rc && i < o->nnetworks; i++) {
+        net *n = net_open(o->networks[i], err);
+        if (!n) rc = 2;
+        for (int j = 0; !rc && j < i; j++)
+            if (!strcmp(o->networks[i], o->networks[j])) {
+                snprintf(err, NET_ERRLEN, "network %s given twice", o->networks[i]);
+                rc = 2;
+            }
+        net_free(n);
+    }
+    free(hosts);
+    platform_free(pl);
+    return rc;
+}
+
+/* ---- the run's state ---- */
+
+typedef struct {
+    int kind;
+    const char *network; /* owned by the raw JSON */
+    const char *layer;
+    int probe, cls, share;
+    double work, t;
+} rec;
+
+typedef struct {
+    const calib_options *o;
+    platform *pl;
+    net *nets[CALIB_MAX_NETS];
+    char dir[512];
+    int made_dir;
+    cJSON *raw;
+    cost_coeffs *c;
+    cJSON *report, *fits;
+    calib_row *rows;
+    int nrows, caprows;
+    int nlayer_fits, nlayer_flagged;
+    char *err;
+} run;
+
+static void progress(run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(run *R, const char *fmt, ...)
+{
+    if (!R->o->progress) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    R->o->progress(R->o->ctx, line);
+}
+
+static int add_row(run *R, const char *what, const char *param, coeffs_value v)
+{
+    if (R->nrows == R->caprows) {
+        int nc = R->caprows ? 2 * R->caprows : 32;
+        calib_row *nr = realloc(R->rows, (size_t)nc * sizeof *nr);
+        if (!nr) return -1;
+        R->rows = nr;
+        R->caprows = nc;
+    }
+    calib_row *w = &R->rows[R->nrows++];
+    snprintf(w->what, sizeof w->what, "%s", what);
+    snprintf(w->param, sizeof w->param, "%s", param);
+    w->value = v.value;
+    w->source = v.source;
+    w->r2 = v.source == COEFFS_FITTED ? v.r2 : NAN;
+    w->rmse = v.source == COEFFS_FITTED ? v.rmse : NAN;
+    w->n = v.n;
+    w->flagged = v.source == COEFFS_FITTED && v.r2 < CALIB_R2_FLAG;
+    return 0;
+}
+
+/* Record a fit in the report: parameters, quality and every point with
+ * its prediction and residual (xs scaled by xscale, ys by yscale). */
+static void report_fit(run *R, const char *what, const char *xname, const char *yname,
+                       const calib_fit *f, const double *x, const double *y, int n,
+                       const char *const *labels)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "what", what);
+    cJSON_AddStringToObject(o, "x", xname);
+    cJSON_AddStringToObject(o, "y", yname);
+    cJSON_AddNumberToObject(o, "intercept", f->a);
+    cJSON_AddNumberToObject(o, "slope", f->b);
+    cJSON_AddNumberToObject(o, "r2", f->r2);
+    cJSON_AddNumberToObject(o, "rmse", f->rmse);
+    cJSON_AddNumberToObject(o, "max_rel_residual", f->max_rel);
+    cJSON_AddNumberToObject(o, "n", f->n);
+    cJSON_AddBoolToObject(o, "flagged", f->r2 < CALIB_R2_FLAG);
+    cJSON *pts = cJSON_AddArrayToObject(o, "points");
+    for (int i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        if (labels && labels[i]) cJSON_AddStringToObject(p, "label", labels[i]);
+        cJSON_AddNumberToObject(p, "x", x[i]);
+        cJSON_AddNumberToObject(p, "y", y[i]);
+        double pr = f->a + f->b * x[i];
+        cJSON_AddNumberToObject(p, "predicted", pr);
+        cJSON_AddNumberToObject(p, "residual", y[i] - pr);
+        cJSON_AddItemToArray(pts, p);
+    }
+    cJSON_AddItemToArray(R->fits, o);
+}
+
+/* A time fit: intercept and slope must not be negative (an overhead or a
+ * cost per unit below zero is noise); fall back to a line through the
+ * origin, then to the slope `fallback_b` when given. */
+static int fit_time(const double *x, const double *y, int n, double fallback_b, calib_fit *f,
+                    char *err)
+{
+    int spread = 0;
+    for (int i = 1; i < n; i++) spread |= x[i] != x[0];
+    if (n >= 2 && spread) {
+        if (calib_fit_line(x, y, n, 1, f, err)) return -1;
+        if (f->a >= 0 && f->b > 0) return 0;
+    }
+    /* A negative overhead: the rate alone.  A time that does not grow with
+     * the work (overhead-bound or noise): the given rate, if any. */
+    if (!(n >= 2 && spread && f->b <= 0 && fallback_b > 0) && !(n < 2 && fallback_b > 0)) {
+        if (calib_fit_origin(x, y, n, 1, f, err)) return -1;
+        if (f->b > 0) return 0;
+    }
+    if (fallback_b > 0) {
+        /* Slope known: the overhead is the median remainder. */
+        double *r = malloc((size_t)n * sizeof *r);
+        if (!r) return -1;
+        for (int i = 0; i < n; i++) r[i] = y[i] - fallback_b * x[i];
+        double a = calib_median(r, n);
+        free(r);
+        f->b = fallback_b;
+        f->a = a > 0 ? a : 0;
+        double ss = 0, mr = 0;
+        for (int i = 0; i < n; i++) {
+            double e = y[i] - f->a - f->b * x[i];
+            ss += e * e;
+            if (fabs(e / y[i]) > mr) mr = fabs(e / y[i]);
+        }
+        f->rmse = sqrt(ss / n);
+        f->max_rel = mr;
+        f->n = n;
+        f->r2 = NAN;
+        return 0;
+    }
+    snprintf(err, NET_ERRLEN, "fit: time does not grow with work over %d points", n);
+    return -1;
+}
+
+/* ---- parsing the raw measurements ---- */
+
+static int kind_of(const char *s) { return !strcmp(s, "gpu") ? PLAT_GPU : PLAT_CPU; }
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int load_recs(run *R, rec **out)
+{
+    const cJSON *arr = cJSON_GetObjectItem(R->raw, "compute");
+    int n = cJSON_GetArraySize(arr), k = 0;
+    rec *r = calloc((size_t)n + 1, sizeof *r);
+    if (!r) return -1;
+    for (const cJSON *e = arr ? arr->child : NULL; e; e = e->next) {
+        rec *x = &r[k];
+        x->kind = kind_of(str(e, "kind"));
+        x->network = str(e, "network");
+        x->layer = str(e, "layer");
+        x->probe = cJSON_IsTrue(cJSON_GetObjectItem(e, "probe"));
+        if (cost_class_parse(str(e, "class"), &x->cls)) continue;
+        x->share = (int)num(e, "share");
+        x->work = num(e, "work");
+        x->t = num(e, "seconds");
+        if (!(x->work > 0) || !(x->t > 0)) continue; /* nothing measurable */
+        k++;
+    }
+    *out = r;
+    return k;
+}
+
+/* Representative device of a kind: the first (the worker timed there). */
+static int rep_of(const platform *pl, int kind)
+{
+    for (int d = 0; d < pl->ndev; d++)
+        if ((int)pl->dev[d].kind == kind) return d;
+    return -1;
+}
+
+/* ---- compute fits ---- */
+
+static int fit_compute(run *R)
+{
+    rec *r = NULL;
+    int nr = load_recs(R, &r), rc = -1;
+    double *x = malloc(((size_t)nr + 1) * sizeof *x), *y = malloc(((size_t)nr + 1) * sizeof *y);
+    const char **lab = malloc(((size_t)nr + 1) * sizeof *lab);
+    char what[160], labbuf[64];
+    if (nr < 0 || !x || !y || !lab) {
+        snprintf(R->err, NET_ERRLEN, "out of memory fitting the compute timings");
+        goto out;
+    }
+    if (nr == 0) {
+        snprintf(R->err, NET_ERRLEN, "the worker returned no compute timings");
+        goto out;
+    }
+    for (int k = 0; k < 2; k++) {
+        int rep = rep_of(R->pl, k), any = 0;
+        for (int i = 0; i < nr; i++) any |= r[i].kind == k;
+        if (!any || rep < 0) continue;
+        double fc = R->pl->dev[rep].freq_mhz * 1e6 * (R->pl->dev[rep].cores > 0 ? R->pl->dev[rep].cores : 1);
+        coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
+        const char *kn = plat_kind_name((plat_kind)k);
+        double cls_b[COST_NCLASS];
+        /* Per class: every layer and share, calibrated and probe networks. */
+        for (int cls = 0; cls < COST_NCLASS; cls++) {
+            int n = 0;
+            cls_b[cls] = 0;
+            for (int i = 0; i < nr; i++)
+                if (r[i].kind == k && r[i].cls == cls) {
+                    x[n] = r[i].work;
+                    y[n] = r[i].t;
+                    lab[n++] = r[i].layer;
+                }
+            if (!n) continue;
+            calib_fit f;
+            if (fit_time(x, y, n, 0, &f, R->err)) {
+                snprintf(what, sizeof what, "%s", R->err);
+                snprintf(R->err, NET_ERRLEN, "%s on %s: %s", cost_class_name(cls), kn, what);
+                goto out;
+            }
+            cls_b[cls] = f.b;
+            coeffs_rates *cr = &D->cls[cls];
+            cr->per_cycle = coeffs_fitted(1.0 / (f.b * fc), f.r2, f.rmse * 1e6, f.n);
+            cr->overhead_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
+            snprintf(what, sizeof what, "%s on %s", cost_class_name(cls), kn);
+            report_fit(R, what, "work (MACs or ops)", "seconds", &f, x, y, n, lab);
+            if (add_row(R, what, "per_cycle", cr->per_cycle) ||
+                add_row(R, what, "overhead_us", cr->overhead_us))
+                goto oom;
+        }
+        /* Per layer of the calibrated networks. */
+        for (int i = 0; i < nr; i++) {
+            if (r[i].kind != k || r[i].probe || !r[i].layer[0]) continue;
+            int n = 0;
+            const char *net = r[i].network, *layer = r[i].layer;
+            for (int j = i; j < nr; j++)
+                if (r[j].kind == k && !r[j].probe && r[j].layer[0] && !strcmp(r[j].network, net) &&
+                    !strcmp(r[j].layer, layer)) {
+                    x[n] = r[j].work;
+                    y[n] = r[j].t;
+                    lab[n] = NULL;
+                    n++;
+                    if (j != i) r[j].layer = ""; /* consumed */
+                }
+            coeffs_rates *lr = coeffs_layer_rates(R->c, (plat_kind)k, net, layer);
+            if (!lr) goto oom;
+            double b = cls_b[r[i].cls];
+            calib_fit f;
+            snprintf(what, sizeof what, "%s/%s on %s", net, layer, kn);
+            if (n >= 2) {
+                if (fit_time(x, y, n, b, &f, R->err)) {
+                    snprintf(labbuf, sizeof labbuf, "%.60s", R->err);
+                    snprintf(R->err, NET_ERRLEN, "%s: %s", what, labbuf);
+                    goto out;
+                }
+                double r2 = isfinite(f.r2) ? f.r2 : 0;
+                lr->per_cycle = coeffs_fitted(1.0 / (f.b * fc), r2, f.rmse * 1e6, f.n);
+                lr->overhead_us = coeffs_fitted(f.a * 1e6, r2, f.rmse * 1e6, f.n);
+                R->nlayer_fits++;
+                if (r2 < CALIB_R2_FLAG) {
+                    R->nlayer_flagged++;
+                    if (add_row(R, what, "per_cycle", lr->per_cycle)) goto oom;
+                }
+                report_fit(R, what, "work (MACs or ops)", "seconds", &f, x, y, n, NULL);
+            } else {
+                /* Never split: only its whole time matters.  The kind's rate
+                 * for the work, the rest is this layer's fixed cost. */
+                double a = y[0] - b * x[0];
+                if (!(b > 0) || a < 0) {
+                    a = 0;
+                    b = y[0] / x[0];
+                }
+                lr->per_cycle = coeffs_given(1.0 / (b * fc), COEFFS_MEASURED);
+                lr->overhead_us = coeffs_given(a * 1e6, COEFFS_MEASURED);
+            }
+        }
+    }
+    rc = 0;
+    goto out;
+oom:
+    snprintf(R->err, NET_ERRLEN, "out of memory fitting the compute timings");
+out:
+    free(r);
+    free(x);
+    free(y);
+    free(lab);
+    return rc;
+}
+
+/* ---- copies and links ---- */
+
+static int fit_copies_links(run *R)
+{
+    int rc = -1;
+    char what[160];
+    const cJSON *copies = cJSON_GetObjectItem(R->raw, "copy"), *links = cJSON_GetObjectItem(R->raw, "links");
+    int nmax = cJSON_GetArraySize(copies) + cJSON_GetArraySize(links) + 1;
+    double *x = malloc((size_t)nmax * sizeof *x), *y = malloc((size_t)nmax * sizeof *y);
+    if (!x || !y) goto out;
+    for (int k = 0; k < 2; k++) {
+        int n = 0;
+        for (const cJSON *e = copies ? copies->child : NULL; e; e = e->next)
+            if (kind_of(str(e, "kind")) == k && num(e, "seconds") > 0) {
+                x[n] = num(e, "bytes");
+                y[n++] = num(e, "seconds");
+            }
+        if (!n) continue;
+        calib_fit f;
+        snprintf(what, sizeof what, "concat copy on %s", plat_kind_name((plat_kind)k));
+        if (fit_time(x, y, n, 0, &f, R->err)) goto out;
+        coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
+        D->copy_bandwidth_mbs = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);
+        D->overhead_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
+        report_fit(R, what, "bytes", "seconds", &f, x, y, n, NULL);
+        if (add_row(R, what, "copy_bandwidth_mbs", D->copy_bandwidth_mbs) ||
+            add_row(R, what, "overhead_us", D->overhead_us))
+            goto out;
+    }
+    for (int c = 0; c < LINK_CLASS_COUNT; c++) {
+        const char *cn = link_class_name((link_class)c);
+        int n = 0, nclean = 0;
+        for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
+            nclean += !strcmp(str(e, "class"), cn) && cJSON_IsTrue(cJSON_GetObjectItem(e, "clean"));
+        /* Sizes no round trip of which escaped preemption (a loaded
+         * machine) are left out while two clean sizes remain. */
+        for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
+            if (!strcmp(str(e, "class"), cn) && num(e, "seconds") > 0 &&
+                (nclean < 2 || cJSON_IsTrue(cJSON_GetObjectItem(e, "clean")))) {
+                x[n] = num(e, "bytes");
+                y[n++] = num(e, "seconds");
+            }
+        if (!n) continue;
+        calib_fit f;
+        snprintf(what, sizeof what, "link %s", cn);
+        if (fit_time(x, y, n, 0, &f, R->err)) goto out;
+        coeffs_link *L = &R->c->link[c];
+        L->latency_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
+        L->bandwidth_mbs = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);
+        report_fit(R, what, "bytes", "one-way seconds", &f, x, y, n, NULL);
+        if (add_row(R, what, "latency_us", L->latency_us) ||
+            add_row(R, what, "bandwidth_mbs", L->bandwidth_mbs))
+            goto out;
+    }
+    /* Cost of issuing a send, per kind of the sending device. */
+    for (int k = 0; k < 2; k++) {
+        int n = 0;
+        for (const cJSON *e = links ? links->child : NULL; e; e = e->next) {
+            int from = (int)num(e, "from");
+            if (from >= 0 && from < R->pl->ndev && (int)R->pl->dev[from].kind == k &&
+                num(e, "isend_seconds") >= 0)
+                x[n++] = num(e, "isend_seconds");
+        }
+        if (!n) continue;
+        coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
+        D->send_overhead_us = coeffs_given(calib_median(x, n) * 1e6, COEFFS_MEASURED);
+        D->send_overhead_us.n = n;
+        snprintf(what, sizeof what, "send on %s", plat_kind_name((plat_kind)k));
+        if (add_row(R, what, "send_overhead_us", D->send_overhead_us)) goto out;
+    }
+    rc = 0;
+out:
+    if (rc && !R->err[0]) snprintf(R->err, NET_ERRLEN, "out of memory fitting copies and links");
+    free(x);
+    free(y);
+    return rc;
+}
+
+/* ---- jobs ---- */
+
+static int job_failed(run *R, int jrc, const char *what, const char *eline)
+{
+    if (jrc == RT_JOB_INTERRUPTED)
+        snprintf(R->err, NET_ERRLEN, "interrupted during %s", what);
+    else if (jrc == RT_JOB_TIMEOUT)
+        snprintf(R->err, NET_ERRLEN, "%s timed out after %g s (--timeout)", what, R->o->timeout_s > 0 ? R->o->timeout_s : 3600.0);
+    else if (jrc == RT_JOB_NOSTART || jrc == 127)
+        snprintf(R->err, NET_ERRLEN, "%s: cannot launch mpirun (install openmpi-bin): %s", what, eline);
+    else if (jrc == 2 && (strstr(eline, "dse calib-worker:") || strstr(eline, "dse exec:")))
+        snprintf(R->err, NET_ERRLEN, "%s", strchr(eline, ':') + 2);
+    else if (strstr(eline, "dse calib-worker:") || strstr(eline, "dse exec:"))
+        snprintf(R->err, NET_ERRLEN, "%s failed: %s", what, strchr(eline, ':') + 2);
+    else
+        snprintf(R->err, NET_ERRLEN, "%s failed: a rank died (mpirun exit %d)%s%s", what, jrc,
+                 eline[0] ? ": " : "", eline);
+    return jrc == 2 ? 2 : 1;
+}
+
+static int launch(run *R, const char *const *args, int nargs, const char *what, char **out)
+{
+    const char *av[96];
+    char eline[NET_ERRLEN - 64];
+    if (nargs > 80) {
+        snprintf(R->err, NET_ERRLEN, "too many arguments");
+        return 1;
+    }
+    rt_mpirun_argv(R->pl->ndev, R->o->hostfile, args, nargs, av);
+    rt_mpirun_env();
+    double to = R->o->timeout_s > 0 ? R->o->timeout_s : 3600.0;
+    int jrc = rt_run_job(av, to, R->o->stop, "dse ", out, eline, sizeof eline);
+    if (jrc == 0) return 0;
+    free(*out);
+    *out = NULL;
+    return job_failed(R, jrc, what, eline);
+}
+
+static const char *dse_prog(const run *R) { return R->o->dse ? R->o->dse : rt_self_exe(); }
+
+static int run_worker(run *R)
+{
+    const char *args[80];
+    char reps[16], seed[32], raw[600];
+    int k = 0;
+    snprintf(reps, sizeof reps, "%d", R->o->reps > 0 ? R->o->reps : CALIB_REPS);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)R->o->seed);
+    snprintf(raw, sizeof raw, "%s/raw.json", R->dir);
+    args[k++] = dse_prog(R);
+    args[k++] = "calib-worker";
+    args[k++] = "--platform";
+    args[k++] = R->o->platform;
+    for (int i = 0; i < R->o->nnetworks; i++) {
+        args[k++] = "--network";
+        args[k++] = R->o->networks[i];
+    }
+    args[k++] = "--out";
+    args[k++] = raw;
+    args[k++] = "--reps";
+    args[k++] = reps;
+    args[k++] = "--seed";
+    args[k++] = seed;
+    if (R->o->quick) args[k++] = "--quick";
+    progress(R, "timing layers, copies and links on %d ranks (mpirun)...", R->pl->ndev);
+    char *out = NULL;
+    int rc = launch(R, args, k, "the measurement worker", &out);
+    free(out);
+    if (rc) return rc;
+    char *txt = ju_read_file(raw, R->err);
+    if (!txt) return 1;
+    R->raw = cJSON_Parse(txt);
+    free(txt);
+    if (!R->raw || strcmp(str(R->raw, "format"), "dse-calib-raw")) {
+        snprintf(R->err, NET_ERRLEN, "%.400s: unreadable worker output", raw);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- memory ---- */
+
+typedef struct {
+    const char *what; /* layer name or "(whole network)" */
+    int network;      /* index */
+    int layer;        /* alone on dev_b, or -1: all on dev_a */
+} mem_run;
+
+/* The largest layer of a kind by weights (ReLU: by output size). */
+static int largest(const net *n, net_kind k)
+{
+    int best = -1;
+    int64_t bv = -1;
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        if (L->kind != k) continue;
+        int64_t v = k == NET_RELU ? net_shape_numel(L->out) : L->weights;
+        if (v > bv) {
+            bv = v;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static int fit_memory(run *R)
+{
+    const platform *pl = R->pl;
+    int a = pl->source, b = -1, rc = 1;
+    for (int d = 0; d < pl->ndev && b < 0; d++)
+        if (d != a) b = d;
+    mem_run runs[CALIB_MAX_NETS * 4];
+    int nruns = 0;
+    for (int i = 0; i < R->o->nnetworks; i++) {
+        runs[nruns++] = (mem_run){"(whole network)", i, -1};
+        if (b < 0) continue;
+        static const net_kind kinds[] = {NET_CONV, NET_FC, NET_RELU};
+        for (int j = 0; j < 3; j++) {
+            int l = largest(R->nets[i], kinds[j]);
+            if (l >= 0) runs[nruns++] = (mem_run){R->nets[i]->layers[l].name, i, l};
+        }
+    }
+    /* Points: per device used, (model MB, measured MB). */
+    int cap = nruns * 2 + 1, np[2] = {0, 0};
+    double *x[2], *y[2];
+    const char **lab[2];
+    char (*labs)[160] = calloc((size_t)cap, sizeof *labs);
+    int nl = 0;
+    for (int k = 0; k < 2; k++) {
+        x[k] = malloc((size_t)cap * sizeof(double));
+        y[k] = malloc((size_t)cap * sizeof(double));
+        lab[k] = malloc((size_t)cap * sizeof(char *));
+    }
+    cost_model *cm[CALIB_MAX_NETS] = {0};
+    mapping *m = NULL;
+    plan *p = plan_new();
+    cost_device *pd = calloc((size_t)pl->ndev, sizeof *pd);
+    cJSON *jr = cJSON_AddArrayToObject(R->report, "memory_runs");
+    if (!labs || !x[0] || !x[1] || !y[0] || !y[1] || !lab[0] || !lab[1] || !p || !pd) {
+        snprintf(R->err, NET_ERRLEN, "out of memory for the memory runs");
+        goto out;
+    }
+    for (int r = 0; r < nruns; r++) {
+        const mem_run *M = &runs[r];
+        const net *n = R->nets[M->network];
+        char warn[NET_ERRLEN], mpath[700], what[300];
+        if (!cm[M->network] && !(cm[M->network] = cost_new(n, pl, R->c, warn, R->err))) goto out;
+        mapping_free(m);
+        if (!(m = mapping_new(n->n, pl->ndev))) goto oom;
+        mapping_set_single(m, n, a);
+        if (M->layer >= 0) m->slices[m->first[M->layer]].dev = b;
+        snprintf(mpath, sizeof mpath, "%s/memory-%d.json", R->dir, r);
+        if (mapping_save(m, n, pl, mpath, R->err)) goto out;
+        cost_result cr;
+        if (plan_build(p, n, m, pl->source, R->err)) goto out;
+        if (cost_eval(cm[M->network], p, &cr, pd)) {
+            snprintf(R->err, NET_ERRLEN, "%s", cost_error(cm[M->network]));
+            goto out;
+        }
+        if (M->layer >= 0)
+            snprintf(what, sizeof what, "memory run %d/%d (%s: %s on %s, the rest on %s)", r + 1,
+                     nruns, n->name, M->what, pl->dev[b].name, pl->dev[a].name);
+        else
+            snprintf(what, sizeof what, "memory run %d/%d (%s on %s)", r + 1, nruns, n->name,
+                     pl->dev[a].name);
+        progress(R, "%s...", what);
+        const char *args[] = {dse_prog(R), "exec", "--network", R->o->networks[M->network],
+                              "--platform", R->o->platform, "--mapping", mpath, "--bench", "2,3",
+                              "--json", "--seed", "1"};
+        char *out = NULL;
+        int jrc = launch(R, args, (int)(sizeof args / sizeof *args), what, &out);
+        if (jrc) {
+            rc = jrc;
+            goto out;
+        }
+        cJSON *res = cJSON_Parse(out);
+        free(out);
+        const cJSON *devs = cJSON_GetObjectItem(res, "devices");
+        if (!res || cJSON_GetArraySize(devs) != pl->ndev) {
+            cJSON_Delete(res);
+            snprintf(R->err, NET_ERRLEN, "%s: unreadable output of dse exec", what);
+            goto out;
+        }
+        for (int d = 0; d < pl->ndev; d++) {
+            if (!pd[d].used) continue;
+            int k = pl->dev[d].kind;
+            double model = (pd[d].weights_bytes + pd[d].peak_act_bytes) / 1e6;
+            double rss = num(cJSON_GetArrayItem(devs, d), "peak_rss_mb");
+            if (!(rss > 0)) continue;
+            snprintf(labs[nl], sizeof labs[nl], "%s %s on %s", n->name, M->layer >= 0 && d == b ? M->what : (M->layer >= 0 ? "(rest)" : "(whole)"), pl->dev[d].name);
+            x[k][np[k]] = model;
+            y[k][np[k]] = rss;
+            lab[k][np[k]++] = labs[nl++];
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "network", n->name);
+            cJSON_AddStringToObject(e, "alone", M->what);
+            cJSON_AddStringToObject(e, "device", pl->dev[d].name);
+            cJSON_AddNumberToObject(e, "weights_mb", pd[d].weights_bytes / 1e6);
+            cJSON_AddNumberToObject(e, "peak_activations_mb", pd[d].peak_act_bytes / 1e6);
+            cJSON_AddNumberToObject(e, "peak_rss_mb", rss);
+            cJSON_AddItemToArray(jr, e);
+        }
+        cJSON_Delete(res);
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!np[k]) continue;
+        calib_fit f;
+        char what[96];
+        snprintf(what, sizeof what, "memory on %s", plat_kind_name((plat_kind)k));
+        int spread = 0;
+        for (int i = 1; i < np[k]; i++) spread |= x[k][i] != x[k][0];
+        coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
+        if (np[k] >= 2 && spread) {
+            if (calib_fit_line(x[k], y[k], np[k], 1, &f, R->err)) goto out;
+            if (f.b <= 0 || f.a < 0) {
+                snprintf(R->err, NET_ERRLEN, "%s: peak RSS does not grow with the model's bytes "
+                         "(slope %g MB/MB, bias %g MB)", what, f.b, f.a);
+                goto out;
+            }
+            D->mem_coefficient = coeffs_fitted(f.b, f.r2, f.rmse, f.n);
+            D->mem_bias_mb = coeffs_fitted(f.a, f.r2, f.rmse, f.n);
+        } else {
+            /* One point: bytes taken at face value, the rest is the baseline. */
+            f = (calib_fit){y[k][0] - x[k][0], 1.0, NAN, 0, 0, 1};
+            if (f.a < 0) f.a = 0;
+            D->mem_coefficient = coeffs_given(1.0, COEFFS_ASSUMPTION);
+            D->mem_bias_mb = coeffs_given(f.a, COEFFS_MEASURED);
+        }
+        report_fit(R, what, "model MB (weights + peak live activations)", "peak RSS MB", &f, x[k],
+                   y[k], np[k], lab[k]);
+        if (add_row(R, what, "coefficient", D->mem_coefficient) ||
+            add_row(R, what, "bias_mb", D->mem_bias_mb))
+            goto oom;
+    }
+    rc = 0;
+    goto out;
+oom:
+    snprintf(R->err, NET_ERRLEN, "out of memory for the memory runs");
+out:
+    for (int i = 0; i < CALIB_MAX_NETS; i++) cost_free(cm[i]);
+    mapping_free(m);
+    plan_free(p);
+    free(pd);
+    free(labs);
+    for (int k = 0; k < 2; k++) {
+        free(x[k]);
+        free(y[k]);
+        free(lab[k]);
+    }
+    return rc;
+}
+
+/* ---- energy ---- */
+
+static int fit_power(run *R)
+{
+    const cJSON *pw = cJSON_GetObjectItem(R->raw, "power");
+    for (int k = 0; k < 2; k++) {
+        if (rep_of(R->pl, k) < 0) continue;
+        double idle[64], busy[64];
+        int ni = 0, nb = 0;
+        for (const cJSON *e = pw ? pw->child : NULL; e; e = e->next) {
+            if (kind_of(str(e, "kind")) != k) continue;
+            if (num(e, "idle_w") >= 0 && ni < 64) idle[ni++] = num(e, "idle_w");
+            if (num(e, "busy_w") >= 0 && nb < 64) busy[nb++] = num(e, "busy_w");
+        }
+        coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
+        char what[64];
+        snprintf(what, sizeof what, "power of %s", plat_kind_name((plat_kind)k));
+        if (ni && nb) {
+            D->idle_w = coeffs_given(calib_median(idle, ni), COEFFS_MEASURED);
+            D->busy_w = coeffs_given(calib_median(busy, nb), COEFFS_MEASURED);
+            D->idle_w.n = ni;
+            D->busy_w.n = nb;
+        } else {
+            /* No sensor: the platform's figures, if its devices agree. */
+            int same = 1, first = rep_of(R->pl, k);
+            for (int d = 0; d < R->pl->ndev; d++)
+                if ((int)R->pl->dev[d].kind == k &&
+                    (R->pl->dev[d].busy_w != R->pl->dev[first].busy_w ||
+                     R->pl->dev[d].idle_w != R->pl->dev[first].idle_w))
+                    same = 0;
+            if (!same) continue; /* unset: the model reads each device's own figures */
+            const char *note = coeffs_note(R->c, "no energy sensor on this platform: the "
+                                                 "platform file's declared figure");
+            if (!note) return -1;
+            D->idle_w = coeffs_given(R->pl->dev[first].idle_w, COEFFS_DECLARED);
+            D->busy_w = coeffs_given(R->pl->dev[first].busy_w, COEFFS_DECLARED);
+            D->idle_w.note = D->busy_w.note = note;
+        }
+        if (add_row(R, what, "busy_w", D->busy_w) || add_row(R, what, "idle_w", D->idle_w)) return -1;
+    }
+    return 0;
+}
+
+/* ---- driver ---- */
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void now_iso(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void calib_result_free(calib_result *r)
+{
+    if (!r) return;
+    coeffs_free(r->coeffs);
+    free(r->report_json);
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+int calib_run(const calib_options *o, calib_result *res, char *err)
+{
+    memset(res, 0, sizeof *res);
+    err[0] = 0;
+    int rc = calib_check(o, err);
+    if (rc) return rc;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run R;
+    memset(&R, 0, sizeof R);
+    R.o = o;
+    R.err = err;
+    rc = 1;
+    if (!(R.pl = platform_open(o->platform, err))) return 2;
+    for (int i = 0; i < o->nnetworks; i++)
+        if (!(R.nets[i] = net_open(o->networks[i], err))) {
+            rc = 2;
+            goto out;
+        }
+    if (o->keep_dir) {
+        snprintf(R.dir, sizeof R.dir, "%s", o->keep_dir);
+        if (mkdir(R.dir, 0777) && errno != EEXIST) {
+            snprintf(err, NET_ERRLEN, "%.300s: cannot create: %s", R.dir, strerror(errno));
+            rc = 2;
+            goto out;
+        }
+    } else {
+        snprintf(R.dir, sizeof R.dir, "/tmp/dse-calib-XXXXXX");
+        if (!mkdtemp(R.dir)) {
+            snprintf(err, NET_ERRLEN, "cannot create a work folder in /tmp: %s", strerror(errno));
+            goto out;
+        }
+        R.made_dir = 1;
+    }
+    R.c = coeffs_new();
+    R.report = cJSON_CreateObject();
+    if (!R.c || !R.report || !(R.fits = cJSON_AddArrayToObject(R.report, "fits"))) {
+        snprintf(err, NET_ERRLEN, "out of memory");
+        goto out;
+    }
+    char date[32], board[300], desc[600], host[128] = "this machine";
+    now_iso(date, sizeof date);
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = 0;
+    snprintf(board, sizeof board, "%s (%s)", R.pl->description ? R.pl->description : R.pl->name, host);
+    snprintf(desc, sizeof desc, "dse calibrate%s on %s: median of %d timed runs after warm-up per "
+             "timing; fits by least squares with relative weights (r2 of the weighted fit, rmse "
+             "in microseconds for times and MB for memory)", o->quick ? " --quick" : "",
+             R.pl->name, o->reps > 0 ? o->reps : CALIB_REPS);
+    if (coeffs_set_info(R.c, board, date, desc) || coeffs_add_platform(R.c, R.pl->name)) goto oom;
+    for (int i = 0; i < o->nnetworks; i++)
+        if (coeffs_add_network(R.c, R.nets[i]->name)) goto oom;
+
+    if ((rc = run_worker(&R))) goto out;
+    rc = 1;
+    if (fit_compute(&R) || fit_copies_links(&R)) goto out;
+    if ((rc = fit_memory(&R))) goto out;
+    rc = 1;
+    if (fit_power(&R)) goto oom;
+    if (coeffs_check(R.c, err)) goto out;
+
+    cJSON_AddStringToObject(R.report, "platform", R.pl->name);
+    cJSON *nets = cJSON_AddArrayToObject(R.report, "networks");
+    for (int i = 0; i < o->nnetworks; i++) cJSON_AddItemToArray(nets, cJSON_CreateString(R.nets[i]->name));
+    cJSON_AddBoolToObject(R.report, "quick", o->quick);
+    cJSON_AddNumberToObject(R.report, "reps", o->reps > 0 ? o->reps : CALIB_REPS);
+    cJSON_AddStringToObject(R.report, "date", date);
+    cJSON_AddItemReferenceToObject(R.report, "devices", cJSON_GetObjectItem(R.raw, "devices"));
+    /* How loaded the machine was: preempted samples of the compute timings. */
+    double pre = 0, tot = 0;
+    for (const cJSON *e = cJSON_GetObjectItem(R.raw, "compute")->child; e; e = e->next) {
+        pre += num(e, "preempted");
+        tot += num(e, "samples");
+    }
+    cJSON_AddNumberToObject(R.report, "preempted_fraction", tot > 0 ? pre / tot : 0);
+    res->report_json = cJSON_Print(R.report);
+    if (!res->report_json) goto oom;
+    res->coeffs = R.c;
+    R.c = NULL;
+    res->rows = R.rows;
+    res->nrows = R.nrows;
+    R.rows = NULL;
+    res->nlayer_fits = R.nlayer_fits;
+    res->nlayer_flagged = R.nlayer_flagged;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, NET_ERRLEN, "out of memory");
+    rc = 1;
+out:
+    if (R.made_dir) remove_dir(R.dir);
+    cJSON_Delete(R.report);
+    cJSON_Delete(R.raw);
+    coeffs_free(R.c);
+    free(R.rows);
+    for (int i = 0; i < CALIB_MAX_NETS; i++) net_free(R.nets[i]);
+    platform_free(R.pl);
+    return rc;
+}

@@ -1,0 +1,216 @@
+/* fit.c -- least-squares lines (GSL), medians, MAPE, Spearman's rho, and
+ * the work unit and channel shares calibration uses.
+ *
+ * Invariant: a fit either fills every field of calib_fit from the same
+ * weights it minimised with, or fails with err; statistics never divide
+ * by zero (a zero measurement is skipped by the percentage errors).
+ */
+#include "calib.h"
+
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_data(const double *x, const double *y, int n, int relative, char *err)
+{
+    if (n < 1) {
+        snprintf(err, NET_ERRLEN, "fit: no points");
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]) || !isfinite(y[i]) || (relative && y[i] == 0)) {
+            snprintf(err, NET_ERRLEN, "fit: point %d (%g, %g) is not usable", i, x[i], y[i]);
+            return -1;
+        }
+    return 0;
+}
+
+/* Quality figures of y ~ a + b x under weights w. */
+static void quality(const double *x, const double *y, const double *w, int n, calib_fit *f)
+{
+    double sw = 0, swy = 0, ss = 0, st = 0, sq = 0, mr = 0;
+    for (int i = 0; i < n; i++) {
+        sw += w[i];
+        swy += w[i] * y[i];
+    }
+    double ybar = swy / sw;
+    for (int i = 0; i < n; i++) {
+        double r = y[i] - (f->a + f->b * x[i]);
+        ss += w[i] * r * r;
+        st += w[i] * (y[i] - ybar) * (y[i] - ybar);
+        sq += r * r;
+        if (y[i] != 0 && fabs(r / y[i]) > mr) mr = fabs(r / y[i]);
+    }
+    f->r2 = st > 0 ? 1.0 - ss / st : (ss == 0 ? 1.0 : 0.0);
+    f->rmse = sqrt(sq / n);
+    f->max_rel = mr;
+    f->n = n;
+}
+
+static double *weights(const double *y, int n, int relative)
+{
+    double *w = malloc((size_t)n * sizeof *w);
+    if (!w) return NULL;
+    for (int i = 0; i < n; i++) w[i] = relative ? 1.0 / (y[i] * y[i]) : 1.0;
+    return w;
+}
+
+int calib_fit_line(const double *x, const double *y, int n, int relative, calib_fit *f, char *err)
+{
+    memset(f, 0, sizeof *f);
+    if (check_data(x, y, n, relative, err)) return -1;
+    if (n < 2) {
+        snprintf(err, NET_ERRLEN, "fit: a line needs at least 2 points, got %d", n);
+        return -1;
+    }
+    int spread = 0;
+    for (int i = 1; i < n; i++) spread |= x[i] != x[0];
+    if (!spread) {
+        snprintf(err, NET_ERRLEN, "fit: all %d points have the same x (%g)", n, x[0]);
+        return -1;
+    }
+    double *w = weights(y, n, relative);
+    if (!w) {
+        snprintf(err, NET_ERRLEN, "fit: out of memory");
+        return -1;
+    }
+    double c00, c01, c11, chisq;
+    gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, &f->a, &f->b, &c00, &c01, &c11, &chisq);
+    quality(x, y, w, n, f);
+    free(w);
+    return 0;
+}
+
+int calib_fit_origin(const double *x, const double *y, int n, int relative, calib_fit *f,
+                     char *err)
+{
+    memset(f, 0, sizeof *f);
+    if (check_data(x, y, n, relative, err)) return -1;
+    double *w = weights(y, n, relative);
+    if (!w) {
+        snprintf(err, NET_ERRLEN, "fit: out of memory");
+        return -1;
+    }
+    double c11, chisq;
+    gsl_fit_wmul(x, 1, w, 1, y, 1, (size_t)n, &f->b, &c11, &chisq);
+    f->a = 0;
+    if (!isfinite(f->b)) {
+        free(w);
+        snprintf(err, NET_ERRLEN, "fit: all x are 0");
+        return -1;
+    }
+    quality(x, y, w, n, f);
+    free(w);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double calib_median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double calib_mape(const double *pred, const double *meas, int n)
+{
+    double s = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (meas[i] != 0 && isfinite(pred[i]) && isfinite(meas[i])) {
+            s += fabs(pred[i] - meas[i]) / fabs(meas[i]);
+            k++;
+        }
+    return k ? 100.0 * s / k : NAN;
+}
+
+double calib_max_ape(const double *pred, const double *meas, int n)
+{
+    double m = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (meas[i] != 0 && isfinite(pred[i]) && isfinite(meas[i])) {
+            double e = fabs(pred[i] - meas[i]) / fabs(meas[i]);
+            if (e > m) m = e;
+            k++;
+        }
+    return k ? 100.0 * m : NAN;
+}
+
+typedef struct {
+    double v;
+    int i;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Average ranks (1-based) of v into r. */
+static int ranks(const double *v, int n, double *r)
+{
+    ranked *t = malloc((size_t)n * sizeof *t);
+    if (!t) return -1;
+    for (int i = 0; i < n; i++) t[i] = (ranked){v[i], i};
+    qsort(t, (size_t)n, sizeof *t, cmp_ranked);
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j + 1 < n && t[j + 1].v == t[i].v) j++;
+        double avg = 0.5 * (i + j) + 1.0;
+        for (int k = i; k <= j; k++) r[t[k].i] = avg;
+        i = j + 1;
+    }
+    free(t);
+    return 0;
+}
+
+double calib_spearman(const double *x, const double *y, int n)
+{
+    if (n < 2) return NAN;
+    double *rx = malloc((size_t)n * sizeof *rx), *ry = malloc((size_t)n * sizeof *ry);
+    double res = NAN;
+    if (rx && ry && ranks(x, n, rx) == 0 && ranks(y, n, ry) == 0) {
+        /* Pearson correlation of the ranks (exact with ties). */
+        double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+        for (int i = 0; i < n; i++) {
+            mx += rx[i];
+            my += ry[i];
+        }
+        mx /= n;
+        my /= n;
+        for (int i = 0; i < n; i++) {
+            sxy += (rx[i] - mx) * (ry[i] - my);
+            sxx += (rx[i] - mx) * (rx[i] - mx);
+            syy += (ry[i] - my) * (ry[i] - my);
+        }
+        if (sxx > 0 && syy > 0) res = sxy / sqrt(sxx * syy);
+    }
+    free(rx);
+    free(ry);
+    return res;
+}
+
+int64_t calib_work(const net *n, int layer, int c0, int nc)
+{
+    const net_layer *L = &n->layers[layer];
+    /* cost.c's rule: MACs when the layer has them (or has no ops either). */
+    if (L->macs > 0 || L->ops == 0) return net_slice_macs(n, layer, c0, nc);
+    return net_slice_ops(n, layer, c0, nc);
+}
+
+int calib_share_channels(int out_c, int k)
+{
+    /* mapping_apportion gives the first of k equal shares ceil-or-floor
+     * channels; the floor is what most shares get. */
+    int c = out_c / k;
+    return c < 1 ? 1 : c;
+}

@@ -1,0 +1,111 @@
+/* probe.c -- the probe networks: one chain per size holding every layer
+ * kind of net.h (Conv in its three kernel paths and both cost classes,
+ * FC, ReLU, ReLU6, LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten,
+ * Dropout, Softmax), so the per-kind fallback coefficients are fitted over
+ * shapes the calibrated networks may lack (e.g. AveragePool and Concat
+ * for DenseNet when calibrating on AlexNet and ResNet-50).
+ *
+ * Invariant: every probe is a valid net (one output, topological order);
+ * layer semantics come from net.c, nothing is re-derived here.
+ */
+#include "calib.h"
+
+#include <stdio.h>
+
+static const struct {
+    int c, h, w;
+} sizes[] = {{64, 56, 56}, {128, 28, 28}, {32, 112, 112}, {256, 14, 14}};
+
+int calib_probe_count(void) { return (int)(sizeof sizes / sizeof sizes[0]); }
+
+typedef struct {
+    net *n;
+    int failed;
+    char *err;
+} pb;
+
+static void add(pb *b, const char *name, net_kind k, const net_attr *a, const char *in0,
+                const char *in1)
+{
+    const char *in[2] = {in0, in1};
+    if (!b->failed && net_add(b->n, name, k, a, in1 ? 2 : 1, in, b->err) < 0) b->failed = 1;
+}
+
+static net_attr conv(int out, int k, int s, int p, int groups)
+{
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = out;
+    a.kh = a.kw = k;
+    a.sh = a.sw = s;
+    a.pt = a.pl = a.pb = a.pr = p;
+    a.groups = groups;
+    return a;
+}
+
+static net_attr pool(net_kind kind, int k, int s, int p)
+{
+    net_attr a = net_attr_default(kind);
+    a.kh = a.kw = k;
+    a.sh = a.sw = s;
+    a.pt = a.pl = a.pb = a.pr = p;
+    return a;
+}
+
+net *calib_probe_net(int i, char *err)
+{
+    if (i < 0 || i >= calib_probe_count()) {
+        snprintf(err, NET_ERRLEN, "no probe network %d", i);
+        return NULL;
+    }
+    int C = sizes[i].c;
+    char name[64];
+    snprintf(name, sizeof name, "calib-probe-%dx%dx%d", C, sizes[i].h, sizes[i].w);
+    pb b = {net_new(name, "data", (net_shape){C, sizes[i].h, sizes[i].w}), 0, err};
+    if (!b.n) {
+        snprintf(err, NET_ERRLEN, "probe network: out of memory");
+        return NULL;
+    }
+    net_attr a, d = net_attr_default(NET_RELU);
+    a = conv(C, 3, 1, 1, 1); /* 3x3 stride 1: the ConvWinograd class, im2col path */
+    add(&b, "conv3x3", NET_CONV, &a, "data", NULL);
+    a = net_attr_default(NET_BN);
+    add(&b, "bn", NET_BN, &a, "conv3x3", NULL);
+    add(&b, "relu", NET_RELU, &d, "bn", NULL);
+    a = conv(C, 1, 1, 0, 1); /* pointwise: SGEMM straight on the input */
+    add(&b, "conv1x1", NET_CONV, &a, "relu", NULL);
+    a = net_attr_default(NET_LRN);
+    add(&b, "lrn", NET_LRN, &a, "conv1x1", NULL);
+    a = net_attr_default(NET_ADD);
+    add(&b, "add", NET_ADD, &a, "relu", "lrn");
+    a = net_attr_default(NET_CONCAT);
+    add(&b, "concat", NET_CONCAT, &a, "add", "bn");
+    a = conv(2 * C, 3, 1, 1, 2 * C); /* depthwise: the direct loop */
+    add(&b, "dwconv", NET_CONV, &a, "concat", NULL);
+    a = d;
+    a.relu_max = 6.0;
+    add(&b, "relu6", NET_RELU, &a, "dwconv", NULL);
+    a = pool(NET_MAXPOOL, 3, 1, 1);
+    add(&b, "maxpool", NET_MAXPOOL, &a, "relu6", NULL);
+    a = pool(NET_AVGPOOL, 2, 2, 0); /* DenseNet's transition pool */
+    add(&b, "avgpool", NET_AVGPOOL, &a, "maxpool", NULL);
+    a = conv(C, 7, 2, 3, 1); /* large kernel, strided: the Conv class */
+    add(&b, "conv7x7s2", NET_CONV, &a, "avgpool", NULL);
+    a = conv(2 * C, 3, 2, 1, 1); /* 3x3 stride 2: Conv class */
+    add(&b, "conv3x3s2", NET_CONV, &a, "conv7x7s2", NULL);
+    a = net_attr_default(NET_GAP);
+    add(&b, "gap", NET_GAP, &a, "conv3x3s2", NULL);
+    a = net_attr_default(NET_FLATTEN);
+    add(&b, "flatten", NET_FLATTEN, &a, "gap", NULL);
+    a = net_attr_default(NET_FC);
+    a.out_c = 1000;
+    add(&b, "fc", NET_FC, &a, "flatten", NULL);
+    a = net_attr_default(NET_DROPOUT);
+    add(&b, "dropout", NET_DROPOUT, &a, "fc", NULL);
+    a = net_attr_default(NET_SOFTMAX);
+    add(&b, "softmax", NET_SOFTMAX, &a, "dropout", NULL);
+    if (b.failed || net_finalize(b.n, name, err)) {
+        net_free(b.n);
+        return NULL;
+    }
+    return b.n;
+}

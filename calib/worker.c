@@ -1,0 +1,682 @@
+/* worker.c -- calib_worker: the measurements of a calibration, one MPI
+ * rank per device (`dse calib-worker` under mpirun, launched by
+ * calib_run).  Phases, each ended by a barrier that idle ranks wait at
+ * without spinning (so they do not steal a core from the rank measuring):
+ *
+ *  1. compute: on the first device of each kind, every layer of every
+ *     network (and of the probe networks) run in inference order, each
+ *     layer timed alone, at channel shares 1, 1/2, 1/3, 1/4 for Conv and
+ *     FC (the shares hybrid chromosomes produce), and CONCAT-like copies;
+ *  2. links: MPI ping-pong from 1 KB to 64 MB between the first device
+ *     pair of each link class, and the cost of issuing an MPI_Isend;
+ *  3. power: idle and busy power of every device with an energy sensor.
+ *
+ * Invariant: the kernels, thread count and malloc settings are the
+ * runtime's own (runtime/kernels.h, rt_threads, exec.c's mallopt), so a
+ * timing here is what the same step costs inside `dse exec`.  On a
+ * single-threaded device a sample is the thread's CPU time, which does not
+ * include time the thread spent preempted by other processes; how many
+ * samples were preempted is recorded.  Rank 0 writes the raw JSON
+ * (temp file + rename); a failure anywhere is agreed on by every rank.
+ */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#include "calib.h"
+#include "exec.h"
+#include "jsonutil.h"
+#include "kernels.h"
+
+#include <cJSON.h>
+#include <malloc.h>
+#include <math.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* A barrier that sleeps instead of spinning: the ranks that wait here must
+ * leave the cores to the one measuring. */
+static void calm_barrier(void)
+{
+    MPI_Request rq;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &rq);
+    while (!done) {
+        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            struct timespec ts = {0, 2 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* Same error on every rank: the largest code wins; rank 0 gets the text of
+ * the lowest failing rank. */
+static int agree(int rc, char *err)
+{
+    int all = 0, rank, who, first;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!all) return 0;
+    who = rc ? rank : 1 << 30;
+    MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first != 0) {
+        if (rank == first) MPI_Send(err, NET_ERRLEN, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
+        if (rank == 0) MPI_Recv(err, NET_ERRLEN, MPI_CHAR, first, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return all;
+}
+
+/* One timing sample: CPU time of this thread when kernels are
+ * single-threaded (immune to preemption), else wall time. */
+typedef struct {
+    int threads;
+    double w0, c0;
+} stopwatch;
+
+static void sw_start(stopwatch *s)
+{
+    s->w0 = wall_now();
+    s->c0 = s->threads == 1 ? cpu_now() : 0;
+}
+
+/* Returns the sample; *preempted = the wall clock ran ahead of the CPU. */
+static double sw_stop(const stopwatch *s, int *preempted)
+{
+    double w = wall_now() - s->w0;
+    if (s->threads != 1) {
+        *preempted = 0;
+        return w;
+    }
+    double c = cpu_now() - s->c0;
+    *preempted = c < 0.9 * w && w - c > 5e-6;
+    return c < w ? c : w;
+}
+
+static void fill_pattern(float *x, size_t len, unsigned salt)
+{
+    /* O(1) magnitudes, no denormals: what kern_time_slice feeds too. */
+    for (size_t e = 0; e < len; e++) x[e] = (float)((e * 2654435761u + salt) % 2001) / 1000.0f - 1.0f;
+}
+
+/* ---- phase 1: compute ---- */
+
+typedef struct {
+    const net *n;
+    int probe;
+    float *input;
+    float **out;   /* per layer: its full output */
+    float **w;     /* per layer: weights of the slice [0, nc) */
+    int *nc;       /* per layer: channels computed */
+    float *ws;
+    double *samples; /* reps per layer */
+    int *npre;
+} seq_state;
+
+static void seq_free(seq_state *s)
+{
+    if (!s->n) return;
+    for (int i = 0; i < s->n->n; i++) {
+        if (s->out) free(s->out[i]);
+        if (s->w) free(s->w[i]);
+    }
+    free(s->input);
+    free(s->out);
+    free(s->w);
+    free(s->nc);
+    free(s->ws);
+    free(s->samples);
+    free(s->npre);
+}
+
+static int seq_init(seq_state *s, const net *n, int probe, int reps, char *err)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->probe = probe;
+    int L = n->n;
+    size_t nws = 0;
+    s->out = calloc((size_t)L, sizeof *s->out);
+    s->w = calloc((size_t)L, sizeof *s->w);
+    s->nc = calloc((size_t)L, sizeof *s->nc);
+    s->samples = calloc((size_t)L * reps, sizeof *s->samples);
+    s->npre = calloc((size_t)L, sizeof *s->npre);
+    s->input = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
+    if (!s->out || !s->w || !s->nc || !s->samples || !s->npre || !s->input) goto oom;
+    fill_pattern(s->input, (size_t)net_shape_numel(n->input), 7);
+    for (int i = 0; i < L; i++) {
+        size_t len = (size_t)net_shape_numel(n->layers[i].out);
+        if (!(s->out[i] = malloc(len * sizeof(float)))) goto oom;
+        fill_pattern(s->out[i], len, (unsigned)i);
+        size_t w = kern_workspace_floats(n, i, n->layers[i].out.c);
+        if (w > nws) nws = w;
+    }
+    if (nws && !(s->ws = malloc(nws * sizeof(float)))) goto oom;
+    return 0;
+oom:
+    snprintf(err, NET_ERRLEN, "%s: out of memory for the compute timings", n->name);
+    return -1;
+}
+
+/* Weights of every layer for share 1/k (splittable layers cut to their
+ * first share, the others whole). */
+static int seq_share(seq_state *s, int k, uint64_t seed, char *err)
+{
+    const net *n = s->n;
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        int nc = net_kind_splittable(L->kind) && k > 1 ? calib_share_channels(L->out.c, k) : L->out.c;
+        if (nc == s->nc[i] && (s->w[i] || !L->weights)) continue;
+        free(s->w[i]);
+        s->w[i] = NULL;
+        s->nc[i] = nc;
+        size_t nw = (size_t)net_slice_weights(n, i, 0, nc);
+        if (!nw) continue;
+        if (!(s->w[i] = malloc(nw * sizeof(float)))) {
+            snprintf(err, NET_ERRLEN, "%s: out of memory for the weights of %s", n->name, L->name);
+            return -1;
+        }
+        kern_weights_gen(n, i, 0, nc, seed, s->w[i]);
+    }
+    return 0;
+}
+
+/* One inference-ordered pass; sample r of every layer (r < 0: warm-up). */
+static int seq_pass(seq_state *s, int r, int reps, int threads, char *err)
+{
+    const net *n = s->n;
+    stopwatch sw = {threads, 0, 0};
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        const float *ins[64];
+        for (int k = 0; k < L->nin && k < 64; k++)
+            ins[k] = L->in[k] == NET_INPUT ? s->input : s->out[L->in[k]];
+        int pre;
+        sw_start(&sw);
+        int rc = kern_run(n, i, 0, s->nc[i], ins, s->w[i], s->out[i], s->ws, err);
+        double t = sw_stop(&sw, &pre);
+        if (rc) return -1;
+        if (r >= 0) {
+            s->samples[(size_t)i * reps + r] = t;
+            s->npre[i] += pre;
+        }
+    }
+    return 0;
+}
+
+static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *s, int layer,
+                       int k, double med, int reps)
+{
+    const net *n = s->n;
+    const net_layer *L = &n->layers[layer];
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return -1;
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON_AddNumberToObject(o, "rank", rank);
+    cJSON_AddStringToObject(o, "network", n->name);
+    cJSON_AddBoolToObject(o, "probe", s->probe);
+    cJSON_AddStringToObject(o, "layer", L->name);
+    cJSON_AddNumberToObject(o, "index", layer);
+    cJSON_AddStringToObject(o, "class", cost_class_name(cost_class(n, layer)));
+    cJSON_AddNumberToObject(o, "share", k);
+    cJSON_AddNumberToObject(o, "nc", s->nc[layer]);
+    cJSON_AddNumberToObject(o, "work", (double)calib_work(n, layer, 0, s->nc[layer]));
+    cJSON_AddNumberToObject(o, "seconds", med);
+    cJSON_AddNumberToObject(o, "samples", reps);
+    cJSON_AddNumberToObject(o, "preempted", s->npre[layer]);
+    return cJSON_AddItemToArray(arr, o) ? 0 : -1;
+}
+
+static int time_net(const net *n, int probe, const int *shares, int nshares, int reps,
+                    uint64_t seed, int threads, const char *kind, int rank, cJSON *arr, char *err)
+{
+    seq_state s;
+    int rc = -1, warm = 2;
+    if (seq_init(&s, n, probe, reps, err)) goto out;
+    int nsplit = 0;
+    for (int i = 0; i < n->n; i++) nsplit += net_kind_splittable(n->layers[i].kind);
+    for (int j = 0; j < nshares; j++) {
+        int k = shares[j];
+        if (k > 1 && !nsplit) continue;
+        if (seq_share(&s, k, seed, err)) goto out;
+        memset(s.npre, 0, (size_t)n->n * sizeof *s.npre);
+        for (int r = -warm; r < reps; r++)
+            if (seq_pass(&s, r, reps, threads, err)) goto out;
+        for (int i = 0; i < n->n; i++) {
+            const net_layer *L = &n->layers[i];
+            /* Shares below 1 only change splittable layers. */
+            if (k > 1 && (!net_kind_splittable(L->kind) || s.nc[i] == L->out.c)) continue;
+            double med = calib_median(s.samples + (size_t)i * reps, reps);
+            if (add_compute(arr, kind, rank, &s, i, k, med, reps)) {
+                snprintf(err, NET_ERRLEN, "out of memory");
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    seq_free(&s);
+    return rc;
+}
+
+static volatile char copy_sink;
+
+/* CONCAT: malloc the output and copy two slices into it, as exec.c does. */
+static int time_copies(int quick, int reps, int threads, const char *kind, int rank, cJSON *arr,
+                       char *err)
+{
+    size_t maxb = quick ? (16u << 20) : (64u << 20);
+    char *a = malloc(maxb / 2), *b = malloc(maxb / 2);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        snprintf(err, NET_ERRLEN, "out of memory for the copy timings");
+        return -1;
+    }
+    memset(a, 1, maxb / 2);
+    memset(b, 2, maxb / 2);
+    double *t = malloc((size_t)reps * sizeof *t);
+    stopwatch sw = {threads, 0, 0};
+    for (size_t bytes = 16u << 10; t && bytes <= maxb; bytes *= 4) {
+        int npre = 0;
+        for (int r = -2; r < reps; r++) {
+            int pre;
+            sw_start(&sw);
+            char *o = malloc(bytes);
+            if (!o) break;
+            memcpy(o, a, bytes / 2);
+            memcpy(o + bytes / 2, b, bytes / 2);
+            double x = sw_stop(&sw, &pre);
+            copy_sink += o[bytes - 1]; /* keeps the copy observable */
+            free(o);
+            if (r >= 0) {
+                t[r] = x;
+                npre += pre;
+            }
+        }
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", kind);
+        cJSON_AddNumberToObject(o, "rank", rank);
+        cJSON_AddNumberToObject(o, "bytes", (double)bytes);
+        cJSON_AddNumberToObject(o, "seconds", calib_median(t, reps));
+        cJSON_AddNumberToObject(o, "preempted", npre);
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(t);
+    free(a);
+    free(b);
+    return 0;
+}
+
+/* ---- phase 2: links ---- */
+
+static long involuntary_switches(void)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_THREAD, &u)) return 0;
+    return u.ru_nivcsw;
+}
+
+static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, cJSON *arr,
+                    char *err)
+{
+    size_t maxb = quick ? (16u << 20) : (64u << 20);
+    char *buf = malloc(maxb);
+    int cap = 10 * reps + 2;
+    double *rt = malloc((size_t)cap * sizeof *rt), *is = malloc((size_t)cap * sizeof *is);
+    double *all = malloc((size_t)cap * sizeof *all), *alli = malloc((size_t)cap * sizeof *alli);
+    int peer = me == a ? b : a, rc = 0;
+    if (!buf || !rt || !is || !all || !alli) {
+        snprintf(err, NET_ERRLEN, "out of memory for the ping-pong");
+        rc = -1;
+    }
+    if (buf) memset(buf, 3, maxb);
+    /* Both sides must agree to go on (a failed malloc must not hang the peer). */
+    int ok = rc == 0, both = 0;
+    MPI_Sendrecv(&ok, 1, MPI_INT, peer, 50, &both, 1, MPI_INT, peer, 50, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (!ok || !both) {
+        if (!rc) snprintf(err, NET_ERRLEN, "ping-pong peer failed");
+        free(buf);
+        free(rt);
+        free(is);
+        free(all);
+        free(alli);
+        return -1;
+    }
+    /* Factor 2 steps in the full run, 4 in the quick one.  A round trip
+     * counts only if neither rank was preempted during it (both spin in
+     * MPI): the receiver reports its involuntary context switches in the
+     * first bytes of its reply; the sender's first bytes say whether to go
+     * on.  At most 10 x reps attempts (and 20 s) per size; if too few are
+     * clean, all samples are used. */
+    size_t step = quick ? 4 : 2;
+    for (size_t bytes = 1024; bytes <= maxb; bytes *= step) {
+        int count = (int)bytes, clean = 0, n = 0, warm = 2;
+        int64_t hdr[2];
+        double start = MPI_Wtime();
+        for (;;) {
+            if (me == a) {
+                int go = n < cap && clean < reps && MPI_Wtime() - start < 20.0;
+                hdr[0] = go;
+                memcpy(buf, hdr, sizeof hdr);
+                MPI_Request q;
+                long s0 = involuntary_switches();
+                double t0 = MPI_Wtime();
+                MPI_Isend(buf, count, MPI_BYTE, b, 51, MPI_COMM_WORLD, &q);
+                double t1 = MPI_Wtime();
+                MPI_Wait(&q, MPI_STATUS_IGNORE);
+                MPI_Recv(buf, count, MPI_BYTE, b, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                double t2 = MPI_Wtime();
+                long s1 = involuntary_switches();
+                if (!go) break;
+                memcpy(hdr, buf, sizeof hdr);
+                if (warm > 0) {
+                    warm--;
+                    continue;
+                }
+                all[n] = 0.5 * (t2 - t0);
+                alli[n] = t1 - t0;
+                if (s1 == s0 && hdr[1] == 0) {
+                    rt[clean] = all[n];
+                    is[clean++] = alli[n];
+                }
+                n++;
+            } else {
+                long s0 = involuntary_switches();
+                MPI_Recv(buf, count, MPI_BYTE, a, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                memcpy(hdr, buf, sizeof hdr);
+                int go = hdr[0] != 0;
+                hdr[1] = involuntary_switches() - s0;
+                memcpy(buf, hdr, sizeof hdr);
+                MPI_Send(buf, count, MPI_BYTE, a, 52, MPI_COMM_WORLD);
+                if (!go) break;
+            }
+        }
+        if (me == a) {
+            /* Too few clean round trips: the least disturbed one, marked so
+             * that the fit leaves it out while enough clean sizes remain. */
+            int ok = clean >= 3, use = ok ? clean : n;
+            double *t = ok ? rt : all, *ti = ok ? is : alli;
+            if (!ok && n) {
+                calib_median(t, n);
+                calib_median(ti, n);
+                use = 1;
+            }
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "class", cls);
+            cJSON_AddNumberToObject(o, "from", a);
+            cJSON_AddNumberToObject(o, "to", b);
+            cJSON_AddNumberToObject(o, "bytes", (double)bytes);
+            cJSON_AddNumberToObject(o, "seconds", calib_median(t, use));
+            cJSON_AddNumberToObject(o, "isend_seconds", calib_median(ti, use));
+            cJSON_AddNumberToObject(o, "samples", use);
+            cJSON_AddNumberToObject(o, "preempted", n - clean);
+            cJSON_AddBoolToObject(o, "clean", ok);
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    free(all);
+    free(alli);
+    free(buf);
+    free(rt);
+    free(is);
+    return 0;
+}
+
+/* ---- phase 3: power ---- */
+
+static int read_num(const char *path, double *v)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int ok = fscanf(f, "%lf", v) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+/* Average power over about `secs` seconds while work() runs (or sleeping
+ * when work is NULL): an energy counter in microjoules (RAPL *energy_uj)
+ * or an instantaneous power file in milliwatts (Jetson INA3221). */
+static double measure_power(const char *path, double secs, void (*work)(void *), void *ctx)
+{
+    int counter = strstr(path, "energy_uj") != NULL;
+    double v0, v, sum = 0, t0 = wall_now(), t;
+    int ns = 0;
+    if (read_num(path, &v0)) return NAN;
+    while ((t = wall_now()) - t0 < secs) {
+        if (work) work(ctx);
+        else {
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (!counter && read_num(path, &v) == 0) {
+            sum += v;
+            ns++;
+        }
+    }
+    if (counter) {
+        if (read_num(path, &v) || v < v0) return NAN; /* unreadable or wrapped */
+        return (v - v0) * 1e-6 / (t - t0);
+    }
+    return ns ? sum / ns * 1e-3 : NAN;
+}
+
+typedef struct {
+    seq_state *s;
+    int threads;
+    char err[NET_ERRLEN];
+} busy_ctx;
+
+static void busy_work(void *p)
+{
+    busy_ctx *b = p;
+    seq_pass(b->s, -1, 1, b->threads, b->err);
+}
+
+/* ---- the worker ---- */
+
+/* DSE_FAULT=abort@R | stall@R: how the tests kill or hang a rank. */
+static void inject_fault(int rank)
+{
+    const char *f = getenv("DSE_FAULT");
+    char kind[16];
+    int r;
+    if (!f || sscanf(f, "%15[a-z]@%d", kind, &r) != 2 || r != rank) return;
+    if (!strcmp(kind, "abort")) abort();
+    if (!strcmp(kind, "stall"))
+        for (;;) pause();
+}
+
+/* Gather every rank's records into rank 0's arrays. */
+static int gather(cJSON *mine, cJSON *root, int rank, int size)
+{
+    char *txt = cJSON_PrintUnformatted(mine);
+    int len = txt ? (int)strlen(txt) + 1 : 0, rc = 0;
+    if (rank != 0) {
+        MPI_Send(&len, 1, MPI_INT, 0, 60, MPI_COMM_WORLD);
+        if (len) MPI_Send(txt, len, MPI_CHAR, 0, 61, MPI_COMM_WORLD);
+        free(txt);
+        return 0;
+    }
+    for (int r = 0; r < size; r++) {
+        char *t = txt;
+        int l = len;
+        if (r) {
+            MPI_Recv(&l, 1, MPI_INT, r, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            t = l ? malloc((size_t)l) : NULL;
+            if (l) MPI_Recv(t, l, MPI_CHAR, r, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        cJSON *part = t ? cJSON_Parse(t) : NULL;
+        if (!part) rc = -1;
+        for (cJSON *sec = part ? part->child : NULL; sec; sec = sec->next) {
+            cJSON *dst = cJSON_GetObjectItem(root, sec->string);
+            for (cJSON *e = sec->child; e && dst;) {
+                cJSON *nx = e->next;
+                cJSON_AddItemToArray(dst, cJSON_DetachItemViaPointer(sec, e));
+                e = nx;
+            }
+        }
+        cJSON_Delete(part);
+        if (t != txt) free(t);
+    }
+    free(txt);
+    return rc;
+}
+
+int calib_worker(const calib_worker_opts *o, char *err)
+{
+    int rank, size, rc = 0;
+    platform *pl = NULL;
+    net *nets[CALIB_MAX_NETS + 8] = {0};
+    int nn = 0;
+    cJSON *mine = cJSON_CreateObject(), *root = NULL;
+    const char *secs[] = {"compute", "copy", "links", "power"};
+    for (int i = 0; i < 4; i++) cJSON_AddArrayToObject(mine, secs[i]);
+    err[0] = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int reps = o->reps > 0 ? o->reps : CALIB_REPS;
+
+    if (!(pl = platform_open(o->platform, err))) rc = 2;
+    else if (pl->ndev != size) {
+        snprintf(err, NET_ERRLEN, "%s has %d devices but mpirun started %d ranks", o->platform,
+                 pl->ndev, size);
+        rc = 2;
+    }
+    for (int i = 0; !rc && i < o->nnetworks; i++)
+        if (!(nets[nn++] = net_open(o->networks[i], err))) rc = 2;
+    int nprobe = o->quick ? 2 : calib_probe_count();
+    for (int i = 0; !rc && i < nprobe; i++)
+        if (!(nets[nn++] = calib_probe_net(i, err))) rc = 1;
+    if ((rc = agree(rc, err))) goto out;
+    inject_fault(rank);
+
+    int threads = rt_threads(pl, rank);
+    kern_set_threads(threads);
+    mallopt(M_MMAP_THRESHOLD, 1 << 30); /* as exec.c: freed memory stays in the heap */
+    mallopt(M_TRIM_THRESHOLD, -1);
+    const plat_device *me = &pl->dev[rank];
+    const char *kind = plat_kind_name(me->kind);
+
+    /* 1. Compute and copies, on the first device of each kind. */
+    static const int full_shares[] = {1, 2, 3, 4}, quick_shares[] = {1, 2, 4};
+    int rep = 1;
+    for (int d = 0; d < rank; d++) rep &= pl->dev[d].kind != me->kind;
+    if (rep && me->kind == PLAT_CPU) {
+        cJSON *arr = cJSON_GetObjectItem(mine, "compute");
+        for (int i = 0; !rc && i < nn; i++)
+            if (time_net(nets[i], i >= o->nnetworks, o->quick ? quick_shares : full_shares,
+                         o->quick ? 3 : 4, reps, o->seed, threads, kind, rank, arr, err))
+                rc = 1;
+        if (!rc && time_copies(o->quick, reps, threads, kind, rank, cJSON_GetObjectItem(mine, "copy"), err))
+            rc = 1;
+    } else if (rep) {
+        snprintf(err, NET_ERRLEN, "device %s is a GPU: the runtime has no GPU kernels to time",
+                 me->name);
+        rc = 2;
+    }
+    calm_barrier();
+    if ((rc = agree(rc, err))) goto out;
+
+    /* 2. Links: the first pair (lower rank first) of each class. */
+    for (int c = 0; c < LINK_CLASS_COUNT; c++) {
+        int a = -1, b = -1;
+        for (int i = 0; i < size && a < 0; i++)
+            for (int j = i + 1; j < size; j++)
+                if (pl->link_cls[i * size + j] == (link_class)c) {
+                    a = i;
+                    b = j;
+                    break;
+                }
+        if (a < 0) continue;
+        if (rank == a || rank == b)
+            if (pingpong(rank, a, b, link_class_name((link_class)c), o->quick, reps,
+                         cJSON_GetObjectItem(mine, "links"), err))
+                rc = 1;
+        calm_barrier();
+        if ((rc = agree(rc, err))) goto out;
+    }
+
+    /* 3. Power where a sensor exists: all idle together, then busy in turn. */
+    double idle = NAN, busy = NAN;
+    int any = me->energy_sensor != NULL, anyall = 0;
+    MPI_Allreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anyall) {
+        calm_barrier();
+        if (any) idle = measure_power(me->energy_sensor, 1.0, NULL, NULL);
+        else sleep(1);
+        calm_barrier();
+        for (int d = 0; d < size; d++) {
+            if (rank == d && any) {
+                seq_state s;
+                busy_ctx bc = {&s, threads, ""};
+                if (seq_init(&s, nets[nn - 1], 1, 1, err) == 0 && seq_share(&s, 1, o->seed, err) == 0)
+                    busy = measure_power(me->energy_sensor, 1.0, busy_work, &bc);
+                seq_free(&s);
+                cJSON *p = cJSON_CreateObject();
+                cJSON_AddStringToObject(p, "kind", kind);
+                cJSON_AddNumberToObject(p, "rank", rank);
+                cJSON_AddStringToObject(p, "sensor", me->energy_sensor);
+                if (isfinite(idle)) cJSON_AddNumberToObject(p, "idle_w", idle);
+                if (isfinite(busy)) cJSON_AddNumberToObject(p, "busy_w", busy);
+                cJSON_AddItemToArray(cJSON_GetObjectItem(mine, "power"), p);
+            }
+            calm_barrier();
+        }
+    }
+
+    /* Rank 0 writes everything. */
+    if (rank == 0) {
+        root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "format", "dse-calib-raw");
+        cJSON_AddNumberToObject(root, "version", 1);
+        cJSON_AddStringToObject(root, "platform", pl->name);
+        cJSON_AddNumberToObject(root, "reps", reps);
+        cJSON_AddBoolToObject(root, "quick", o->quick);
+        cJSON *dv = cJSON_AddArrayToObject(root, "devices");
+        for (int d = 0; d < size; d++) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "rank", d);
+            cJSON_AddStringToObject(e, "name", pl->dev[d].name);
+            cJSON_AddStringToObject(e, "kind", plat_kind_name(pl->dev[d].kind));
+            cJSON_AddNumberToObject(e, "threads", rt_threads(pl, d));
+            cJSON_AddItemToArray(dv, e);
+        }
+        for (int i = 0; i < 4; i++) cJSON_AddArrayToObject(root, secs[i]);
+    }
+    if (gather(mine, root, rank, size)) {
+        snprintf(err, NET_ERRLEN, "rank 0: cannot merge the measurements of the other ranks");
+        rc = 1;
+    }
+    if (rank == 0 && !rc) {
+        char *txt = cJSON_Print(root);
+        if (!txt || ju_write_file_atomic(o->out, txt, err)) rc = 1;
+        if (!txt) snprintf(err, NET_ERRLEN, "out of memory writing %s", o->out);
+        free(txt);
+    }
+    rc = agree(rc, err);
+out:
+    cJSON_Delete(mine);
+    cJSON_Delete(root);
+    for (int i = 0; i < nn; i++) net_free(nets[i]);
+    platform_free(pl);
+    return rc;
+}

@@ -1,0 +1,150 @@
+/* launch.c -- rt_run_job: fork + exec in a new process group, non-blocking
+ * pipes drained while polling for exit, deadline and stop flag.
+ *
+ * Invariant: the whole process group is SIGKILLed before returning (a
+ * no-op when it already ended), so no rank of a failed or abandoned job
+ * outlives the call.
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STDERR_KEEP (256 * 1024) /* stderr beyond this is dropped */
+
+typedef struct {
+    char *p;
+    size_t len, cap, limit;
+} sbuf;
+
+/* Read everything available from fd into b (past b->limit: read and drop). */
+static void drain(int fd, sbuf *b)
+{
+    char tmp[65536];
+    for (;;) {
+        ssize_t k = read(fd, tmp, sizeof tmp);
+        if (k <= 0) return;
+        size_t take = (size_t)k;
+        if (b->limit && b->len + take > b->limit) take = b->len < b->limit ? b->limit - b->len : 0;
+        if (b->len + take + 1 > b->cap) {
+            size_t nc = b->cap ? b->cap : 65536;
+            while (nc < b->len + take + 1) nc *= 2;
+            char *np = realloc(b->p, nc);
+            if (!np) return;
+            b->p = np;
+            b->cap = nc;
+        }
+        memcpy(b->p + b->len, tmp, take);
+        b->len += take;
+        b->p[b->len] = 0;
+    }
+}
+
+static double elapsed(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void pick_line(const char *text, const char *prefer, char *errline, size_t errlen)
+{
+    const char *line = prefer && prefer[0] ? strstr(text, prefer) : NULL;
+    if (line) {
+        while (line > text && line[-1] != '\n') line--; /* whole line */
+    } else {
+        line = text;
+        while (*line == '\n' || *line == ' ') line++;
+    }
+    size_t l = strcspn(line, "\n");
+    if (errlen == 0) return;
+    if (l >= errlen) l = errlen - 1;
+    memcpy(errline, line, l);
+    errline[l] = 0;
+}
+
+int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t *stop,
+               const char *prefer, char **out, char *errline, size_t errlen)
+{
+    sbuf so = {NULL, 0, 0, 0}, se = {NULL, 0, 0, STDERR_KEEP};
+    int po[2] = {-1, -1}, pe[2] = {-1, -1}, rc;
+    if (errlen) errline[0] = 0;
+    *out = NULL;
+    if (pipe(po) || pipe(pe)) {
+        snprintf(errline, errlen, "cannot create pipes: %s", strerror(errno));
+        rc = RT_JOB_NOSTART;
+        goto done;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(errline, errlen, "cannot fork: %s", strerror(errno));
+        rc = RT_JOB_NOSTART;
+        goto done;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* own group: a kill reaches mpirun and every rank */
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0) dup2(nul, 0);
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]);
+        close(pe[0]);
+        execvp(argv[0], (char *const *)argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also here: no race with the child's own call */
+    close(po[1]);
+    close(pe[1]);
+    po[1] = pe[1] = -1;
+    fcntl(po[0], F_SETFL, O_NONBLOCK);
+    fcntl(pe[0], F_SETFL, O_NONBLOCK);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int status = 0, killed = 0;
+    for (;;) {
+        drain(po[0], &so);
+        drain(pe[0], &se);
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) break;
+        if (!killed && stop && *stop) {
+            kill(-pid, SIGKILL);
+            killed = RT_JOB_INTERRUPTED;
+        } else if (!killed && timeout_s > 0 && elapsed(&t0) > timeout_s) {
+            kill(-pid, SIGKILL);
+            killed = RT_JOB_TIMEOUT;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(-pid, SIGKILL); /* stray ranks of a failed job */
+    drain(po[0], &so);
+    drain(pe[0], &se);
+    if (killed) rc = killed;
+    else if (WIFEXITED(status)) rc = WEXITSTATUS(status);
+    else rc = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    pick_line(se.p ? se.p : "", prefer, errline, errlen);
+done:
+    for (int i = 0; i < 2; i++) {
+        if (po[i] >= 0) close(po[i]);
+        if (pe[i] >= 0) close(pe[i]);
+    }
+    free(se.p);
+    *out = so.p ? so.p : calloc(1, 1);
+    return rc;
+}
+
+const char *rt_self_exe(void)
+{
+    static char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return "dse";
+    self[len] = 0;
+    return self;
+}
