@@ -1,15 +1,22 @@
 /* bench_kernels.c -- single-thread speed of the runtime's kernels
  * (bench/README.md, section "Kernels").
  *
- *   bench_kernels peak                  large square SGEMM GFLOP/s (the roof)
+ *   bench_kernels peak
+ *       a 2048^3 SGEMM, best of 5: this machine's BLAS roof
  *   bench_kernels convs NET... [--reps R]
- *       every Conv layer of each net: median time, GFLOP/s, % of the SGEMM
- *       roof measured in the same run; then the overall figure
+ *       every Conv layer of each net, whole layer as one slice: median time
+ *       with the default algorithms (Winograd where kernels.h picks it) and
+ *       with im2col/1x1 + SGEMM only; GFLOP/s counted as 2 * MACs of the
+ *       direct convolution ("effective" for Winograd) and as % of the SGEMM
+ *       roof measured in the same run; then the overall figures
  *   bench_kernels forward NET... [--reps R] [--warmup W]
- *       whole-network latency with kern_model_forward (median of R runs),
- *       plus where the time goes per layer kind
- * Options: --threads T (default 1).  Output is plain text, one fact a line,
- * with machine-greppable "key=value" summary lines.
+ *       whole-network latency with kern_model_forward (median and minimum of
+ *       R runs after W warm-up runs), and where the time goes per layer kind
+ * Options: --threads T (default 1); --clock cpu|wall: what the per-layer and
+ * SGEMM figures time (default cpu = this thread's CPU time, which a loaded
+ * machine disturbs far less than wall time; with T > 1 wall is used).
+ * forward always prints both wall and process CPU time.  Output is plain
+ * text with greppable "key=value" summary lines.
  */
 #include <cblas.h>
 #include <math.h>
@@ -20,19 +27,24 @@
 
 #include "kernels.h"
 
-static double now(void)
+static int use_cpu_clock = 1;
+
+static double wall_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static double cpu_now(void)
+static double clock_of(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+
+/* The clock of per-layer and SGEMM figures (--clock). */
+static double now(void) { return use_cpu_clock ? clock_of(CLOCK_THREAD_CPUTIME_ID) : wall_now(); }
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -64,7 +76,49 @@ static double sgemm_peak(void)
     return 2.0 * n * n * (double)n / best / 1e9;
 }
 
-static int bench_convs(const char *name, int reps, double peak, double *tot_flop, double *tot_s)
+/* Median time of layer i whole, after one warm-up run. */
+static double time_layer(const net *n, int i, int reps)
+{
+    char err[NET_ERRLEN];
+    const net_layer *L = &n->layers[i];
+    size_t xl = (size_t)net_shape_numel(net_in_shape(n, i, 0));
+    size_t nw = (size_t)net_slice_weights(n, i, 0, L->out.c), nws = kern_workspace_floats(n, i, L->out.c);
+    float *x = malloc(xl * sizeof *x), *w = malloc(nw * sizeof *w);
+    float *ws = malloc((nws ? nws : 1) * sizeof *ws), *o = malloc(kern_out_floats(n, i, L->out.c) * sizeof *o);
+    double *t = malloc((size_t)reps * sizeof *t), med = -1;
+    for (size_t e = 0; e < xl; e++) x[e] = (float)((e * 2654435761u) % 2001) / 1000.0f - 1.0f;
+    kern_weights_gen(n, i, 0, L->out.c, 1, w);
+    const float *in[1] = {x};
+    if (kern_run(n, i, 0, L->out.c, in, w, o, ws, err) == 0) {
+        for (int r = 0; r < reps; r++) {
+            double t0 = now();
+            kern_run(n, i, 0, L->out.c, in, w, o, ws, err);
+            t[r] = now() - t0;
+        }
+        med = median(t, reps);
+    } else {
+        fprintf(stderr, "bench_kernels: %s\n", err);
+    }
+    free(x), free(w), free(ws), free(o), free(t);
+    return med;
+}
+
+typedef struct {
+    double flop, s_def, s_im2col;
+} conv_tot;
+
+static const char *algo(const net *n, int i)
+{
+    const net_layer *L = &n->layers[i];
+    net_shape x = net_in_shape(n, i, 0);
+    const net_attr *a = &L->a;
+    if (a->groups > 1 && x.c / a->groups == 1) return "direct";
+    if (a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && !a->pt && !a->pl && !a->pb && !a->pr)
+        return "1x1";
+    return "im2col";
+}
+
+static int bench_convs(const char *name, int reps, double peak, conv_tot *tot)
 {
     char err[NET_ERRLEN];
     net *n = net_open(name, err);
@@ -72,30 +126,40 @@ static int bench_convs(const char *name, int reps, double peak, double *tot_flop
         fprintf(stderr, "bench_kernels: %s\n", err);
         return -1;
     }
-    double flop = 0, secs = 0;
-    printf("# %s: conv layers, median of %d runs, 1 slice = whole layer\n", name, reps);
-    printf("%-22s %14s %5s %9s %9s %8s %7s\n", "layer", "in->out", "k/s", "MFLOP", "ms", "GFLOP/s", "%peak");
+    conv_tot t = {0, 0, 0};
+    printf("# %s: every Conv layer whole, median of %d runs (%s time)\n", name, reps,
+           use_cpu_clock ? "thread CPU" : "wall");
+    printf("%-18s %16s %4s %8s | %7s %7s %6s %-6s | %7s %7s %6s\n", "layer", "in->out", "k/s", "MFLOP",
+           "ms", "GFLOP/s", "%peak", "algo", "ms", "GFLOP/s", "%peak");
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         if (L->kind != NET_CONV) continue;
-        double t = kern_time_slice(n, i, 0, L->out.c, 1, reps, err);
-        if (t < 0) {
-            fprintf(stderr, "bench_kernels: %s\n", err);
+        kern_set_winograd(1);
+        size_t ws_def = kern_workspace_floats(n, i, L->out.c);
+        double td = time_layer(n, i, reps);
+        kern_set_winograd(0);
+        int wino = kern_workspace_floats(n, i, L->out.c) != ws_def;
+        double ti = wino ? time_layer(n, i, reps) : td;
+        kern_set_winograd(1);
+        if (td < 0 || ti < 0) {
             net_free(n);
             return -1;
         }
         double f = 2.0 * (double)L->macs;
         net_shape x = net_in_shape(n, i, 0);
-        char io[64], ks[16];
+        char io[48], ks[16];
         snprintf(io, sizeof io, "%dx%d:%d->%d", x.h, x.w, x.c, L->out.c);
         snprintf(ks, sizeof ks, "%d/%d", L->a.kh, L->a.sh);
-        printf("%-22s %14s %5s %9.1f %9.3f %8.1f %6.1f%%\n", L->name, io, ks, f / 1e6, t * 1e3,
-               f / t / 1e9, 100.0 * f / t / 1e9 / peak);
-        flop += f, secs += t;
+        printf("%-18s %16s %4s %8.1f | %7.3f %7.1f %5.1f%% %-6s | %7.3f %7.1f %5.1f%%\n", L->name, io, ks,
+               f / 1e6, td * 1e3, f / td / 1e9, 100 * f / td / 1e9 / peak, wino ? "wino" : algo(n, i),
+               ti * 1e3, f / ti / 1e9, 100 * f / ti / 1e9 / peak);
+        t.flop += f, t.s_def += td, t.s_im2col += ti;
     }
-    printf("%s conv_overall_gflops=%.1f pct_of_peak=%.1f conv_ms=%.1f\n", name, flop / secs / 1e9,
-           100.0 * flop / secs / 1e9 / peak, secs * 1e3);
-    *tot_flop += flop, *tot_s += secs;
+    printf("%s conv_ms=%.1f conv_gflops=%.1f pct_of_peak=%.1f | im2col_only: conv_ms=%.1f "
+           "conv_gflops=%.1f pct_of_peak=%.1f\n", name, t.s_def * 1e3, t.flop / t.s_def / 1e9,
+           100 * t.flop / t.s_def / 1e9 / peak, t.s_im2col * 1e3, t.flop / t.s_im2col / 1e9,
+           100 * t.flop / t.s_im2col / 1e9 / peak);
+    tot->flop += t.flop, tot->s_def += t.s_def, tot->s_im2col += t.s_im2col;
     net_free(n);
     return 0;
 }
@@ -116,15 +180,15 @@ static int bench_forward(const char *name, int warmup, int reps)
     }
     float *x = malloc((size_t)net_shape_numel(n->input) * sizeof *x);
     float *y = malloc((size_t)net_shape_numel(n->layers[n->n - 1].out) * sizeof *y);
-    double *lat = malloc((size_t)reps * sizeof *lat), *ls = calloc((size_t)n->n, sizeof *ls);
-    double *cpu = malloc((size_t)reps * sizeof *cpu);
-    double *acc = calloc((size_t)n->n, sizeof *acc), kind_s[NET_KIND_COUNT] = {0};
+    double *lat = malloc((size_t)reps * sizeof *lat), *cpu = malloc((size_t)reps * sizeof *cpu);
+    double *ls = calloc((size_t)n->n, sizeof *ls), *acc = calloc((size_t)n->n, sizeof *acc);
+    double kind_s[NET_KIND_COUNT] = {0};
     kern_input_gen(n, 7, x);
     int rc = 0;
     for (int r = 0; r < warmup + reps && rc == 0; r++) {
-        double t = now(), c = cpu_now();
+        double t = wall_now(), c = clock_of(CLOCK_PROCESS_CPUTIME_ID);
         rc = kern_model_forward(m, x, y, ls, err);
-        t = now() - t, c = cpu_now() - c;
+        t = wall_now() - t, c = clock_of(CLOCK_PROCESS_CPUTIME_ID) - c;
         if (r >= warmup) {
             lat[r - warmup] = t;
             cpu[r - warmup] = c;
@@ -134,12 +198,12 @@ static int bench_forward(const char *name, int warmup, int reps)
     if (rc) {
         fprintf(stderr, "bench_kernels: %s\n", err);
     } else {
-        double med = median(lat, reps), tot = 0;
+        double med = median(lat, reps), cmed = median(cpu, reps), tot = 0;
         for (int i = 0; i < n->n; i++) kind_s[n->layers[i].kind] += acc[i] / reps, tot += acc[i] / reps;
-        printf("%s forward_ms=%.2f min_ms=%.2f cpu_ms=%.2f (median/min wall, median CPU time of "
-               "%d after %d warm-up) GMACs=%.3f\n", name, med * 1e3, lat[0] * 1e3,
-               median(cpu, reps) * 1e3, reps, warmup, (double)net_total(n, 0).macs / 1e9);
-        printf("  time by kind:");
+        printf("%s forward_ms=%.2f min_ms=%.2f cpu_ms=%.2f cpu_min_ms=%.2f (wall median/min, process "
+               "CPU median/min of %d after %d warm-up) GMACs=%.3f\n", name, med * 1e3, lat[0] * 1e3,
+               cmed * 1e3, cpu[0] * 1e3, reps, warmup, (double)net_total(n, 0).macs / 1e9);
+        printf("  wall time by kind:");
         for (int k = 0; k < NET_KIND_COUNT; k++)
             if (kind_s[k] > 0) printf(" %s %.1f%%", net_kind_name((net_kind)k), 100 * kind_s[k] / tot);
         printf("\n");
@@ -153,7 +217,7 @@ static int bench_forward(const char *name, int warmup, int reps)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_kernels peak | convs NET... | forward NET... "
-                    "[--reps R] [--warmup W] [--threads T]\n");
+                    "[--reps R] [--warmup W] [--threads T] [--clock cpu|wall] [--no-winograd]\n");
 }
 
 int main(int argc, char **argv)
@@ -168,6 +232,8 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--clock") && i + 1 < argc) use_cpu_clock = !strcmp(argv[++i], "cpu");
+        else if (!strcmp(argv[i], "--no-winograd")) kern_set_winograd(0);
         else if (argv[i][0] != '-' && nnets < 32) nets[nnets++] = argv[i];
         else {
             usage();
@@ -178,20 +244,23 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
+    if (threads > 1) use_cpu_clock = 0;
     kern_set_threads(threads);
+    printf("openblas_core=%s threads=%d clock=%s\n", openblas_get_corename(), threads,
+           use_cpu_clock ? "thread-cpu" : "wall");
     if (!strcmp(argv[1], "peak")) {
-        printf("sgemm_peak_gflops=%.1f threads=%d openblas_core=%s\n", sgemm_peak(), threads,
-               openblas_get_corename());
+        printf("sgemm_peak_gflops=%.1f\n", sgemm_peak());
         return 0;
     }
     if (!strcmp(argv[1], "convs")) {
-        double peak = sgemm_peak(), flop = 0, secs = 0;
-        printf("sgemm_peak_gflops=%.1f threads=%d openblas_core=%s\n", peak, threads,
-               openblas_get_corename());
+        double peak = sgemm_peak();
+        conv_tot t = {0, 0, 0};
+        printf("sgemm_peak_gflops=%.1f\n", peak);
         for (int k = 0; k < nnets; k++)
-            if (bench_convs(nets[k], reps, peak, &flop, &secs)) return 1;
-        printf("all conv_overall_gflops=%.1f pct_of_peak=%.1f\n", flop / secs / 1e9,
-               100.0 * flop / secs / 1e9 / peak);
+            if (bench_convs(nets[k], reps, peak, &t)) return 1;
+        printf("all conv_gflops=%.1f pct_of_peak=%.1f | im2col_only: conv_gflops=%.1f pct_of_peak=%.1f\n",
+               t.flop / t.s_def / 1e9, 100 * t.flop / t.s_def / 1e9 / peak, t.flop / t.s_im2col / 1e9,
+               100 * t.flop / t.s_im2col / 1e9 / peak);
         return 0;
     }
     if (!strcmp(argv[1], "forward")) {
