@@ -126,7 +126,7 @@ int main(void)
 {
     mk_tdir("resume");
 #ifdef DSE_SANITIZED_BUILD
-    gens = "120"; /* ASan + UBSan run about 3x slower */
+    gens = "60"; /* ASan + UBSan run about 3x slower */
 #endif
     const char *args[32];
     static char ref[512];
