@@ -565,6 +565,8 @@ static int run_worker(run *R)
 
 /* ---- memory ---- */
 
+#define MEM_MIN_SPAN_MB 10.0
+
 typedef struct {
     const char *what; /* layer name or "(whole network)" */
     int network;      /* index */
@@ -692,24 +694,38 @@ static int fit_memory(run *R)
         calib_fit f;
         char what[96];
         snprintf(what, sizeof what, "memory on %s", plat_kind_name((plat_kind)k));
-        int spread = 0;
-        for (int i = 1; i < np[k]; i++) spread |= x[k][i] != x[k][0];
+        double lo = x[k][0], hi = x[k][0];
+        for (int i = 1; i < np[k]; i++) {
+            if (x[k][i] < lo) lo = x[k][i];
+            if (x[k][i] > hi) hi = x[k][i];
+        }
         coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
-        if (np[k] >= 2 && spread) {
+        int fitted = 0;
+        /* A slope needs the runs' model bytes to span more than the noise
+         * of the baseline (small networks do not). */
+        if (np[k] >= 2 && hi - lo >= MEM_MIN_SPAN_MB) {
             if (calib_fit_line(x[k], y[k], np[k], 1, &f, R->err)) goto out;
-            if (f.b <= 0 || f.a < 0) {
-                snprintf(R->err, NET_ERRLEN, "%s: peak RSS does not grow with the model's bytes "
-                         "(slope %g MB/MB, bias %g MB)", what, f.b, f.a);
-                goto out;
-            }
+            fitted = f.b > 0 && f.a >= 0;
+        }
+        if (fitted) {
             D->mem_coefficient = coeffs_fitted(f.b, f.r2, f.rmse, f.n);
             D->mem_bias_mb = coeffs_fitted(f.a, f.r2, f.rmse, f.n);
         } else {
-            /* One point: bytes taken at face value, the rest is the baseline. */
-            f = (calib_fit){y[k][0] - x[k][0], 1.0, NAN, 0, 0, 1};
+            /* Bytes at face value; the baseline is the median remainder. */
+            double *r = malloc((size_t)np[k] * sizeof *r);
+            if (!r) goto oom;
+            for (int i = 0; i < np[k]; i++) r[i] = y[k][i] - x[k][i];
+            f = (calib_fit){calib_median(r, np[k]), 1.0, NAN, 0, 0, np[k]};
+            free(r);
             if (f.a < 0) f.a = 0;
+            const char *note = coeffs_note(R->c, hi - lo < MEM_MIN_SPAN_MB
+                                                     ? "the memory runs span too few bytes to fit a slope: 1 assumed"
+                                                     : "the fitted slope or bias was negative: 1 assumed");
+            if (!note) goto oom;
             D->mem_coefficient = coeffs_given(1.0, COEFFS_ASSUMPTION);
             D->mem_bias_mb = coeffs_given(f.a, COEFFS_MEASURED);
+            D->mem_coefficient.note = D->mem_bias_mb.note = note;
+            D->mem_bias_mb.n = np[k];
         }
         report_fit(R, what, "model MB (weights + peak live activations)", "peak RSS MB", &f, x[k],
                    y[k], np[k], lab[k]);

@@ -1,0 +1,343 @@
+/* test_calib_cli.c -- `dse calibrate` end to end through mpirun:
+ *  - bad input (unknown layer kind, remote board without a hostfile, a
+ *    board the hostfile does not list, a GPU device, an -o folder that does
+ *    not exist, a database that is not one): exit 2, one line on stderr
+ *    naming the cause, nothing written;
+ *  - a dead rank, a hung rank past --timeout, Ctrl-C: exit 1 naming the
+ *    cause, no coefficients file, no rank left running;
+ *  - a real --quick calibration on toy6 and branchy: the file loads, has a
+ *    per-layer entry for every layer and a fallback for every layer kind,
+ *    sane link figures, a memory bias that matches the peak RSS of an idle
+ *    rank measured here independently, and the database holds it with its
+ *    fit report.
+ */
+#include "calib.h"
+#include "cost.h"
+#include "launch.h"
+#include "results.h"
+#include "tcheck.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static char *path(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, 512, "%s/%s", dir, name);
+    return p;
+}
+
+static void put(const char *name, const char *text)
+{
+    FILE *f = fopen(path(name), "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static char *slurp(const char *p)
+{
+    FILE *f = fopen(p, "r");
+    if (!f) return calloc(1, 1);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = calloc((size_t)n + 1, 1);
+    if (fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
+    fclose(f);
+    return s;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; *p; p++)
+        if (*p == '\n') n++;
+    return n;
+}
+
+/* Run `env ENV dse ARGS` (shell words), stderr into err.txt.  Returns the
+ * exit code; *errtxt is the whole stderr (caller frees). */
+static int dse(const char *env, const char *args, double timeout, char **errtxt)
+{
+    char cmd[4096], *out, line[256];
+    snprintf(cmd, sizeof cmd, "exec env %s %s %s 2>%s", env ? env : "", DSE_BIN, args, path("err.txt"));
+    const char *av[] = {"sh", "-c", cmd, NULL};
+    int rc = rt_run_job(av, timeout, NULL, NULL, &out, line, sizeof line);
+    free(out);
+    *errtxt = slurp(path("err.txt"));
+    return rc;
+}
+
+/* Processes whose command line mentions s (other than this one). */
+static int procs_with(const char *s)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        long pid = atol(e->d_name);
+        if (pid <= 0 || pid == getpid()) continue;
+        char p[64], buf[8192];
+        snprintf(p, sizeof p, "/proc/%ld/cmdline", pid);
+        FILE *f = fopen(p, "r");
+        if (!f) continue;
+        size_t k = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < k; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[k] = 0;
+        if (strstr(buf, s)) n++;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+static int wait_gone(const char *s, double secs)
+{
+    for (double t = 0; t < secs; t += 0.1) {
+        if (!procs_with(s)) return 1;
+        sleep_s(0.1);
+    }
+    return !procs_with(s);
+}
+
+static const char *dev_json(const char *name, const char *board, const char *kind)
+{
+    static char buf[4][400];
+    static int k;
+    char *b = buf[k++ % 4];
+    snprintf(b, 400, "{\"name\": \"%s\", \"board\": \"%s\", \"kind\": \"%s\", \"freq_mhz\": 2000, "
+             "\"cores\": 1, \"memory_mb\": 4096, \"idle_w\": 5, \"busy_w\": 15}", name, board, kind);
+    return b;
+}
+
+static void platform_file(const char *name, const char *d0, const char *d1)
+{
+    char t[2000];
+    snprintf(t, sizeof t, "{\"format\": \"dse-platform\", \"version\": 1, \"name\": \"local-test\", "
+             "\"devices\": [%s, %s], \"links\": {\"same_board\": {\"latency_us\": 2, "
+             "\"bandwidth_mbs\": 4000}, \"network\": {\"latency_us\": 50, \"bandwidth_mbs\": 1000}}}",
+             d0, d1);
+    put(name, t);
+}
+
+static void bad(const char *what, const char *env, const char *args, int want, const char *needle)
+{
+    char *e;
+    int rc = dse(env, args, 120, &e);
+    CHECK(rc == want, "%s: exit %d, want %d; stderr: %s", what, rc, want, e);
+    CHECK(strstr(e, needle) != NULL, "%s: stderr does not mention \"%s\": %s", what, needle, e);
+    if (want == 2) CHECK(lines(e) == 1, "%s: %d lines on stderr: %s", what, lines(e), e);
+    CHECK(!file_exists(path("out.json")), "%s: a coefficients file was written", what);
+    free(e);
+}
+
+static void test_bad_input(void)
+{
+    char args[2048];
+    platform_file("plat.json", dev_json("r0", "localhost", "cpu"), dev_json("r1", "localhost", "cpu"));
+    put("badnet.json", "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"odd\", "
+                       "\"input\": {\"name\": \"data\", \"shape\": [3, 8, 8]}, \"layers\": ["
+                       "{\"name\": \"up\", \"kind\": \"Upsample\", \"inputs\": [\"data\"]}]}");
+    snprintf(args, sizeof args, "calibrate --platform %s --network %s -o %s --db %s", path("plat.json"),
+             path("badnet.json"), path("out.json"), path("c.db"));
+    bad("unknown layer kind", NULL, args, 2, "Upsample");
+
+    platform_file("remote.json", dev_json("r0", "localhost", "cpu"), dev_json("j1", "jetson-7", "cpu"));
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 -o %s --db %s", path("remote.json"),
+             path("out.json"), path("c.db"));
+    bad("remote board", NULL, args, 2, "jetson-7");
+    put("hosts", "localhost slots=2\nother-board slots=1\n");
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 -o %s --db %s --hostfile %s",
+             path("remote.json"), path("out.json"), path("c.db"), path("hosts"));
+    bad("board missing from the hostfile", NULL, args, 2, "not listed");
+
+    platform_file("gpu.json", dev_json("r0", "localhost", "cpu"), dev_json("g1", "localhost", "gpu"));
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 -o %s --db %s", path("gpu.json"),
+             path("out.json"), path("c.db"));
+    bad("GPU device", NULL, args, 2, "GPU");
+
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 -o %s/missing/out.json --db %s",
+             path("plat.json"), dir, path("c.db"));
+    bad("missing output folder", NULL, args, 2, "missing");
+
+    put("notadb", "hello, I am not a database\n");
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 -o %s --db %s", path("plat.json"),
+             path("out.json"), path("notadb"));
+    bad("not a database", NULL, args, 2, "notadb");
+
+    snprintf(args, sizeof args, "calibrate --platform %s -o %s", path("plat.json"), path("out.json"));
+    bad("no network", NULL, args, 2, "network");
+    CHECK(!file_exists(path("c.db")), "a database was created by refused commands");
+}
+
+static void test_failures(void)
+{
+    char args[2048], *e;
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 --quick -o %s --db %s",
+             path("plat.json"), path("out.json"), path("c.db"));
+    /* A rank that dies. */
+    bad("dead rank", "DSE_FAULT=abort@1", args, 1, "rank");
+    CHECK(wait_gone(path("plat.json"), 10), "ranks left running after a dead rank");
+
+    /* A rank that hangs: the job deadline kills it. */
+    char targs[2100];
+    snprintf(targs, sizeof targs, "%s --timeout 5", args);
+    time_t t0 = time(NULL);
+    int rc = dse("DSE_FAULT=stall@1", targs, 120, &e);
+    CHECK(rc == 1 && strstr(e, "timed out"), "hung rank: exit %d: %s", rc, e);
+    CHECK(time(NULL) - t0 < 60, "hung rank took %ld s", (long)(time(NULL) - t0));
+    CHECK(!file_exists(path("out.json")), "hung rank: file written");
+    CHECK(wait_gone(path("plat.json"), 10), "ranks left running after a timeout");
+    free(e);
+
+    /* Ctrl-C while the worker measures. */
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = freopen(path("int.txt"), "w", stderr);
+        (void)f;
+        execl(DSE_BIN, DSE_BIN, "calibrate", "--platform", path("plat.json"), "--network",
+              "alexnet-bvlc", "-o", path("out.json"), "--db", path("c.db"), (char *)NULL);
+        _exit(127);
+    }
+    int seen = 0;
+    for (int i = 0; i < 600 && !seen; i++) {
+        sleep_s(0.1);
+        seen = procs_with("calib-worker") && procs_with(path("plat.json")) > 1;
+    }
+    CHECK(seen, "the worker never started");
+    sleep_s(0.5);
+    kill(pid, SIGINT);
+    int st;
+    waitpid(pid, &st, 0);
+    e = slurp(path("int.txt"));
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "Ctrl-C: status %d", st);
+    CHECK(strstr(e, "interrupted") != NULL, "Ctrl-C: stderr %s", e);
+    CHECK(!file_exists(path("out.json")), "Ctrl-C: file written");
+    CHECK(wait_gone(path("plat.json"), 10), "ranks left running after Ctrl-C");
+    CHECK(!file_exists(path("c.db")), "a database was created by failed calibrations");
+    free(e);
+}
+
+/* Peak RSS of an idle rank (rank 1 of a single-device run on rank 0),
+ * through dse exec. */
+static double idle_rank_rss(void)
+{
+    char cmd[2048], *out, line[256];
+    snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network toy6 --platform %s --single 0 --json",
+             DSE_BIN, DSE_BIN, path("plat.json"));
+    const char *av[] = {"sh", "-c", cmd, NULL};
+    int rc = rt_run_job(av, 120, NULL, NULL, &out, line, sizeof line);
+    cJSON *j = rc == 0 ? cJSON_Parse(out) : NULL;
+    double v = NAN;
+    const cJSON *d = j ? cJSON_GetArrayItem(cJSON_GetObjectItem(j, "devices"), 1) : NULL;
+    if (d) v = cJSON_GetObjectItem(d, "peak_rss_mb")->valuedouble;
+    cJSON_Delete(j);
+    free(out);
+    return v;
+}
+
+static void test_success(void)
+{
+    char args[2048], *e, err[NET_ERRLEN];
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 --network branchy --quick -o %s --db %s",
+             path("plat.json"), path("out.json"), path("c.db"));
+    int rc = dse(NULL, args, 600, &e);
+    CHECK(rc == 0, "calibrate: exit %d: %s", rc, e);
+    free(e);
+    cost_coeffs *c = coeffs_load(path("out.json"), err);
+    CHECK(c != NULL, "coefficients: %s", err);
+    if (!c) return;
+    CHECK(c->nnetworks == 2 && !strcmp(c->networks[0], "toy6") && !strcmp(c->networks[1], "branchy"),
+          "networks");
+    CHECK(c->nplatforms == 1 && !strcmp(c->platforms[0], "local-test"), "platform");
+    const coeffs_device *D = &c->dev[PLAT_CPU];
+    CHECK(D->present && !c->dev[PLAT_GPU].present, "device sections");
+    const char *nets[] = {"toy6", "branchy"};
+    for (int k = 0; k < 2; k++) {
+        net *n = net_zoo(nets[k], err);
+        for (int i = 0; n && i < n->n; i++) {
+            const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, nets[k], n->layers[i].name);
+            CHECK(r && coeffs_isset(&r->per_cycle) && coeffs_isset(&r->overhead_us),
+                  "no per-layer entry for %s/%s", nets[k], n->layers[i].name);
+            if (r && net_kind_splittable(n->layers[i].kind) && n->layers[i].out.c >= 4)
+                CHECK(r->per_cycle.source == COEFFS_FITTED && r->per_cycle.n >= 3 && isfinite(r->per_cycle.r2),
+                      "%s/%s: splittable layer not fitted over its shares", nets[k], n->layers[i].name);
+        }
+        net_free(n);
+    }
+    for (int cls = 0; cls < COST_NCLASS; cls++)
+        CHECK(D->cls[cls].per_cycle.source == COEFFS_FITTED && D->cls[cls].per_cycle.value > 0,
+              "no fitted fallback for %s", cost_class_name(cls));
+    const coeffs_link *L = &c->link[LINK_SAME_BOARD];
+    CHECK(L->bandwidth_mbs.source == COEFFS_FITTED && L->bandwidth_mbs.value > 100 &&
+              L->bandwidth_mbs.value < 1e6, "same_board bandwidth %g MB/s", L->bandwidth_mbs.value);
+    CHECK(L->latency_us.value >= 0 && L->latency_us.value < 1000, "latency %g us", L->latency_us.value);
+    CHECK(!coeffs_isset(&c->link[LINK_NETWORK].latency_us), "network link fitted without a pair");
+    CHECK(coeffs_isset(&D->copy_bandwidth_mbs) && D->copy_bandwidth_mbs.value > 100, "copy bandwidth");
+    CHECK(D->busy_w.source == COEFFS_DECLARED && D->busy_w.value == 15 && D->idle_w.value == 5,
+          "powers not the declared ones");
+    /* The bias is the baseline of a rank: compare with an idle rank. */
+    double idle = idle_rank_rss();
+    CHECK(isfinite(idle) && coeffs_isset(&D->mem_bias_mb) && fabs(D->mem_bias_mb.value - idle) < 0.3 * idle,
+          "memory bias %g MB, idle rank %g MB", D->mem_bias_mb.value, idle);
+
+    /* The database row and its report. */
+    res_db *db = res_open(path("c.db"), RES_OPEN_READ, err);
+    CHECK(db != NULL, "%s", err);
+    if (db) {
+        sqlite3_stmt *st;
+        sqlite3 *h = res_sqlite(db);
+        if (sqlite3_prepare_v2(h, "SELECT network, coeffs, report FROM calibrations", -1, &st, NULL) == SQLITE_OK) {
+            int rows = 0;
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                rows++;
+                CHECK(!strcmp((const char *)sqlite3_column_text(st, 0), "toy6,branchy"), "network column");
+                cost_coeffs *c2 = coeffs_from_json((const char *)sqlite3_column_text(st, 1), "db", err);
+                CHECK(c2 != NULL, "stored coefficients: %s", err);
+                coeffs_free(c2);
+                cJSON *rep = cJSON_Parse((const char *)sqlite3_column_text(st, 2));
+                const cJSON *fits = cJSON_GetObjectItem(rep, "fits");
+                CHECK(cJSON_GetArraySize(fits) > 10, "report has %d fits", cJSON_GetArraySize(fits));
+                const cJSON *f0 = cJSON_GetArrayItem(fits, 0);
+                CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(f0, "points")) >= 2 &&
+                          cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(f0, "points"), 0), "residual"),
+                      "fit without points and residuals");
+                CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(rep, "memory_runs")) >= 4, "memory runs");
+                cJSON_Delete(rep);
+            }
+            CHECK(rows == 1, "%d calibration rows", rows);
+            sqlite3_finalize(st);
+        }
+        res_close(db);
+    }
+    coeffs_free(c);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/dse-test-calib-XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    test_bad_input();
+    test_failures();
+    test_success();
+    if (!failures) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd)) {}
+    } else {
+        fprintf(stderr, "%d check(s) failed (files kept in %s)\n", failures, dir);
+    }
+    return failures ? 1 : 0;
+}

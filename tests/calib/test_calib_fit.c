@@ -1,0 +1,154 @@
+/* test_calib_fit.c -- the fit and statistics helpers against numbers worked
+ * out by hand or by closed-form formulas written here independently of
+ * GSL; the work unit and channel shares against the layer formulas; the
+ * probe networks hold every layer kind and both conv classes. */
+#include "calib.h"
+#include "tcheck.h"
+
+/* Weighted least squares by the normal equations (independent of GSL). */
+static void wls(const double *x, const double *y, const double *w, int n, double *a, double *b)
+{
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        sw += w[i];
+        sx += w[i] * x[i];
+        sy += w[i] * y[i];
+        sxx += w[i] * x[i] * x[i];
+        sxy += w[i] * x[i] * y[i];
+    }
+    double d = sw * sxx - sx * sx;
+    *b = (sw * sxy - sx * sy) / d;
+    *a = (sy - *b * sx) / sw;
+}
+
+static void test_line(void)
+{
+    char err[NET_ERRLEN];
+    calib_fit f;
+    /* By hand: xbar 2.5, ybar 6.125, Sxx 5, Sxy 10.75 -> b 2.15, a 0.75;
+     * residuals 0.1 -0.05 -0.2 0.15: SSres 0.075, SStot 23.1875. */
+    double x[] = {1, 2, 3, 4}, y[] = {3, 5, 7, 9.5};
+    CHECK(calib_fit_line(x, y, 4, 0, &f, err) == 0, "fit: %s", err);
+    CHECK(NEAR(f.b, 2.15, 1e-12) && NEAR(f.a, 0.75, 1e-12), "a %g b %g", f.a, f.b);
+    CHECK(NEAR(f.r2, 1 - 0.075 / 23.1875, 1e-12), "r2 %.12g", f.r2);
+    CHECK(NEAR(f.rmse, sqrt(0.075 / 4), 1e-12), "rmse %g", f.rmse);
+    CHECK(NEAR(f.max_rel, 0.1 / 3, 1e-12), "max_rel %g", f.max_rel); /* |0.1| / 3 at x = 1 */
+    CHECK(f.n == 4, "n %d", f.n);
+
+    /* Exact data: any weighting recovers it. */
+    double y2[] = {5, 8, 11, 14};
+    CHECK(calib_fit_line(x, y2, 4, 1, &f, err) == 0 && NEAR(f.a, 2, 1e-12) && NEAR(f.b, 3, 1e-12) &&
+              NEAR(f.r2, 1, 1e-12) && f.rmse < 1e-12,
+          "exact relative fit: a %g b %g r2 %g", f.a, f.b, f.r2);
+
+    /* Relative weights 1/y^2 against the normal equations. */
+    double x3[] = {1e3, 1e4, 1e5, 1e6, 1e7}, y3[] = {12e-6, 40e-6, 0.31e-3, 2.9e-3, 31e-3};
+    double w3[5], a, b;
+    for (int i = 0; i < 5; i++) w3[i] = 1 / (y3[i] * y3[i]);
+    wls(x3, y3, w3, 5, &a, &b);
+    CHECK(calib_fit_line(x3, y3, 5, 1, &f, err) == 0, "fit: %s", err);
+    CHECK(NEAR(f.a, a, 1e-9 * fabs(a) + 1e-15) && NEAR(f.b, b, 1e-9 * fabs(b)),
+          "relative fit a %g (want %g) b %g (want %g)", f.a, a, f.b, b);
+    /* It is not the unweighted fit: the small points matter. */
+    double w1[5] = {1, 1, 1, 1, 1}, a1, b1;
+    wls(x3, y3, w1, 5, &a1, &b1);
+    CHECK(fabs(a1 - a) > 1e-6, "relative and plain fits coincide (a %g %g)", a, a1);
+
+    /* Through the origin: b = sum w x y / sum w x^2. */
+    double num = 0, den = 0;
+    for (int i = 0; i < 5; i++) {
+        num += w3[i] * x3[i] * y3[i];
+        den += w3[i] * x3[i] * x3[i];
+    }
+    CHECK(calib_fit_origin(x3, y3, 5, 1, &f, err) == 0 && f.a == 0 && NEAR(f.b, num / den, 1e-12 * num / den),
+          "origin b %g want %g", f.b, num / den);
+
+    /* Refusals. */
+    double xs[] = {2, 2, 2};
+    CHECK(calib_fit_line(xs, y, 3, 0, &f, err) == -1 && strstr(err, "same x"), "no spread: %s", err);
+    CHECK(calib_fit_line(x, y, 1, 0, &f, err) == -1, "one point accepted");
+    double yz[] = {1, 0, 2, 3};
+    CHECK(calib_fit_line(x, yz, 4, 1, &f, err) == -1, "zero y with relative weights accepted");
+    double yn[] = {1, NAN, 2, 3};
+    CHECK(calib_fit_line(x, yn, 4, 0, &f, err) == -1, "NaN accepted");
+}
+
+static void test_stats(void)
+{
+    double v[] = {3, 1, 2};
+    CHECK(calib_median(v, 3) == 2, "median of 3");
+    double v4[] = {4, 1, 3, 2};
+    CHECK(calib_median(v4, 4) == 2.5, "median of 4");
+    CHECK(calib_median(v, 0) == 0, "median of none");
+
+    double p[] = {110, 90}, m[] = {100, 100};
+    CHECK(NEAR(calib_mape(p, m, 2), 10, 1e-12) && NEAR(calib_max_ape(p, m, 2), 10, 1e-12), "mape 10");
+    double p2[] = {120, 100}, m2[] = {100, 200};
+    CHECK(NEAR(calib_mape(p2, m2, 2), 35, 1e-12) && NEAR(calib_max_ape(p2, m2, 2), 50, 1e-12),
+          "mape 35 / max 50: %g %g", calib_mape(p2, m2, 2), calib_max_ape(p2, m2, 2));
+
+    /* Spearman by hand: ranks of y (5,6,7,8,7) are 1,2,3.5,5,3.5 ->
+     * rho = 8 / sqrt(10 * 9.5). */
+    double x[] = {1, 2, 3, 4, 5}, y[] = {5, 6, 7, 8, 7};
+    CHECK(NEAR(calib_spearman(x, y, 5), 8 / sqrt(95.0), 1e-12), "rho %g", calib_spearman(x, y, 5));
+    double up[] = {1, 10, 100, 1000, 1e4}, down[] = {9, 7, 5, 3, 1}, flat[] = {2, 2, 2, 2, 2};
+    CHECK(NEAR(calib_spearman(x, up, 5), 1, 1e-12), "monotone");
+    CHECK(NEAR(calib_spearman(x, down, 5), -1, 1e-12), "reversed");
+    CHECK(isnan(calib_spearman(x, flat, 5)), "constant side");
+    CHECK(isnan(calib_spearman(x, y, 1)), "one point");
+}
+
+static void test_work(void)
+{
+    char err[NET_ERRLEN];
+    net *n = net_zoo("alexnet-bvlc", err);
+    CHECK(n != NULL, "%s", err);
+    if (!n) return;
+    int c1 = net_find(n, "conv1"), r1 = net_find(n, "relu1"), f6 = net_find(n, "fc6");
+    /* conv1: 48 of 96 channels x 3*11*11 x 55*55 outputs. */
+    CHECK(calib_work(n, c1, 0, 48) == 48LL * 363 * 3025, "conv1 half: %lld", (long long)calib_work(n, c1, 0, 48));
+    /* relu1: one op per output element, 96 x 55 x 55. */
+    CHECK(calib_work(n, r1, 0, 96) == 96LL * 55 * 55, "relu1: %lld", (long long)calib_work(n, r1, 0, 96));
+    /* fc6: 1024 of 4096 outputs x 9216 inputs. */
+    CHECK(calib_work(n, f6, 0, 1024) == 1024LL * 9216, "fc6 quarter");
+    CHECK(calib_share_channels(96, 3) == 32 && calib_share_channels(1000, 3) == 333 &&
+              calib_share_channels(2, 4) == 1 && calib_share_channels(4096, 1) == 4096,
+          "shares");
+    net_free(n);
+}
+
+static void test_probes(void)
+{
+    char err[NET_ERRLEN];
+    CHECK(calib_probe_count() >= 2, "probes");
+    for (int i = 0; i < calib_probe_count(); i++) {
+        net *n = calib_probe_net(i, err);
+        CHECK(n != NULL, "probe %d: %s", i, err);
+        if (!n) continue;
+        int have[COST_NCLASS] = {0}, dw = 0, pw = 0;
+        for (int l = 0; l < n->n; l++) {
+            const net_layer *L = &n->layers[l];
+            have[L->kind] = 1;
+            have[cost_class(n, l)] = 1;
+            dw |= L->kind == NET_CONV && L->a.groups > 1;
+            pw |= L->kind == NET_CONV && L->a.kh == 1;
+            CHECK(calib_work(n, l, 0, L->out.c) > 0, "probe %d layer %s has no work", i, L->name);
+        }
+        for (int k = 0; k < COST_NCLASS; k++)
+            CHECK(have[k], "probe %s lacks %s", n->name, cost_class_name(k));
+        CHECK(dw && pw, "probe %s lacks a depthwise or a pointwise conv", n->name);
+        CHECK(!strncmp(n->name, "calib-probe", 11), "probe name %s", n->name);
+        net_free(n);
+    }
+    CHECK(calib_probe_net(calib_probe_count(), err) == NULL, "probe out of range accepted");
+}
+
+int main(void)
+{
+    test_line();
+    test_stats();
+    test_work();
+    test_probes();
+    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,89 @@
+/* test_launch.c -- rt_run_job: exit codes, stdout collected whole, the
+ * stderr line chosen, the deadline and the stop flag kill the whole process
+ * group (grandchildren included), a missing program is reported. */
+#include "launch.h"
+#include "tcheck.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Alive and not a zombie. */
+static int alive(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
+int main(void)
+{
+    char *out, line[256];
+    const char *echo[] = {"sh", "-c", "echo hello; echo 'mpirun: noise' >&2; echo 'dse exec: the real reason' >&2; exit 3", NULL};
+    int rc = rt_run_job(echo, 10, NULL, "dse exec:", &out, line, sizeof line);
+    CHECK(rc == 3, "exit code %d", rc);
+    CHECK(!strcmp(out, "hello\n"), "stdout [%s]", out);
+    CHECK(!strcmp(line, "dse exec: the real reason"), "preferred line [%s]", line);
+    free(out);
+    rc = rt_run_job(echo, 10, NULL, NULL, &out, line, sizeof line);
+    CHECK(!strcmp(line, "mpirun: noise"), "first line [%s]", line);
+    free(out);
+
+    /* A megabyte of output is collected whole (the pipe never blocks it). */
+    const char *big[] = {"sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' a", NULL};
+    rc = rt_run_job(big, 30, NULL, NULL, &out, line, sizeof line);
+    CHECK(rc == 0 && strlen(out) == 1000000 && out[999999] == 'a', "big output: rc %d len %zu", rc, strlen(out));
+    free(out);
+
+    /* Deadline: the job and its grandchild are killed. */
+    const char *slow[] = {"sh", "-c", "sleep 60 & echo $!; wait", NULL};
+    double t0 = mono();
+    rc = rt_run_job(slow, 0.5, NULL, NULL, &out, line, sizeof line);
+    double dt = mono() - t0;
+    long gpid = atol(out);
+    CHECK(rc == RT_JOB_TIMEOUT, "timeout code %d", rc);
+    CHECK(dt < 5, "took %.1f s", dt);
+    CHECK(gpid > 0, "no grandchild pid [%s]", out);
+    for (int i = 0; i < 50 && gpid > 0 && alive(gpid); i++) sleep_s(0.02);
+    CHECK(gpid > 0 && !alive(gpid), "grandchild %ld survived the deadline", gpid);
+    free(out);
+
+    /* Stop flag: killed at once. */
+    volatile sig_atomic_t stop = 1;
+    const char *sl[] = {"sleep", "30", NULL};
+    t0 = mono();
+    rc = rt_run_job(sl, 0, &stop, NULL, &out, line, sizeof line);
+    CHECK(rc == RT_JOB_INTERRUPTED && mono() - t0 < 5, "stop: rc %d after %.1f s", rc, mono() - t0);
+    free(out);
+
+    /* Death by signal. */
+    const char *sig[] = {"sh", "-c", "kill -9 $$", NULL};
+    rc = rt_run_job(sig, 10, NULL, NULL, &out, line, sizeof line);
+    CHECK(rc == 128 + 9, "signal: rc %d", rc);
+    free(out);
+
+    /* A program that does not exist. */
+    const char *none[] = {"/nonexistent/dse-nothing", NULL};
+    rc = rt_run_job(none, 10, NULL, NULL, &out, line, sizeof line);
+    CHECK(rc == 127 && strstr(line, "cannot run"), "missing program: rc %d [%s]", rc, line);
+    CHECK(out && !out[0], "output of a missing program");
+    free(out);
+
+    CHECK(rt_self_exe()[0] == '/', "self exe %s", rt_self_exe());
+    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+}
