@@ -300,6 +300,12 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(f, "index,source,pred_latency_ms,meas_latency_ms,pred_memory_mb,meas_memory_mb,idle\n");
+    /* Per device, for diagnosis: where predicted and measured time go. */
+    snprintf(csv, sizeof csv, "%s/%s-devices.csv", out, nt->name);
+    FILE *fd = fopen(csv, "w");
+    if (fd)
+        fprintf(fd, "index,device,pred_busy_ms,meas_busy_ms,pred_wait_ms,meas_wait_ms,"
+                    "pred_finish_ms,meas_finish_ms,pred_memory_mb,meas_memory_mb\n");
     int nok = 0;
     for (int i = 0; i < n && !g_stop; i++) {
         point *P = &pts[i];
@@ -336,6 +342,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_fidelity: %s: run failed (exit %d): %s\n", P->source, jrc, eline);
                 break;
             }
+            const cJSON *devs = cJSON_GetObjectItem(res, "devices");
+            for (int d = 0; fd && r == 0 && d < ndev; d++) {
+                const cJSON *jd = cJSON_GetArrayItem(devs, d);
+                if (!pd[d].used || !jd) continue;
+                fprintf(fd, "%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", i, pl->dev[d].name,
+                        (pd[d].compute_s + pd[d].concat_s) * 1e3,
+                        cJSON_GetObjectItem(jd, "busy_ms")->valuedouble, pd[d].wait_s * 1e3,
+                        cJSON_GetObjectItem(jd, "wait_ms")->valuedouble, pd[d].finish_s * 1e3,
+                        cJSON_GetObjectItem(jd, "finish_ms")->valuedouble, pd[d].mem_mb,
+                        cJSON_GetObjectItem(jd, "peak_rss_mb")->valuedouble);
+            }
             const cJSON *ob = cJSON_GetObjectItem(res, "objectives");
             double lat = cJSON_GetObjectItem(ob, "latency_ms")->valuedouble;
             double mem = cJSON_GetObjectItem(ob, "memory_mb")->valuedouble;
@@ -358,6 +375,7 @@ int main(int argc, char **argv)
                 100 * (P->pred_mem - P->meas_mem) / P->meas_mem, P->idle);
     }
     fclose(f);
+    if (fd) fclose(fd);
 
     /* 5. Summary. */
     double *pl_ = calloc((size_t)n + 1, sizeof(double)), *ml = calloc((size_t)n + 1, sizeof(double));
