@@ -302,6 +302,58 @@ static void test_fan(void)
     net_free(n);
 }
 
+/* One outgoing channel per link class: a's long same_board transfer (fa to
+ * g) does not delay its network send (fb to b) issued after it. */
+static void test_channels(void)
+{
+    net *n = net_new("fan2", "x", (net_shape){100, 1, 1});
+    net_attr a = net_attr_default(NET_FC);
+    a.bias = 1;
+    a.out_c = 200;
+    const char *x[] = {"x"}, *fa[] = {"fa"}, *fb[] = {"fb"}, *sum[] = {"ra", "rb"};
+    net_add(n, "fa", NET_FC, &a, 1, x, err);
+    net_add(n, "fb", NET_FC, &a, 1, x, err);
+    net_add(n, "ra", NET_RELU, NULL, 1, fa, err);
+    net_add(n, "rb", NET_RELU, NULL, 1, fb, err);
+    net_add(n, "out", NET_ADD, NULL, 2, sum, err);
+    CHECK(net_finalize(n, "fan2", err) == 0);
+    /* same_board: 10 us + 1 MB/s (800 B occupy it 800 us); network:
+     * 500 us + 100 MB/s (800 B occupy it 8 us). */
+    const char *text =
+        "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"two\",\"devices\":["
+        "{\"name\":\"a\",\"board\":\"A\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+        "\"memory_mb\":1000,\"idle_w\":2,\"busy_w\":10},"
+        "{\"name\":\"g\",\"board\":\"A\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+        "\"memory_mb\":1000,\"idle_w\":2,\"busy_w\":10},"
+        "{\"name\":\"b\",\"board\":\"B\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+        "\"memory_mb\":1000,\"idle_w\":2,\"busy_w\":10}],"
+        "\"links\":{\"same_board\":{\"latency_us\":10,\"bandwidth_mbs\":1},"
+        "\"network\":{\"latency_us\":500,\"bandwidth_mbs\":100}}}";
+    platform *pl = platform_from_json(text, "three.json", err);
+    CHECK(pl != NULL);
+    cost_coeffs *c = unit_coeffs("fan2", 1, 2, 1, 0);
+    mapping *m = mapping_new(n->n, 3);
+    mapping_set_single(m, n, 1);
+    put(m, n, "fa", 0);
+    put(m, n, "fb", 0);
+    put(m, n, "rb", 2);
+    cost_result r;
+    cost_device d[3];
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    /* a: fa 21, send 23: same_board busy 23..823, arrives at g 833.
+     *    fb 44, send 46: network channel free, busy 46..54, arrives 554.
+     * b: rb 554 + 1.2 = 555.2, send 557.2, busy ..565.2, arrives 1065.2.
+     * g: ra 833 + 1.2 = 834.2; out 1065.2 + 1.2 = 1066.4.
+     * (One shared channel would delay fb to 823..831: latency 1843.4.) */
+    CLOSE(r.latency_ms, 1.0664);
+    CLOSE(d[2].wait_s, 554 * US);
+    CLOSE(d[1].wait_s, (833 + (1065.2 - 834.2)) * US);
+    mapping_free(m);
+    coeffs_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
 /* Frees: x -> r1 -> r2 -> r3 -> r4 (1000 floats each) on one device peaks
  * at two tensors (8000 B), not five; with out = Add(r3, r1), r1 stays
  * alive and the peak is three tensors. */
@@ -645,6 +697,7 @@ int main(void)
     test_chain();
     test_split_wait();
     test_fan();
+    test_channels();
     test_frees();
     test_branchy();
     test_defaults();
