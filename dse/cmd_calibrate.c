@@ -35,7 +35,7 @@ static const char help[] =
     "every fit's R^2, stores it with the full fit report in the database (default\n"
     "./dse.db) and prints a summary; fits with R^2 < 0.9 are flagged.\n"
     "  --quick      fewer shares, message sizes and probe layers (minutes, not more)\n"
-    "  --reps R     timed runs per median (default 20), after warm-up\n"
+    "  --reps R     timed runs per median (at least and by default 20), after warm-up\n"
     "  --timeout S  deadline of each launched job (default 3600)\n"
     "  --hostfile F mpirun hostfile for boards other than this machine\n"
     "  --keep DIR   keep the raw measurements and the memory-run mappings in DIR\n";
@@ -108,7 +108,7 @@ int cmd_calibrate(int argc, char **argv)
     o.quick = cli_flag(&a, "quick");
     const char *outp = cli_get(&a, "o"), *dbpath = cli_get(&a, "db");
     if (!dbpath) dbpath = "dse.db";
-    if (cli_int(&a, "reps", CALIB_REPS, 3, 100000, &reps) ||
+    if (cli_int(&a, "reps", CALIB_REPS, CALIB_REPS, 100000, &reps) ||
         cli_int(&a, "seed", 1, 0, 1L << 40, &seed) ||
         cli_double(&a, "timeout", 3600, 1, 1e7, &timeout) || cli_finish(&a))
         return EXIT_USAGE;
