@@ -325,6 +325,33 @@ static void test_success(void)
     coeffs_free(c);
 }
 
+/* A power sensor file (milliwatts, as a Jetson INA3221 rail): the worker
+ * reads it idle and busy; a constant 7500 gives 7.5 W for both. */
+static void test_sensor(void)
+{
+    char args[2048], *e, err[NET_ERRLEN], d0[600], d1[600];
+    put("power_mw", "7500\n");
+    snprintf(d0, sizeof d0, "{\"name\": \"r0\", \"board\": \"localhost\", \"kind\": \"cpu\", "
+             "\"freq_mhz\": 2000, \"cores\": 1, \"memory_mb\": 4096, \"idle_w\": 5, \"busy_w\": 15, "
+             "\"energy_sensor\": \"%s\"}", path("power_mw"));
+    snprintf(d1, sizeof d1, "%s", dev_json("r1", "localhost", "cpu"));
+    platform_file("sensor.json", d0, d1);
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 --quick -o %s --db %s",
+             path("sensor.json"), path("sensor-out.json"), path("s.db"));
+    int rc = dse(NULL, args, 600, &e);
+    CHECK(rc == 0, "calibrate with a sensor: exit %d: %s", rc, e);
+    free(e);
+    cost_coeffs *c = coeffs_load(path("sensor-out.json"), err);
+    CHECK(c != NULL, "%s", err);
+    if (!c) return;
+    const coeffs_device *D = &c->dev[PLAT_CPU];
+    CHECK(D->busy_w.source == COEFFS_MEASURED && NEAR(D->busy_w.value, 7.5, 1e-9) &&
+              D->idle_w.source == COEFFS_MEASURED && NEAR(D->idle_w.value, 7.5, 1e-9),
+          "sensor powers: busy %g (%s) idle %g (%s)", D->busy_w.value,
+          coeffs_source_name(D->busy_w.source), D->idle_w.value, coeffs_source_name(D->idle_w.source));
+    coeffs_free(c);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/dse-test-calib-XXXXXX");
@@ -332,6 +359,7 @@ int main(void)
     test_bad_input();
     test_failures();
     test_success();
+    test_sensor();
     if (!failures) {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
