@@ -426,7 +426,15 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                 s->t = t;
                 return;
             }
-            te = m->arrival[st->msg] > t ? m->arrival[st->msg] : t;
+            {
+                /* Open MPI (no progress thread) moves a payload only inside the
+                 * receiver's MPI calls (shared memory: the receiver pulls it with
+                 * CMA): a receiver reaching its RECV after the message was sent
+                 * still spends bytes / bandwidth there (docs/cost-model.md). */
+                const plan_msg *G = &p->msgs[st->msg];
+                double pull = t + (double)G->bytes * m->spb[G->from * nd + d];
+                te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
+            }
             s->wait += te - t;
             break;
         }

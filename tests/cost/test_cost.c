@@ -286,10 +286,11 @@ static void test_fan(void)
     /* a: input is on a (source).  fa 21 -> send 23: link busy 23..823,
      * arrives 923.  fb 23 + 21 = 44 -> send 46: link free at 823, busy
      * 823..1623, arrives 1723.
-     * b: ra at 923 + 1 + 0.2 = 924.2; rb at 1723 + 1.2 = 1724.2; add
-     * 1 + 0.2 -> 1725.4. */
-    CLOSE(r.latency_ms, 1.7254);
-    CLOSE(d[1].wait_s, (923 + (1723 - 924.2)) * US);
+     * b: ra at 923 + 1 + 0.2 = 924.2; its receive of fb starts at 924.2
+     * and still pulls the 800 bytes (the receiver moves the payload):
+     * max(1723, 924.2 + 800) = 1724.2; rb 1725.4; add 1 + 0.2 -> 1726.6. */
+    CLOSE(r.latency_ms, 1.7266);
+    CLOSE(d[1].wait_s, (923 + (1724.2 - 924.2)) * US);
     /* a: input 400; fa +800 = 1200; fa freed at its send but in flight
      * until 923; fb +800 -> 2000 (peak). */
     CLOSE(d[0].peak_act_bytes, 2000);
