@@ -1164,6 +1164,22 @@ static int op_reshape(imp *I)
     return 0;
 }
 
+/* An FC's bias: N values, or one broadcast, times beta; appended in one
+ * go (per-value appends would copy the weights N times). */
+static int append_bias(imp *I, spec *s, const float *c, int64_t n, int64_t N, double beta)
+{
+    if (!I->keep) {
+        s->nw += N;
+        return 0;
+    }
+    float *b = malloc((size_t)N * sizeof *b + 1);
+    if (!b) return nfail(I, "out of memory");
+    for (int64_t o = 0; o < N; o++) b[o] = (float)(beta * c[n == 1 ? 0 : o]);
+    int rc = spec_append(I, s, b, N);
+    free(b);
+    return rc;
+}
+
 /* Gemm and MatMul with a constant right operand: an FC layer. */
 static int op_fc(imp *I, int gemm)
 {
@@ -1218,12 +1234,9 @@ static int op_fc(imp *I, int gemm)
             return nfail(I, "bias %.100s has %lld values; dse needs %lld (one per output) or 1",
                          in_name(I, 2), (long long)n, (long long)N);
         }
-        for (int64_t o = 0; o < N && I->keep; o++) {
-            float b = (float)(beta * w[n == 1 ? 0 : o]);
-            if (spec_append(I, s, &b, 1)) return free(w), -1;
-        }
-        if (!I->keep) s->nw += N;
+        int rc = append_bias(I, s, w, n, N, beta);
         free(w);
+        if (rc) return -1;
     }
     return 0;
 }
@@ -1262,10 +1275,9 @@ static int op_add(imp *I, int sum)
             return nfail(I, "bias %.100s has %lld values; dse needs %lld (one per output) or 1",
                          in_name(I, (size_t)cst), (long long)n, (long long)N);
         }
-        for (int64_t o = 0; o < N && I->keep; o++)
-            if (spec_append(I, s, &w[n == 1 ? 0 : o], 1)) return free(w), -1;
-        if (!I->keep) s->nw += N;
+        int rc = append_bias(I, s, w, n, N, 1);
         free(w);
+        if (rc) return -1;
         s->a.bias = 1;
         s->bias_open = 0;
         if (extra_outputs_unused(I)) return -1;
