@@ -3,9 +3,10 @@
  * plan_build emits steps in one global order (layers in topological order;
  * within a layer, its slices in channel order, each followed by its sends),
  * tagging each step with its device; at the end a stable counting sort by
- * device turns that sequence into the per-device lists.  Tensors get global
- * ids while building and are renumbered per device at the end.  All
- * buffers are kept between builds (see plan.h).
+ * device turns that sequence into the per-device lists.  A tensor has a
+ * global id (creation order, used for lifetimes) and a local id (per
+ * device, what steps and args store).  All buffers are kept between builds
+ * (see plan.h), so a build allocates nothing once they have grown.
  */
 #include "plan.h"
 
@@ -185,10 +186,11 @@ static inline void use(bld *b, int tensor, int step) { b->s->last_use[tensor] = 
 /* Send tensor t (on dev) to every other device in mask. */
 static void send_all(bld *b, int dev, int t, uint64_t mask, int *pend_row)
 {
-    for (int e = 0; e < b->nd; e++) {
-        if (e == dev || !(mask >> e & 1)) continue;
-        int st = add_step(b, dev, PLAN_SEND, b->p->tensors[t].layer, b->p->tensors[t].c0,
-                          b->p->tensors[t].nc, e, -1, t, 0, 0);
+    const plan_tensor *T = &b->p->tensors[t];
+    int layer = T->layer, c0 = T->c0, nc = T->nc, local = b->s->tensor_local[t];
+    for (uint64_t mk = mask & ~(1ull << dev); mk; mk &= mk - 1) {
+        int e = __builtin_ctzll(mk);
+        int st = add_step(b, dev, PLAN_SEND, layer, c0, nc, e, -1, local, 0, 0);
         if (st < 0) return;
         int mg = add_msg(b, dev, e, t, st);
         if (mg < 0) return;
@@ -203,7 +205,8 @@ static int recv_msg(bld *b, int dev, int mg)
     plan_msg *g = &b->p->msgs[mg];
     int t = add_tensor(b, dev, g->layer, g->c0, g->nc);
     if (t < 0) return -1;
-    int st = add_step(b, dev, PLAN_RECV, g->layer, g->c0, g->nc, g->from, mg, t, 0, 0);
+    int st = add_step(b, dev, PLAN_RECV, g->layer, g->c0, g->nc, g->from, mg,
+                      b->s->tensor_local[t], 0, 0);
     if (st < 0) return -1;
     b->p->msgs[mg].recv_step = st;
     use(b, t, st);
@@ -232,8 +235,9 @@ static int get_full(bld *b, int q, int dev)
     if (t < 0) return -1;
     int a0 = b->p->nargs;
     for (int k = 0; k < ns; k++)
-        if (add_arg(b, ids[k]) < 0) return -1;
-    int st = add_step(b, dev, PLAN_CONCAT, q, 0, b->n->layers[q].out.c, -1, -1, t, a0, ns);
+        if (add_arg(b, s->tensor_local[ids[k]]) < 0) return -1;
+    int st = add_step(b, dev, PLAN_CONCAT, q, 0, b->n->layers[q].out.c, -1, -1,
+                      s->tensor_local[t], a0, ns);
     if (st < 0) return -1;
     for (int k = 0; k < ns; k++) use(b, ids[k], st);
     use(b, t, st);
@@ -281,9 +285,19 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
     return 0;
 }
 
+/* Exchange two growable buffers (pointer and capacity): the reordered copy
+ * becomes the plan's array without copying it back. */
+static void swap_buffers(void **a, int *ca, void **b, int *cb)
+{
+    void *t = *a;
+    int c = *ca;
+    *a = *b, *ca = *cb;
+    *b = t, *cb = c;
+}
+
 /* Reorder steps and tensors into per-device CSR, renumber tensors to local
  * ids, attach free lists, and remap message step indices. */
-static int finish(bld *b)
+static int finish(bld *b, int outg)
 {
     plan *p = b->p;
     scratch *s = b->s;
@@ -291,9 +305,6 @@ static int finish(bld *b)
     /* Free lists: bucket tensors by their last use (global step order). */
     if (grow((void **)&s->tfree_cnt, &s->cap_tfree, ns + 1, sizeof(int))) return -1;
     memset(s->tfree_cnt, 0, (size_t)(ns + 1) * sizeof(int));
-    int outg = -1;
-    for (int t = 0; t < nt; t++)
-        if (s->tensor_dev[t] == p->out_dev && s->tensor_local[t] == p->out_tensor) outg = t;
     for (int t = 0; t < nt; t++)
         if (t != outg && s->last_use[t] >= 0) s->tfree_cnt[s->last_use[t]]++;
     int base = p->nargs, total = 0;
@@ -309,12 +320,6 @@ static int finish(bld *b)
             p->args[st->free0 + st->nfree++] = s->tensor_local[t];
         }
     p->nargs = base + total;
-    /* Args hold global tensor ids so far (except free lists): make them local. */
-    for (int i = 0; i < ns; i++) {
-        plan_step *st = &p->steps[i];
-        for (int k = 0; k < st->narg; k++) p->args[st->arg0 + k] = s->tensor_local[p->args[st->arg0 + k]];
-        st->tensor = s->tensor_local[st->tensor];
-    }
     /* Counting sort of steps by device (stable). */
     if (grow((void **)&s->order, &s->cap_order, ns > nt ? ns : nt, sizeof(int))) return -1;
     memset(s->cnt, 0, (size_t)(nd + 1) * sizeof(int));
@@ -324,7 +329,7 @@ static int finish(bld *b)
     for (int i = 0; i < ns; i++) s->order[i] = s->cnt[s->step_dev[i]]++; /* new index of step i */
     if (grow((void **)&s->tmp_steps, &s->cap_tmp_steps, ns, sizeof *s->tmp_steps)) return -1;
     for (int i = 0; i < ns; i++) s->tmp_steps[s->order[i]] = p->steps[i];
-    memcpy(p->steps, s->tmp_steps, (size_t)ns * sizeof *p->steps);
+    swap_buffers((void **)&p->steps, &p->cap_steps, (void **)&s->tmp_steps, &s->cap_tmp_steps);
     for (int g = 0; g < p->nmsgs; g++) {
         p->msgs[g].send_step = s->order[p->msgs[g].send_step];
         p->msgs[g].recv_step = s->order[p->msgs[g].recv_step];
@@ -337,7 +342,8 @@ static int finish(bld *b)
     if (grow((void **)&s->tmp_tensors, &s->cap_tmp_tensors, nt, sizeof *s->tmp_tensors)) return -1;
     for (int t = 0; t < nt; t++)
         s->tmp_tensors[p->tensor0[s->tensor_dev[t]] + s->tensor_local[t]] = p->tensors[t];
-    memcpy(p->tensors, s->tmp_tensors, (size_t)nt * sizeof *p->tensors);
+    swap_buffers((void **)&p->tensors, &p->cap_tensors, (void **)&s->tmp_tensors,
+                 &s->cap_tmp_tensors);
     return 0;
 }
 
@@ -371,7 +377,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     int out = nl - 1;
     p->out_dev = m->slices[m->first[out]].dev;
     s->need[out + 1] |= 1ull << p->out_dev;
-    for (int i = 0; i < (nl + 1) * nd; i++) s->full[i] = -1;
+    memset(s->full, 0xff, (size_t)(nl + 1) * nd * sizeof *s->full); /* all -1 */
 
     /* The input starts on the source device and is sent where needed. */
     int tin = add_tensor(&b, source, NET_INPUT, 0, n->input.c);
@@ -397,13 +403,14 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             int a0 = p->nargs;
             for (int j = 0; j < nin; j++) {
                 int t = j < 64 ? ins[j] : get_full(&b, L->in[j], d);
-                if (add_arg(&b, t) < 0) goto oom;
+                if (add_arg(&b, s->tensor_local[t]) < 0) goto oom;
             }
             int t = add_tensor(&b, d, i, sl->c0, sl->nc);
             if (t < 0) goto oom;
-            int st = add_step(&b, d, PLAN_COMPUTE, i, sl->c0, sl->nc, -1, -1, t, a0, nin);
+            int st = add_step(&b, d, PLAN_COMPUTE, i, sl->c0, sl->nc, -1, -1, s->tensor_local[t],
+                              a0, nin);
             if (st < 0) goto oom;
-            for (int j = 0; j < nin; j++) use(&b, p->args[a0 + j], st);
+            for (int j = 0; j < nin; j++) use(&b, j < 64 ? ins[j] : get_full(&b, L->in[j], d), st);
             use(&b, t, st);
             if (ns == 1) s->full[(i + 1) * nd + d] = t;
             else s->slice_t[f + k] = t;
@@ -414,7 +421,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     int tout = get_full(&b, out, p->out_dev);
     if (tout < 0) goto oom;
     p->out_tensor = s->tensor_local[tout];
-    if (finish(&b)) goto oom;
+    if (finish(&b, tout)) goto oom;
     return 0;
 oom:
     snprintf(err, NET_ERRLEN, "plan: out of memory");
