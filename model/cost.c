@@ -170,6 +170,8 @@ static void names_join(char *buf, size_t len, char *const *names, int n)
 
 cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, char *warn, char *err)
 {
+    char scratch[NET_ERRLEN];
+    if (!warn) warn = scratch; /* callers that do not want warnings pass NULL */
     char tmp[NET_ERRLEN];
     warn[0] = 0;
     if (pl->ndev > MAXDEV) {

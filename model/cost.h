@@ -162,7 +162,7 @@ typedef struct cost_model cost_model;
 
 /* Precompute, per layer and device kind, the rates, overheads and powers,
  * and per device pair the link figures.  c may be NULL: built-in defaults
- * (coeffs_default).  warn (NET_ERRLEN) receives one line naming what fell
+ * (coeffs_default).  warn (NET_ERRLEN, or NULL) receives one line naming what fell
  * back to less specific coefficients (another network or platform, a
  * missing device-kind section, classes on built-in defaults), or "".
  * NULL with err on allocation failure or a net/platform the model cannot
