@@ -486,16 +486,15 @@ double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, i
         return -1;
     }
     const net_layer *L = &n->layers[layer];
-    int part = nc != L->out.c && net_kind_channelwise(L->kind);
+    int part = nc != L->out.c && net_kind_channelwise(L->kind), nin = L->nin;
     double res = -1, *t = malloc((size_t)reps * sizeof *t);
-    const float *ins[64];
-    float *inbuf[64] = {0};
+    const float **ins = malloc((size_t)nin * sizeof *ins);
+    float **inbuf = calloc((size_t)nin, sizeof *inbuf);
     size_t nw = (size_t)net_slice_weights(n, layer, c0, nc);
     size_t nws = kern_workspace_floats(n, layer, nc);
     float *w = malloc((nw ? nw : 1) * sizeof *w), *ws = malloc((nws ? nws : 1) * sizeof *ws);
     float *out = malloc(kern_out_floats(n, layer, nc) * sizeof *out);
-    int nin = L->nin < 64 ? L->nin : 64;
-    if (!t || !w || !ws || !out || L->nin > 64) goto nomem;
+    if (!t || !ins || !inbuf || !w || !ws || !out) goto nomem;
     for (int k = 0; k < nin; k++) {
         net_shape s = net_in_shape(n, layer, k);
         size_t len = (size_t)(part ? nc : s.c) * s.h * s.w;
@@ -517,7 +516,9 @@ double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, i
 nomem:
     snprintf(err, NET_ERRLEN, "layer %s: out of memory for timing", L->name);
 done:
-    for (int k = 0; k < nin; k++) free(inbuf[k]);
+    for (int k = 0; inbuf && k < nin; k++) free(inbuf[k]);
+    free(inbuf);
+    free(ins);
     free(t);
     free(w);
     free(ws);

@@ -73,7 +73,8 @@ void kern_input_gen(const net *n, uint64_t seed, float *x);
 
 /* ---- one slice of one layer ---- */
 /* Scratch floats kern_run needs for a slice of nc channels (0 if none).
- * Independent of c0. */
+ * Independent of c0 and non-decreasing in nc, so the whole layer's figure
+ * covers every slice of it. */
 size_t kern_workspace_floats(const net *n, int layer, int nc);
 /* Floats of the (nc, out.h, out.w) output of a slice. */
 size_t kern_out_floats(const net *n, int layer, int nc);
