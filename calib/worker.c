@@ -6,7 +6,8 @@
  *  1. compute: on the first device of each kind, every layer of every
  *     network (and of the probe networks) run in inference order, each
  *     layer timed alone, at channel shares 1, 1/2, 1/3, 1/4 for Conv and
- *     FC (the shares hybrid chromosomes produce), and CONCAT-like copies;
+ *     FC (the shares hybrid chromosomes produce), the passes cycling
+ *     through the shares; and CONCAT-like copies;
  *  2. links: MPI ping-pong from 1 KB to 64 MB between the first device
  *     pair of each link class, and the cost of issuing an MPI_Isend;
  *  3. power: idle and busy power of every device with an energy sensor.
@@ -118,25 +119,32 @@ static void fill_pattern(float *x, size_t len, unsigned salt)
 
 /* ---- phase 1: compute ---- */
 
+/* The state of inference-ordered passes over one network at nsh channel
+ * shares.  The weights of every share are generated once and kept, so the
+ * passes can cycle through the shares: slow phases of the machine (other
+ * processes' memory traffic) then hit every share alike instead of
+ * bending the per-layer lines. */
 typedef struct {
     const net *n;
-    int probe;
+    int probe, nsh, reps;
+    const int *shares; /* 1/k of the output channels */
     float *input;
-    float **out;   /* per layer: its full output */
-    float **w;     /* per layer: weights of the slice [0, nc) */
-    int *nc;       /* per layer: channels computed */
+    float **out;       /* per layer: its full output */
+    float **w;         /* [nsh][L]: weights of slice [0, nc); share j > 0 may alias share 0 */
+    int *nc;           /* [nsh][L]: channels computed */
     float *ws;
-    double *samples; /* reps per layer */
-    int *npre;
+    double *samples;   /* [nsh][L][reps] */
+    int *npre;         /* [nsh][L] */
 } seq_state;
 
 static void seq_free(seq_state *s)
 {
     if (!s->n) return;
-    for (int i = 0; i < s->n->n; i++) {
-        if (s->out) free(s->out[i]);
-        if (s->w) free(s->w[i]);
-    }
+    int L = s->n->n;
+    for (int i = 0; s->out && i < L; i++) free(s->out[i]);
+    for (int j = 0; s->w && j < s->nsh; j++)
+        for (int i = 0; i < L; i++)
+            if (j == 0 || s->w[(size_t)j * L + i] != s->w[i]) free(s->w[(size_t)j * L + i]);
     free(s->input);
     free(s->out);
     free(s->w);
@@ -146,18 +154,22 @@ static void seq_free(seq_state *s)
     free(s->npre);
 }
 
-static int seq_init(seq_state *s, const net *n, int probe, int reps, char *err)
+static int seq_init(seq_state *s, const net *n, int probe, const int *shares, int nsh, int reps,
+                    uint64_t seed, char *err)
 {
     memset(s, 0, sizeof *s);
     s->n = n;
     s->probe = probe;
+    s->shares = shares;
+    s->nsh = nsh;
+    s->reps = reps;
     int L = n->n;
     size_t nws = 0;
     s->out = calloc((size_t)L, sizeof *s->out);
-    s->w = calloc((size_t)L, sizeof *s->w);
-    s->nc = calloc((size_t)L, sizeof *s->nc);
-    s->samples = calloc((size_t)L * reps, sizeof *s->samples);
-    s->npre = calloc((size_t)L, sizeof *s->npre);
+    s->w = calloc((size_t)L * nsh, sizeof *s->w);
+    s->nc = calloc((size_t)L * nsh, sizeof *s->nc);
+    s->samples = calloc((size_t)L * nsh * reps, sizeof *s->samples);
+    s->npre = calloc((size_t)L * nsh, sizeof *s->npre);
     s->input = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
     if (!s->out || !s->w || !s->nc || !s->samples || !s->npre || !s->input) goto oom;
     fill_pattern(s->input, (size_t)net_shape_numel(n->input), 7);
@@ -169,63 +181,62 @@ static int seq_init(seq_state *s, const net *n, int probe, int reps, char *err)
         if (w > nws) nws = w;
     }
     if (nws && !(s->ws = malloc(nws * sizeof(float)))) goto oom;
+    /* Weights per share: splittable layers cut to their first share, the
+     * others whole (shared with share 0). */
+    for (int j = 0; j < nsh; j++)
+        for (int i = 0; i < L; i++) {
+            const net_layer *Ly = &n->layers[i];
+            int k = shares[j];
+            int nc = net_kind_splittable(Ly->kind) && k > 1 ? calib_share_channels(Ly->out.c, k) : Ly->out.c;
+            size_t at = (size_t)j * L + i;
+            s->nc[at] = nc;
+            if (j > 0 && nc == s->nc[i]) {
+                s->w[at] = s->w[i];
+                continue;
+            }
+            size_t nw = (size_t)net_slice_weights(n, i, 0, nc);
+            if (!nw) continue;
+            if (!(s->w[at] = malloc(nw * sizeof(float)))) goto oom;
+            kern_weights_gen(n, i, 0, nc, seed, s->w[at]);
+        }
     return 0;
 oom:
     snprintf(err, NET_ERRLEN, "%s: out of memory for the compute timings", n->name);
     return -1;
 }
 
-/* Weights of every layer for share 1/k (splittable layers cut to their
- * first share, the others whole). */
-static int seq_share(seq_state *s, int k, uint64_t seed, char *err)
+/* One inference-ordered pass at share j; sample r of every layer (r < 0:
+ * warm-up). */
+static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
 {
     const net *n = s->n;
-    for (int i = 0; i < n->n; i++) {
-        const net_layer *L = &n->layers[i];
-        int nc = net_kind_splittable(L->kind) && k > 1 ? calib_share_channels(L->out.c, k) : L->out.c;
-        if (nc == s->nc[i] && (s->w[i] || !L->weights)) continue;
-        free(s->w[i]);
-        s->w[i] = NULL;
-        s->nc[i] = nc;
-        size_t nw = (size_t)net_slice_weights(n, i, 0, nc);
-        if (!nw) continue;
-        if (!(s->w[i] = malloc(nw * sizeof(float)))) {
-            snprintf(err, NET_ERRLEN, "%s: out of memory for the weights of %s", n->name, L->name);
-            return -1;
-        }
-        kern_weights_gen(n, i, 0, nc, seed, s->w[i]);
-    }
-    return 0;
-}
-
-/* One inference-ordered pass; sample r of every layer (r < 0: warm-up). */
-static int seq_pass(seq_state *s, int r, int reps, int threads, char *err)
-{
-    const net *n = s->n;
+    int L = n->n;
     stopwatch sw = {threads, 0, 0};
-    for (int i = 0; i < n->n; i++) {
-        const net_layer *L = &n->layers[i];
+    for (int i = 0; i < L; i++) {
+        const net_layer *Ly = &n->layers[i];
         const float *ins[64];
-        for (int k = 0; k < L->nin && k < 64; k++)
-            ins[k] = L->in[k] == NET_INPUT ? s->input : s->out[L->in[k]];
+        size_t at = (size_t)j * L + i;
+        for (int k = 0; k < Ly->nin && k < 64; k++)
+            ins[k] = Ly->in[k] == NET_INPUT ? s->input : s->out[Ly->in[k]];
         int pre;
         sw_start(&sw);
-        int rc = kern_run(n, i, 0, s->nc[i], ins, s->w[i], s->out[i], s->ws, err);
+        int rc = kern_run(n, i, 0, s->nc[at], ins, s->w[at], s->out[i], s->ws, err);
         double t = sw_stop(&sw, &pre);
         if (rc) return -1;
         if (r >= 0) {
-            s->samples[(size_t)i * reps + r] = t;
-            s->npre[i] += pre;
+            s->samples[at * s->reps + r] = t;
+            s->npre[at] += pre;
         }
     }
     return 0;
 }
 
-static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *s, int layer,
-                       int k, double med, int reps)
+static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *s, int j, int layer,
+                       double med)
 {
     const net *n = s->n;
     const net_layer *L = &n->layers[layer];
+    size_t at = (size_t)j * n->n + layer;
     cJSON *o = cJSON_CreateObject();
     if (!o) return -1;
     cJSON_AddStringToObject(o, "kind", kind);
@@ -235,12 +246,12 @@ static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *
     cJSON_AddStringToObject(o, "layer", L->name);
     cJSON_AddNumberToObject(o, "index", layer);
     cJSON_AddStringToObject(o, "class", cost_class_name(cost_class(n, layer)));
-    cJSON_AddNumberToObject(o, "share", k);
-    cJSON_AddNumberToObject(o, "nc", s->nc[layer]);
-    cJSON_AddNumberToObject(o, "work", (double)calib_work(n, layer, 0, s->nc[layer]));
+    cJSON_AddNumberToObject(o, "share", s->shares[j]);
+    cJSON_AddNumberToObject(o, "nc", s->nc[at]);
+    cJSON_AddNumberToObject(o, "work", (double)calib_work(n, layer, 0, s->nc[at]));
     cJSON_AddNumberToObject(o, "seconds", med);
-    cJSON_AddNumberToObject(o, "samples", reps);
-    cJSON_AddNumberToObject(o, "preempted", s->npre[layer]);
+    cJSON_AddNumberToObject(o, "samples", s->reps);
+    cJSON_AddNumberToObject(o, "preempted", s->npre[at]);
     return cJSON_AddItemToArray(arr, o) ? 0 : -1;
 }
 
@@ -248,28 +259,27 @@ static int time_net(const net *n, int probe, const int *shares, int nshares, int
                     uint64_t seed, int threads, const char *kind, int rank, cJSON *arr, char *err)
 {
     seq_state s;
-    int rc = -1, warm = 2;
-    if (seq_init(&s, n, probe, reps, err)) goto out;
-    int nsplit = 0;
+    int rc = -1, warm = 2, nsplit = 0;
     for (int i = 0; i < n->n; i++) nsplit += net_kind_splittable(n->layers[i].kind);
-    for (int j = 0; j < nshares; j++) {
-        int k = shares[j];
-        if (k > 1 && !nsplit) continue;
-        if (seq_share(&s, k, seed, err)) goto out;
-        memset(s.npre, 0, (size_t)n->n * sizeof *s.npre);
-        for (int r = -warm; r < reps; r++)
-            if (seq_pass(&s, r, reps, threads, err)) goto out;
+    if (!nsplit) nshares = 1; /* shares below 1 would change nothing */
+    if (seq_init(&s, n, probe, shares, nshares, reps, seed, err)) goto out;
+    /* Warm-up passes at every share, then the timed passes cycling through
+     * the shares. */
+    for (int r = -warm; r < reps; r++)
+        for (int j = 0; j < nshares; j++)
+            if (seq_pass(&s, j, r, threads, err)) goto out;
+    for (int j = 0; j < nshares; j++)
         for (int i = 0; i < n->n; i++) {
             const net_layer *L = &n->layers[i];
+            size_t at = (size_t)j * n->n + i;
             /* Shares below 1 only change splittable layers. */
-            if (k > 1 && (!net_kind_splittable(L->kind) || s.nc[i] == L->out.c)) continue;
-            double med = calib_median(s.samples + (size_t)i * reps, reps);
-            if (add_compute(arr, kind, rank, &s, i, k, med, reps)) {
+            if (shares[j] > 1 && (!net_kind_splittable(L->kind) || s.nc[at] == L->out.c)) continue;
+            double med = calib_median(s.samples + at * reps, reps);
+            if (add_compute(arr, kind, rank, &s, j, i, med)) {
                 snprintf(err, NET_ERRLEN, "out of memory");
                 goto out;
             }
         }
-    }
     rc = 0;
 out:
     seq_free(&s);
@@ -488,7 +498,7 @@ typedef struct {
 static void busy_work(void *p)
 {
     busy_ctx *b = p;
-    seq_pass(b->s, -1, 1, b->threads, b->err);
+    seq_pass(b->s, 0, -1, b->threads, b->err);
 }
 
 /* ---- the worker ---- */
@@ -628,7 +638,8 @@ int calib_worker(const calib_worker_opts *o, char *err)
             if (rank == d && any) {
                 seq_state s;
                 busy_ctx bc = {&s, threads, ""};
-                if (seq_init(&s, nets[nn - 1], 1, 1, err) == 0 && seq_share(&s, 1, o->seed, err) == 0)
+                static const int whole[] = {1};
+                if (seq_init(&s, nets[nn - 1], 1, whole, 1, 1, o->seed, err) == 0)
                     busy = measure_power(me->energy_sensor, 1.0, busy_work, &bc);
                 seq_free(&s);
                 cJSON *p = cJSON_CreateObject();
