@@ -254,6 +254,18 @@ static void decode_hybrid(const chrom *c, const int *g, mapping *m)
     int pt[CHROM_MAX_DEV], who[CHROM_MAX_DEV], devs[CHROM_MAX_DEV], w[CHROM_MAX_DEV],
         share[CHROM_MAX_DEV];
     const int n = c->ndev, S = c->S;
+    /* DESIGN section 5: an all-zero row 1 puts everything on one device
+     * (device 0), whatever the other rows say. */
+    int row1 = 0;
+    for (int d = 0; d < n; d++) row1 |= g[d];
+    if (!row1) {
+        for (int i = 0; i < c->L; i++) {
+            m->first[i] = i;
+            m->slices[i] = (map_slice){0, 0, c->chan[i]};
+        }
+        m->first[c->L] = c->L;
+        return;
+    }
     for (int j = 0; j < S; j++) m->slices[(size_t)c->sidx[j] * n].dev = -1;
     for (int r = 0; r < c->p; r++) {
         int k = split_points(g + r * n, n, S, pt, who), prev = 0;
@@ -262,10 +274,9 @@ static void decode_hybrid(const chrom *c, const int *g, mapping *m)
             prev = pt[a];
         }
         /* Row 1 covers every layer: the tail goes to its largest split
-         * point's device, or to device 0 when the row is all zero.  Other
-         * rows cover only up to their largest value. */
+         * point's device.  Other rows cover only up to their largest value. */
         if (r == 0)
-            for (int j = prev; j < S; j++) add_share(m, n, c->sidx[j], k ? who[k - 1] : 0);
+            for (int j = prev; j < S; j++) add_share(m, n, c->sidx[j], who[k - 1]);
     }
     /* Compact into CSR.  Layer i's output goes to pos <= i*ndev and its
      * shares are copied out first, so no unread share is overwritten. */

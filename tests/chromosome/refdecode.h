@@ -90,12 +90,15 @@ static inline void ref_decode(const net *nt, int ndev, chrom_kind kind, int p, i
             m->slices[pos++] = (map_slice){d, 0, nt->layers[i].out.c};
         }
     } else {
-        /* owner[r][j]: device of splittable layer j+1 in row r, or -1. */
-        int *owner = calloc((size_t)p * (S + 1), sizeof *owner);
+        /* owner[r][j]: device of splittable layer j+1 in row r, or -1.  An
+         * all-zero row 1 means the whole network on device 0: no row counts. */
+        int *owner = calloc((size_t)p * (S + 1), sizeof *owner), row1 = 0;
+        for (int d = 0; d < ndev; d++) row1 |= g[d];
         for (int r = 0; r < p; r++)
             for (int j = 0; j < S; j++) {
                 int d = ref_owner(g + r * ndev, ndev, j + 1);
                 if (d < 0 && r == 0) d = ref_maxdev(g, ndev);
+                if (!row1) d = r == 0 ? 0 : -1;
                 owner[r * S + j] = d;
             }
         int j = -1; /* last splittable layer seen */
