@@ -40,10 +40,24 @@
 
 #define MAXMAP 512
 
+#define MAXROUNDS 16
+#define MAXDEV 64
+
+/* One measured run of a mapping: objectives, per device (busy, wait,
+ * finish, peak RSS), and the share of the CPU other processes took. */
+typedef struct {
+    double lat, mem, foreign;
+    double dev[MAXDEV][4];
+} run_result;
+
 typedef struct {
     mapping *m;
     char source[64];
+    char mpath[700];
+    int pred_ok, failed, nruns;
     double pred_lat, pred_mem;
+    cost_device pd[MAXDEV];
+    run_result runs[MAXROUNDS];
     double meas_lat, meas_mem;
     double foreign; /* share of the machine's CPU other processes took during the kept run */
     int ok;
@@ -234,19 +248,73 @@ static double wait_quiet(double need, double max_wait)
 }
 static void on_sig(int s) { g_stop = s; }
 
+/* One clean run of a mapping: before it, wait until the machine is quiet;
+ * a run during which other processes took more than max_foreign of the
+ * CPU is done again, for at most max_wait seconds, after which the least
+ * disturbed run is kept.  0, or -1 if the job failed. */
+static int measure(const char *dse, const char *network, const char *platform, const char *mpath,
+                   const char *bench, const char *to, double timeout, int ndev, double quiet,
+                   double max_wait, double max_foreign, const char *what, run_result *out)
+{
+    const char *args[] = {dse, "exec", "--network", network, "--platform", platform,
+                          "--mapping", mpath, "--bench", bench, "--json", "--timeout", to};
+    const char *av[40];
+    double t_start = now_s();
+    int have = 0;
+    memset(out, 0, sizeof *out);
+    out->foreign = INFINITY;
+    while (!g_stop) {
+        if (have && now_s() - t_start > max_wait) break;
+        wait_quiet(quiet, max_wait - (now_s() - t_start));
+        rt_mpirun_argv(ndev, NULL, args, (int)(sizeof args / sizeof *args), av);
+        rt_mpirun_env();
+        char *txt = NULL, eline[400];
+        cpu_mark m0 = cpu_mark_now();
+        int jrc = rt_run_job(av, timeout + 60, &g_stop, "dse exec:", &txt, eline, sizeof eline);
+        double foreign = cpu_foreign(&m0);
+        cJSON *res = jrc == 0 ? cJSON_Parse(txt) : NULL;
+        free(txt);
+        if (!res) {
+            fprintf(stderr, "bench_fidelity: %s: run failed (exit %d): %s\n", what, jrc, eline);
+            return -1;
+        }
+        if (foreign < out->foreign) {
+            const cJSON *ob = cJSON_GetObjectItem(res, "objectives");
+            const cJSON *devs = cJSON_GetObjectItem(res, "devices");
+            out->lat = cJSON_GetObjectItem(ob, "latency_ms")->valuedouble;
+            out->mem = cJSON_GetObjectItem(ob, "memory_mb")->valuedouble;
+            out->foreign = foreign;
+            for (int d = 0; d < ndev && d < MAXDEV; d++) {
+                const cJSON *jd = cJSON_GetArrayItem(devs, d);
+                if (!jd) continue;
+                out->dev[d][0] = cJSON_GetObjectItem(jd, "busy_ms")->valuedouble;
+                out->dev[d][1] = cJSON_GetObjectItem(jd, "wait_ms")->valuedouble;
+                out->dev[d][2] = cJSON_GetObjectItem(jd, "finish_ms")->valuedouble;
+                out->dev[d][3] = cJSON_GetObjectItem(jd, "peak_rss_mb")->valuedouble;
+            }
+            have = 1;
+        }
+        cJSON_Delete(res);
+        if (foreign <= max_foreign) break;
+        fprintf(stderr, "     (run of %s disturbed: other processes took %.0f%% of the CPU; %s)\n", what,
+                100 * foreign, now_s() - t_start > max_wait ? "keeping the least disturbed" : "again");
+    }
+    return have ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help")) {
         fprintf(stderr,
                 "usage: bench_fidelity --dse DSE --platform P --network N --coeffs C.json --out DIR\n"
                 "         [--campaigns naive,hybrid:2,hybrid:4,vertical] [--pop 32] [--gens 20]\n"
-                "         [--per-front 4] [--random 14] [--bench 4,20] [--repeat 1] [--seed 1]\n"
+                "         [--per-front 4] [--random 14] [--bench 4,20] [--rounds 1] [--seed 1]\n"
                 "         [--timeout 600] [--quiet 0.9] [--max-wait 120] [--max-foreign 0.1]\n"
-                "Each mapping is measured until --repeat runs were clean: before a run, wait\n"
-                "until the machine is at least --quiet idle; a run during which other processes\n"
-                "took more than --max-foreign of the CPU is done again, for at most --max-wait\n"
-                "seconds per mapping, after which the least disturbed run is kept.  The CSV's\n"
-                "last column is that share of the CPU.\n");
+                "The mappings are measured --rounds times, round after round over the whole\n"
+                "list; each mapping's figure is its median run.  A run: wait until the machine\n"
+                "is at least --quiet idle; a run during which other processes took more than\n"
+                "--max-foreign of the CPU is done again, for at most --max-wait seconds, after\n"
+                "which the least disturbed run is kept.  The CSV's last column is that share.\n");
         return 2;
     }
     const char *dse = opt(argc, argv, "--dse", NULL), *plat_arg = opt(argc, argv, "--platform", NULL);
@@ -257,13 +325,13 @@ int main(int argc, char **argv)
     int pop = atoi(opt(argc, argv, "--pop", "32")), gens = atoi(opt(argc, argv, "--gens", "20"));
     int per_front = atoi(opt(argc, argv, "--per-front", "4"));
     int nrandom = atoi(opt(argc, argv, "--random", "14"));
-    int repeat = atoi(opt(argc, argv, "--repeat", "1"));
+    int rounds = atoi(opt(argc, argv, "--rounds", "1"));
     unsigned long seed = strtoul(opt(argc, argv, "--seed", "1"), NULL, 10);
     double timeout = atof(opt(argc, argv, "--timeout", "600"));
     double quiet = atof(opt(argc, argv, "--quiet", "0.9"));
     double max_wait = atof(opt(argc, argv, "--max-wait", "120"));
     double max_foreign = atof(opt(argc, argv, "--max-foreign", "0.1"));
-    if (!dse || !plat_arg || !network || !coeffs || !out || repeat < 1) {
+    if (!dse || !plat_arg || !network || !coeffs || !out || rounds < 1 || rounds > MAXROUNDS) {
         fprintf(stderr, "bench_fidelity: --dse, --platform, --network, --coeffs and --out are required\n");
         return 2;
     }
@@ -280,6 +348,10 @@ int main(int argc, char **argv)
     if (warn[0]) fprintf(stderr, "bench_fidelity: model: %s\n", warn);
     signal(SIGINT, on_sig);
     int ndev = pl->ndev, n = 0;
+    if (ndev > MAXDEV) {
+        fprintf(stderr, "bench_fidelity: at most %d devices\n", MAXDEV);
+        return 2;
+    }
     point *pts = calloc(MAXMAP, sizeof *pts);
 
     /* 1. Single-device mappings. */
@@ -335,8 +407,6 @@ int main(int argc, char **argv)
 
     /* 4. Predict and measure. */
     plan *p = plan_new();
-    cost_device *pd = calloc((size_t)ndev, sizeof *pd);
-    double (*dm)[4] = calloc((size_t)ndev, sizeof *dm); /* measured busy, wait, finish, rss */
     char csv[600];
     snprintf(csv, sizeof csv, "%s/%s.csv", out, nt->name);
     FILE *f = fopen(csv, "w");
@@ -351,94 +421,76 @@ int main(int argc, char **argv)
     if (fd)
         fprintf(fd, "index,device,pred_busy_ms,meas_busy_ms,pred_wait_ms,meas_wait_ms,"
                     "pred_finish_ms,meas_finish_ms,pred_memory_mb,meas_memory_mb\n");
-    int nok = 0;
-    for (int i = 0; i < n && !g_stop; i++) {
+    /* Predictions and mapping files first. */
+    for (int i = 0; i < n; i++) {
         point *P = &pts[i];
         cost_result cr;
-        if (plan_build(p, nt, P->m, pl->source, err) || cost_eval(cm, p, &cr, pd)) {
+        P->pred_ok = 0;
+        if (plan_build(p, nt, P->m, pl->source, err) || cost_eval(cm, p, &cr, P->pd)) {
             fprintf(stderr, "bench_fidelity: %s: cannot predict\n", P->source);
             continue;
         }
         P->pred_lat = cr.latency_ms;
         P->pred_mem = cr.mem_mb;
-        char mpath[700];
-        snprintf(mpath, sizeof mpath, "%s/%s-mapping-%d.json", out, nt->name, i);
-        if (mapping_save(P->m, nt, pl, mpath, err)) {
+        snprintf(P->mpath, sizeof P->mpath, "%s/%s-mapping-%d.json", out, nt->name, i);
+        if (mapping_save(P->m, nt, pl, P->mpath, err)) {
             fprintf(stderr, "bench_fidelity: %s\n", err);
             continue;
         }
-        char np[16], to[32];
-        snprintf(np, sizeof np, "%d", ndev);
-        snprintf(to, sizeof to, "%g", timeout);
-        const char *args[] = {dse, "exec", "--network", network, "--platform", plat_arg,
-                              "--mapping", mpath, "--bench", bench, "--json", "--timeout", to};
-        const char *av[40];
-        double best_lat = INFINITY, best_mem = 0, least_foreign = INFINITY;
-        int accepted = 0, failed = 0;
-        double t_start = now_s();
-        for (int attempt = 0; accepted < repeat && !failed && !g_stop; attempt++) {
-            /* Past the waiting budget, keep the least disturbed run. */
-            int last_chance = now_s() - t_start > max_wait && P->ok;
-            if (last_chance) break;
-            wait_quiet(quiet, max_wait - (now_s() - t_start));
-            rt_mpirun_argv(ndev, NULL, args, (int)(sizeof args / sizeof *args), av);
-            rt_mpirun_env();
-            char *txt = NULL, eline[400];
-            cpu_mark m0 = cpu_mark_now();
-            int jrc = rt_run_job(av, timeout + 60, &g_stop, "dse exec:", &txt, eline, sizeof eline);
-            double foreign = cpu_foreign(&m0);
-            cJSON *res = jrc == 0 ? cJSON_Parse(txt) : NULL;
-            free(txt);
-            if (!res) {
-                fprintf(stderr, "bench_fidelity: %s: run failed (exit %d): %s\n", P->source, jrc, eline);
-                failed = 1;
-                break;
+        P->pred_ok = 1;
+    }
+    /* Measurements in rounds over the whole list: a machine whose speed
+     * drifts over minutes (other virtual machines on the host) then
+     * shifts every mapping alike, and each mapping's figure is the median
+     * over the rounds. */
+    char to[32];
+    snprintf(to, sizeof to, "%g", timeout);
+    for (int round = 0; round < rounds && !g_stop; round++) {
+        for (int i = 0; i < n && !g_stop; i++) {
+            point *P = &pts[i];
+            if (!P->pred_ok || P->failed) continue;
+            run_result R;
+            if (measure(dse, network, plat_arg, P->mpath, bench, to, timeout, ndev, quiet, max_wait,
+                        max_foreign, P->source, &R)) {
+                P->failed = 1;
+                continue;
             }
-            int clean = foreign <= max_foreign;
-            const cJSON *ob = cJSON_GetObjectItem(res, "objectives");
-            double lat = cJSON_GetObjectItem(ob, "latency_ms")->valuedouble;
-            double mem = cJSON_GetObjectItem(ob, "memory_mb")->valuedouble;
-            if (!clean) fprintf(stderr, "     (run of %s disturbed: other processes took %.0f%% of the CPU; %s)\n",
-                                P->source, 100 * foreign, now_s() - t_start > max_wait ? "keeping the least disturbed" : "again");
-            /* Clean runs: the fastest (other processes only ever add time).
-             * No clean run yet: the least disturbed one. */
-            if (clean ? (accepted == 0 || lat < best_lat) : (!accepted && foreign < least_foreign)) {
-                best_lat = lat;
-                best_mem = mem;
-                P->foreign = foreign;
-                least_foreign = foreign;
-                const cJSON *devs = cJSON_GetObjectItem(res, "devices");
-                for (int d = 0; d < ndev; d++) {
-                    const cJSON *jd = cJSON_GetArrayItem(devs, d);
-                    if (!jd) continue;
-                    dm[d][0] = cJSON_GetObjectItem(jd, "busy_ms")->valuedouble;
-                    dm[d][1] = cJSON_GetObjectItem(jd, "wait_ms")->valuedouble;
-                    dm[d][2] = cJSON_GetObjectItem(jd, "finish_ms")->valuedouble;
-                    dm[d][3] = cJSON_GetObjectItem(jd, "peak_rss_mb")->valuedouble;
-                }
-            }
-            accepted += clean;
-            P->ok = 1;
-            cJSON_Delete(res);
+            P->runs[P->nruns++] = R;
+            fprintf(stderr, "%3d/%d round %d %-26s latency %9.3f ms predicted %9.3f (%+6.1f%%)   memory %8.1f MB predicted %8.1f (%+6.1f%%)  foreign %.2f\n",
+                    i + 1, n, round + 1, P->source, R.lat, P->pred_lat,
+                    100 * (P->pred_lat - R.lat) / R.lat, R.mem, P->pred_mem,
+                    100 * (P->pred_mem - R.mem) / R.mem, R.foreign);
         }
-        if (failed) P->ok = 0;
-        for (int d = 0; fd && P->ok && d < ndev; d++)
-            if (pd[d].used)
-                fprintf(fd, "%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", i, pl->dev[d].name,
-                        (pd[d].compute_s + pd[d].concat_s) * 1e3, dm[d][0], pd[d].wait_s * 1e3,
-                        dm[d][1], pd[d].finish_s * 1e3, dm[d][2], pd[d].mem_mb, dm[d][3]);
-        if (!P->ok) continue;
-        P->meas_lat = best_lat;
-        P->meas_mem = best_mem;
+    }
+    int nok = 0;
+    for (int i = 0; i < n; i++) {
+        point *P = &pts[i];
+        if (P->failed || !P->nruns) continue;
+        /* The run with the median latency (the lower middle one). */
+        int order[MAXROUNDS];
+        for (int r = 0; r < P->nruns; r++) order[r] = r;
+        for (int r = 1; r < P->nruns; r++)
+            for (int q = r; q > 0 && P->runs[order[q]].lat < P->runs[order[q - 1]].lat; q--) {
+                int t = order[q];
+                order[q] = order[q - 1];
+                order[q - 1] = t;
+            }
+        const run_result *M = &P->runs[order[(P->nruns - 1) / 2]];
+        P->ok = 1;
+        P->meas_lat = M->lat;
+        P->meas_mem = M->mem;
+        P->foreign = M->foreign;
         nok++;
         fprintf(f, "%d,%s,%.4f,%.4f,%.3f,%.3f,%.3f\n", i, P->source, P->pred_lat, P->meas_lat,
                 P->pred_mem, P->meas_mem, P->foreign);
-        fflush(f);
-        fprintf(stderr, "%3d/%d %-28s latency %9.3f ms predicted %9.3f (%+6.1f%%)   memory %8.1f MB predicted %8.1f (%+6.1f%%)  foreign %.2f\n",
-                i + 1, n, P->source, P->meas_lat, P->pred_lat,
-                100 * (P->pred_lat - P->meas_lat) / P->meas_lat, P->meas_mem, P->pred_mem,
-                100 * (P->pred_mem - P->meas_mem) / P->meas_mem, P->foreign);
+        for (int d = 0; fd && d < ndev; d++)
+            if (P->pd[d].used)
+                fprintf(fd, "%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", i, pl->dev[d].name,
+                        (P->pd[d].compute_s + P->pd[d].concat_s) * 1e3, M->dev[d][0],
+                        P->pd[d].wait_s * 1e3, M->dev[d][1], P->pd[d].finish_s * 1e3, M->dev[d][2],
+                        P->pd[d].mem_mb, M->dev[d][3]);
     }
+    (void)nok;
     fclose(f);
     if (fd) fclose(fd);
 
@@ -473,8 +525,6 @@ int main(int argc, char **argv)
     free(ml);
     free(pm);
     free(mm);
-    free(pd);
-    free(dm);
     plan_free(p);
     cost_free(cm);
     coeffs_free(co);
