@@ -32,7 +32,7 @@ for core in $cores; do
     : > "$tmp/ours"; : > "$tmp/torch"
     for net in $nets; do
         env $env "$bench" forward "$net" --reps "$reps" | tee -a "$tmp/ours" | grep -v "^openblas"
-        env $env /usr/bin/python3 "$here/torch_latency.py" --reps "$reps" "$net" | tee -a "$tmp/torch"
+        env $env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 /usr/bin/python3 "$here/torch_latency.py" --reps "$reps" "$net" | tee -a "$tmp/torch"
     done
     echo "--- ratio ours/pytorch (OpenBLAS core $core; < 1 = we are faster)"
     for net in $nets; do
