@@ -4,22 +4,13 @@
 #ifndef DSE_TEST_CALIB_TCHECK_H
 #define DSE_TEST_CALIB_TCHECK_H
 
+#include "check.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int failures;
-#define CHECK(c, ...)                                                  \
-    do {                                                               \
-        if (!(c)) {                                                    \
-            failures++;                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
-            fprintf(stderr, __VA_ARGS__);                              \
-            fputc('\n', stderr);                                       \
-        }                                                              \
-    } while (0)
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
 
 static inline void sleep_s(double s)

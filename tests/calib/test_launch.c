@@ -84,6 +84,6 @@ int main(void)
     free(out);
 
     CHECK(rt_self_exe()[0] == '/', "self exe %s", rt_self_exe());
-    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
 }

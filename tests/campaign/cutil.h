@@ -4,6 +4,7 @@
 #ifndef DSE_TEST_CUTIL_H
 #define DSE_TEST_CUTIL_H
 
+#include "check.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -18,14 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fails;
-#define CHECK(c)                                                                              \
-    do {                                                                                      \
-        if (!(c)) {                                                                           \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);             \
-            fails++;                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static char tdir[64];
 
@@ -40,7 +33,7 @@ static inline void mk_tdir(const char *tag)
 
 static inline void rm_tdir(void)
 {
-    if (fails) {
+    if (check_failures) {
         fprintf(stderr, "left %s for inspection\n", tdir);
         return;
     }

@@ -408,6 +408,6 @@ int main(void)
     test_exhaust();
     test_bad_input();
     rm_tdir();
-    printf("%s\n", fails ? "FAILED" : "ok");
-    return fails != 0;
+    printf("%s\n", check_failures ? "FAILED" : "ok");
+    return check_failures != 0;
 }

@@ -117,6 +117,6 @@ int main(void)
                   tpath("plots3"), NULL) == 2);
     CHECK(contains(tpath("uk.err"), "no campaign 5") && !file_exists(tpath("plots3")));
     rm_tdir();
-    printf("%s\n", fails ? "FAILED" : "ok");
-    return fails != 0;
+    printf("%s\n", check_failures ? "FAILED" : "ok");
+    return check_failures != 0;
 }

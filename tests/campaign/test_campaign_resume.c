@@ -214,6 +214,6 @@ int main(void)
     CHECK(count_lines(tpath("e2")) == 1);
 
     rm_tdir();
-    printf("%s\n", fails ? "FAILED" : "ok");
-    return fails != 0;
+    printf("%s\n", check_failures ? "FAILED" : "ok");
+    return check_failures != 0;
 }

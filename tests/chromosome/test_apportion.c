@@ -14,7 +14,7 @@ static void expect(int line, int total, int k, const int *w, const int *want)
         if (out[i] != want[i]) {
             fprintf(stderr, "line %d: apportion(%d) share %d = %d, expected %d\n", line, total, i,
                     out[i], want[i]);
-            tfail++;
+            check_failures++;
         }
 }
 #define EXPECT(total, k, w, ...) expect(__LINE__, total, k, (const int[])w, (const int[]){__VA_ARGS__})
@@ -81,12 +81,12 @@ static void test_random(void)
         for (int i = 0; i < k; i++) sum += out[i], neg |= out[i] < 0, empty |= out[i] == 0;
         if (sum != total || neg) {
             fprintf(stderr, "apportion(%d, k=%d): sum %lld\n", total, k, (long long)sum);
-            tfail++;
+            check_failures++;
             continue;
         }
         if (total >= k && empty) {
             fprintf(stderr, "apportion(%d, k=%d): an empty share\n", total, k);
-            tfail++;
+            check_failures++;
         }
         /* Independent largest remainder. */
         int64_t given = 0;
@@ -114,7 +114,7 @@ static void test_random(void)
                 if (out[i] != lr[i]) {
                     fprintf(stderr, "apportion(%d, k=%d): share %d = %d, largest remainder "
                             "gives %d\n", total, k, i, out[i], lr[i]);
-                    tfail++;
+                    check_failures++;
                     break;
                 }
         } else if (feasible) {
@@ -129,19 +129,19 @@ static void test_random(void)
                     fprintf(stderr, "apportion(%d, k=%d): share %d = %d is not within one "
                             "channel of %d*%d/%lld\n", total, k, i, out[i], total, w[i],
                             (long long)W);
-                    tfail++;
+                    check_failures++;
                     break;
                 }
             }
     }
     printf("%ld random cases (%ld needed the non-empty fix and stayed within one channel, "
            "%ld could not)\n", cases, feasible_fixes, infeasible);
-    T(feasible_fixes > 0 && infeasible > 0); /* both branches were exercised */
+    CHECK(feasible_fixes > 0 && infeasible > 0); /* both branches were exercised */
 }
 
 int main(void)
 {
     test_cases();
     test_random();
-    return tdone("test_apportion");
+    return check_done("test_apportion");
 }

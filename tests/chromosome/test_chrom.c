@@ -32,13 +32,13 @@ static mapping *dec(const chrom *c, const int *g)
     mapping *m = mapping_new(n->n, chrom_ndev(c));
     if (chrom_decode(c, g, chrom_length(c), m, err)) {
         fprintf(stderr, "decode: %s\n", err);
-        tfail++;
+        check_failures++;
         mapping_free(m);
         return NULL;
     }
     if (mapping_validate(m, n, err)) {
         fprintf(stderr, "validate: %s\n", err);
-        tfail++;
+        check_failures++;
     }
     return m;
 }
@@ -50,7 +50,7 @@ static void expect(const char *file, int line, const mapping *m, const net *n, c
     int i = net_find(n, name);
     if (i < 0) {
         fprintf(stderr, "%s:%d: no layer %s\n", file, line, name);
-        tfail++;
+        check_failures++;
         return;
     }
     int ok = mapping_nslices(m, i) == k;
@@ -65,7 +65,7 @@ static void expect(const char *file, int line, const mapping *m, const net *n, c
         for (int a = 0; a < k; a++)
             fprintf(stderr, " (dev%d %d+%d)", s[3 * a], s[3 * a + 1], s[3 * a + 2]);
         fprintf(stderr, "\n");
-        tfail++;
+        check_failures++;
     }
 }
 #define EXPECT(m, n, name, k, ...) expect(__FILE__, __LINE__, m, n, name, k, (const int[]){__VA_ARGS__})
@@ -78,51 +78,51 @@ static void test_sizes(void)
     net *a = zoo("alexnet-bvlc");
     /* Thesis 4.2.1 / 4.2.2: 24 layers, 8 splittable, 5 devices. */
     chrom *c = mk(a, 5, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT);
-    TEQ(chrom_length(c), 8 * 5 + 24 - 8);
-    TEQ(chrom_length(c), 56);
-    T(fabs(chrom_log10_space(c) - 39.142) < 0.0005); /* 56 log10 5 = 39.1425 */
-    TEQ(chrom_nsplittable(c), 8);
+    CHECK_I64(chrom_length(c), 8 * 5 + 24 - 8);
+    CHECK_I64(chrom_length(c), 56);
+    CHECK(fabs(chrom_log10_space(c) - 39.142) < 0.0005); /* 56 log10 5 = 39.1425 */
+    CHECK_I64(chrom_nsplittable(c), 8);
     int lo[64], hi[64];
     chrom_bounds(c, lo, hi);
-    for (int i = 0; i < 56; i++) T(lo[i] == 0 && hi[i] == 4);
+    for (int i = 0; i < 56; i++) CHECK(lo[i] == 0 && hi[i] == 4);
     chrom_free(c);
     c = mk(a, 5, CHROM_HYBRID, 5, NET_SPLIT_DEFAULT);
-    TEQ(chrom_length(c), 25);
-    T(fabs(chrom_log10_space(c) - 23.856) < 0.0005); /* 25 log10 9 = 23.8561 */
+    CHECK_I64(chrom_length(c), 25);
+    CHECK(fabs(chrom_log10_space(c) - 23.856) < 0.0005); /* 25 log10 9 = 23.8561 */
     chrom_bounds(c, lo, hi);
-    for (int i = 0; i < 25; i++) T(lo[i] == 0 && hi[i] == 8);
+    for (int i = 0; i < 25; i++) CHECK(lo[i] == 0 && hi[i] == 8);
     /* "lower than 5^56 by 15 orders of magnitude" */
-    T(floor(39.142 - chrom_log10_space(c)) == 15);
+    CHECK(floor(39.142 - chrom_log10_space(c)) == 15);
     chrom_free(c);
     /* FC-only naive AlexNet (thesis 4.2.1): 3 splittable, 24 + 3*5 - 3 = 36. */
     c = mk(a, 5, CHROM_NAIVE, 0, net_split_mask_parse("fc"));
-    TEQ(chrom_length(c), 36);
-    TEQ(chrom_nsplittable(c), 3);
+    CHECK_I64(chrom_length(c), 36);
+    CHECK_I64(chrom_nsplittable(c), 3);
     chrom_free(c);
     c = mk(a, 5, CHROM_HYBRID, 2, net_split_mask_parse("fc"));
-    TEQ(chrom_length(c), 10);
+    CHECK_I64(chrom_length(c), 10);
     chrom_bounds(c, lo, hi);
-    TEQ(hi[0], 3);
+    CHECK_I64(hi[0], 3);
     chrom_free(c);
     /* Vertical: n genes 0..L, (L+1)^n. */
     c = mk(a, 5, CHROM_VERTICAL, 0, NET_SPLIT_DEFAULT);
-    TEQ(chrom_length(c), 5);
+    CHECK_I64(chrom_length(c), 5);
     chrom_bounds(c, lo, hi);
-    TEQ(hi[4], 24);
-    T(fabs(chrom_log10_space(c) - 5 * log10(25.0)) < 1e-9);
+    CHECK_I64(hi[4], 24);
+    CHECK(fabs(chrom_log10_space(c) - 5 * log10(25.0)) < 1e-9);
     chrom_free(c);
     /* Example of thesis 4.2.1: x = 4 positions per splittable layer. */
     net *t = zoo("toy6");
     c = mk(t, 4, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT);
-    TEQ(chrom_length(c), 2 * 4 + 6 - 2);
+    CHECK_I64(chrom_length(c), 2 * 4 + 6 - 2);
     chrom_free(c);
     net_free(t);
     net_free(a);
     chrom_kind k;
-    T(chrom_kind_parse("naive", &k) == 0 && k == CHROM_NAIVE);
-    T(chrom_kind_parse("hybrid", &k) == 0 && k == CHROM_HYBRID);
-    T(chrom_kind_parse("vertical", &k) == 0 && k == CHROM_VERTICAL);
-    T(chrom_kind_parse("advanced", &k) == -1);
+    CHECK(chrom_kind_parse("naive", &k) == 0 && k == CHROM_NAIVE);
+    CHECK(chrom_kind_parse("hybrid", &k) == 0 && k == CHROM_HYBRID);
+    CHECK(chrom_kind_parse("vertical", &k) == 0 && k == CHROM_VERTICAL);
+    CHECK(chrom_kind_parse("advanced", &k) == -1);
 }
 
 /* Thesis figures 8-11 on toy6 (conv 20 channels, fc 10 outputs), 5 devices
@@ -130,8 +130,8 @@ static void test_sizes(void)
 static void test_worked_example(void)
 {
     net *t = zoo("toy6");
-    TEQ(t->layers[net_find(t, "conv")].out.c, 20);
-    TEQ(t->layers[net_find(t, "fc")].out.c, 10);
+    CHECK_I64(t->layers[net_find(t, "conv")].out.c, 20);
+    CHECK_I64(t->layers[net_find(t, "fc")].out.c, 10);
     chrom *c = mk(t, 5, CHROM_HYBRID, 5, NET_SPLIT_DEFAULT);
     const int g[25] = {0, 0, 1, 2, 0, /* split 1 */
                        1, 2, 0, 0, 0, /* split 2 */
@@ -153,28 +153,28 @@ static void test_worked_example(void)
     /* Same mapping with the naive chromosome: 5 genes for conv, one for
      * each of relu, pool, flatten, 5 for fc, one for softmax. */
     chrom *cn = mk(t, 5, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT);
-    TEQ(chrom_length(cn), 14);
+    CHECK_I64(chrom_length(cn), 14);
     const int gn[14] = {2, 0, 1, 0, 1, 2, 2, 2, 3, 1, 4, 0, 0, 3};
     mapping *mn = dec(cn, gn);
-    if (mn) T(mapping_equal(m, mn));
+    if (mn) CHECK(mapping_equal(m, mn));
     /* A different order of the same genes changes the slice order only. */
     const int gn2[14] = {0, 0, 1, 1, 2, 2, 2, 2, 3, 1, 4, 0, 0, 3};
     mapping *mn2 = dec(cn, gn2);
     if (mn2) {
-        T(!mapping_equal(m, mn2));
+        CHECK(!mapping_equal(m, mn2));
         EXPECT(mn2, t, "conv", 3, 0, 0, 8, 1, 8, 8, 2, 16, 4);
     }
     char buf[2048];
     int need = chrom_dump(c, g, buf, sizeof buf);
-    T(need > 0 && need < (int)sizeof buf);
-    T(strstr(buf, "split 1: 0 0 1 2 0") != NULL);
-    T(strstr(buf, "dev2: conv..conv") != NULL && strstr(buf, "dev3: fc..fc") != NULL);
+    CHECK(need > 0 && need < (int)sizeof buf);
+    CHECK(strstr(buf, "split 1: 0 0 1 2 0") != NULL);
+    CHECK(strstr(buf, "dev2: conv..conv") != NULL && strstr(buf, "dev3: fc..fc") != NULL);
     /* Truncation is safe and reports the same length. */
     char small[16];
-    TEQ(chrom_dump(c, g, small, sizeof small), need);
-    TEQ(strlen(small), sizeof small - 1);
+    CHECK_I64(chrom_dump(c, g, small, sizeof small), need);
+    CHECK_I64(strlen(small), sizeof small - 1);
     need = chrom_dump(cn, gn, buf, sizeof buf);
-    T(strstr(buf, "conv") && strstr(buf, " 2 0 1 0 1") && strstr(buf, "softmax"));
+    CHECK(strstr(buf, "conv") && strstr(buf, " 2 0 1 0 1") && strstr(buf, "softmax"));
     mapping_free(m);
     mapping_free(mn);
     mapping_free(mn2);
@@ -402,7 +402,7 @@ static void test_few_channels(void)
 {
     net *t = tiny(2, 3);
     chrom *c = mk(t, 5, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT);
-    TEQ(chrom_length(c), 12);
+    CHECK_I64(chrom_length(c), 12);
     /* conv: 5 devices want 1/5 of 2 channels: quotas 0.4 each, the two
      * leftovers go to the lowest indices (ties), the rest get nothing. */
     int g[12] = {4, 3, 2, 1, 0, 0, 0, 1, 1, 2, 2, 0};
@@ -446,22 +446,22 @@ static void test_no_splittable(void)
     net *t = zoo("toy6");
     char err[NET_ERRLEN];
     chrom *c = mk(t, 3, CHROM_HYBRID, 2, 0);
-    TEQ(chrom_nsplittable(c), 0);
-    TEQ(chrom_length(c), 6);
-    T(chrom_log10_space(c) == 0.0);
+    CHECK_I64(chrom_nsplittable(c), 0);
+    CHECK_I64(chrom_length(c), 6);
+    CHECK(chrom_log10_space(c) == 0.0);
     int g[6] = {0};
     mapping *m = dec(c, g);
     if (m) {
         for (int i = 0; i < t->n; i++) WHOLE(m, t, t->layers[i].name, 0);
         mapping_free(m);
     }
-    T(chrom_single_device(c, 0, g) == 0);
-    T(chrom_single_device(c, 1, g) == -1); /* cannot be expressed */
+    CHECK(chrom_single_device(c, 0, g) == 0);
+    CHECK(chrom_single_device(c, 1, g) == -1); /* cannot be expressed */
     chrom_free(c);
     c = mk(t, 3, CHROM_NAIVE, 0, 0);
-    TEQ(chrom_length(c), 6);
+    CHECK_I64(chrom_length(c), 6);
     chrom_free(c);
-    T(chrom_new(t, 3, CHROM_NAIVE, 0, 1 << NET_RELU, err) == NULL);
+    CHECK(chrom_new(t, 3, CHROM_NAIVE, 0, 1 << NET_RELU, err) == NULL);
     TERR(err, "ReLU");
     net_free(t);
 }
@@ -470,44 +470,44 @@ static void test_errors(void)
 {
     net *a = zoo("alexnet-bvlc");
     char err[NET_ERRLEN];
-    T(chrom_new(a, 5, CHROM_HYBRID, 0, NET_SPLIT_DEFAULT, err) == NULL);
+    CHECK(chrom_new(a, 5, CHROM_HYBRID, 0, NET_SPLIT_DEFAULT, err) == NULL);
     TERR(err, "splits");
-    T(chrom_new(a, 5, CHROM_HYBRID, 6, NET_SPLIT_DEFAULT, err) == NULL);
-    T(chrom_new(a, 0, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT, err) == NULL);
-    T(chrom_new(a, CHROM_MAX_DEV + 1, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT, err) == NULL);
-    T(chrom_new(a, 5, (chrom_kind)7, 0, NET_SPLIT_DEFAULT, err) == NULL);
-    T(chrom_new(a, 5, CHROM_NAIVE, 0, -1, err) == NULL);
+    CHECK(chrom_new(a, 5, CHROM_HYBRID, 6, NET_SPLIT_DEFAULT, err) == NULL);
+    CHECK(chrom_new(a, 0, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT, err) == NULL);
+    CHECK(chrom_new(a, CHROM_MAX_DEV + 1, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT, err) == NULL);
+    CHECK(chrom_new(a, 5, (chrom_kind)7, 0, NET_SPLIT_DEFAULT, err) == NULL);
+    CHECK(chrom_new(a, 5, CHROM_NAIVE, 0, -1, err) == NULL);
     for (int k = 0; k < 3; k++) {
         chrom *c = mk(a, 5, (chrom_kind)k, 2, NET_SPLIT_DEFAULT);
         int len = chrom_length(c);
         int *g = calloc((size_t)len + 1, sizeof *g);
         mapping *m = mapping_new(a->n, 5);
-        T(chrom_decode(c, g, len, m, err) == 0);
-        T(chrom_decode(c, g, len - 1, m, err) == -1);
+        CHECK(chrom_decode(c, g, len, m, err) == 0);
+        CHECK(chrom_decode(c, g, len - 1, m, err) == -1);
         TERR(err, "genes");
-        T(chrom_decode(c, g, len + 1, m, err) == -1);
+        CHECK(chrom_decode(c, g, len + 1, m, err) == -1);
         g[len - 1] = -1;
-        T(chrom_decode(c, g, len, m, err) == -1);
+        CHECK(chrom_decode(c, g, len, m, err) == -1);
         TERR(err, "outside");
         int lo[64], hi[64];
         chrom_bounds(c, lo, hi);
         g[len - 1] = hi[len - 1] + 1;
-        T(chrom_decode(c, g, len, m, err) == -1);
+        CHECK(chrom_decode(c, g, len, m, err) == -1);
         g[len - 1] = hi[len - 1];
-        T(chrom_decode(c, g, len, m, err) == 0);
+        CHECK(chrom_decode(c, g, len, m, err) == 0);
         mapping *wrong = mapping_new(a->n, 4);
-        T(chrom_decode(c, g, len, wrong, err) == -1);
+        CHECK(chrom_decode(c, g, len, wrong, err) == -1);
         mapping_free(wrong);
         /* single-device genomes decode to mapping_set_single */
         mapping *ref = mapping_new(a->n, 5);
         for (int d = 0; d < 5; d++) {
-            T(chrom_single_device(c, d, g) == 0);
-            T(chrom_decode(c, g, len, m, err) == 0);
+            CHECK(chrom_single_device(c, d, g) == 0);
+            CHECK(chrom_decode(c, g, len, m, err) == 0);
             mapping_set_single(ref, a, d);
-            T(mapping_equal(m, ref));
+            CHECK(mapping_equal(m, ref));
         }
-        T(chrom_single_device(c, 5, g) == -1);
-        T(chrom_single_device(c, -1, g) == -1);
+        CHECK(chrom_single_device(c, 5, g) == -1);
+        CHECK(chrom_single_device(c, -1, g) == -1);
         mapping_free(ref);
         mapping_free(m);
         free(g);
@@ -537,7 +537,7 @@ static void test_against_reference(void)
                         chrom *c = chrom_new(n, nd, (chrom_kind)k, ps[pi], masks[mi], err);
                         if (!c) {
                             fprintf(stderr, "%s\n", err);
-                            tfail++;
+                            check_failures++;
                             continue;
                         }
                         int len = chrom_length(c);
@@ -551,7 +551,7 @@ static void test_against_reference(void)
                             else trandom_genome(c, lo, hi, g, &seed);
                             if (chrom_decode(c, g, len, m, err)) {
                                 fprintf(stderr, "%s\n", err);
-                                tfail++;
+                                check_failures++;
                                 break;
                             }
                             ref_decode(n, nd, (chrom_kind)k, ps[pi], masks[mi], g, r);
@@ -563,7 +563,7 @@ static void test_against_reference(void)
                                         "from the reference for\n%s", nets[ni],
                                         chrom_kind_name((chrom_kind)k), nd, ps[pi], masks[mi],
                                         buf);
-                                tfail++;
+                                check_failures++;
                                 break;
                             }
                         }
@@ -592,5 +592,5 @@ int main(void)
     test_no_splittable();
     test_errors();
     test_against_reference();
-    return tdone("test_chrom");
+    return check_done("test_chrom");
 }

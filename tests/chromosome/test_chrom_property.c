@@ -32,7 +32,7 @@ int main(void)
                     chrom *c = chrom_new(n, nd, (chrom_kind)k, p, NET_SPLIT_DEFAULT, err);
                     if (!c) {
                         fprintf(stderr, "%s: %s\n", n->name, err);
-                        tfail++;
+                        check_failures++;
                         continue;
                     }
                     int len = chrom_length(c);
@@ -49,7 +49,7 @@ int main(void)
                             chrom_dump(c, g, buf, sizeof buf);
                             fprintf(stderr, "%s, %s, %d devices, p=%d: %s\n%s", n->name,
                                     chrom_kind_name((chrom_kind)k), nd, p, err, buf);
-                            tfail++;
+                            check_failures++;
                             break;
                         }
                         total++;
@@ -65,5 +65,5 @@ int main(void)
     }
     printf("%ld genomes decoded and validated in %.1f s\n", total,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
-    return tdone("test_chrom_property");
+    return check_done("test_chrom_property");
 }

@@ -59,13 +59,13 @@ static void test_validate(void)
     net *t = zoo("toy6");
     char err[NET_ERRLEN];
     mapping *m = example(t);
-    T(mapping_validate(m, t, err) == 0);
+    CHECK(mapping_validate(m, t, err) == 0);
     mapping *b = mapping_new(t->n, 5);
 #define BREAK(stmt, ...)                           \
     do {                                           \
         mapping_copy(b, m);                        \
         stmt;                                      \
-        T(mapping_validate(b, t, err) == -1);      \
+        CHECK(mapping_validate(b, t, err) == -1);      \
         TERR(err, __VA_ARGS__);                    \
     } while (0)
     BREAK(b->slices[1].c0 = 5, "conv", "missing");      /* gap */
@@ -86,15 +86,15 @@ static void test_validate(void)
         r->slices[i + 1] = (map_slice){0, 0, t->layers[i].out.c};
         r->first[i + 1] = i + 2;
     }
-    T(mapping_validate(r, t, err) == -1);
+    CHECK(mapping_validate(r, t, err) == -1);
     TERR(err, "relu", "cannot be split");
     mapping *wrong = mapping_new(t->n - 1, 5);
-    T(mapping_validate(wrong, t, err) == -1);
+    CHECK(mapping_validate(wrong, t, err) == -1);
     mapping_set_single(b, t, 4);
-    T(mapping_validate(b, t, err) == 0);
-    T(!mapping_equal(b, m));
+    CHECK(mapping_validate(b, t, err) == 0);
+    CHECK(!mapping_equal(b, m));
     mapping_copy(b, m);
-    T(mapping_equal(b, m));
+    CHECK(mapping_equal(b, m));
     mapping_free(wrong);
     mapping_free(r);
     mapping_free(b);
@@ -111,75 +111,75 @@ static void test_content(void)
     mapping *m = example(t);
     char *txt = mapping_to_json(m, t, p);
     cJSON *o = cJSON_Parse(txt);
-    T(o != NULL);
+    CHECK(o != NULL);
     cJSON *f = cJSON_GetObjectItem(o, "format"), *v = cJSON_GetObjectItem(o, "version");
-    T(cJSON_IsString(f) && !strcmp(f->valuestring, "dse-mapping"));
-    T(cJSON_IsNumber(v) && v->valueint == 1);
-    T(!strcmp(cJSON_GetObjectItem(o, "network")->valuestring, "toy6"));
-    T(!strcmp(cJSON_GetObjectItem(o, "platform")->valuestring, "test5"));
+    CHECK(cJSON_IsString(f) && !strcmp(f->valuestring, "dse-mapping"));
+    CHECK(cJSON_IsNumber(v) && v->valueint == 1);
+    CHECK(!strcmp(cJSON_GetObjectItem(o, "network")->valuestring, "toy6"));
+    CHECK(!strcmp(cJSON_GetObjectItem(o, "platform")->valuestring, "test5"));
     cJSON *l = cJSON_GetObjectItem(o, "layers");
-    TEQ(cJSON_GetArraySize(l), 6);
-    T(!strcmp(l->child->string, "conv")); /* layer order */
+    CHECK_I64(cJSON_GetArraySize(l), 6);
+    CHECK(!strcmp(l->child->string, "conv")); /* layer order */
     cJSON *conv = cJSON_GetObjectItem(l, "conv");
-    TEQ(cJSON_GetArraySize(conv), 3);
+    CHECK_I64(cJSON_GetArraySize(conv), 3);
     cJSON *s1 = cJSON_GetArrayItem(conv, 1);
-    T(!strcmp(cJSON_GetArrayItem(s1, 0)->valuestring, "d0"));
-    TEQ(cJSON_GetArrayItem(s1, 1)->valueint, 4);
-    TEQ(cJSON_GetArrayItem(s1, 2)->valueint, 8);
+    CHECK(!strcmp(cJSON_GetArrayItem(s1, 0)->valuestring, "d0"));
+    CHECK_I64(cJSON_GetArrayItem(s1, 1)->valueint, 4);
+    CHECK_I64(cJSON_GetArrayItem(s1, 2)->valueint, 8);
     cJSON *relu = cJSON_GetObjectItem(l, "relu");
-    T(cJSON_IsString(relu) && !strcmp(relu->valuestring, "d2"));
+    CHECK(cJSON_IsString(relu) && !strcmp(relu->valuestring, "d2"));
     cJSON_Delete(o);
     free(txt);
 
-    T(mapping_export_autodice(m, t, p, path("mapping.json"), path("horizontal.json"), err) == 0);
+    CHECK(mapping_export_autodice(m, t, p, path("mapping.json"), path("horizontal.json"), err) == 0);
     char *tm = ju_read_file(path("mapping.json"), err), *th = ju_read_file(path("horizontal.json"), err);
     cJSON *jm = cJSON_Parse(tm), *jh = cJSON_Parse(th);
-    T(jm && jh);
+    CHECK(jm && jh);
     /* mapping.json: devices in platform order, layers in network order,
      * a split layer under every device computing part of it. */
-    TEQ(cJSON_GetArraySize(jm), 5);
-    T(!strcmp(jm->child->string, "d0"));
+    CHECK_I64(cJSON_GetArraySize(jm), 5);
+    CHECK(!strcmp(jm->child->string, "d0"));
     cJSON *d0 = cJSON_GetObjectItem(jm, "d0"), *d2 = cJSON_GetObjectItem(jm, "d2");
-    TEQ(cJSON_GetArraySize(d0), 2); /* conv, fc */
-    T(!strcmp(cJSON_GetArrayItem(d0, 0)->valuestring, "conv"));
-    T(!strcmp(cJSON_GetArrayItem(d0, 1)->valuestring, "fc"));
-    TEQ(cJSON_GetArraySize(d2), 4); /* conv relu pool flatten */
-    T(!strcmp(cJSON_GetArrayItem(d2, 3)->valuestring, "flatten"));
+    CHECK_I64(cJSON_GetArraySize(d0), 2); /* conv, fc */
+    CHECK(!strcmp(cJSON_GetArrayItem(d0, 0)->valuestring, "conv"));
+    CHECK(!strcmp(cJSON_GetArrayItem(d0, 1)->valuestring, "fc"));
+    CHECK_I64(cJSON_GetArraySize(d2), 4); /* conv relu pool flatten */
+    CHECK(!strcmp(cJSON_GetArrayItem(d2, 3)->valuestring, "flatten"));
     cJSON *d3 = cJSON_GetObjectItem(jm, "d3");
-    TEQ(cJSON_GetArraySize(d3), 2); /* fc softmax */
+    CHECK_I64(cJSON_GetArraySize(d3), 2); /* fc softmax */
     /* horizontal.json: only split layers; ends of every slice but the last,
      * then 65535; devices in slice order. */
-    TEQ(cJSON_GetArraySize(jh), 2);
+    CHECK_I64(cJSON_GetArraySize(jh), 2);
     cJSON *hc = cJSON_GetObjectItem(jh, "conv"), *hf = cJSON_GetObjectItem(jh, "fc");
-    T(!strcmp(cJSON_GetArrayItem(hc, 0)->valuestring, "lop"));
+    CHECK(!strcmp(cJSON_GetArrayItem(hc, 0)->valuestring, "lop"));
     cJSON *ends = cJSON_GetArrayItem(hc, 1), *devs = cJSON_GetArrayItem(hc, 2);
-    TEQ(cJSON_GetArraySize(ends), 3);
-    TEQ(cJSON_GetArrayItem(ends, 0)->valueint, 4);
-    TEQ(cJSON_GetArrayItem(ends, 1)->valueint, 12);
-    TEQ(cJSON_GetArrayItem(ends, 2)->valueint, 65535);
-    T(!strcmp(cJSON_GetArrayItem(devs, 0)->valuestring, "d2"));
-    T(!strcmp(cJSON_GetArrayItem(devs, 2)->valuestring, "d1"));
+    CHECK_I64(cJSON_GetArraySize(ends), 3);
+    CHECK_I64(cJSON_GetArrayItem(ends, 0)->valueint, 4);
+    CHECK_I64(cJSON_GetArrayItem(ends, 1)->valueint, 12);
+    CHECK_I64(cJSON_GetArrayItem(ends, 2)->valueint, 65535);
+    CHECK(!strcmp(cJSON_GetArrayItem(devs, 0)->valuestring, "d2"));
+    CHECK(!strcmp(cJSON_GetArrayItem(devs, 2)->valuestring, "d1"));
     ends = cJSON_GetArrayItem(hf, 1);
-    TEQ(cJSON_GetArrayItem(ends, 2)->valueint, 6);
+    CHECK_I64(cJSON_GetArrayItem(ends, 2)->valueint, 6);
     cJSON_Delete(jm);
     cJSON_Delete(jh);
     free(tm);
     free(th);
     mapping *back = mapping_import_autodice(path("mapping.json"), path("horizontal.json"), t, p, err);
-    T(back && mapping_equal(back, m));
+    CHECK(back && mapping_equal(back, m));
     mapping_free(back);
     /* A vertical-only AutoDiCE mapping needs no horizontal.json. */
     mapping *single = mapping_new(t->n, 5);
     mapping_set_single(single, t, 3);
-    T(mapping_export_autodice(single, t, p, path("m1.json"), path("h1.json"), err) == 0);
+    CHECK(mapping_export_autodice(single, t, p, path("m1.json"), path("h1.json"), err) == 0);
     back = mapping_import_autodice(path("m1.json"), NULL, t, p, err);
-    T(back && mapping_equal(back, single));
+    CHECK(back && mapping_equal(back, single));
     mapping_free(back);
     mapping_free(single);
     /* Export into a missing folder fails and leaves no mapping.json behind. */
-    T(mapping_export_autodice(m, t, p, path("m2.json"), "/nonexistent-dir/h.json", err) == -1);
-    T(access(path("m2.json"), F_OK) != 0);
-    T(mapping_save(m, t, p, "/nonexistent-dir/m.json", err) == -1);
+    CHECK(mapping_export_autodice(m, t, p, path("m2.json"), "/nonexistent-dir/h.json", err) == -1);
+    CHECK(access(path("m2.json"), F_OK) != 0);
+    CHECK(mapping_save(m, t, p, "/nonexistent-dir/m.json", err) == -1);
     mapping_free(m);
     platform_free(p);
     net_free(t);
@@ -208,28 +208,28 @@ static void test_round_trips(void)
                 for (int r = 0; r < reps; r++) {
                     if (r & 1) tsparse_genome(c, lo, hi, g, &s);
                     else trandom_genome(c, lo, hi, g, &s);
-                    T(chrom_decode(c, g, len, m, err) == 0);
+                    CHECK(chrom_decode(c, g, len, m, err) == 0);
                     char *txt = mapping_to_json(m, n, p);
                     mapping *b = mapping_from_json(txt, "roundtrip", n, p, err);
                     if (!b || !mapping_equal(b, m)) {
                         fprintf(stderr, "%s: JSON round trip differs (%s)\n", nets[ni],
                                 b ? "different" : err);
-                        tfail++;
+                        check_failures++;
                     }
                     mapping_free(b);
                     free(txt);
                     if (r == 0) { /* through files too */
-                        T(mapping_save(m, n, p, path("rt.json"), err) == 0);
+                        CHECK(mapping_save(m, n, p, path("rt.json"), err) == 0);
                         b = mapping_load(path("rt.json"), n, p, err);
-                        T(b && mapping_equal(b, m));
+                        CHECK(b && mapping_equal(b, m));
                         mapping_free(b);
                     }
-                    T(mapping_export_autodice(m, n, p, path("am.json"), path("ah.json"), err) == 0);
+                    CHECK(mapping_export_autodice(m, n, p, path("am.json"), path("ah.json"), err) == 0);
                     b = mapping_import_autodice(path("am.json"), path("ah.json"), n, p, err);
                     if (!b || !mapping_equal(b, m)) {
                         fprintf(stderr, "%s: AutoDiCE round trip differs (%s)\n", nets[ni],
                                 b ? "different" : err);
-                        tfail++;
+                        check_failures++;
                     }
                     mapping_free(b);
                     trips++;
@@ -256,14 +256,14 @@ static void bad_json(int line, const net *n, const platform *p, const char *body
     mapping *m = mapping_load(path("bad.json"), n, p, err);
     if (m) {
         fprintf(stderr, "line %d: bad mapping accepted: %s\n", line, body);
-        tfail++;
+        check_failures++;
         mapping_free(m);
         return;
     }
     terr_has(__FILE__, line, err, path("bad.json"), a, b, (const char *)NULL);
     if (strchr(err, '\n')) {
         fprintf(stderr, "line %d: error has several lines\n", line);
-        tfail++;
+        check_failures++;
     }
 }
 #define BAD(body, a, b) bad_json(__LINE__, t, p, body, a, b)
@@ -278,10 +278,10 @@ static void test_bad_json(void)
     char err[NET_ERRLEN];
     put(path("good.json"), HEAD "\"conv\":[[\"d2\",10,10],[\"d0\",0,10]]," REST);
     mapping *m = mapping_load(path("good.json"), t, p, err);
-    T(m != NULL); /* slices in any order in the file; sorted by channel */
+    CHECK(m != NULL); /* slices in any order in the file; sorted by channel */
     if (m) {
-        TEQ(mapping_slices(m, 0)[0].dev, 0);
-        TEQ(mapping_slices(m, 0)[1].c0, 10);
+        CHECK_I64(mapping_slices(m, 0)[0].dev, 0);
+        CHECK_I64(mapping_slices(m, 0)[1].c0, 10);
     }
     mapping_free(m);
     BAD(HEAD "\"conv\":\"d0\",\"conv9\":\"d0\"," REST, "\"conv9\"", "not in network");
@@ -309,7 +309,7 @@ static void test_bad_json(void)
     BAD("{\"format\":\"dse-mapping\",\"layers\":[]}", "layers", "object");
     BAD("{\"format\":\"dse-mapping\",\"lay\":{}}", "unknown key", "lay");
     BAD(HEAD "\"conv\":\"d0\",", "malformed", "JSON");
-    T(mapping_load(path("does-not-exist.json"), t, p, err) == NULL);
+    CHECK(mapping_load(path("does-not-exist.json"), t, p, err) == NULL);
     TERR(err, "does-not-exist.json");
     platform_free(p);
     net_free(t);
@@ -324,7 +324,7 @@ static void bad_autodice(int line, const net *n, const platform *p, const char *
     mapping *m = mapping_import_autodice(path("bm.json"), hj ? path("bh.json") : NULL, n, p, err);
     if (m) {
         fprintf(stderr, "line %d: bad AutoDiCE files accepted\n", line);
-        tfail++;
+        check_failures++;
         mapping_free(m);
         return;
     }
@@ -344,12 +344,12 @@ static void test_bad_autodice(void)
     put(path("gm.json"), mj);
     put(path("gh.json"), hj);
     mapping *m = mapping_import_autodice(path("gm.json"), path("gh.json"), t, p, err);
-    T(m != NULL);
+    CHECK(m != NULL);
     if (m) {
         const map_slice *s = mapping_slices(m, 0);
-        T(mapping_nslices(m, 0) == 2 && s[0].dev == 1 && s[0].nc == 6 && s[1].dev == 0 &&
+        CHECK(mapping_nslices(m, 0) == 2 && s[0].dev == 1 && s[0].nc == 6 && s[1].dev == 0 &&
           s[1].c0 == 6 && s[1].nc == 14);
-        TEQ(mapping_slices(m, 5)[0].dev, 1);
+        CHECK_I64(mapping_slices(m, 5)[0].dev, 1);
     }
     mapping_free(m);
     BADA("{\"d7\":[\"conv\"]}", hj, "bm.json", "\"d7\"", "not in platform");
@@ -396,7 +396,7 @@ static void test_doc_examples(void)
     char *doc = ju_read_file(DSE_SOURCE_DIR "/docs/mapping-format.md", err);
     if (!doc) {
         fprintf(stderr, "%s\n", err);
-        tfail++;
+        check_failures++;
         return;
     }
     const char *names[3] = {"doc.json", "docm.json", "doch.json"};
@@ -405,7 +405,7 @@ static void test_doc_examples(void)
         char *start = strstr(q, "```json\n"), *end = start ? strstr(start + 8, "```") : NULL;
         if (!end) {
             fprintf(stderr, "docs/mapping-format.md: json block %d missing\n", b + 1);
-            tfail++;
+            check_failures++;
             free(doc);
             return;
         }
@@ -419,15 +419,15 @@ static void test_doc_examples(void)
     chrom *c = chrom_new(t, 5, CHROM_HYBRID, 5, NET_SPLIT_DEFAULT, err);
     const int g[25] = {0, 0, 1, 2, 0, 1, 2, 0, 0, 0, 0, 1, 0, 0, 2, 2, 1, 0, 0, 0, 2, 0, 0, 0, 0};
     mapping *m = mapping_new(t->n, 5);
-    T(chrom_decode(c, g, 25, m, err) == 0);
+    CHECK(chrom_decode(c, g, 25, m, err) == 0);
     mapping *a = mapping_load(path(names[0]), t, p, err);
     if (!a) fprintf(stderr, "%s\n", err);
-    T(a && mapping_equal(a, m));
+    CHECK(a && mapping_equal(a, m));
     mapping *b = mapping_import_autodice(path(names[1]), path(names[2]), t, p, err);
     if (!b) fprintf(stderr, "%s\n", err);
-    T(b && mapping_equal(b, m));
+    CHECK(b && mapping_equal(b, m));
     mapping *e = example(t);
-    T(mapping_equal(e, m));
+    CHECK(mapping_equal(e, m));
     mapping_free(e);
     mapping_free(a);
     mapping_free(b);
@@ -450,5 +450,5 @@ int main(void)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
-    return tdone("test_mapping_io");
+    return check_done("test_mapping_io");
 }

@@ -1,6 +1,5 @@
-/* tutil.h -- what the chromosome and mapping tests share: counting
- * assertions (a failed check prints and the test goes on; tdone() turns
- * the count into the exit code), a seeded RNG independent of the engine's,
+/* tutil.h -- what the chromosome and mapping tests share besides
+ * tests/check.h: an error-message check (TERR), a seeded RNG independent of the engine's,
  * test platforms of any size, and random genomes within bounds.
  */
 #ifndef DSE_TEST_CHROM_UTIL_H
@@ -11,29 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "chrom.h"
 #include "mapping.h"
 #include "platform.h"
-
-static int tfail;
-
-#define T(cond)                                                                        \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-            tfail++;                                                                   \
-        }                                                                              \
-    } while (0)
-
-#define TEQ(got, want)                                                                 \
-    do {                                                                               \
-        long long g_ = (long long)(got), w_ = (long long)(want);                       \
-        if (g_ != w_) {                                                                \
-            fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__,   \
-                    #got, g_, w_);                                                     \
-            tfail++;                                                                   \
-        }                                                                              \
-    } while (0)
 
 /* err must contain every one of the NULL-terminated substrings. */
 static inline void terr_has(const char *file, int line, const char *err, ...)
@@ -46,18 +26,12 @@ static inline void terr_has(const char *file, int line, const char *err, ...)
     for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
         if (!strstr(err, s)) {
             fprintf(stderr, "%s:%d: error \"%s\" does not mention \"%s\"\n", file, line, err, s);
-            tfail++;
+            check_failures++;
         }
     va_end(ap);
 }
 #define TERR(err, ...) terr_has(__FILE__, __LINE__, err, __VA_ARGS__, (const char *)NULL)
 
-static inline int tdone(const char *name)
-{
-    if (tfail) fprintf(stderr, "%s: %d check(s) failed\n", name, tfail);
-    else printf("%s: all checks passed\n", name);
-    return tfail ? 1 : 0;
-}
 
 /* splitmix64: small, seeded, reproducible. */
 static inline uint64_t trand(uint64_t *s)

@@ -3,7 +3,7 @@
  * example loads and passes coeffs_check; every kind of bad file is
  * refused with one line naming the file and the problem. */
 #include "cost.h"
-#include "model/check.h"
+#include "check.h"
 #include "model/run.h"
 
 #include <math.h>

@@ -10,7 +10,7 @@
 #include "chrom.h"
 #include "cost.h"
 #include "mapping.h"
-#include "model/check.h"
+#include "check.h"
 #include "plan.h"
 
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* test_cost_cli.c -- `dse eval` and `dse plan`: results on known inputs
  * (Table 2 through the CLI, bytes moved counted by hand), the one-line
  * notices on stderr, and exit code 2 with one line for each bad input. */
-#include "model/check.h"
+#include "check.h"
 #include "model/run.h"
 
 #include <cJSON.h>

@@ -92,5 +92,5 @@ int main(void)
         CHECK(on_line >= 20, "front on the constraint line x + y = 1.8 (%d members)", on_line);
         nsga_destroy(e);
     }
-    return check_summary("test_engine_constrained");
+    return check_done("test_engine_constrained");
 }

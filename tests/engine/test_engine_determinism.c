@@ -265,5 +265,5 @@ int main(void)
         nsga_destroy(e);
         nsga_builtin_free(b);
     }
-    return check_summary("test_engine_determinism");
+    return check_done("test_engine_determinism");
 }

@@ -118,5 +118,5 @@ int main(void)
     CHECK(nsga_hv(1, 2, q, NULL) < 0, "no reference point");
     double nanp[2] = {NAN, 0};
     CHECK(nsga_hv(1, 2, nanp, ref) < 0, "NaN rejected");
-    return check_summary("test_engine_hv");
+    return check_done("test_engine_hv");
 }

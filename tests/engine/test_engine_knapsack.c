@@ -92,5 +92,5 @@ int main(void)
         nsga_builtin_free(b);
     }
     free(g), free(obj), free(cv), free(best), free(pts);
-    return check_summary("test_engine_knapsack");
+    return check_done("test_engine_knapsack");
 }

@@ -161,5 +161,5 @@ int main(void)
     large();
     by_hand();
     bad_input();
-    return check_summary("test_engine_sort");
+    return check_done("test_engine_sort");
 }

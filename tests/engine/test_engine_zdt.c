@@ -93,5 +93,5 @@ int main(void)
         nsga_destroy(e);
         nsga_builtin_free(b);
     }
-    return check_summary("test_engine_zdt");
+    return check_done("test_engine_zdt");
 }

@@ -9,6 +9,7 @@
 #include "platform.h"
 
 #include <math.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c, ...)                                                                   \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            failures++;                                                                 \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fputc('\n', stderr);                                                        \
-        }                                                                               \
-    } while (0)
 
 static char tmpdir[256];
 
@@ -226,6 +217,5 @@ int main(void)
     faults();
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd)) {}
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    return failures ? 1 : 0;
+    return check_done("test_exec");
 }

@@ -11,7 +11,7 @@
  * Run without an argument, it checks that CMake registers every case of
  * the table (BAD_CASES, passed in by CMake) and no other.
  */
-#include "check.h"
+#include "mcheck.h"
 #include "net.h"
 #include "platform.h"
 #include "run.h"

@@ -4,7 +4,7 @@
  * output parsed by cJSON and checked against figures known independently
  * (the published zoo counts, the thesis' device set-up).
  */
-#include "check.h"
+#include "mcheck.h"
 #include "net.h"
 #include "run.h"
 

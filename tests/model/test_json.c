@@ -3,7 +3,7 @@
  * text and the same layers), the documented defaults and shorthands, the
  * documentation's own example, and the "shape" cross-check.
  */
-#include "check.h"
+#include "mcheck.h"
 #include "jsonutil.h"
 #include "net.h"
 #include "run.h"

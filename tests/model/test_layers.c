@@ -3,7 +3,7 @@
  * groups), MACs / ops / parameters, splittability, topological order and
  * consumers.  Every expected number is worked out in the comment next to it.
  */
-#include "check.h"
+#include "mcheck.h"
 #include "net.h"
 
 #include <stdlib.h>

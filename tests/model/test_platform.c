@@ -3,7 +3,7 @@
  * and GPU as 16 devices, Table 2's single-device power), link classes and
  * per-pair overrides, the source device, and the documentation's example.
  */
-#include "check.h"
+#include "mcheck.h"
 #include "platform.h"
 #include "run.h"
 

@@ -3,7 +3,7 @@
  * (DESIGN section 3), the thesis' Table 4 layer list for alexnet-bvlc, and
  * per-layer MACs, parameters and shapes computed here by hand formula.
  */
-#include "check.h"
+#include "mcheck.h"
 #include "net.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  */
 #include "net.h"
 #include "onnx.h"
-#include "ocheck.h"
+#include "check.h"
 #include "extra_nets.h"
 
 #include <stdlib.h>
@@ -88,5 +88,5 @@ int main(void)
     }
     unlink(script);
     rmdir(tmpdir);
-    return ocheck_done("test_onnx_checker");
+    return check_done("test_onnx_checker");
 }

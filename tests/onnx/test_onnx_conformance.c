@@ -20,7 +20,7 @@
  */
 #include "net.h"
 #include "onnx.h"
-#include "ocheck.h"
+#include "check.h"
 #include "onnx.pb-c.h"
 
 #include <dirent.h>
@@ -508,5 +508,5 @@ int main(void)
     printf("conformance: %d test models, %d with only supported operators: %d imported with "
            "the reference output shape, %d refused as listed; %d use other operators\n",
            nseen, listed, ran, refused, unsupported_ops);
-    return ocheck_done("test_onnx_conformance");
+    return check_done("test_onnx_conformance");
 }

@@ -12,7 +12,7 @@
 #include "net.h"
 #include "onnx.h"
 #include "weights.h"
-#include "ocheck.h"
+#include "check.h"
 #include "extra_nets.h"
 
 #include <stdlib.h>
@@ -154,5 +154,5 @@ int main(void)
         net_free(a);
     }
     rmdir(tmpdir);
-    return ocheck_done("test_onnx_roundtrip");
+    return check_done("test_onnx_roundtrip");
 }

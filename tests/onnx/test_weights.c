@@ -6,7 +6,7 @@
  */
 #include "net.h"
 #include "weights.h"
-#include "ocheck.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -111,7 +111,7 @@ static void file_and_paths(void)
     CHECK(chdir("/") == 0, "chdir /");
     net *m = net_load(json, err);
     CHECK(m && m->weights_path && !strcmp(m->weights_path, bin), "loaded weights path %s",
-          m ? m->weights_path : err);
+          m ? (m->weights_path ? m->weights_path : "(none)") : err);
     float *r = m ? weights_load(m, err) : NULL;
     CHECK(r && !memcmp(r, w, (size_t)weights_total(n) * sizeof *w), "weights differ: %s", err);
     free(r);
@@ -165,5 +165,5 @@ int main(void)
     offsets_and_generator();
     file_and_paths();
     rmdir(tmpdir);
-    return ocheck_done("test_weights");
+    return check_done("test_weights");
 }

@@ -6,20 +6,11 @@
 #include "net.h"
 #include "plan.h"
 
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c, ...)                                                                   \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            failures++;                                                                 \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fputc('\n', stderr);                                                        \
-        }                                                                               \
-    } while (0)
 
 #if defined(__SANITIZE_ADDRESS__)
 enum { GENOMES = 300 }; /* the sanitizer build checks the same code on fewer samples */
@@ -188,6 +179,5 @@ int main(void)
 {
     hand_plan();
     random_invariants();
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    return failures ? 1 : 0;
+    return check_done("test_plan");
 }

@@ -4,6 +4,7 @@
 #include "results.h"
 
 #include <math.h>
+#include "check.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int fails;
-#define CHECK(c)                                                                              \
-    do {                                                                                      \
-        if (!(c)) {                                                                           \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);             \
-            fails++;                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static char dir[256];
 
@@ -310,11 +303,11 @@ int main(void)
     test_roundtrip();
     test_refusals();
     test_two_writers();
-    if (!fails) {
+    if (!check_failures) {
         char cmd[300];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
     }
-    printf("%s\n", fails ? "FAILED" : "ok");
-    return fails != 0;
+    printf("%s\n", check_failures ? "FAILED" : "ok");
+    return check_failures != 0;
 }

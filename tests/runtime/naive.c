@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int t_failures;
 
 uint64_t trng_next(uint64_t *s)
 {

@@ -7,6 +7,7 @@
 #define DSE_TEST_NAIVE_H
 
 #include <stdint.h>
+#include "check.h"
 #include <stdio.h>
 
 #include "net.h"
@@ -28,15 +29,5 @@ void trng_fill(uint64_t *s, float *x, size_t len);
  * *worst gets the index of the worst element. */
 double cmp_tol(const float *a, const float *b, size_t len, double rtol, double atol, size_t *worst);
 
-extern int t_failures;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            t_failures++;                                                 \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-        }                                                                 \
-    } while (0)
 
 #endif

@@ -235,6 +235,6 @@ int main(int argc, char **argv)
     rmdir(tdir);
     for (int i = 0; i < nseen; i++) free(seen[i]);
     printf("test_conformance: %d test models, %d run through the kernels (%d samples), %d not "
-           "importable; %d failures\n", nseen, ran, samples, skipped, t_failures);
-    return t_failures ? 1 : 0;
+           "importable; %d failures\n", nseen, ran, samples, skipped, check_failures);
+    return check_failures ? 1 : 0;
 }

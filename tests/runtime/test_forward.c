@@ -141,6 +141,6 @@ int main(void)
     check_naive("toy6");
     check_naive("branchy");
     for (int i = 0; i < net_zoo_count(); i++) check_zoo(net_zoo_name(i));
-    printf("test_forward: %d failures\n", t_failures);
-    return t_failures ? 1 : 0;
+    printf("test_forward: %d failures\n", check_failures);
+    return check_failures ? 1 : 0;
 }

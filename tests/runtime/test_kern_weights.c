@@ -114,6 +114,6 @@ int main(void)
     check_net("toy6");
     check_net("branchy");
     check_net("mobilenetv2"); /* BN layers, depthwise, 1x1 */
-    printf("test_kern_weights: %d failures\n", t_failures);
-    return t_failures ? 1 : 0;
+    printf("test_kern_weights: %d failures\n", check_failures);
+    return check_failures ? 1 : 0;
 }

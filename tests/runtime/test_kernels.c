@@ -423,8 +423,8 @@ int main(void)
     kern_set_threads(1);
     for (int k = 0; k < NET_KIND_COUNT; k++)
         CHECK(ncases[k] > 0, "no test case for %s", net_kind_name((net_kind)k));
-    printf("test_kernels: %d failures; cases:", t_failures);
+    printf("test_kernels: %d failures; cases:", check_failures);
     for (int k = 0; k < NET_KIND_COUNT; k++) printf(" %s=%d", net_kind_name((net_kind)k), ncases[k]);
     printf("\n");
-    return t_failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

@@ -162,6 +162,6 @@ int main(void)
     net_free(wn);
     kern_set_threads(1);
     printf("test_slices: %d failures; %ld elements, %ld bit-identical, %ld within 1e-6\n",
-           t_failures, compared, exact, close_only);
-    return t_failures ? 1 : 0;
+           check_failures, compared, exact, close_only);
+    return check_failures ? 1 : 0;
 }

@@ -3,22 +3,13 @@
  * output are each stored as failed with their reason while the other points
  * still run, and the exit code says so; GPU points are stored unmeasured. */
 #include <sqlite3.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c, ...)                                                                   \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            failures++;                                                                 \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fputc('\n', stderr);                                                        \
-        }                                                                               \
-    } while (0)
 
 static char dir[256];
 
@@ -116,6 +107,5 @@ int main(void)
     snprintf(buf, sizeof buf, "%s/none.db", dir);
     CHECK(access(buf, F_OK) != 0, "missing database must not be created");
     sh("rm -rf %s", dir);
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    return failures ? 1 : 0;
+    return check_done("test_validate");
 }
