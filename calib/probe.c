@@ -31,26 +31,6 @@ static void add(pb *b, const char *name, net_kind k, const net_attr *a, const ch
     if (!b->failed && net_add(b->n, name, k, a, in1 ? 2 : 1, in, b->err) < 0) b->failed = 1;
 }
 
-static net_attr conv(int out, int k, int s, int p, int groups)
-{
-    net_attr a = net_attr_default(NET_CONV);
-    a.out_c = out;
-    a.kh = a.kw = k;
-    a.sh = a.sw = s;
-    a.pt = a.pl = a.pb = a.pr = p;
-    a.groups = groups;
-    return a;
-}
-
-static net_attr pool(net_kind kind, int k, int s, int p)
-{
-    net_attr a = net_attr_default(kind);
-    a.kh = a.kw = k;
-    a.sh = a.sw = s;
-    a.pt = a.pl = a.pb = a.pr = p;
-    return a;
-}
-
 net *calib_probe_net(int i, char *err)
 {
     if (i < 0 || i >= calib_probe_count()) {
@@ -66,12 +46,12 @@ net *calib_probe_net(int i, char *err)
         return NULL;
     }
     net_attr a, d = net_attr_default(NET_RELU);
-    a = conv(C, 3, 1, 1, 1); /* 3x3 stride 1: the ConvWinograd class, im2col path */
+    a = net_attr_conv(C, 3, 1, 1, 1, 1); /* 3x3 stride 1: the ConvWinograd class, im2col path */
     add(&b, "conv3x3", NET_CONV, &a, "data", NULL);
     a = net_attr_default(NET_BN);
     add(&b, "bn", NET_BN, &a, "conv3x3", NULL);
     add(&b, "relu", NET_RELU, &d, "bn", NULL);
-    a = conv(C, 1, 1, 0, 1); /* pointwise: SGEMM straight on the input */
+    a = net_attr_conv(C, 1, 1, 0, 1, 1); /* pointwise: SGEMM straight on the input */
     add(&b, "conv1x1", NET_CONV, &a, "relu", NULL);
     a = net_attr_default(NET_LRN);
     add(&b, "lrn", NET_LRN, &a, "conv1x1", NULL);
@@ -79,18 +59,18 @@ net *calib_probe_net(int i, char *err)
     add(&b, "add", NET_ADD, &a, "relu", "lrn");
     a = net_attr_default(NET_CONCAT);
     add(&b, "concat", NET_CONCAT, &a, "add", "bn");
-    a = conv(2 * C, 3, 1, 1, 2 * C); /* depthwise: the direct loop */
+    a = net_attr_conv(2 * C, 3, 1, 1, 2 * C, 1); /* depthwise: the direct loop */
     add(&b, "dwconv", NET_CONV, &a, "concat", NULL);
     a = d;
     a.relu_max = 6.0;
     add(&b, "relu6", NET_RELU, &a, "dwconv", NULL);
-    a = pool(NET_MAXPOOL, 3, 1, 1);
+    a = net_attr_pool(NET_MAXPOOL, 3, 1, 1);
     add(&b, "maxpool", NET_MAXPOOL, &a, "relu6", NULL);
-    a = pool(NET_AVGPOOL, 2, 2, 0); /* DenseNet's transition pool */
+    a = net_attr_pool(NET_AVGPOOL, 2, 2, 0); /* DenseNet's transition pool */
     add(&b, "avgpool", NET_AVGPOOL, &a, "maxpool", NULL);
-    a = conv(C, 7, 2, 3, 1); /* large kernel, strided: the Conv class */
+    a = net_attr_conv(C, 7, 2, 3, 1, 1); /* large kernel, strided: the Conv class */
     add(&b, "conv7x7s2", NET_CONV, &a, "avgpool", NULL);
-    a = conv(2 * C, 3, 2, 1, 1); /* 3x3 stride 2: Conv class */
+    a = net_attr_conv(2 * C, 3, 2, 1, 1, 1); /* 3x3 stride 2: Conv class */
     add(&b, "conv3x3s2", NET_CONV, &a, "conv7x7s2", NULL);
     a = net_attr_default(NET_GAP);
     add(&b, "gap", NET_GAP, &a, "conv3x3s2", NULL);

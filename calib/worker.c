@@ -453,40 +453,22 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
 
 /* ---- phase 3: power ---- */
 
-static int read_num(const char *path, double *v)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    int ok = fscanf(f, "%lf", v) == 1;
-    fclose(f);
-    return ok ? 0 : -1;
-}
-
 /* Average power over about `secs` seconds while work() runs (or sleeping
- * when work is NULL): an energy counter in microjoules (RAPL *energy_uj)
- * or an instantaneous power file in milliwatts (Jetson INA3221). */
+ * when work is NULL), through the runtime's sensor reader (exec.h). */
 static double measure_power(const char *path, double secs, void (*work)(void *), void *ctx)
 {
-    int counter = strstr(path, "energy_uj") != NULL;
-    double v0, v, sum = 0, t0 = wall_now(), t;
-    int ns = 0;
-    if (read_num(path, &v0)) return NAN;
-    while ((t = wall_now()) - t0 < secs) {
+    rt_sensor *sen = rt_sensor_start(path);
+    double t0 = wall_now(), dt;
+    if (!sen) return NAN;
+    while (wall_now() - t0 < secs) {
         if (work) work(ctx);
         else {
             struct timespec ts = {0, 20 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
-        if (!counter && read_num(path, &v) == 0) {
-            sum += v;
-            ns++;
-        }
     }
-    if (counter) {
-        if (read_num(path, &v) || v < v0) return NAN; /* unreadable or wrapped */
-        return (v - v0) * 1e-6 / (t - t0);
-    }
-    return ns ? sum / ns * 1e-3 : NAN;
+    double j = rt_sensor_stop(sen, &dt);
+    return j / dt;
 }
 
 typedef struct {
@@ -503,15 +485,12 @@ static void busy_work(void *p)
 
 /* ---- the worker ---- */
 
-/* DSE_FAULT=abort@R | stall@R: how the tests kill or hang a rank. */
+/* DSE_FAULT=abort@R | stall@R (exec.h): how the tests kill or hang a rank. */
 static void inject_fault(int rank)
 {
-    const char *f = getenv("DSE_FAULT");
-    char kind[16];
-    int r;
-    if (!f || sscanf(f, "%15[a-z]@%d", kind, &r) != 2 || r != rank) return;
-    if (!strcmp(kind, "abort")) abort();
-    if (!strcmp(kind, "stall"))
+    rt_fault f = rt_fault_for(rank);
+    if (f == RT_FAULT_ABORT) abort();
+    if (f == RT_FAULT_STALL)
         for (;;) pause();
 }
 

@@ -81,6 +81,27 @@ net_attr net_attr_default(net_kind k)
     return a;
 }
 
+net_attr net_attr_conv(int out_c, int k, int s, int p, int groups, int bias)
+{
+    net_attr a = net_attr_default(NET_CONV);
+    a.out_c = out_c;
+    a.kh = a.kw = k;
+    a.sh = a.sw = s;
+    a.pt = a.pl = a.pb = a.pr = p;
+    a.groups = groups;
+    a.bias = bias;
+    return a;
+}
+
+net_attr net_attr_pool(net_kind kind, int k, int s, int p)
+{
+    net_attr a = net_attr_default(kind);
+    a.kh = a.kw = k;
+    a.sh = a.sw = s;
+    a.pt = a.pl = a.pb = a.pr = p;
+    return a;
+}
+
 static void seterr(char *err, const char *fmt, ...)
 {
     if (!err) return;

@@ -104,6 +104,9 @@ int net_split_mask_parse(const char *s);
 
 /* Default attributes for a kind (stride 1, dilation 1, groups 1, ...). */
 net_attr net_attr_default(net_kind k);
+/* Square-kernel shorthands: k x k kernel, stride s, pad p on every side. */
+net_attr net_attr_conv(int out_c, int k, int s, int p, int groups, int bias);
+net_attr net_attr_pool(net_kind kind, int k, int s, int p);
 
 /* ---- building ---- */
 net *net_new(const char *name, const char *input_name, net_shape input);

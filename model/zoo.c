@@ -42,27 +42,6 @@ static void from(zb *b, const char *name, net_kind k, const net_attr *a, const c
     zb_add(b, name, k, a, 1, in);
 }
 
-static net_attr conv_a(int out, int k, int s, int p, int groups, int bias)
-{
-    net_attr a = net_attr_default(NET_CONV);
-    a.out_c = out;
-    a.kh = a.kw = k;
-    a.sh = a.sw = s;
-    a.pt = a.pl = a.pb = a.pr = p;
-    a.groups = groups;
-    a.bias = bias;
-    return a;
-}
-
-static net_attr pool_a(net_kind kind, int k, int s, int p)
-{
-    net_attr a = net_attr_default(kind);
-    a.kh = a.kw = k;
-    a.sh = a.sw = s;
-    a.pt = a.pl = a.pb = a.pr = p;
-    return a;
-}
-
 static net_attr fc_a(int out)
 {
     net_attr a = net_attr_default(NET_FC);
@@ -72,7 +51,7 @@ static net_attr fc_a(int out)
 
 static void conv(zb *b, const char *name, int out, int k, int s, int p, int groups, int bias)
 {
-    net_attr a = conv_a(out, k, s, p, groups, bias);
+    net_attr a = net_attr_conv(out, k, s, p, groups, bias);
     seq(b, name, NET_CONV, &a);
 }
 
@@ -84,7 +63,7 @@ static void simple(zb *b, const char *name, net_kind k)
 
 static void pool(zb *b, const char *name, net_kind kind, int k, int s, int p)
 {
-    net_attr a = pool_a(kind, k, s, p);
+    net_attr a = net_attr_pool(kind, k, s, p);
     seq(b, name, kind, &a);
 }
 
@@ -248,7 +227,7 @@ static net *build_resnet50(char *err)
             char body[64];
             snprintf(body, sizeof body, "%s", b.last);
             if (k == 0) {
-                net_attr a = conv_a(planes * 4, 1, stride, 0, 1, 0);
+                net_attr a = net_attr_conv(planes * 4, 1, stride, 0, 1, 0);
                 snprintf(name, sizeof name, "l%d_b%d_down_conv", s + 1, k);
                 from(&b, name, NET_CONV, &a, in);
                 snprintf(name, sizeof name, "l%d_b%d_down_bn", s + 1, k);
@@ -412,8 +391,8 @@ static net *build_branchy(char *err)
     zb_init(&b, "branchy", 3, 16, 16, err);
     conv(&b, "stem", 8, 3, 1, 1, 1, 1);
     simple(&b, "stem_relu", NET_RELU);
-    net_attr a1 = conv_a(8, 1, 1, 0, 1, 1), a3 = conv_a(8, 3, 1, 1, 1, 1);
-    net_attr mp = pool_a(NET_MAXPOOL, 3, 1, 1);
+    net_attr a1 = net_attr_conv(8, 1, 1, 0, 1, 1), a3 = net_attr_conv(8, 3, 1, 1, 1, 1);
+    net_attr mp = net_attr_pool(NET_MAXPOOL, 3, 1, 1);
     from(&b, "left", NET_CONV, &a1, "stem_relu");
     from(&b, "right", NET_CONV, &a3, "stem_relu");
     const char *add_in[2] = {"left", "right"};

@@ -76,16 +76,22 @@ int rt_mpirun_argv(int np, const char *hostfile, const char *const *args, int na
 
 /* ---- energy sensors ---- */
 
-/* RAPL-style counter (microjoules) or an instantaneous power file (mW,
- * e.g. Jetson INA3221 in_power0_input) sampled by a thread. */
-typedef struct {
+struct rt_sensor {
     const char *path;
     int counter;
     double start_uj;
+    double t_start, t_last, p_last; /* power files: integrated up to t_last */
     volatile int run;
     double joules;
     pthread_t th;
-} sensor;
+};
+
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 static int read_num(const char *path, double *v)
 {
@@ -96,49 +102,62 @@ static int read_num(const char *path, double *v)
     return ok ? 0 : -1;
 }
 
+/* Trapezoids between samples; the last value holds until the next one. */
 static void *sample_power(void *arg)
 {
-    sensor *s = arg;
-    double last = now(), p0 = 0;
-    read_num(s->path, &p0);
+    rt_sensor *s = arg;
     while (s->run) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
-        double p, t = now();
+        double p, t = mono();
         if (read_num(s->path, &p) == 0) {
-            s->joules += 0.5 * (p + p0) * 1e-3 * (t - last);
-            p0 = p;
+            s->joules += 0.5 * (p + s->p_last) * 1e-3 * (t - s->t_last);
+            s->p_last = p;
+            s->t_last = t;
         }
-        last = t;
     }
     return NULL;
 }
 
-static int sensor_start(sensor *s, const char *path)
+rt_sensor *rt_sensor_start(const char *path)
 {
     double v;
-    memset(s, 0, sizeof *s);
-    if (!path || read_num(path, &v)) return -1;
+    if (!path || read_num(path, &v)) return NULL;
+    rt_sensor *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
     s->path = path;
     s->counter = strstr(path, "energy_uj") != NULL;
+    s->t_start = s->t_last = mono();
     if (s->counter) {
         s->start_uj = v;
-        return 0;
+        return s;
     }
+    s->p_last = v;
     s->run = 1;
-    return pthread_create(&s->th, NULL, sample_power, s) ? -1 : 0;
+    if (pthread_create(&s->th, NULL, sample_power, s)) {
+        free(s);
+        return NULL;
+    }
+    return s;
 }
 
-static double sensor_stop(sensor *s)
+double rt_sensor_stop(rt_sensor *s, double *seconds)
 {
+    double j, t;
     if (s->counter) {
         double v = s->start_uj;
         read_num(s->path, &v);
-        return v >= s->start_uj ? (v - s->start_uj) * 1e-6 : 0; /* wrapped: unknown */
+        t = mono();
+        j = v >= s->start_uj ? (v - s->start_uj) * 1e-6 : NAN; /* wrapped: unknown */
+    } else {
+        s->run = 0;
+        pthread_join(s->th, NULL);
+        t = mono();
+        j = s->joules + s->p_last * 1e-3 * (t - s->t_last);
     }
-    s->run = 0;
-    pthread_join(s->th, NULL);
-    return s->joules;
+    if (seconds) *seconds = t - s->t_start;
+    free(s);
+    return j;
 }
 
 /* ---- timeouts and injected faults ---- */
@@ -156,20 +175,16 @@ static void on_alarm(int sig)
     _exit(1);
 }
 
-/* DSE_FAULT=abort@R | stall@R | corrupt@R: rank R aborts / hangs / perturbs
- * its first computed value -- how the fault-handling tests inject faults. */
-typedef enum { FAULT_NONE, FAULT_ABORT, FAULT_STALL, FAULT_CORRUPT } fault_kind;
-
-static fault_kind fault_for(int rank)
+rt_fault rt_fault_for(int rank)
 {
     const char *f = getenv("DSE_FAULT");
     char kind[16];
     int r;
-    if (!f || sscanf(f, "%15[a-z]@%d", kind, &r) != 2 || r != rank) return FAULT_NONE;
-    if (!strcmp(kind, "abort")) return FAULT_ABORT;
-    if (!strcmp(kind, "stall")) return FAULT_STALL;
-    if (!strcmp(kind, "corrupt")) return FAULT_CORRUPT;
-    return FAULT_NONE;
+    if (!f || sscanf(f, "%15[a-z]@%d", kind, &r) != 2 || r != rank) return RT_FAULT_NONE;
+    if (!strcmp(kind, "abort")) return RT_FAULT_ABORT;
+    if (!strcmp(kind, "stall")) return RT_FAULT_STALL;
+    if (!strcmp(kind, "corrupt")) return RT_FAULT_CORRUPT;
+    return RT_FAULT_NONE;
 }
 
 /* ---- one rank's state ---- */
@@ -189,7 +204,7 @@ typedef struct {
     MPI_Request *sreq;  /* per step (SEND) */
     int *sreq_tensor;   /* per step (SEND): its tensor */
     const float *input; /* network input (source rank) */
-    fault_kind fault;
+    rt_fault fault;
     double busy, wait, finish;
     int64_t sent, recvd;
 } rank_state;
@@ -269,14 +284,14 @@ static int run_once(rank_state *s, float *out, char *err)
             size_t nf = tensor_floats(p, d, st->tensor);
             float *o = malloc(nf * sizeof(float));
             if (!o) goto oom;
-            if (s->fault == FAULT_ABORT) abort();
-            if (s->fault == FAULT_STALL)
+            if (s->fault == RT_FAULT_ABORT) abort();
+            if (s->fault == RT_FAULT_STALL)
                 for (;;) pause();
             if (kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o, s->work, err)) {
                 free(o);
                 return -1;
             }
-            if (s->fault == FAULT_CORRUPT) o[0] += 1.0f;
+            if (s->fault == RT_FAULT_CORRUPT) o[0] += 1.0f;
             s->buf[st->tensor] = o;
             s->busy += now() - a;
             break;
@@ -452,7 +467,7 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     s.dev = rank;
     s.nsteps = plan_nsteps_dev(p, rank);
     s.st = plan_steps_dev(p, rank);
-    s.fault = fault_for(rank);
+    s.fault = rt_fault_for(rank);
     int ntens = p->tensor0[rank + 1] - p->tensor0[rank];
     s.wts = calloc((size_t)s.nsteps + 1, sizeof *s.wts);
     s.buf = calloc((size_t)ntens + 1, sizeof *s.buf);
@@ -501,11 +516,10 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     busy = calloc((size_t)reps, sizeof *busy);
     wait = calloc((size_t)reps, sizeof *wait);
     fin = calloc((size_t)reps, sizeof *fin);
-    sensor sen;
-    int have_sensor = 0;
+    rt_sensor *sen = NULL;
     for (int it = 0; it < warm + reps; it++) {
         if (it == warm)
-            have_sensor = sensor_start(&sen, pl->dev[rank].energy_sensor) == 0;
+            sen = rt_sensor_start(pl->dev[rank].energy_sensor);
         MPI_Barrier(MPI_COMM_WORLD);
         /* The first inference's output is the one checked. */
         rc = run_once(&s, it == 0 ? out : NULL, err);
@@ -518,7 +532,9 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
             lat[k] = s.finish; /* on the output device: barrier to output complete */
         }
     }
-    double joules = have_sensor ? sensor_stop(&sen) : 0;
+    int have_sensor = sen != NULL;
+    double joules = sen ? rt_sensor_stop(sen, NULL) : 0;
+    if (isnan(joules)) have_sensor = 0, joules = 0;
     alarm(0);
     if ((rc = agree(rc ? 1 : 0, err))) goto out;
     int64_t rss = rt_peak_rss();

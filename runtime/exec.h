@@ -67,6 +67,21 @@ typedef struct {
  * input (files, rank count, GPU work). */
 int rt_exec(const rt_options *o, rt_result *r, char *err);
 
+/* Energy sensors (DESIGN section 9): a RAPL-style counter (a path ending
+ * in energy_uj, microjoules) or an instantaneous power file in milliwatts
+ * (e.g. a Jetson INA3221 rail), integrated by a thread sampling every 5 ms.
+ * rt_sensor_start returns NULL when the path cannot be read; rt_sensor_stop
+ * returns the joules between start and stop (NAN if the counter wrapped),
+ * the interval's length in *seconds (may be NULL), and frees s. */
+typedef struct rt_sensor rt_sensor;
+rt_sensor *rt_sensor_start(const char *path);
+double rt_sensor_stop(rt_sensor *s, double *seconds);
+
+/* DSE_FAULT=abort@R | stall@R | corrupt@R: the fault the tests inject into
+ * rank R (die, hang, or perturb the first value it computes). */
+typedef enum { RT_FAULT_NONE, RT_FAULT_ABORT, RT_FAULT_STALL, RT_FAULT_CORRUPT } rt_fault;
+rt_fault rt_fault_for(int rank);
+
 /* VmHWM of this process in bytes (0 if unknown). */
 int64_t rt_peak_rss(void);
 
