@@ -10,31 +10,15 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include "bench.h"
 #include <stdlib.h>
 #include <time.h>
 
 #define BATCH 64
 #define POOL 4096 /* distinct genomes cycled through */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static uint64_t rng = 12345;
-static int rnd(int lo, int hi)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
-}
 
 static void run(const char *netname, chrom_kind k, int ndev, int p, int batches)
 {
@@ -51,18 +35,18 @@ static void run(const char *netname, chrom_kind k, int ndev, int p, int batches)
     double *t = malloc(sizeof(double) * batches);
     chrom_bounds(c, lo, hi);
     for (int g = 0; g < POOL; g++)
-        for (int i = 0; i < len; i++) pool[(size_t)g * len + i] = rnd(lo[i], hi[i]);
+        for (int i = 0; i < len; i++) pool[(size_t)g * len + i] = bench_rnd(&rng, lo[i], hi[i]);
     mapping *m = mapping_new(n->n, ndev);
     long sink = 0, g = 0;
     for (int w = 0; w < POOL; w++) /* warm up */
         sink += chrom_decode(c, pool + (size_t)w * len, len, m, err) + m->first[n->n];
     for (int b = 0; b < batches; b++) {
-        double t0 = now();
+        double t0 = bench_wall();
         for (int r = 0; r < BATCH; r++, g = (g + 1) % POOL)
             sink += chrom_decode(c, pool + (size_t)g * len, len, m, err) + m->first[n->n];
-        t[b] = (now() - t0) / BATCH;
+        t[b] = (bench_wall() - t0) / BATCH;
     }
-    qsort(t, (size_t)batches, sizeof *t, cmp);
+    qsort(t, (size_t)batches, sizeof *t, bench_cmp_double);
     char what[32];
     if (k == CHROM_HYBRID) snprintf(what, sizeof what, "hybrid p=%d", p);
     else snprintf(what, sizeof what, "%s", chrom_kind_name(k));

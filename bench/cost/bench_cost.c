@@ -17,31 +17,15 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include "bench.h"
 #include <stdlib.h>
 #include <time.h>
 
 #define BATCH 64
 #define POOL 512 /* distinct mappings cycled through */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static uint64_t rng = 2463534242ull;
-static int rnd(int lo, int hi)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
-}
 
 static void die(const char *what, const char *err)
 {
@@ -66,7 +50,7 @@ static void run(const char *netname, const platform *pl, const cost_coeffs *co, 
     plan **plans = malloc(POOL * sizeof *plans);
     double steps = 0, msgs = 0;
     for (int k = 0; k < POOL; k++) {
-        for (int i = 0; i < len; i++) g[i] = rnd(lo[i], hi[i]);
+        for (int i = 0; i < len; i++) g[i] = bench_rnd(&rng, lo[i], hi[i]);
         maps[k] = mapping_new(n->n, pl->ndev);
         plans[k] = plan_new();
         if (chrom_decode(c, g, len, maps[k], err) ||
@@ -87,29 +71,29 @@ static void run(const char *netname, const platform *pl, const cost_coeffs *co, 
     }
     int k = 0;
     for (int b = 0; b < batches; b++) {
-        double t0 = now();
+        double t0 = bench_wall();
         for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
             plan_build(p, n, maps[k], pl->source, err);
             sink += p->nsteps;
         }
-        t0s[b] = (now() - t0) / BATCH;
-        t0 = now();
+        t0s[b] = (bench_wall() - t0) / BATCH;
+        t0 = bench_wall();
         for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
             plan_build(p, n, maps[k], pl->source, err);
             cost_eval(m, p, &r, NULL);
             sink += r.latency_ms;
         }
-        t1[b] = (now() - t0) / BATCH;
-        t0 = now();
+        t1[b] = (bench_wall() - t0) / BATCH;
+        t0 = bench_wall();
         for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
             cost_eval(m, plans[k], &r, NULL);
             sink += r.energy_j;
         }
-        t2[b] = (now() - t0) / BATCH;
+        t2[b] = (bench_wall() - t0) / BATCH;
     }
-    qsort(t0s, (size_t)batches, sizeof *t0s, cmp);
-    qsort(t1, (size_t)batches, sizeof *t1, cmp);
-    qsort(t2, (size_t)batches, sizeof *t2, cmp);
+    qsort(t0s, (size_t)batches, sizeof *t0s, bench_cmp_double);
+    qsort(t1, (size_t)batches, sizeof *t1, bench_cmp_double);
+    qsort(t2, (size_t)batches, sizeof *t2, bench_cmp_double);
     double tp = t0s[batches / 2], tb = t1[batches / 2];
     printf("%-13s %4d %6.0f %5.0f | %9.2f %9.2f %9.0f | %9.2f\n", netname, n->n, steps / POOL,
            msgs / POOL, tp * 1e6, tb * 1e6, 1 / tb, t2[batches / 2] * 1e6);

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include "bench.h"
 #include <stdlib.h>
 #include <time.h>
 
@@ -25,25 +27,7 @@ void *__wrap_realloc(void *p, size_t n) { nalloc++; return __real_realloc(p, n);
 #define BATCH 64
 #define POOL 2048
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); /* CPU time: other load does not inflate it */
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static uint64_t rng = 12345;
-static int rnd(int lo, int hi)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
-}
 
 static void run(const char *netname, int ndev, int p, int batches)
 {
@@ -56,7 +40,7 @@ static void run(const char *netname, int ndev, int p, int batches)
     double *td = malloc(sizeof(double) * batches), *tp = malloc(sizeof(double) * batches);
     chrom_bounds(c, lo, hi);
     for (int g = 0; g < POOL; g++)
-        for (int i = 0; i < len; i++) pool[(size_t)g * len + i] = rnd(lo[i], hi[i]);
+        for (int i = 0; i < len; i++) pool[(size_t)g * len + i] = bench_rnd(&rng, lo[i], hi[i]);
     mapping *m = mapping_new(n->n, ndev);
     plan *pl = plan_new();
     long steps = 0, g = 0;
@@ -67,23 +51,23 @@ static void run(const char *netname, int ndev, int p, int batches)
     long before = nalloc;
     for (int b = 0; b < batches; b++) {
         long g0 = g;
-        double t0 = now();
+        double t0 = bench_cpu();
         for (int k = 0; k < BATCH; k++, g = (g + 1) % POOL)
             chrom_decode(c, pool + (size_t)g * len, len, m, err);
-        double t1 = now();
+        double t1 = bench_cpu();
         g = g0;
         for (int k = 0; k < BATCH; k++, g = (g + 1) % POOL) {
             chrom_decode(c, pool + (size_t)g * len, len, m, err);
             plan_build(pl, n, m, 0, err);
             steps += pl->nsteps;
         }
-        double t2 = now();
+        double t2 = bench_cpu();
         td[b] = (t1 - t0) / BATCH;
         tp[b] = (t2 - t1) / BATCH;
     }
     long allocs = nalloc - before;
-    qsort(td, batches, sizeof *td, cmp);
-    qsort(tp, batches, sizeof *tp, cmp);
+    qsort(td, batches, sizeof *td, bench_cmp_double);
+    qsort(tp, batches, sizeof *tp, bench_cmp_double);
     printf("%-13s %3d devices  decode %7.2f us  decode+plan %7.2f us  (%5.0f steps/plan)  "
            "allocations in loop: %ld\n", netname, ndev, td[batches / 2] * 1e6, tp[batches / 2] * 1e6,
            (double)steps / ((double)batches * BATCH), allocs);
