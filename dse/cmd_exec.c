@@ -2,6 +2,7 @@
  * `dse mpirun` (the one launcher tests, scripts and `dse validate` share). */
 #include "cli.h"
 #include "exec.h"
+#include "launch.h"
 
 #include <cJSON.h>
 #include <mpi.h>
@@ -169,10 +170,7 @@ int cmd_mpirun(int argc, char **argv)
     }
     const char **av = calloc((size_t)(argc - i) + 16, sizeof *av);
     /* A bare "dse" means this very program. */
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len > 0) self[len] = 0;
-    if (!strcmp(argv[i], "dse") && len > 0) argv[i] = self;
+    if (!strcmp(argv[i], "dse")) argv[i] = (char *)rt_self_exe();
     rt_mpirun_argv(np, hostfile, (const char *const *)argv + i, argc - i, av);
     rt_mpirun_env();
     execvp(av[0], (char *const *)av);
