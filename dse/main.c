@@ -6,17 +6,12 @@
 
 static const cli_command commands[] = {
     {"zoo", cmd_zoo, "built-in networks: zoo list | zoo show NAME [--json]"},
-    {"exec", cmd_exec, "run a mapping on the MPI runtime (under dse mpirun)"},
-    {"validate", cmd_validate, "run a campaign's best points on the runtime: predicted vs measured"},
-    {"mpirun", cmd_mpirun, "launch an MPI job: mpirun with this machine's flags"},
-    {"calibrate", cmd_calibrate, "fit the model's coefficients on the boards (launches the runtime)"},
-    {"calib-worker", cmd_calib_worker, "(internal) the measuring ranks dse calibrate launches"},
     {"net", cmd_net, "network files: net show FILE [--json] | net import | net export"},
-    {"optimize", cmd_optimize, "the NSGA-II engine on a built-in test problem (zdt1..zdt6, dtlz2, knapsack, tnk)"},
+    {"platform", cmd_platform, "platform files: platform show FILE|PRESET [--json]"},
     {"space", cmd_space, "genome length and search-space size of a chromosome"},
+    {"optimize", cmd_optimize, "the NSGA-II engine on a built-in test problem (zdt1..zdt6, dtlz2, knapsack, tnk)"},
     {"plan", cmd_plan, "the per-device steps of a mapping and the bytes moved [--check]"},
     {"eval", cmd_eval, "evaluate one mapping with the analytical model"},
-    {"platform", cmd_platform, "platform files: platform show FILE|PRESET [--json]"},
     {"run", cmd_run, "a DSE campaign into the results database; prints its id"},
     {"resume", cmd_resume, "continue an interrupted campaign"},
     {"list", cmd_list, "campaigns of a results database with their status"},
@@ -24,6 +19,11 @@ static const cli_command commands[] = {
     {"export", cmd_export, "write a front point's mapping (ours and AutoDiCE's)"},
     {"exhaust", cmd_exhaust, "enumerate a small space, store its exact front"},
     {"plot", cmd_plot, "PNG plots of fronts and convergence via gnuplot"},
+    {"exec", cmd_exec, "run a mapping on the MPI runtime (under dse mpirun)"},
+    {"mpirun", cmd_mpirun, "launch an MPI job: mpirun with this machine's flags"},
+    {"calibrate", cmd_calibrate, "fit the model's coefficients on the boards (launches the runtime)"},
+    {"validate", cmd_validate, "run a campaign's best points on the runtime: predicted vs measured"},
+    {"calib-worker", cmd_calib_worker, "(internal) the measuring ranks dse calibrate launches"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 
