@@ -15,6 +15,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@ static const char plot_help[] =
     "  convergence.png              best energy / memory / latency per generation,\n"
     "                               one line per campaign\n"
     "  hypervolume.png              normalised hypervolume per generation\n"
-    "The data (front-ID.dat, convergence-ID.dat) and the gnuplot scripts (*.gp) are\n"
+    "and, for campaigns checked with dse validate, predicted vs measured per\n"
+    "objective (validation-ID.png).\n"
+    "The data (front-ID.dat, convergence-ID.dat, validation-ID.dat) and the gnuplot scripts (*.gp) are\n"
     "written too.  The gnuplot program is taken from $DSE_GNUPLOT, else `gnuplot`.\n";
 
 typedef struct {
@@ -200,6 +203,82 @@ static int write_convergence_script(const char *dir, const plotted *pc, int n, c
     return 0;
 }
 
+/* Predicted against measured (dse validate), the form of the thesis'
+ * figures 15-17: per objective, a pair of bars per validated point.
+ * Returns 1 when written, 0 when the campaign has no validation, -1 on
+ * error. */
+static int write_validation(res_db *db, const char *dir, const plotted *pc, char *err, size_t errn)
+{
+    char name[64], path[4096], e[RES_ERRLEN];
+    res_validation *v;
+    int n = res_validations(db, pc->id, &v, e);
+    if (n < 0) {
+        snprintf(err, errn, "%s", e);
+        return -1;
+    }
+    if (n == 0) return 0;
+    snprintf(name, sizeof name, "validation-%lld.dat", pc->id);
+    FILE *f = open_in(dir, name, path, sizeof path);
+    if (!f) {
+        snprintf(err, errn, "%.400s: %.100s", path, strerror(errno));
+        res_validations_free(v, n);
+        return -1;
+    }
+    fprintf(f, "# dse validate of campaign %lld (%s); NaN = not measured\n"
+               "# point predicted_energy_J measured_energy_J predicted_memory_MB "
+               "measured_memory_MB predicted_latency_ms measured_latency_ms status\n",
+            pc->id, pc->title);
+    int measured[RES_NOBJ] = {0, 0, 0}; /* some point has a measured value */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < RES_NOBJ; k++) measured[k] |= !isnan(v[i].meas[k]);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%d %.17g %.17g %.17g %.17g %.17g %.17g %s\n", v[i].point, v[i].pred[0],
+                v[i].meas[0], v[i].pred[1], v[i].meas[1], v[i].pred[2], v[i].meas[2], v[i].status);
+    res_validations_free(v, n);
+    if (fclose(f)) {
+        snprintf(err, errn, "%.400s: write failed", path);
+        return -1;
+    }
+    snprintf(name, sizeof name, "validation-%lld.gp", pc->id);
+    if (!(f = open_in(dir, name, path, sizeof path))) {
+        snprintf(err, errn, "%.400s: %.100s", path, strerror(errno));
+        return -1;
+    }
+    long long id = pc->id;
+    static const char *ylabel[RES_NOBJ] = {"energy per device (J)", "peak memory per device (MB)",
+                                           "latency (ms)"};
+    fprintf(f,
+            "# Predicted vs measured of campaign %lld; data: validation-%lld.dat (dse plot)\n"
+            "reset\n"
+            "set terminal pngcairo size 1500,480 font ',10'\n"
+            "set output 'validation-%lld.png'\n"
+            "set style data histograms\n"
+            "set style histogram clustered gap 1\n"
+            "set style fill solid 0.8 border -1\n"
+            "set key top left\n"
+            "set xlabel 'front point'\n"
+            "set yrange [0:*]\n"
+            "set multiplot layout 1,3 title 'campaign %s: predicted vs measured'\n",
+            id, id, id, pc->title);
+    /* An objective nothing measured (energy without a sensor) shows the
+     * prediction alone: gnuplot refuses a histogram of no valid points. */
+    for (int k = 0; k < RES_NOBJ; k++) {
+        fprintf(f, "set ylabel '%s'\n", ylabel[k]);
+        if (measured[k])
+            fprintf(f, "plot 'validation-%lld.dat' using %d:xtic(1) title 'predicted', '' using %d "
+                       "title 'measured'\n", id, 2 + 2 * k, 3 + 2 * k);
+        else
+            fprintf(f, "plot 'validation-%lld.dat' using %d:xtic(1) title 'predicted (not "
+                       "measured here)'\n", id, 2 + 2 * k);
+    }
+    fprintf(f, "unset multiplot\n");
+    if (fclose(f)) {
+        snprintf(err, errn, "%.400s: write failed", path);
+        return -1;
+    }
+    return 1;
+}
+
 /* Run gnuplot on the scripts inside dir.  0 ok, 1 failed, 127 not found. */
 static int run_gnuplot(const char *dir, const char *const *scripts, int n)
 {
@@ -274,26 +353,35 @@ int cmd_plot(int argc, char **argv)
         res_close(db);
         return EXIT_USAGE;
     }
-    const char *scripts[MAXC + 1];
-    char names[MAXC][64];
+    const char *scripts[2 * MAXC + 1];
+    char names[2 * MAXC][64];
+    int ns = 0, validated[MAXC];
     for (int i = 0; i < n; i++) {
         int rc = write_data(db, dir, &pc[i], err, sizeof err);
         if (!rc && write_front_script(dir, &pc[i], err, sizeof err)) rc = EXIT_FAIL;
+        if (!rc && (validated[i] = write_validation(db, dir, &pc[i], err, sizeof err)) < 0)
+            rc = EXIT_FAIL;
         if (rc) {
             cli_error("plot", "%s", err);
             res_close(db);
             return rc;
         }
-        snprintf(names[i], sizeof names[i], "front-%lld.gp", pc[i].id);
-        scripts[i] = names[i];
+        snprintf(names[ns], sizeof names[ns], "front-%lld.gp", pc[i].id);
+        scripts[ns] = names[ns];
+        ns++;
+        if (validated[i]) {
+            snprintf(names[ns], sizeof names[ns], "validation-%lld.gp", pc[i].id);
+            scripts[ns] = names[ns];
+            ns++;
+        }
     }
     res_close(db);
     if (write_convergence_script(dir, pc, n, err, sizeof err)) {
         cli_error("plot", "%s", err);
         return EXIT_FAIL;
     }
-    scripts[n] = "convergence.gp";
-    int g = run_gnuplot(dir, scripts, n + 1);
+    scripts[ns] = "convergence.gp";
+    int g = run_gnuplot(dir, scripts, ns + 1);
     if (g == 127) {
         cli_error("plot", "gnuplot not found (install gnuplot-nox); data and scripts are in %s", dir);
         return EXIT_FAIL;
@@ -302,9 +390,11 @@ int cmd_plot(int argc, char **argv)
         cli_error("plot", "gnuplot failed; data and scripts are in %s", dir);
         return EXIT_FAIL;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         printf("%s/front-%lld-3d.png (+ energy-latency, memory-latency, energy-memory)\n", dir,
                pc[i].id);
+        if (validated[i]) printf("%s/validation-%lld.png (predicted vs measured)\n", dir, pc[i].id);
+    }
     printf("%s/convergence.png\n%s/hypervolume.png\n", dir, dir);
     return EXIT_OK;
 }

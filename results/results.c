@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -293,7 +294,7 @@ res_db *res_open(const char *path, int mode, char *err)
         return NULL;
     }
     free(dir);
-    int exists = stat(path, &st) == 0, made = 0;
+    int exists = stat(path, &st) == 0, made = 0, lockfd = -1;
     if (!exists && mode != RES_OPEN_CREATE) {
         seterr(err, "%s: no such results database", path);
         return NULL;
@@ -336,12 +337,19 @@ res_db *res_open(const char *path, int mode, char *err)
         seterr(err, "%s: results database is read-only", path);
         goto fail;
     }
+    /* Writers take turns through the schema check: on a new file, the
+     * switch to WAL and the schema creation can fail with "database is
+     * locked" instead of waiting when two processes do them at once.  An
+     * flock on the file is independent of SQLite's own (fcntl) locks. */
+    if (mode != RES_OPEN_READ && (lockfd = open(path, O_RDONLY)) >= 0) flock(lockfd, LOCK_EX);
     if (check_schema(db, mode != RES_OPEN_READ, err)) goto fail;
     if (mode != RES_OPEN_READ &&
         (exec(db, "PRAGMA journal_mode=WAL", err) || exec(db, "PRAGMA synchronous=NORMAL", err)))
         goto fail;
+    if (lockfd >= 0) close(lockfd); /* releases the flock */
     return db;
 fail:
+    if (lockfd >= 0) close(lockfd);
     res_close(db);
     if (made) { /* leave nothing behind */
         char aux[4096];
@@ -892,6 +900,55 @@ int res_validation_add(res_db *db, const res_validation *v, char *err)
     int rc = sqlite3_step(s);
     sqlite3_finalize(s);
     return rc == SQLITE_DONE ? 0 : dberr(db, err, "writing a validation");
+}
+
+int res_validations(res_db *db, long long campaign, res_validation **out, char *err)
+{
+    sqlite3_stmt *s = prep(db,
+                           "SELECT point, pred_energy, meas_energy, pred_memory, meas_memory,"
+                           " pred_latency, meas_latency, status, reason FROM validations v"
+                           " WHERE campaign = ? AND device IS NULL AND id = (SELECT MAX(id)"
+                           " FROM validations w WHERE w.campaign = v.campaign AND"
+                           " w.point = v.point AND w.device IS NULL) ORDER BY point",
+                           err);
+    if (!s) return -1;
+    sqlite3_bind_int64(s, 1, campaign);
+    int n = 0, cap = 0, rc;
+    res_validation *v = NULL;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            res_validation *nv = realloc(v, (size_t)cap * sizeof *v);
+            if (!nv) break;
+            v = nv;
+        }
+        res_validation *r = &v[n++];
+        memset(r, 0, sizeof *r);
+        r->campaign = campaign;
+        r->point = sqlite3_column_int(s, 0);
+        for (int k = 0; k < RES_NOBJ; k++) {
+            r->pred[k] = col_real(s, 1 + 2 * k);
+            r->meas[k] = col_real(s, 2 + 2 * k);
+        }
+        r->status = col_str(s, 7);
+        r->reason = col_str(s, 8);
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE) {
+        res_validations_free(v, n);
+        return dberr(db, err, "reading validations");
+    }
+    *out = v;
+    return n;
+}
+
+void res_validations_free(res_validation *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free((char *)v[i].status);
+        free((char *)v[i].reason);
+    }
+    free(v);
 }
 
 int res_calibration_add(res_db *db, const char *platform, const char *network,

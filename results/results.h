@@ -165,6 +165,11 @@ typedef struct {
 } res_validation;
 
 int res_validation_add(res_db *db, const res_validation *v, char *err);
+/* The whole-mapping validation rows of a campaign (device NULL), latest
+ * run of each point, in point order; count or -1.  Each row's strings are
+ * malloc'd: release the array with res_validations_free. */
+int res_validations(res_db *db, long long campaign, res_validation **out, char *err);
+void res_validations_free(res_validation *v, int n);
 /* Store a coefficients file (JSON text) and its fit report (JSON, may be NULL). */
 int res_calibration_add(res_db *db, const char *platform, const char *network,
                         const char *coeffs, const char *report, long long *id, char *err);

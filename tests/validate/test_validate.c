@@ -2,6 +2,7 @@
  * stored per device and per point; a dead rank, a hung rank and a wrong
  * output are each stored as failed with their reason while the other points
  * still run, and the exit code says so; GPU points are stored unmeasured. */
+#include <math.h>
 #include <sqlite3.h>
 #include "check.h"
 #include <stdio.h>
@@ -77,6 +78,36 @@ int main(void)
     long long devrows = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NOT NULL");
     CHECK(devrows >= points, "per-device rows stored (%lld)", devrows);
     printf("ok: %lld points validated, %lld per-device rows\n", points, devrows);
+
+    /* dse plot draws predicted vs measured from exactly those rows. */
+    snprintf(cmd, sizeof cmd, DSE_BIN " plot --campaign 1 --db %s -o %s/plots >/dev/null", db, dir);
+    CHECK(sh("%s", cmd) == 0, "dse plot failed");
+    snprintf(buf, sizeof buf, "%s/plots/validation-1.png", dir);
+    FILE *png = fopen(buf, "rb");
+    unsigned char sig[8] = {0};
+    CHECK(png && fread(sig, 1, 8, png) == 8 && !memcmp(sig, "\x89PNG\r\n\x1a\n", 8),
+          "%s is not a PNG", buf);
+    if (png) fclose(png);
+    snprintf(buf, sizeof buf, "%s/plots/validation-1.dat", dir);
+    FILE *dat = fopen(buf, "r");
+    char line[512];
+    int rows = 0;
+    while (dat && fgets(line, sizeof line, dat)) {
+        int pt;
+        double pe, me, pm, mm, pl, ml;
+        if (line[0] == '#' || sscanf(line, "%d %lf %lf %lf %lf %lf %lf", &pt, &pe, &me, &pm, &mm,
+                                     &pl, &ml) != 7)
+            continue;
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT CAST(ROUND(meas_latency * 1e6) AS INTEGER) FROM validations "
+                 "WHERE campaign = 1 AND device IS NULL AND point = %d ORDER BY id DESC LIMIT 1", pt);
+        CHECK(scalar(db, sql) == (long long)llround(ml * 1e6), "plotted latency of point %d is "
+              "not the stored one", pt);
+        rows++;
+    }
+    if (dat) fclose(dat);
+    CHECK(rows == points, "%d plotted points, %lld validated", rows, points);
+    printf("ok: dse plot drew predicted vs measured for %d points from the database\n", rows);
 
     /* Injected faults: every point fails with its reason, exit 1. */
     const char *faults[3][2] = {{"abort@1", "rank died"}, {"stall@1", "timed out"}, {"corrupt@1", "mismatch"}};
