@@ -54,6 +54,9 @@ struct res_db {
     sqlite3_stmt *st[ST_COUNT];
     char *gbuf; /* genome text scratch */
     size_t gcap;
+    int lockfd; /* the flock of res_open's schema check; closed after SQLite's
+                   handle, as closing any descriptor of the file drops the
+                   process's fcntl locks, SQLite's included */
 };
 
 static const char *schema_sql =
@@ -294,7 +297,7 @@ res_db *res_open(const char *path, int mode, char *err)
         return NULL;
     }
     free(dir);
-    int exists = stat(path, &st) == 0, made = 0, lockfd = -1;
+    int exists = stat(path, &st) == 0, made = 0;
     if (!exists && mode != RES_OPEN_CREATE) {
         seterr(err, "%s: no such results database", path);
         return NULL;
@@ -320,6 +323,7 @@ res_db *res_open(const char *path, int mode, char *err)
         }
     }
     res_db *db = calloc(1, sizeof *db);
+    if (db) db->lockfd = -1;
     if (!db || !(db->path = strdup(path))) {
         if (made) unlink(path);
         free(db);
@@ -341,15 +345,15 @@ res_db *res_open(const char *path, int mode, char *err)
      * switch to WAL and the schema creation can fail with "database is
      * locked" instead of waiting when two processes do them at once.  An
      * flock on the file is independent of SQLite's own (fcntl) locks. */
-    if (mode != RES_OPEN_READ && (lockfd = open(path, O_RDONLY)) >= 0) flock(lockfd, LOCK_EX);
+    if (mode != RES_OPEN_READ && (db->lockfd = open(path, O_RDONLY)) >= 0)
+        flock(db->lockfd, LOCK_EX);
     if (check_schema(db, mode != RES_OPEN_READ, err)) goto fail;
     if (mode != RES_OPEN_READ &&
         (exec(db, "PRAGMA journal_mode=WAL", err) || exec(db, "PRAGMA synchronous=NORMAL", err)))
         goto fail;
-    if (lockfd >= 0) close(lockfd); /* releases the flock */
+    if (db->lockfd >= 0) flock(db->lockfd, LOCK_UN);
     return db;
 fail:
-    if (lockfd >= 0) close(lockfd);
     res_close(db);
     if (made) { /* leave nothing behind */
         char aux[4096];
@@ -367,6 +371,7 @@ void res_close(res_db *db)
     if (!db) return;
     for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(db->st[i]);
     if (db->h) sqlite3_close(db->h);
+    if (db->lockfd >= 0) close(db->lockfd);
     free(db->path);
     free(db->gbuf);
     free(db);

@@ -16,6 +16,7 @@
 #include "launch.h"
 #include "results.h"
 #include "tcheck.h"
+#include "tfile.h"
 
 #include <cJSON.h>
 #include <dirent.h>
@@ -45,17 +46,11 @@ static void put(const char *name, const char *text)
     }
 }
 
+/* The file's text, or "" when it cannot be read (callers search it). */
 static char *slurp(const char *p)
 {
-    FILE *f = fopen(p, "r");
-    if (!f) return calloc(1, 1);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = calloc((size_t)n + 1, 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
-    fclose(f);
-    return s;
+    char *s = tfile_read(p, NULL);
+    return s ? s : calloc(1, 1);
 }
 
 static int lines(const char *s)

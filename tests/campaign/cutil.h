@@ -5,6 +5,7 @@
 #define DSE_TEST_CUTIL_H
 
 #include "check.h"
+#include "tfile.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -112,20 +113,6 @@ static inline int dse_run(const char *out, const char *errf, ...)
     return dse_wait(dse_start(out, errf, args));
 }
 
-static inline char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (b) b[n] = 0;
-    fclose(f);
-    return b;
-}
-
 static inline int file_exists(const char *p)
 {
     struct stat st;
@@ -134,7 +121,7 @@ static inline int file_exists(const char *p)
 
 static inline int contains(const char *path, const char *needle)
 {
-    char *t = slurp(path);
+    char *t = tfile_read(path, NULL);
     int r = t && strstr(t, needle);
     free(t);
     return r;
@@ -142,7 +129,7 @@ static inline int contains(const char *path, const char *needle)
 
 static inline int count_lines(const char *path)
 {
-    char *t = slurp(path);
+    char *t = tfile_read(path, NULL);
     int n = 0;
     for (char *p = t; p && *p; p++) n += *p == '\n';
     free(t);

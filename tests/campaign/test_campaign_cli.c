@@ -142,7 +142,7 @@ static void test_outputs(void)
     {
         const char *q[] = {"--threads", "2", "--name", "p", NULL};
         CHECK(run_small(tpath("p.out"), tpath("p.err"), tpath("p.db"), "5", q) == 0);
-        char *out = slurp(tpath("p.out"));
+        char *out = tfile_read(tpath("p.out"), NULL);
         CHECK(out && !strncmp(out, "campaign 1\n", 11));
         sqlite3 *hp = db_open(tpath("p.db"));
         static const char *col[3] = {"energy", "memory", "latency"};
@@ -163,14 +163,14 @@ static void test_outputs(void)
         /* --quiet: nothing at all on stderr */
         const char *qq[] = {"--quiet", NULL};
         CHECK(run_small(NULL, tpath("q.err"), tpath("q.db"), "5", qq) == 0);
-        char *e = slurp(tpath("q.err"));
+        char *e = tfile_read(tpath("q.err"), NULL);
         CHECK(e && e[0] == 0);
         free(e);
     }
     /* front --csv: every number exactly the database's */
     CHECK(dse_run(tpath("f.csv"), NULL, "front", "--campaign", "1", "--db", db, "--csv", NULL) == 0);
     {
-        char *csv = slurp(tpath("f.csv"));
+        char *csv = tfile_read(tpath("f.csv"), NULL);
         sqlite3_stmt *s;
         sqlite3_prepare_v2(h, "SELECT idx, energy, memory, latency, genome FROM front WHERE campaign=1"
                               " ORDER BY idx", -1, &s, NULL);
@@ -196,7 +196,7 @@ static void test_outputs(void)
     }
     CHECK(dse_run(tpath("f.json"), NULL, "front", "--campaign", "1", "--db", db, "--json", NULL) == 0);
     {
-        char *t = slurp(tpath("f.json"));
+        char *t = tfile_read(tpath("f.json"), NULL);
         cJSON *j = cJSON_Parse(t);
         cJSON *pts = cJSON_GetObjectItem(j, "points");
         CHECK(cJSON_GetArraySize(pts) == db_int(h, "SELECT count(*) FROM front WHERE campaign=1"));
@@ -305,7 +305,7 @@ static int bad(const char *tag, const char *db, const char *needle, ...)
     char ef[64];
     snprintf(ef, sizeof ef, "%s.err", tag);
     int rc = dse_wait(dse_start(NULL, tpath(ef), args));
-    char *e = slurp(tpath(ef));
+    char *e = tfile_read(tpath(ef), NULL);
     int ok = rc == 2 && count_lines(tpath(ef)) == 1 && e && strstr(e, needle);
     if (!ok) fprintf(stderr, "%s: exit %d, stderr: %s", tag, rc, e ? e : "");
     free(e);
@@ -331,7 +331,7 @@ static void test_bad_input(void)
     fclose(f);
     CHECK(bad("notdb", txt, "not a dse results database", "run", "--network", "toy6", "--platform",
               "local-4", "--pop", "4", "--gens", "1", NULL));
-    char *t = slurp(txt);
+    char *t = tfile_read(txt, NULL);
     CHECK(t && !strcmp(t, "my notes, not a database\n"));
     free(t);
     CHECK(!file_exists(tpath("notes.db-wal")));
@@ -352,7 +352,7 @@ static void test_bad_input(void)
         CHECK(dse_run(NULL, NULL, "run", "--network", "toy6", "--platform", "local-4", "--pop", "4",
                       "--gens", "1", "--db", ro, "--quiet", NULL) == 0);
         chmod(ro, 0444);
-        char *before = slurp(ro);
+        char *before = tfile_read(ro, NULL);
         struct stat st0, st1;
         stat(ro, &st0);
         exec_prefix = drop;
@@ -365,7 +365,7 @@ static void test_bad_input(void)
                   "--platform", "local-4", "--pop", "4", "--gens", "1", NULL));
         exec_prefix = NULL;
         stat(ro, &st1);
-        char *after = slurp(ro);
+        char *after = tfile_read(ro, NULL);
         CHECK(before && after && st0.st_size == st1.st_size &&
               !memcmp(before, after, (size_t)st0.st_size));
         CHECK(!file_exists(tpath("rodir/x.db")));

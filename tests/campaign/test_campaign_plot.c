@@ -27,7 +27,7 @@ static int valid_png(const char *path)
 /* Numbers of a data file (comments skipped), row by row, into v. */
 static int read_dat(const char *path, double *v, int max)
 {
-    char *t = slurp(path);
+    char *t = tfile_read(path, NULL);
     int n = 0;
     for (char *line = t; line && *line;) {
         char *next = strchr(line, '\n');

@@ -94,7 +94,7 @@ static void finish(const char *db, const char *tag)
                      "--db", db, "--quiet", "--threads", "1", NULL);
     if (rc == 2 && contains(tpath("resume.err"), "is finished")) return; /* killed after the end */
     if (rc != 0) {
-        char *e = slurp(tpath("resume.err"));
+        char *e = tfile_read(tpath("resume.err"), NULL);
         fprintf(stderr, "%s: resume exit %d: %s\n", tag, rc, e ? e : "");
         free(e);
     }

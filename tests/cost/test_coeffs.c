@@ -92,7 +92,7 @@ static void test_roundtrip(void)
     char *bad = scratch_path("bad-save.json");
     CHECK(coeffs_save(c, bad, err) == -1);
     CHECK_HAS(err, "devices.cpu.mem_bias_mb");
-    CHECK(read_text(bad) == NULL);
+    CHECK(tfile_read(bad, NULL) == NULL);
     coeffs_free(e);
     coeffs_free(c);
     free(path);
@@ -209,7 +209,7 @@ static void test_bad(void)
  * page says. */
 static void test_doc_example(void)
 {
-    char *doc = read_text(DSE_SOURCE_DIR "/docs/coefficients-format.md");
+    char *doc = tfile_read(DSE_SOURCE_DIR "/docs/coefficients-format.md", NULL);
     CHECK(doc != NULL);
     if (!doc) return;
     char *a = strstr(doc, "```json\n"), *b = a ? strstr(a + 8, "```") : NULL;

@@ -45,21 +45,6 @@ int write_text(const char *path, const char *text)
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
-char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, len = 0, got;
-    char *buf = malloc(cap);
-    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 == cap) buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    buf[len] = 0;
-    return buf;
-}
-
 void scratch_cleanup(void)
 {
     for (int i = 0; i < nmade; i++) {
@@ -105,8 +90,8 @@ int run_dse(run_result *r, const char *const *args)
     int st = 0;
     waitpid(pid, &st, 0);
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r->out = read_text(out);
-    r->err = read_text(err);
+    r->out = tfile_read(out, NULL);
+    r->err = tfile_read(err, NULL);
     if (!r->out) r->out = strdup("");
     if (!r->err) r->err = strdup("");
     free(out);

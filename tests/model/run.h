@@ -6,6 +6,8 @@
 #ifndef DSE_TEST_RUN_H
 #define DSE_TEST_RUN_H
 
+#include "tfile.h" /* tfile_read() for the outputs it writes */
+
 typedef struct {
     int status; /* exit code, or 128 + signal number if it died */
     char *out;  /* everything it wrote on stdout */
@@ -19,7 +21,6 @@ void run_free(run_result *r);
 /* A path inside the test's scratch folder (created on first use). */
 char *scratch_path(const char *name);
 int write_text(const char *path, const char *text);
-char *read_text(const char *path);
 void scratch_cleanup(void);
 /* Number of '\n'-terminated lines (a last unterminated line counts too). */
 int count_lines(const char *s);

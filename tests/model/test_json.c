@@ -67,7 +67,7 @@ static void test_round_trip(void)
         CHECK(f != NULL);
         if (f) {
             CHECK(net_save(f, p2, err) == 0);
-            char *b1 = read_text(p1), *b2 = read_text(p2);
+            char *b1 = tfile_read(p1, NULL), *b2 = tfile_read(p2, NULL);
             CHECK(b1 && b2 && strcmp(b1, b2) == 0);
             free(b1);
             free(b2);
@@ -82,27 +82,10 @@ static void test_round_trip(void)
     }
 }
 
-/* The first ```json block of a markdown file (caller frees), or NULL. */
-static char *md_json_block(const char *path)
-{
-    char *md = read_text(path);
-    if (!md) return NULL;
-    char *s = strstr(md, "```json\n"), *e = s ? strstr(s + 8, "```") : NULL;
-    char *out = NULL;
-    if (s && e) {
-        s += 8;
-        out = malloc((size_t)(e - s) + 1);
-        memcpy(out, s, (size_t)(e - s));
-        out[e - s] = 0;
-    }
-    free(md);
-    return out;
-}
-
 static void test_doc_example(void)
 {
     char err[NET_ERRLEN];
-    char *text = md_json_block(DSE_SOURCE_DIR "/docs/network-format.md");
+    char *text = tfile_md_json(DSE_SOURCE_DIR "/docs/network-format.md");
     CHECK(text != NULL);
     if (!text) return;
     net *n = net_from_json(text, "network-format.md", err);

@@ -120,27 +120,10 @@ static void test_local(void)
     platform_free(p);
 }
 
-/* The first ```json block of a markdown file (caller frees), or NULL. */
-static char *md_json_block(const char *path)
-{
-    char *md = read_text(path);
-    if (!md) return NULL;
-    char *s = strstr(md, "```json\n"), *e = s ? strstr(s + 8, "```") : NULL;
-    char *out = NULL;
-    if (s && e) {
-        s += 8;
-        out = malloc((size_t)(e - s) + 1);
-        memcpy(out, s, (size_t)(e - s));
-        out[e - s] = 0;
-    }
-    free(md);
-    return out;
-}
-
 static void test_doc_example(void)
 {
     char err[NET_ERRLEN];
-    char *text = md_json_block(DSE_SOURCE_DIR "/docs/platform-format.md");
+    char *text = tfile_md_json(DSE_SOURCE_DIR "/docs/platform-format.md");
     CHECK(text != NULL);
     if (!text) return;
     platform *p = platform_from_json(text, "platform-format.md", err);

@@ -21,6 +21,7 @@
 #include "net.h"
 #include "onnx.h"
 #include "check.h"
+#include "tfile.h"
 #include "onnx.pb-c.h"
 
 #include <dirent.h>
@@ -262,27 +263,10 @@ static int op_supported(const char *op)
     return 0;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static Onnx__ModelProto *load_model(const char *path)
 {
     size_t len;
-    uint8_t *b = slurp(path, &len);
+    uint8_t *b = (uint8_t *)tfile_read(path, &len);
     if (!b) return NULL;
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, b);
     free(b);
@@ -340,7 +324,7 @@ static uint8_t *prepare(const char *dir, size_t *len, int64_t *batch)
         }
         size_t tl;
         snprintf(path, sizeof path, "%s/test_data_set_0/input_%d.pb", dir, k - 1);
-        uint8_t *tb = slurp(path, &tl);
+        uint8_t *tb = (uint8_t *)tfile_read(path, &tl);
         Onnx__TensorProto *t = tb ? onnx__tensor_proto__unpack(NULL, tl, tb) : NULL;
         free(tb);
         if (!t) continue;

@@ -285,7 +285,8 @@ static void test_two_writers(void)
     }
     sqlite3 *h;
     CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-    CHECK(q1(h, "SELECT count(*) FROM campaigns WHERE status='finished'") == 2);
+    long long nfin = q1(h, "SELECT count(*) FROM campaigns WHERE status='finished'");
+    CHECK(nfin == 2, "%lld finished campaigns (query error %s)", nfin, sqlite3_errmsg(h));
     CHECK(q1(h, "SELECT count(*) FROM individuals") == 2 * N * G);
     CHECK(q1(h, "SELECT count(*) FROM generations") == 2 * G);
     sqlite3_stmt *s;

@@ -13,6 +13,8 @@
  * test cannot pass by comparing nothing.
  */
 #include <dirent.h>
+
+#include "tfile.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,23 +41,6 @@ static const char *must[] = {
     NULL};
 static int must_ran[64];
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static int is_initializer(const Onnx__GraphProto *g, const char *name)
 {
     for (size_t i = 0; i < g->n_initializer; i++)
@@ -78,7 +63,7 @@ static int prepare(const char *dir, const char *out)
     char path[700];
     size_t len;
     snprintf(path, sizeof path, "%s/model.onnx", dir);
-    uint8_t *b = slurp(path, &len);
+    uint8_t *b = (uint8_t *)tfile_read(path, &len);
     Onnx__ModelProto *m = b ? onnx__model_proto__unpack(NULL, len, b) : NULL;
     free(b);
     if (!m || !m->graph) return -1;
@@ -98,7 +83,7 @@ static int prepare(const char *dir, const char *out)
         }
         size_t tl;
         snprintf(path, sizeof path, "%s/test_data_set_0/input_%d.pb", dir, k - 1);
-        uint8_t *tb = slurp(path, &tl);
+        uint8_t *tb = (uint8_t *)tfile_read(path, &tl);
         Onnx__TensorProto *t = tb ? onnx__tensor_proto__unpack(NULL, tl, tb) : NULL;
         free(tb);
         if (!t) continue;
