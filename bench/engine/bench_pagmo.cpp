@@ -2,7 +2,8 @@
 // operators: cr 0.9, eta_c 20, m 1/n, eta_m 20), wall time median of 5 and
 // the mean final first-front hypervolume (computed with this project's
 // nsga_hv so both sides are measured alike); then pagmo's
-// fast_non_dominated_sorting on the same random points as bench_engine.c.
+// fast_non_dominated_sorting on the same random points as bench_engine.c;
+// last, the distance of DTLZ2's final front to the unit sphere, seeds 1..10.
 #include <pagmo/algorithms/nsga2.hpp>
 #include <pagmo/population.hpp>
 #include <pagmo/problems/dtlz.hpp>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -68,11 +70,31 @@ static void sorts(int n)
     std::printf("pagmo fast_non_dominated_sorting %5d points: %.4f s\n", n, t[2]);
 }
 
+static void sphere()
+{
+    for (unsigned seed = 1; seed <= 10; seed++) {
+        pagmo::population p{dtlz2(), 100, seed};
+        pagmo::algorithm algo{pagmo::nsga2(250, 0.9, 20., 1.0 / 12, 20., seed)};
+        p = algo.evolve(p);
+        auto f = p.get_f();
+        auto front = std::get<0>(pagmo::fast_non_dominated_sorting(f))[0];
+        double worst = 0, mean = 0;
+        int far = 0;
+        for (auto i : front) {
+            double d = std::fabs(std::sqrt(f[i][0] * f[i][0] + f[i][1] * f[i][1] + f[i][2] * f[i][2]) - 1);
+            worst = std::max(worst, d), mean += d, far += d > 0.02;
+        }
+        std::printf("pagmo  dtlz2 pop 100 x 250 seed %2u: front %3zu, |r - 1| worst %.4f mean %.5f, %2d beyond 0.02\n",
+                    seed, front.size(), worst, mean / front.size(), far);
+    }
+}
+
 int main()
 {
     run("zdt1", zdt1, 100, 250, 30);
     run("dtlz2", dtlz2, 1000, 100, 12);
     sorts(2000);
     sorts(20000);
+    sphere();
     return 0;
 }
