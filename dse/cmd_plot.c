@@ -38,10 +38,38 @@ static const char plot_help[] =
     "The data (front-ID.dat, convergence-ID.dat, validation-ID.dat) and the gnuplot scripts (*.gp) are\n"
     "written too.  The gnuplot program is taken from $DSE_GNUPLOT, else `gnuplot`.\n";
 
+/* Per campaign: the data ranges of its front (energy, memory, latency) and
+ * of its convergence (the three best values, then hypervolume), so a
+ * script can fix an axis whose data is a single value: gnuplot would warn
+ * "empty range" on the user's terminal for a constant series. */
 typedef struct {
     long long id;
     char title[200];
+    double flo[3], fhi[3], clo[4], chi[4];
 } plotted;
+
+static void range_init(double *lo, double *hi, int n)
+{
+    for (int k = 0; k < n; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+}
+
+static void range_add(double *lo, double *hi, int k, double v)
+{
+    if (isnan(v)) return;
+    if (v < lo[k]) lo[k] = v;
+    if (v > hi[k]) hi[k] = v;
+}
+
+/* "set Xrange" around a single value (1% each side), else autoscale. */
+static void axis_range(FILE *f, const char *axis, double lo, double hi)
+{
+    if (lo == hi && isfinite(lo)) {
+        double d = lo != 0 ? fabs(lo) * 0.01 : 1;
+        fprintf(f, "set %srange [%.17g:%.17g]\n", axis, lo - d, hi + d);
+    } else {
+        fprintf(f, "set autoscale %s\n", axis);
+    }
+}
 
 static void safe_title(char *dst, size_t n, const char *src)
 {
@@ -83,8 +111,11 @@ static int write_data(res_db *db, const char *dir, plotted *pc, char *err, size_
     }
     fprintf(f, "# dse front of campaign %lld (%s)\n# index energy_J memory_MB latency_ms\n",
             pc->id, pc->title);
-    for (int i = 0; i < n; i++)
+    range_init(pc->flo, pc->fhi, 3);
+    for (int i = 0; i < n; i++) {
         fprintf(f, "%d %.17g %.17g %.17g\n", i, p[i].obj[0], p[i].obj[1], p[i].obj[2]);
+        for (int k = 0; k < 3; k++) range_add(pc->flo, pc->fhi, k, p[i].obj[k]);
+    }
     res_points_free(p, n);
     if (fclose(f)) {
         snprintf(err, errn, "%.400s: write failed", path);
@@ -107,9 +138,13 @@ static int write_data(res_db *db, const char *dir, plotted *pc, char *err, size_
             "# generation best_energy_J best_memory_MB best_latency_ms hypervolume "
             "evaluations\n",
             pc->id, pc->title);
-    for (int i = 0; i < ng; i++)
+    range_init(pc->clo, pc->chi, 4);
+    for (int i = 0; i < ng; i++) {
         fprintf(f, "%ld %.17g %.17g %.17g %.17g %lld\n", g[i].gen, g[i].best[0], g[i].best[1],
                 g[i].best[2], g[i].hv, g[i].evaluations);
+        for (int k = 0; k < 3; k++) range_add(pc->clo, pc->chi, k, g[i].best[k]);
+        range_add(pc->clo, pc->chi, 3, g[i].hv);
+    }
     free(g);
     if (fclose(f)) {
         snprintf(err, errn, "%.400s: write failed", path);
@@ -136,16 +171,22 @@ static int write_front_script(const char *dir, const plotted *pc, char *err, siz
             "set output 'front-%lld-3d.png'\n"
             "set title \"Pareto front, campaign %s\"\n"
             "set xlabel 'energy (J)'\nset ylabel 'memory (MB)'\nset zlabel 'latency (ms)' rotate\n"
-            "set ticslevel 0\nset view 60,30\n"
-            "splot 'front-%lld.dat' using 2:3:4 with points pt 7 ps 1 lc rgb '#1f77b4'\n",
-            id, id, id, pc->title, id);
+            "set ticslevel 0\nset view 60,30\n",
+            id, id, id, pc->title);
+    axis_range(f, "x", pc->flo[0], pc->fhi[0]);
+    axis_range(f, "y", pc->flo[1], pc->fhi[1]);
+    axis_range(f, "z", pc->flo[2], pc->fhi[2]);
+    fprintf(f,
+            "splot 'front-%lld.dat' using 2:3:4 with points pt 7 ps 1 lc rgb '#1f77b4'\n", id);
     static const struct {
         const char *tag, *xl, *yl;
         int x, y;
     } proj[3] = {{"energy-latency", "energy (J)", "latency (ms)", 2, 4},
                  {"memory-latency", "memory (MB)", "latency (ms)", 3, 4},
                  {"energy-memory", "energy (J)", "memory (MB)", 2, 3}};
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
+        axis_range(f, "x", pc->flo[proj[k].x - 2], pc->fhi[proj[k].x - 2]);
+        axis_range(f, "y", pc->flo[proj[k].y - 2], pc->fhi[proj[k].y - 2]);
         fprintf(f,
                 "set output 'front-%lld-%s.png'\n"
                 "set title \"Pareto front, campaign %s: %s\"\n"
@@ -153,6 +194,7 @@ static int write_front_script(const char *dir, const plotted *pc, char *err, siz
                 "plot 'front-%lld.dat' using %d:%d with points pt 7 ps 1 lc rgb '#1f77b4'\n",
                 id, proj[k].tag, pc->title, proj[k].tag, proj[k].xl, proj[k].yl, id, proj[k].x,
                 proj[k].y);
+    }
     fprintf(f, "unset output\n");
     if (fclose(f)) {
         snprintf(err, errn, "%.400s: write failed", path);
@@ -179,7 +221,15 @@ static int write_convergence_script(const char *dir, const plotted *pc, int n, c
             "set multiplot layout 3,1 title 'best value per generation'\n"
             "set grid\nset key top right box opaque\nset xlabel 'generation'\n");
     static const char *const ylab[3] = {"energy (J)", "memory (MB)", "latency (ms)"};
+    double lo[4], hi[4];
+    range_init(lo, hi, 4);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++) {
+            range_add(lo, hi, k, pc[i].clo[k]);
+            range_add(lo, hi, k, pc[i].chi[k]);
+        }
     for (int k = 0; k < 3; k++) {
+        axis_range(f, "y", lo[k], hi[k]);
         fprintf(f, "%sset ylabel '%s'\nplot ", k == 1 ? "unset key\n" : "", ylab[k]);
         for (int i = 0; i < n; i++)
             fprintf(f, "%s'convergence-%lld.dat' using 1:%d with linespoints pt 7 ps 0.4 title \"%s\"",
@@ -191,7 +241,9 @@ static int write_convergence_script(const char *dir, const plotted *pc, int n, c
             "set terminal pngcairo size 800,400 noenhanced font 'sans,10'\n"
             "set output 'hypervolume.png'\n"
             "set title 'normalised hypervolume of the front'\nset ylabel 'hypervolume'\n"
-            "set key bottom right box opaque\nplot ");
+            "set key bottom right box opaque\n");
+    axis_range(f, "y", lo[3], hi[3]);
+    fprintf(f, "plot ");
     for (int i = 0; i < n; i++)
         fprintf(f, "%s'convergence-%lld.dat' using 1:5 with linespoints pt 7 ps 0.4 title \"%s\"",
                 i ? ", \\\n     " : "", pc[i].id, pc[i].title);
