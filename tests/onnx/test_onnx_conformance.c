@@ -21,6 +21,7 @@
 #include "net.h"
 #include "onnx.h"
 #include "check.h"
+#include "onnxprep.h"
 #include "tfile.h"
 #include "onnx.pb-c.h"
 
@@ -281,93 +282,40 @@ static int all_ops_supported(const Onnx__ModelProto *m)
     return 1;
 }
 
-static int is_initializer(const Onnx__GraphProto *g, const char *name)
-{
-    for (size_t i = 0; i < g->n_initializer; i++)
-        if (!strcmp(g->initializer[i]->name, name)) return 1;
-    return 0;
-}
-
 static void set_batch(Onnx__ValueInfoProto *v, int64_t from, int64_t to)
 {
-    if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) return;
-    Onnx__TensorShapeProto *s = v->type->tensor_type->shape;
-    if (!s || s->n_dim < 1) return;
-    Onnx__TensorShapeProto__Dimension *d = s->dim[0];
-    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value == from)
-        d->dim_value = to;
+    Onnx__TensorShapeProto__Dimension *d = onnxprep_dim0(v, 1);
+    if (d && d->dim_value == from) d->dim_value = to;
 }
 
-/* The model of dir as a deployable file (see the top comment): graph
- * inputs 1.. bound as initializers, batch re-declared as 1.  Returns the
- * serialised bytes; *batch = the original batch (1 if none). */
+/* Batch B > 1 re-declared as 1 (top comment); *(int64_t *)ctx = B. */
+static void fix_batch(Onnx__GraphProto *g, Onnx__ValueInfoProto *first, void *ctx)
+{
+    int64_t *batch = ctx;
+    Onnx__TensorShapeProto__Dimension *d = onnxprep_dim0(first, 2);
+    *batch = 1;
+    if (!d || d->dim_value <= 1) return;
+    *batch = d->dim_value;
+    /* Flatten at axis 0 folds the batch in: keep it so the importer refuses. */
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *nd = g->node[i];
+        if (!strcmp(nd->op_type, "Reshape")) return;
+        for (size_t a = 0; a < nd->n_attribute; a++)
+            if (!strcmp(nd->op_type, "Flatten") && !strcmp(nd->attribute[a]->name, "axis") &&
+                (nd->attribute[a]->i == 0 || nd->attribute[a]->i == -4))
+                return;
+    }
+    set_batch(first, *batch, 1);
+    for (size_t i = 0; i < g->n_output; i++) set_batch(g->output[i], *batch, 1);
+    for (size_t i = 0; i < g->n_value_info; i++) set_batch(g->value_info[i], *batch, 1);
+}
+
+/* The model of dir as a deployable file (see the top comment).  Returns
+ * the serialised bytes; *batch = the original batch (1 if none). */
 static uint8_t *prepare(const char *dir, size_t *len, int64_t *batch)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s/model.onnx", dir);
-    Onnx__ModelProto *m = load_model(path);
-    if (!m) return NULL;
-    Onnx__GraphProto *g = m->graph;
-    Onnx__TensorProto **old = g->initializer, *bound[16];
-    char *oldname[16];
-    size_t nold = g->n_initializer;
-    int nb = 0, k = 0;
-    Onnx__ValueInfoProto *first = NULL;
-    Onnx__TensorProto **inits = malloc((nold + 16) * sizeof *inits);
-    if (nold) memcpy(inits, old, nold * sizeof *inits);
-    g->initializer = inits;
-    for (size_t i = 0; i < g->n_input && nb < 16; i++) {
-        if (is_initializer(g, g->input[i]->name)) continue;
-        if (k++ == 0) {
-            first = g->input[i];
-            continue;
-        }
-        size_t tl;
-        snprintf(path, sizeof path, "%s/test_data_set_0/input_%d.pb", dir, k - 1);
-        uint8_t *tb = (uint8_t *)tfile_read(path, &tl);
-        Onnx__TensorProto *t = tb ? onnx__tensor_proto__unpack(NULL, tl, tb) : NULL;
-        free(tb);
-        if (!t) continue;
-        oldname[nb] = t->name;
-        t->name = g->input[i]->name;
-        bound[nb++] = t;
-        inits[g->n_initializer++] = t;
-    }
     *batch = 1;
-    if (first && first->type && first->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
-        first->type->tensor_type->shape && first->type->tensor_type->shape->n_dim >= 2) {
-        Onnx__TensorShapeProto__Dimension *d = first->type->tensor_type->shape->dim[0];
-        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value > 1) {
-            *batch = d->dim_value;
-            /* Flatten at axis 0 folds the batch in: keep it so the importer refuses. */
-            int folds = 0;
-            for (size_t i = 0; i < g->n_node; i++) {
-                const Onnx__NodeProto *nd = g->node[i];
-                if (!strcmp(nd->op_type, "Reshape")) folds = 1;
-                for (size_t a = 0; a < nd->n_attribute; a++)
-                    if (!strcmp(nd->op_type, "Flatten") && !strcmp(nd->attribute[a]->name, "axis") &&
-                        (nd->attribute[a]->i == 0 || nd->attribute[a]->i == -4))
-                        folds = 1;
-            }
-            if (!folds) {
-                set_batch(first, *batch, 1);
-                for (size_t i = 0; i < g->n_output; i++) set_batch(g->output[i], *batch, 1);
-                for (size_t i = 0; i < g->n_value_info; i++) set_batch(g->value_info[i], *batch, 1);
-            }
-        }
-    }
-    *len = onnx__model_proto__get_packed_size(m);
-    uint8_t *buf = malloc(*len ? *len : 1);
-    onnx__model_proto__pack(m, buf);
-    for (int i = 0; i < nb; i++) {
-        bound[i]->name = oldname[i];
-        onnx__tensor_proto__free_unpacked(bound[i], NULL);
-    }
-    g->initializer = old;
-    g->n_initializer = nold;
-    free(inits);
-    onnx__model_proto__free_unpacked(m, NULL);
-    return buf;
+    return onnxprep_bind(dir, len, fix_batch, batch);
 }
 
 static int find_case(const char *rel)

@@ -14,6 +14,7 @@
  */
 #include <dirent.h>
 
+#include "onnxprep.h"
 #include "tfile.h"
 #include <stdlib.h>
 #include <string.h>
@@ -41,70 +42,27 @@ static const char *must[] = {
     NULL};
 static int must_ran[64];
 
-static int is_initializer(const Onnx__GraphProto *g, const char *name)
-{
-    for (size_t i = 0; i < g->n_initializer; i++)
-        if (!strcmp(g->initializer[i]->name, name)) return 1;
-    return 0;
-}
-
+/* Batch re-declared as 1 on every value of two or more dimensions. */
 static void set_batch1(Onnx__ValueInfoProto *v)
 {
-    if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) return;
-    Onnx__TensorShapeProto *s = v->type->tensor_type->shape;
-    if (!s || s->n_dim < 2) return;
-    Onnx__TensorShapeProto__Dimension *d = s->dim[0];
-    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) d->dim_value = 1;
+    Onnx__TensorShapeProto__Dimension *d = onnxprep_dim0(v, 2);
+    if (d) d->dim_value = 1;
+}
+
+static void fix_batch1(Onnx__GraphProto *g, Onnx__ValueInfoProto *first, void *ctx)
+{
+    (void)ctx;
+    set_batch1(first);
+    for (size_t i = 0; i < g->n_output; i++) set_batch1(g->output[i]);
+    for (size_t i = 0; i < g->n_value_info; i++) set_batch1(g->value_info[i]);
 }
 
 /* Write dir's model, prepared as the top comment says, to `out`. */
 static int prepare(const char *dir, const char *out)
 {
-    char path[700];
     size_t len;
-    snprintf(path, sizeof path, "%s/model.onnx", dir);
-    uint8_t *b = (uint8_t *)tfile_read(path, &len);
-    Onnx__ModelProto *m = b ? onnx__model_proto__unpack(NULL, len, b) : NULL;
-    free(b);
-    if (!m || !m->graph) return -1;
-    Onnx__GraphProto *g = m->graph;
-    Onnx__TensorProto **old = g->initializer, *bound[16], **inits;
-    char *oldname[16];
-    size_t nold = g->n_initializer;
-    int nb = 0, k = 0;
-    inits = malloc((nold + 16) * sizeof *inits);
-    if (nold) memcpy(inits, old, nold * sizeof *inits);
-    g->initializer = inits;
-    for (size_t i = 0; i < g->n_input && nb < 16; i++) {
-        if (is_initializer(g, g->input[i]->name)) continue;
-        if (k++ == 0) {
-            set_batch1(g->input[i]);
-            continue;
-        }
-        size_t tl;
-        snprintf(path, sizeof path, "%s/test_data_set_0/input_%d.pb", dir, k - 1);
-        uint8_t *tb = (uint8_t *)tfile_read(path, &tl);
-        Onnx__TensorProto *t = tb ? onnx__tensor_proto__unpack(NULL, tl, tb) : NULL;
-        free(tb);
-        if (!t) continue;
-        oldname[nb] = t->name;
-        t->name = g->input[i]->name;
-        bound[nb++] = t;
-        inits[g->n_initializer++] = t;
-    }
-    for (size_t i = 0; i < g->n_output; i++) set_batch1(g->output[i]);
-    for (size_t i = 0; i < g->n_value_info; i++) set_batch1(g->value_info[i]);
-    len = onnx__model_proto__get_packed_size(m);
-    uint8_t *buf = malloc(len ? len : 1);
-    onnx__model_proto__pack(m, buf);
-    for (int i = 0; i < nb; i++) {
-        bound[i]->name = oldname[i];
-        onnx__tensor_proto__free_unpacked(bound[i], NULL);
-    }
-    g->initializer = old;
-    g->n_initializer = nold;
-    free(inits);
-    onnx__model_proto__free_unpacked(m, NULL);
+    uint8_t *buf = onnxprep_bind(dir, &len, fix_batch1, NULL);
+    if (!buf) return -1;
     FILE *f = fopen(out, "wb");
     int ok = f && fwrite(buf, 1, len, f) == len;
     if (f && fclose(f)) ok = 0;
