@@ -259,11 +259,11 @@ static void test_split_wait(void)
     net_free(n);
 }
 
-/* fa and fb on a, both sent to b: the second send queues behind the first
- * on a's outgoing link, and fa stays in memory until its send arrives. */
-static void test_fan(void)
+/* Two FC branches fa and fb (100 -> 200, bias) of the input x, a ReLU on
+ * each (ra, rb), and their Add (out). */
+static net *fan_net(const char *name)
 {
-    net *n = net_new("fan", "x", (net_shape){100, 1, 1});
+    net *n = net_new(name, "x", (net_shape){100, 1, 1});
     net_attr a = net_attr_default(NET_FC);
     a.bias = 1;
     a.out_c = 200;
@@ -273,7 +273,15 @@ static void test_fan(void)
     net_add(n, "ra", NET_RELU, NULL, 1, fa, err);
     net_add(n, "rb", NET_RELU, NULL, 1, fb, err);
     net_add(n, "out", NET_ADD, NULL, 2, sum, err);
-    CHECK(net_finalize(n, "fan", err) == 0);
+    CHECK(net_finalize(n, name, err) == 0);
+    return n;
+}
+
+/* fa and fb on a, both sent to b: the second send queues behind the first
+ * on a's outgoing link, and fa stays in memory until its send arrives. */
+static void test_fan(void)
+{
+    net *n = fan_net("fan");
     platform *pl = plat2(1000, 2, 100, 1);
     cost_coeffs *c = unit_coeffs("fan", 1, 2, 1, 0);
     mapping *m = mapping_new(n->n, 2);
@@ -307,17 +315,7 @@ static void test_fan(void)
  * g) does not delay its network send (fb to b) issued after it. */
 static void test_channels(void)
 {
-    net *n = net_new("fan2", "x", (net_shape){100, 1, 1});
-    net_attr a = net_attr_default(NET_FC);
-    a.bias = 1;
-    a.out_c = 200;
-    const char *x[] = {"x"}, *fa[] = {"fa"}, *fb[] = {"fb"}, *sum[] = {"ra", "rb"};
-    net_add(n, "fa", NET_FC, &a, 1, x, err);
-    net_add(n, "fb", NET_FC, &a, 1, x, err);
-    net_add(n, "ra", NET_RELU, NULL, 1, fa, err);
-    net_add(n, "rb", NET_RELU, NULL, 1, fb, err);
-    net_add(n, "out", NET_ADD, NULL, 2, sum, err);
-    CHECK(net_finalize(n, "fan2", err) == 0);
+    net *n = fan_net("fan2");
     /* same_board: 10 us + 1 MB/s (800 B occupy it 800 us); network:
      * 500 us + 100 MB/s (800 B occupy it 8 us). */
     const char *text =
