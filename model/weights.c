@@ -45,6 +45,8 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
+int weights_in_onnx(const net *n) { return n->weights_path && ends_with(n->weights_path, ".onnx"); }
+
 float *weights_load(const net *n, char *err)
 {
     const char *path = n->weights_path;

@@ -30,6 +30,10 @@
 int64_t weights_offset(const net *n, int layer);
 static inline int64_t weights_total(const net *n) { return weights_offset(n, n->n); }
 
+/* Whether n's weights are an ONNX file's initializers (read only whole,
+ * by weights_load) rather than a raw file or generated. */
+int weights_in_onnx(const net *n);
+
 /* The whole weights array of n from n->weights_path, size-checked against
  * the net; NULL with err if the net has no weights file or it does not fit. */
 float *weights_load(const net *n, char *err);

@@ -12,6 +12,7 @@
 #include "mapping.h"
 #include "plan.h"
 #include "platform.h"
+#include "weights.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -195,7 +196,8 @@ typedef struct {
     int dev;
     int nsteps;
     const plan_step *st;
-    float **wts;        /* per step: weights of a COMPUTE step (or NULL) */
+    float **wts;        /* per step: weights of a COMPUTE step (or NULL), in warena */
+    float *warena;      /* every weight slice of this rank (kern_alloc_streamed) */
     float *work;        /* kernel workspace, max over my compute steps */
     float **buf;        /* per local tensor */
     int *sending;       /* per local tensor: sends in flight */
@@ -481,14 +483,31 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
         snprintf(err, NET_ERRLEN, "device %d: out of memory", rank);
         rc = 1;
     }
+    /* Weights: one arena for all my slices (streamed every inference, so
+     * huge pages), an ONNX file's initializers read once. */
+    size_t wtotal = 0;
     for (int i = 0; !rc && i < s.nsteps; i++) {
         const plan_step *st = &s.st[i];
         if (st->op != PLAN_COMPUTE) continue;
-        size_t nf = 0;
-        if (kern_weights_slice(n, st->layer, st->c0, st->nc, o->seed, &s.wts[i], &nf, err)) rc = 1;
+        wtotal += (size_t)net_slice_weights(n, st->layer, st->c0, st->nc);
         size_t w = kern_workspace_floats(n, st->layer, st->nc);
         if (w > work) work = w;
     }
+    float *whole = NULL;
+    if (!rc && wtotal && !(s.warena = kern_alloc_streamed(wtotal))) {
+        snprintf(err, NET_ERRLEN, "device %d: out of memory for %zu weights", rank, wtotal);
+        rc = 1;
+    }
+    if (!rc && wtotal && weights_in_onnx(n) && !(whole = weights_load(n, err))) rc = 1;
+    for (size_t i = 0, off = 0; !rc && i < (size_t)s.nsteps; i++) {
+        const plan_step *st = &s.st[i];
+        size_t nf = st->op == PLAN_COMPUTE ? (size_t)net_slice_weights(n, st->layer, st->c0, st->nc) : 0;
+        if (!nf) continue;
+        s.wts[i] = s.warena + off;
+        off += nf;
+        if (kern_weights_fill(n, whole, st->layer, st->c0, st->nc, o->seed, s.wts[i], err)) rc = 1;
+    }
+    free(whole);
     if (!rc && work && !(s.work = malloc(work * sizeof(float)))) {
         snprintf(err, NET_ERRLEN, "device %d: out of memory for the workspace", rank);
         rc = 1;
@@ -641,7 +660,7 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     }
     rc = agree(orc, err);
 out:
-    for (int i = 0; s.wts && i < s.nsteps; i++) free(s.wts[i]);
+    free(s.warena);
     free(s.wts);
     free(s.work);
     free(s.buf);

@@ -151,6 +151,44 @@ static void pool(const net_layer *L, int nc, net_shape x, const float *in, float
     }
 }
 
+/* MaxPool row by row: every (input row, kernel column) pair of an output
+ * row's windows is folded into the output row as one strided pass over
+ * the output columns whose window holds that column (no sums, no window
+ * arithmetic per output, a loop the vectoriser takes).  Same values as
+ * pool() (max is exact; an empty window gives 0 there and here). */
+static void maxpool(const net_layer *L, int nc, net_shape x, const float *in, float *out)
+{
+    const net_attr *a = &L->a;
+    int oh = L->out.h, ow = L->out.w, sw = a->sw, f;
+    for (int c = 0; c < nc; c++) {
+        const float *plane = in + (size_t)c * x.h * x.w;
+        for (int oy = 0; oy < oh; oy++) {
+            int y0, y1;
+            window(oy, a->kh, a->sh, a->pt, a->pb, x.h, &y0, &y1, &f);
+            float *o = out + ((size_t)c * oh + oy) * ow;
+            for (int ox = 0; ox < ow; ox++) o[ox] = -FLT_MAX;
+            for (int iy = y0; iy < y1; iy++)
+                for (int kj = 0; kj < a->kw; kj++) {
+                    /* output columns ox with 0 <= ox*sw + kj - pl < W */
+                    int off = kj - a->pl, lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                    int hi = x.w - 1 - off < 0 ? 0 : (x.w - 1 - off) / sw + 1;
+                    if (hi > ow) hi = ow;
+                    const float *r = plane + (size_t)iy * x.w + off;
+                    for (int ox = lo; ox < hi; ox++) {
+                        float v = r[(size_t)ox * sw];
+                        o[ox] = v > o[ox] ? v : o[ox];
+                    }
+                }
+            for (int ox = 0; ox < ow; ox++)
+                if (o[ox] == -FLT_MAX) { /* empty window (or all -FLT_MAX) */
+                    int x0, x1;
+                    window(ox, a->kw, a->sw, a->pl, a->pr, x.w, &x0, &x1, &f);
+                    if (y1 <= y0 || x1 <= x0) o[ox] = 0.0f;
+                }
+        }
+    }
+}
+
 static void gap(const float *in, float *out, int nc, size_t hw)
 {
     for (int c = 0; c < nc; c++) {
@@ -252,6 +290,8 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
         lrn(in, out, L->out.c, hw, &L->a);
         break;
     case NET_MAXPOOL:
+        maxpool(L, nc, x, in, out);
+        break;
     case NET_AVGPOOL:
         pool(L, nc, x, in, out);
         break;
@@ -401,24 +441,32 @@ kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
         return NULL;
     }
     m->n = n;
-    if (n->weights_path) {
-        if (!(m->all = weights_load(n, err))) {
-            kern_model_free(m);
-            return NULL;
-        }
-    } else if (!(m->all = weights_generate_all(n, seed))) {
+    /* One array in the weights file's layout (a whole layer's slice is its
+     * whole block), streamed every inference: huge pages. */
+    float *whole = NULL;
+    if (!(m->all = kern_alloc_streamed((size_t)weights_total(n)))) {
         snprintf(err, NET_ERRLEN, "net %s: out of memory for its weights", n->name);
         kern_model_free(m);
         return NULL;
     }
-    /* A whole layer's slice is its whole block: point into the array. */
+    if (weights_in_onnx(n) && !(whole = weights_load(n, err))) {
+        kern_model_free(m);
+        return NULL;
+    }
     int64_t off = 0;
     for (int i = 0; i < n->n; i++) {
-        m->w[i] = n->layers[i].weights ? m->all + off : NULL;
-        off += n->layers[i].weights;
-        size_t ws = kern_workspace_floats(n, i, n->layers[i].out.c);
+        const net_layer *L = &n->layers[i];
+        m->w[i] = L->weights ? m->all + off : NULL;
+        if (L->weights && kern_weights_fill(n, whole, i, 0, L->out.c, seed, m->all + off, err)) {
+            free(whole);
+            kern_model_free(m);
+            return NULL;
+        }
+        off += L->weights;
+        size_t ws = kern_workspace_floats(n, i, L->out.c);
         if (ws > m->nws) m->nws = ws;
     }
+    free(whole);
     if ((m->nws && !(m->ws = malloc(m->nws * sizeof *m->ws))) || plan_buffers(m)) {
         snprintf(err, NET_ERRLEN, "net %s: out of memory for activations", n->name);
         kern_model_free(m);

@@ -44,11 +44,13 @@
  * kernel single-threaded, which is what calibration of one core needs. */
 void kern_set_threads(int nthreads);
 int kern_get_threads(void);
-/* 3x3 stride-1 convs with >= 16 channels per group and >= 400 output
- * pixels use Winograd F(2x2, 3x3) (2.25x fewer multiplies) unless this is
- * switched off (default on; for benchmarks and debugging).  The choice
- * depends on the layer's shape only, never on the slice. */
-void kern_set_winograd(int on);
+/* 3x3 stride-1 convs with >= 16 channels per group in and out use
+ * Winograd where it pays on this kind of machine (runtime/wino.c says
+ * which size for which map).  mode 0 switches it off, 1 is that choice
+ * (default), 2 and 4 force F(2x2, 3x3) or F(4x4, 3x3) on every such conv
+ * (for benchmarks and tests).  The choice depends on the layer's shape
+ * only, never on the slice. */
+void kern_set_winograd(int mode);
 
 /* ---- weights and inputs ---- */
 /* Weights are model/weights.h's: the net's weights file (n->weights_path:
@@ -61,6 +63,19 @@ void kern_set_winograd(int on);
  * weights).  A raw weights file is read only where the slice lies. */
 int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
                        float **w_out, size_t *nfloats, char *err);
+/* The same slice into a caller's buffer of net_slice_weights() floats:
+ * cut from `all` when it is not NULL (the whole-net array, e.g. an ONNX
+ * file's initializers read once with weights_load), else read from the raw
+ * weights file, else generated. */
+int kern_weights_fill(const net *n, const float *all, int layer, int c0, int nc, uint64_t seed,
+                      float *w, char *err);
+/* A buffer of nfloats floats for data streamed on every inference (the
+ * weights): malloc'd, and its whole 2 MB pages advised to use transparent
+ * huge pages, which saves most TLB misses while SGEMM streams the weights
+ * (resnet50: about 4% of its latency, bench/README.md).  Resident memory
+ * is unchanged: no page outside the buffer is advised.  Free with free();
+ * NULL when out of memory. */
+float *kern_alloc_streamed(size_t nfloats);
 /* Generated weights only (ignores n->weights_path), into a caller's buffer
  * of net_slice_weights() floats. */
 void kern_weights_gen(const net *n, int layer, int c0, int nc, uint64_t seed, float *w);

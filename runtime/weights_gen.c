@@ -12,10 +12,13 @@
  * input is U(-1, 1) from the top 24 bits of mix(mix(seed) + (e + 1) * G),
  * with mix = the splitmix64 finaliser and G = 0x9E3779B97F4A7C15.
  */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "kernels.h"
 #include "weights.h"
@@ -124,16 +127,51 @@ int kern_weights_from(const net *n, const float *all, int layer, int c0, int nc,
     return 0;
 }
 
-int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
-                       float **w_out, size_t *nfloats, char *err)
+float *kern_alloc_streamed(size_t nfloats)
 {
-    *w_out = NULL;
-    *nfloats = 0;
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    float *w = malloc((nfloats ? nfloats : 1) * sizeof *w);
+    if (!w) return NULL;
+    uintptr_t lo = ((uintptr_t)w + huge - 1) & ~(huge - 1);
+    uintptr_t hi = ((uintptr_t)(w + nfloats)) & ~(huge - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice only */
+    return w;
+}
+
+static int check_slice(const net *n, int layer, int c0, int nc, char *err)
+{
     if (layer < 0 || layer >= n->n || c0 < 0 || nc < 1 || c0 + nc > n->layers[layer].out.c) {
         snprintf(err, NET_ERRLEN, "net %s: layer %d: channels [%d, %d) outside the layer", n->name,
                  layer, c0, c0 + nc);
         return -1;
     }
+    return 0;
+}
+
+int kern_weights_fill(const net *n, const float *all, int layer, int c0, int nc, uint64_t seed,
+                      float *w, char *err)
+{
+    if (check_slice(n, layer, c0, nc, err)) return -1;
+    if (all) return kern_weights_from(n, all, layer, c0, nc, w);
+    if (!n->weights_path) {
+        kern_weights_gen(n, layer, c0, nc, seed, w);
+        return 0;
+    }
+    if (!weights_in_onnx(n)) return read_raw(n, layer, c0, nc, w, err);
+    /* Initializers inside an ONNX file: only weights.h can read them, whole. */
+    float *whole = weights_load(n, err);
+    if (!whole) return -1;
+    kern_weights_from(n, whole, layer, c0, nc, w);
+    free(whole);
+    return 0;
+}
+
+int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
+                       float **w_out, size_t *nfloats, char *err)
+{
+    *w_out = NULL;
+    *nfloats = 0;
+    if (check_slice(n, layer, c0, nc, err)) return -1;
     size_t len = (size_t)net_slice_weights(n, layer, c0, nc);
     if (len == 0) return 0;
     float *w = malloc(len * sizeof *w);
@@ -141,19 +179,7 @@ int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
         snprintf(err, NET_ERRLEN, "layer %s: out of memory for %zu weights", n->layers[layer].name, len);
         return -1;
     }
-    size_t pl = n->weights_path ? strlen(n->weights_path) : 0;
-    if (!n->weights_path) {
-        kern_weights_gen(n, layer, c0, nc, seed, w);
-    } else if (pl >= 5 && strcmp(n->weights_path + pl - 5, ".onnx") == 0) {
-        /* Initializers inside an ONNX file: only weights.h can read them, whole. */
-        float *all = weights_load(n, err);
-        if (!all) {
-            free(w);
-            return -1;
-        }
-        kern_weights_from(n, all, layer, c0, nc, w);
-        free(all);
-    } else if (read_raw(n, layer, c0, nc, w, err)) {
+    if (kern_weights_fill(n, NULL, layer, c0, nc, seed, w, err)) {
         free(w);
         return -1;
     }

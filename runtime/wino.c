@@ -1,19 +1,25 @@
 /* wino.c -- 3x3 stride-1 convolution by Winograd's minimal filtering
- * F(2x2, 3x3) (Lavin & Gray 2016): each 2x2 output tile costs 16
- * multiplies per (input, output) channel pair instead of 36, done as 16
- * SGEMMs [nc x C] x [C x tiles], one per point of the 4x4 transform domain.
+ * (Lavin & Gray 2016) in two sizes:
+ *   F(2x2, 3x3): 4x4 transform domain, 16 multiplies per 2x2 output tile
+ *                and channel pair instead of 36 (2.25x fewer);
+ *   F(4x4, 3x3): 6x6 domain (points 0, +-1, +-2), 36 multiplies per 4x4
+ *                tile instead of 144 (4x fewer), larger transforms.
+ * Either way the products are alpha^2 SGEMMs [nc x C] x [C x tiles], one
+ * per point of the alpha x alpha transform domain:
  *
- *   U = G g G^T   (weights, 4x4 per channel pair, computed per call)
- *   V = B^T d B   (4x4 input tile d, zero outside the input)
- *   M_p = U_p V_p (the SGEMMs), Y = A^T M A (the 2x2 output tile)
+ *   U = G g G^T   (weights, alpha x alpha per channel pair, per call and
+ *                 per block of output channels, so that it stays in L2)
+ *   V = B^T d B   (alpha x alpha input tile d, zero outside the input)
+ *   M_p = U_p V_p (the SGEMMs), Y = A^T M A (the m x m output tile)
  *
  * Invariant: output channel oc reads only weight row oc - c0 (and its
  * bias), and the transforms of one output element are the same whatever
  * the slice, so slices concatenate to the whole layer like the im2col path
- * (kernels.h).  Whether a layer takes this path depends on its shape only
- * (kern_wino_applies), never on the slice, for the same reason.  The
- * transforms' coefficients are 0, +-1 and +-1/2, exact in float; results
- * differ from the direct sum by float rounding only (tests/runtime).
+ * (kernels.h).  Which path a layer takes depends on its shape only
+ * (kern_wino_variant), never on the slice, for the same reason.  F(2x2)'s
+ * coefficients are 0, +-1, +-1/2, exact in float; F(4x4)'s G has 1/6 and
+ * 1/24, so its results differ from the direct sum by a few more roundings
+ * (tests/runtime bounds both against a naive convolution).
  */
 #include <cblas.h>
 #include <string.h>
@@ -21,63 +27,69 @@
 #include "kern_impl.h"
 #include "kernels.h"
 
-/* Tiles per band: V is 16 x C x tiles, M 16 x nc x tiles; about 2 Mi floats
- * of V keeps the SGEMMs' N in the hundreds while bounding the scratch. */
+/* Tiles per band: V is alpha^2 x C x tiles, M alpha^2 x nc x tiles; about
+ * 2 Mi floats of V keeps the SGEMMs' N in the hundreds while bounding the
+ * scratch. */
 #define WINO_BAND_FLOATS (2 * 1024 * 1024)
 
-static int wino_on = 1;
+static int wino_mode = 1;
 
-void kern_set_winograd(int on) { wino_on = on != 0; }
+void kern_set_winograd(int mode) { wino_mode = mode == 2 || mode == 4 ? mode : mode != 0; }
 
-int kern_wino_applies(const net_layer *L, net_shape x)
-{
-    if (!wino_on) return 0;
-    const net_attr *a = &L->a;
-    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
-    /* Few channels or a small map (14x14 and below): the transforms, the
-     * SGEMMs' short N and the 16 repacks of U eat the saving (measured on
-     * vgg16 and resnet50, bench/README.md). */
-    return a->kh == 3 && a->kw == 3 && a->sh == 1 && a->sw == 1 && a->dh == 1 && a->dw == 1 &&
-           cin_g >= 16 && cout_g >= 16 && L->out.h * L->out.w >= 400;
-}
-
-static int band_tiles(int cin_g, int tx, int ty)
-{
-    long rows = WINO_BAND_FLOATS / (16L * cin_g * tx);
-    if (rows < 1) rows = 1;
-    return (int)(rows > ty ? ty : rows) * tx;
-}
-
-/* Scratch: U for min(nc, cout_g) rows, V and M for one band. */
-size_t kern_wino_workspace(const net_layer *L, net_shape x, int nc)
-{
-    const net_attr *a = &L->a;
-    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
-    int m = nc < cout_g ? nc : cout_g;
-    int tx = (L->out.w + 1) / 2, ty = (L->out.h + 1) / 2, tb = band_tiles(cin_g, tx, ty);
-    return 16 * ((size_t)m * cin_g + (size_t)cin_g * tb + (size_t)m * tb);
-}
+/* Tiles transformed together: the transforms run across tiles so that
+ * every inner loop is a contiguous, vectorisable loop. */
+#define CHUNK 64
 
 typedef struct {
     const float *w; /* rows of the group part, 9 * cin_g floats each */
-    float *U;       /* [16][m][cin_g] */
+    float *U;       /* [alpha^2][m][cin_g] */
     int m, cin_g;
 } wtrans_job;
 
-/* U = G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], for
- * output rows [k0, k1), across input channels (deinterleaved from the
- * [c][3][3] rows first so that every loop is contiguous). */
-static void weight_transform(void *ctx, int k0, int k1)
+typedef struct {
+    const float *in; /* the group's first input channel */
+    float *V;        /* [alpha^2][cin_g][nt] */
+    int H, W, pt, pl, tx, ty0, nt, cin_g;
+} itrans_job;
+
+typedef struct {
+    const float *M;    /* [alpha^2][m][nt] */
+    const float *bias; /* m floats or NULL */
+    float *out;        /* the group part's first output channel */
+    int m, oh, ow, tx, ty0, nt;
+} otrans_job;
+
+/* The three 3x3 weight rows of input channels [c0, c0+n) of output row k,
+ * deinterleaved from [c][3][3] so that every loop below is contiguous. */
+static void weight_rows(const wtrans_job *j, int k, int c0, int n, float gi[9][64])
+{
+    const float *g = j->w + ((size_t)k * j->cin_g + c0) * 9;
+    for (int c = 0; c < n; c++)
+        for (int i = 0; i < 9; i++) gi[i][c] = g[c * 9 + i];
+}
+
+/* Store one output tile row (`width` outputs per tile, n tiles) of y into
+ * row, writing only what lies inside the output's ow columns. */
+static void store_row(float *row, int width, int x0, int n, int ow, float y[][CHUNK])
+{
+    for (int t = 0; t < n; t++) {
+        int ox = width * (x0 + t);
+        for (int c = 0; c < width && ox + c < ow; c++) row[ox + c] = y[c][t];
+    }
+}
+
+/* ---------------- F(2x2, 3x3) ---------------- */
+
+/* U = G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
+static void wtrans2(void *ctx, int k0, int k1)
 {
     const wtrans_job *j = ctx;
     size_t plane = (size_t)j->m * j->cin_g;
     for (int k = k0; k < k1; k++)
         for (int c0 = 0; c0 < j->cin_g; c0 += 64) {
             int n = j->cin_g - c0 < 64 ? j->cin_g - c0 : 64;
-            const float *g = j->w + ((size_t)k * j->cin_g + c0) * 9;
             float gi[9][64], t[4][3][64];
-            for (int c = 0; c < n; c++)
-                for (int i = 0; i < 9; i++) gi[i][c] = g[c * 9 + i];
+            weight_rows(j, k, c0, n, gi);
             for (int col = 0; col < 3; col++)
                 for (int c = 0; c < n; c++) {
                     float g0 = gi[col][c], g1 = gi[3 + col][c], g2 = gi[6 + col][c];
@@ -99,22 +111,11 @@ static void weight_transform(void *ctx, int k0, int k1)
         }
 }
 
-/* Tiles transformed together: the transforms run across tiles so that
- * every inner loop is a contiguous, vectorisable loop. */
-#define CHUNK 64
-
-typedef struct {
-    const float *in; /* the group's first input channel */
-    float *V;        /* [16][cin_g][nt] */
-    int H, W, pt, pl, tx, ty0, nt, cin_g;
-} itrans_job;
-
-/* V = B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], for
- * input channels [c0, c1) and the band's tiles.  For each tile row, each
- * of its four input rows is split into even and odd columns of a zero-
- * padded copy (column ix sits at ix + pl), so that tile t's row is
+/* V = B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].  Each
+ * of a tile row's four input rows is split into even and odd columns of a
+ * zero-padded copy (column ix sits at ix + pl), so that tile t's row is
  * (e[t], o[t], e[t+1], o[t+1]) and d B is four vector operations. */
-static void input_transform(void *ctx, int c0, int c1)
+static void itrans2(void *ctx, int c0, int c1)
 {
     const itrans_job *j = ctx;
     size_t plane = (size_t)j->cin_g * j->nt;
@@ -158,16 +159,8 @@ static void input_transform(void *ctx, int c0, int c1)
     }
 }
 
-typedef struct {
-    const float *M; /* [16][m][nt] */
-    const float *bias; /* m floats or NULL */
-    float *out;     /* the group part's first output channel */
-    int m, oh, ow, tx, ty0, nt;
-} otrans_job;
-
-/* Y = A^T M A with A^T = [1 1 1 0; 0 1 -1 -1], plus the bias, across the
- * tiles of a tile row; edge tiles write only what lies in the output. */
-static void output_transform(void *ctx, int k0, int k1)
+/* Y = A^T M A with A^T = [1 1 1 0; 0 1 -1 -1], plus the bias. */
+static void otrans2(void *ctx, int k0, int k1)
 {
     const otrans_job *j = ctx;
     size_t plane = (size_t)j->m * j->nt;
@@ -179,7 +172,7 @@ static void output_transform(void *ctx, int k0, int k1)
             for (int x0 = 0; x0 < j->tx; x0 += CHUNK) {
                 int n = j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK;
                 const float *mk = j->M + (size_t)k * j->nt + t0 + x0;
-                float s[2][4][CHUNK], y[2][2][CHUNK];
+                float s[2][4][CHUNK], y[2][CHUNK];
                 for (int q = 0; q < 4; q++) {
                     const float *m0 = mk + (size_t)q * plane, *m1 = m0 + 4 * plane;
                     const float *m2 = m1 + 4 * plane, *m3 = m2 + 4 * plane;
@@ -188,53 +181,261 @@ static void output_transform(void *ctx, int k0, int k1)
                         s[1][q][t] = m1[t] - m2[t] - m3[t];
                     }
                 }
-                for (int r = 0; r < 2; r++)
-                    for (int t = 0; t < n; t++) {
-                        y[r][0][t] = b + (s[r][0][t] + s[r][1][t] + s[r][2][t]);
-                        y[r][1][t] = b + (s[r][1][t] - s[r][2][t] - s[r][3][t]);
-                    }
                 for (int r = 0; r < 2 && oy + r < j->oh; r++) {
-                    float *row = o + (size_t)(oy + r) * j->ow + 2 * x0;
-                    int full = 2 * (x0 + n) <= j->ow ? n : n - 1; /* odd width: last tile half */
-                    for (int t = 0; t < full; t++) {
-                        row[2 * t] = y[r][0][t];
-                        row[2 * t + 1] = y[r][1][t];
+                    for (int t = 0; t < n; t++) {
+                        y[0][t] = b + (s[r][0][t] + s[r][1][t] + s[r][2][t]);
+                        y[1][t] = b + (s[r][1][t] - s[r][2][t] - s[r][3][t]);
                     }
-                    if (full < n) row[2 * full] = y[r][0][full];
+                    store_row(o + (size_t)(oy + r) * j->ow, 2, x0, n, j->ow, y);
                 }
             }
         }
     }
 }
 
-void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
-               float *out, float *ws)
+/* ---------------- F(4x4, 3x3) ---------------- */
+
+/* G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6;
+ *      1/24 -1/12 1/6; 0 0 1]: column vector (g0, g1, g2) -> 6 values. */
+#define G6(o, g0, g1, g2)                                   \
+    do {                                                    \
+        (o)[0] = 0.25f * (g0);                              \
+        (o)[1] = -(1.0f / 6) * ((g0) + (g1) + (g2));        \
+        (o)[2] = -(1.0f / 6) * ((g0) - (g1) + (g2));        \
+        (o)[3] = (1.0f / 24) * (g0) + (1.0f / 12) * (g1) + (1.0f / 6) * (g2); \
+        (o)[4] = (1.0f / 24) * (g0) - (1.0f / 12) * (g1) + (1.0f / 6) * (g2); \
+        (o)[5] = (g2);                                      \
+    } while (0)
+
+static void wtrans4(void *ctx, int k0, int k1)
+{
+    const wtrans_job *j = ctx;
+    size_t plane = (size_t)j->m * j->cin_g;
+    for (int k = k0; k < k1; k++)
+        for (int c0 = 0; c0 < j->cin_g; c0 += 64) {
+            int n = j->cin_g - c0 < 64 ? j->cin_g - c0 : 64;
+            float gi[9][64], t[6][3][64];
+            weight_rows(j, k, c0, n, gi);
+            for (int col = 0; col < 3; col++)
+                for (int c = 0; c < n; c++) {
+                    float o[6];
+                    G6(o, gi[col][c], gi[3 + col][c], gi[6 + col][c]);
+                    for (int i = 0; i < 6; i++) t[i][col][c] = o[i];
+                }
+            float *u = j->U + (size_t)k * j->cin_g + c0;
+            for (int r = 0; r < 6; r++)
+                for (int c = 0; c < n; c++) {
+                    float o[6];
+                    G6(o, t[r][0][c], t[r][1][c], t[r][2][c]);
+                    for (int q = 0; q < 6; q++) u[(size_t)(6 * r + q) * plane + c] = o[q];
+                }
+        }
+}
+
+/* B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0;
+ *        0 2 -1 -2 1 0; 0 4 0 -5 0 1] applied to x0..x5, elementwise over
+ * n tiles. */
+static void bt6(float out[6][CHUNK], const float *x0, const float *x1, const float *x2,
+                const float *x3, const float *x4, const float *x5, int n)
+{
+    for (int t = 0; t < n; t++) {
+        float a = x4[t] - 4.0f * x2[t], b = x3[t] - 4.0f * x1[t];
+        float c = x4[t] - x2[t], d = 2.0f * (x3[t] - x1[t]);
+        out[0][t] = 4.0f * x0[t] - 5.0f * x2[t] + x4[t];
+        out[1][t] = a + b;
+        out[2][t] = a - b;
+        out[3][t] = c + d;
+        out[4][t] = c - d;
+        out[5][t] = 4.0f * x1[t] - 5.0f * x3[t] + x5[t];
+    }
+}
+
+/* V = B^T d B.  Each of a tile row's six input rows is split into the four
+ * column phases of a zero-padded copy (column ix sits at ix + pl), so that
+ * tile t's row is (p0[t], p1[t], p2[t], p3[t], p0[t+1], p1[t+1]). */
+static void itrans4(void *ctx, int c0, int c1)
+{
+    const itrans_job *j = ctx;
+    size_t plane = (size_t)j->cin_g * j->nt;
+    for (int c = c0; c < c1; c++) {
+        const float *src = j->in + (size_t)c * j->H * j->W;
+        for (int t0 = 0; t0 < j->nt; t0 += j->tx) {
+            int ty = j->ty0 + t0 / j->tx;
+            for (int x0 = 0; x0 < j->tx; x0 += CHUNK) {
+                int n = j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK;
+                float h[6][6][CHUNK]; /* [input row][column of d B][tile] */
+                for (int r = 0; r < 6; r++) {
+                    float p[4][CHUNK + 1];
+                    int iy = 4 * ty - j->pt + r;
+                    const float *row = src + (size_t)iy * j->W;
+                    int inside = iy >= 0 && iy < j->H;
+                    for (int ph = 0; ph < 4; ph++)
+                        for (int t = 0; t <= n; t++) {
+                            int ix = 4 * (x0 + t) - j->pl + ph;
+                            p[ph][t] = inside && ix >= 0 && ix < j->W ? row[ix] : 0.0f;
+                        }
+                    bt6(h[r], p[0], p[1], p[2], p[3], p[0] + 1, p[1] + 1, n);
+                }
+                float *v = j->V + (size_t)c * j->nt + t0 + x0;
+                for (int q = 0; q < 6; q++) {
+                    float col[6][CHUNK];
+                    bt6(col, h[0][q], h[1][q], h[2][q], h[3][q], h[4][q], h[5][q], n);
+                    for (int pr = 0; pr < 6; pr++) memcpy(v + (size_t)(6 * pr + q) * plane, col[pr], (size_t)n * sizeof(float));
+                }
+            }
+        }
+    }
+}
+
+/* A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1] applied to
+ * m0..m5, elementwise over n tiles. */
+static void at4(float out[4][CHUNK], const float *m0, const float *m1, const float *m2,
+                const float *m3, const float *m4, const float *m5, int n)
+{
+    for (int t = 0; t < n; t++) {
+        float a = m1[t] + m2[t], b = m1[t] - m2[t], c = m3[t] + m4[t], d = m3[t] - m4[t];
+        out[0][t] = m0[t] + a + c;
+        out[1][t] = b + 2.0f * d;
+        out[2][t] = a + 4.0f * c;
+        out[3][t] = b + 8.0f * d + m5[t];
+    }
+}
+
+/* Y = A^T M A, plus the bias. */
+static void otrans4(void *ctx, int k0, int k1)
+{
+    const otrans_job *j = ctx;
+    size_t plane = (size_t)j->m * j->nt;
+    for (int k = k0; k < k1; k++) {
+        float b = j->bias ? j->bias[k] : 0.0f;
+        float *o = j->out + (size_t)k * j->oh * j->ow;
+        for (int t0 = 0; t0 < j->nt; t0 += j->tx) {
+            int oy = 4 * (j->ty0 + t0 / j->tx);
+            for (int x0 = 0; x0 < j->tx; x0 += CHUNK) {
+                int n = j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK;
+                const float *mk = j->M + (size_t)k * j->nt + t0 + x0;
+                float s[6][4][CHUNK]; /* [column q][output row][tile] */
+                for (int q = 0; q < 6; q++) {
+                    const float *mp[6];
+                    for (int pr = 0; pr < 6; pr++) mp[pr] = mk + (size_t)(6 * pr + q) * plane;
+                    at4(s[q], mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], n);
+                }
+                for (int r = 0; r < 4 && oy + r < j->oh; r++) {
+                    float y[4][CHUNK];
+                    at4(y, s[0][r], s[1][r], s[2][r], s[3][r], s[4][r], s[5][r], n);
+                    for (int c = 0; c < 4; c++)
+                        for (int t = 0; t < n; t++) y[c][t] += b;
+                    store_row(o + (size_t)(oy + r) * j->ow, 4, x0, n, j->ow, y);
+                }
+            }
+        }
+    }
+}
+
+/* ---------------- choice and driver ---------------- */
+
+typedef struct {
+    int m, alpha; /* output tile m x m, transform domain alpha x alpha */
+    kern_range_fn wt, it, ot;
+} variant;
+
+static const variant F2 = {2, 4, wtrans2, itrans2, otrans2};
+static const variant F4 = {4, 6, wtrans4, itrans4, otrans4};
+
+int kern_wino_variant(const net_layer *L, net_shape x)
 {
     const net_attr *a = &L->a;
     int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
-    int oh = L->out.h, ow = L->out.w, tx = (ow + 1) / 2, ty = (oh + 1) / 2;
-    int tb = band_tiles(cin_g, tx, ty), mmax = nc < cout_g ? nc : cout_g;
+    if (!wino_mode || a->kh != 3 || a->kw != 3 || a->sh != 1 || a->sw != 1 || a->dh != 1 ||
+        a->dw != 1 || cin_g < 16 || cout_g < 16)
+        return 0;
+    if (wino_mode == 2 || wino_mode == 4) return wino_mode;
+    /* Measured on vgg16, resnet50 and alexnet with OpenBLAS's Haswell and
+     * Cooperlake kernels (bench/README.md, "Kernels"): F(4x4) pays from
+     * 56x56 maps on; F(2x2) from 20x20, and on 13x13 and 14x14 maps while
+     * its transformed weights (16 * cin * cout floats, rewritten per call)
+     * stay within 4 MB; below that, and on 7x7 maps, the weight transform
+     * and the SGEMMs' short N eat the saving. */
+    int pixels = L->out.h * L->out.w;
+    if (pixels >= 2500) return 4;
+    if (pixels >= 400 || (pixels >= 169 && (long)cin_g * cout_g <= 65536)) return 2;
+    return 0;
+}
+
+int kern_wino_applies(const net_layer *L, net_shape x) { return kern_wino_variant(L, x) != 0; }
+
+static const variant *variant_of(const net_layer *L, net_shape x)
+{
+    return kern_wino_variant(L, x) == 4 ? &F4 : &F2;
+}
+
+static int band_tiles(const variant *v, int cin_g, int tx, int ty)
+{
+    long rows = WINO_BAND_FLOATS / ((long)v->alpha * v->alpha * cin_g * tx);
+    if (rows < 1) rows = 1;
+    return (int)(rows > ty ? ty : rows) * tx;
+}
+
+/* Output channels per block: the block's transformed weights (alpha^2 x
+ * rows x C floats) are made just before their SGEMMs and stay in the
+ * core's L2; a whole layer's (4 MB for 256 x 256 channels) would go
+ * through memory on every inference. */
+#define WINO_U_BLOCK_FLOATS (128 * 1024)
+
+static int block_rows(const variant *v, int cin_g, int m)
+{
+    long rows = WINO_U_BLOCK_FLOATS / ((long)v->alpha * v->alpha * cin_g);
+    if (rows < 16) rows = 16;
+    return (int)(rows > m ? m : rows);
+}
+
+/* Scratch: U and M for one block of output channels, V for one band. */
+size_t kern_wino_workspace(const net_layer *L, net_shape x, int nc)
+{
+    const variant *v = variant_of(L, x);
+    const net_attr *a = &L->a;
+    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
+    int mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g);
+    int tx = (L->out.w + v->m - 1) / v->m, ty = (L->out.h + v->m - 1) / v->m;
+    int tb = band_tiles(v, cin_g, tx, ty);
+    size_t a2 = (size_t)v->alpha * v->alpha;
+    return a2 * ((size_t)mb * cin_g + (size_t)cin_g * tb + (size_t)mb * tb);
+}
+
+void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
+               float *out, float *ws)
+{
+    const variant *v = variant_of(L, x);
+    const net_attr *a = &L->a;
+    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups, a2 = v->alpha * v->alpha;
+    int oh = L->out.h, ow = L->out.w, tx = (ow + v->m - 1) / v->m, ty = (oh + v->m - 1) / v->m;
+    int tb = band_tiles(v, cin_g, tx, ty), mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g);
     size_t K = (size_t)cin_g * 9, plane = (size_t)x.h * x.w, ohw = (size_t)oh * ow;
-    float *U = ws, *V = U + 16 * (size_t)mmax * cin_g, *M = V + 16 * (size_t)cin_g * tb;
+    float *U = ws, *V = U + (size_t)a2 * mb * cin_g, *M = V + (size_t)a2 * cin_g * tb;
     const float *bias = a->bias ? w + (size_t)nc * K : NULL;
 
     for (int g = c0 / cout_g; g * cout_g < c0 + nc; g++) {
         int lo = g * cout_g > c0 ? g * cout_g : c0;
-        int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc, m = hi - lo;
+        int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc;
         const float *gin = in + (size_t)g * cin_g * plane;
-        wtrans_job wj = {w + (size_t)(lo - c0) * K, U, m, cin_g};
-        kern_parallel_for(m, 64.0 * m * cin_g, weight_transform, &wj);
         for (int t0 = 0; t0 < tx * ty; t0 += tb) {
             int nt = tx * ty - t0 < tb ? tx * ty - t0 : tb, ty0 = t0 / tx;
             itrans_job ij = {gin, V, x.h, x.w, a->pt, a->pl, tx, ty0, nt, cin_g};
-            kern_parallel_for(cin_g, 48.0 * cin_g * nt, input_transform, &ij);
-            for (int p = 0; p < 16; p++)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nt, cin_g, 1.0f,
-                            U + (size_t)p * m * cin_g, cin_g, V + (size_t)p * cin_g * nt, nt, 0.0f,
-                            M + (size_t)p * m * nt, nt);
-            otrans_job oj = {M, bias ? bias + (lo - c0) : NULL, out + (size_t)(lo - c0) * ohw,
-                             m, oh, ow, tx, ty0, nt};
-            kern_parallel_for(m, 40.0 * m * nt, output_transform, &oj);
+            kern_parallel_for(cin_g, 3.0 * a2 * cin_g * nt, v->it, &ij);
+            /* a block's U is remade per band: bands come only with large
+             * maps, where the transform is a small part of the work */
+            for (int b0 = lo; b0 < hi; b0 += mb) {
+                int m = hi - b0 < mb ? hi - b0 : mb;
+                wtrans_job wj = {w + (size_t)(b0 - c0) * K, U, m, cin_g};
+                kern_parallel_for(m, 4.0 * a2 * m * cin_g, v->wt, &wj);
+                for (int p = 0; p < a2; p++)
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nt, cin_g, 1.0f,
+                                U + (size_t)p * m * cin_g, cin_g, V + (size_t)p * cin_g * nt, nt,
+                                0.0f, M + (size_t)p * m * nt, nt);
+                otrans_job oj = {M, bias ? bias + (b0 - c0) : NULL, out + (size_t)(b0 - c0) * ohw,
+                                 m, oh, ow, tx, ty0, nt};
+                kern_parallel_for(m, 2.5 * a2 * m * nt, v->ot, &oj);
+            }
         }
     }
 }

@@ -12,7 +12,10 @@
  *   bench_kernels forward NET... [--reps R] [--warmup W]
  *       whole-network latency with kern_model_forward (median and minimum of
  *       R runs after W warm-up runs), and where the time goes per layer kind
- * Options: --threads T (default 1); --clock cpu|wall: what the per-layer and
+ *       (--layers: per layer, mean over the R runs)
+ * Options: --winograd M: kern_set_winograd's mode for the default algorithms
+ * (1 by shape, 2 or 4 forced; --no-winograd = 0);
+ * --threads T (default 1); --clock cpu|wall: what the per-layer and
  * SGEMM figures time (default cpu = this thread's CPU time, which a loaded
  * machine disturbs far less than wall time; with T > 1 wall is used).
  * forward always prints both wall and process CPU time.  Output is plain
@@ -28,6 +31,8 @@
 #include "kernels.h"
 
 static int use_cpu_clock = 1;
+static int wino_mode = 1; /* kern_set_winograd's mode for the default algorithms */
+static int show_layers;   /* forward: every layer's mean time too */
 
 static double wall_now(void)
 {
@@ -134,13 +139,16 @@ static int bench_convs(const char *name, int reps, double peak, conv_tot *tot)
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         if (L->kind != NET_CONV) continue;
-        kern_set_winograd(1);
+        /* which algorithm the mode picks, told apart by workspace size */
+        kern_set_winograd(4);
+        size_t ws4 = kern_workspace_floats(n, i, L->out.c);
+        kern_set_winograd(wino_mode);
         size_t ws_def = kern_workspace_floats(n, i, L->out.c);
         double td = time_layer(n, i, reps);
         kern_set_winograd(0);
         int wino = kern_workspace_floats(n, i, L->out.c) != ws_def;
         double ti = wino ? time_layer(n, i, reps) : td;
-        kern_set_winograd(1);
+        kern_set_winograd(wino_mode);
         if (td < 0 || ti < 0) {
             net_free(n);
             return -1;
@@ -151,7 +159,7 @@ static int bench_convs(const char *name, int reps, double peak, conv_tot *tot)
         snprintf(io, sizeof io, "%dx%d:%d->%d", x.h, x.w, x.c, L->out.c);
         snprintf(ks, sizeof ks, "%d/%d", L->a.kh, L->a.sh);
         printf("%-18s %16s %4s %8.1f | %7.3f %7.1f %5.1f%% %-6s | %7.3f %7.1f %5.1f%%\n", L->name, io, ks,
-               f / 1e6, td * 1e3, f / td / 1e9, 100 * f / td / 1e9 / peak, wino ? "wino" : algo(n, i),
+               f / 1e6, td * 1e3, f / td / 1e9, 100 * f / td / 1e9 / peak, wino ? ws_def == ws4 ? "wino4" : "wino2" : algo(n, i),
                ti * 1e3, f / ti / 1e9, 100 * f / ti / 1e9 / peak);
         t.flop += f, t.s_def += td, t.s_im2col += ti;
     }
@@ -207,6 +215,10 @@ static int bench_forward(const char *name, int warmup, int reps)
         for (int k = 0; k < NET_KIND_COUNT; k++)
             if (kind_s[k] > 0) printf(" %s %.1f%%", net_kind_name((net_kind)k), 100 * kind_s[k] / tot);
         printf("\n");
+        if (show_layers)
+            for (int i = 0; i < n->n; i++)
+                printf("  layer %-24s %-18s %8.3f ms\n", n->layers[i].name,
+                       net_kind_name(n->layers[i].kind), acc[i] / reps * 1e3);
     }
     free(x), free(y), free(lat), free(cpu), free(ls), free(acc);
     kern_model_free(m);
@@ -217,7 +229,8 @@ static int bench_forward(const char *name, int warmup, int reps)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_kernels peak | convs NET... | forward NET... "
-                    "[--reps R] [--warmup W] [--threads T] [--clock cpu|wall] [--no-winograd]\n");
+                    "[--reps R] [--warmup W] [--threads T] [--clock cpu|wall] [--no-winograd]\n"
+                    "       [--winograd 1|2|4] [--layers]\n");
 }
 
 int main(int argc, char **argv)
@@ -233,7 +246,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--clock") && i + 1 < argc) use_cpu_clock = !strcmp(argv[++i], "cpu");
-        else if (!strcmp(argv[i], "--no-winograd")) kern_set_winograd(0);
+        else if (!strcmp(argv[i], "--no-winograd")) kern_set_winograd(wino_mode = 0);
+        else if (!strcmp(argv[i], "--layers")) show_layers = 1;
+        else if (!strcmp(argv[i], "--winograd") && i + 1 < argc) kern_set_winograd(wino_mode = atoi(argv[++i]));
         else if (argv[i][0] != '-' && nnets < 32) nets[nnets++] = argv[i];
         else {
             usage();

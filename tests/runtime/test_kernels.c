@@ -193,18 +193,28 @@ static void conv_tests(void)
     conv_case((net_shape){64, 40, 40}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); /* several im2col bands */
     conv_case((net_shape){64, 40, 40}, 8, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 4, 0);  /* bands, grouped */
     random_convs(300);
-    /* Winograd F(2x2, 3x3) territory: 3x3 stride 1, >= 16 channels per
-     * group in and out, >= 400 output pixels; odd sizes, asymmetric pads,
-     * maps wider than one transform chunk (64 tiles), several bands. */
+}
+
+/* Winograd territory: 3x3 stride 1, >= 16 channels per group in and out;
+ * odd sizes, asymmetric pads, maps wider than one transform chunk (64
+ * tiles), several bands, and small maps (which the default choice leaves
+ * to im2col, but the forced modes run through F(2x2) or F(4x4)). */
+static void wino_cases(void)
+{
     conv_case((net_shape){16, 20, 20}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
     conv_case((net_shape){20, 25, 27}, 33, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0, 1, 1);
     conv_case((net_shape){40, 31, 23}, 48, 3, 3, 1, 1, 1, 1, 2, 1, 0, 2, 2, 0);
     conv_case((net_shape){16, 5, 150}, 16, 3, 3, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1);
     conv_case((net_shape){300, 70, 9}, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    conv_case((net_shape){16, 300, 7}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0);
+    conv_case((net_shape){64, 7, 7}, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0);
+    conv_case((net_shape){32, 14, 14}, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    conv_case((net_shape){32, 13, 13}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1);
+    conv_case((net_shape){16, 3, 3}, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1);
     for (int t = 0; t < 20; t++) {
         int g = trng_int(&rng, 1, 2), pt = trng_int(&rng, 0, 2), pb = trng_int(&rng, 0, 2);
         int pl = trng_int(&rng, 0, 2), pr = trng_int(&rng, 0, 2);
-        net_shape in = {g * trng_int(&rng, 16, 40), trng_int(&rng, 21, 35), trng_int(&rng, 21, 35)};
+        net_shape in = {g * trng_int(&rng, 16, 40), trng_int(&rng, 5, 35), trng_int(&rng, 5, 35)};
         conv_case(in, g * trng_int(&rng, 16, 40), 3, 3, 1, 1, 1, 1, pt, pl, pb, pr, g, t % 2);
     }
 }
@@ -408,6 +418,11 @@ int main(void)
 {
     kern_set_threads(1);
     conv_tests();
+    for (int mode = 1; mode <= 4; mode *= 2) { /* by shape, then F(2x2) and F(4x4) forced */
+        kern_set_winograd(mode);
+        wino_cases();
+    }
+    kern_set_winograd(1);
     winograd_switch();
     fc_tests();
     pool_tests();
