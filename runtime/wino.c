@@ -350,16 +350,17 @@ int kern_wino_variant(const net_layer *L, net_shape x)
         a->dw != 1 || cin_g < 16 || cout_g < 16)
         return 0;
     if (wino_mode == 2 || wino_mode == 4) return wino_mode;
-    /* Measured on vgg16, resnet50 and alexnet with OpenBLAS's Haswell and
-     * Cooperlake kernels (bench/README.md, "Kernels"): F(4x4) pays from
-     * 56x56 maps on; F(2x2) from 20x20, and on 13x13 and 14x14 maps while
-     * its transformed weights (16 * cin * cout floats, rewritten per call)
-     * stay within 4 MB; below that, and on 7x7 maps, the weight transform
-     * and the SGEMMs' short N eat the saving. */
+    /* Measured in whole forward passes of vgg16, resnet50 and alexnet with
+     * OpenBLAS's Haswell and Cooperlake kernels (bench_kernels forward
+     * --layers --winograd 0|2|4; bench/README.md, "Kernels"): F(4x4) pays
+     * from 50x50 maps on and, from 20x20 on, with many channel pairs (its
+     * SGEMMs do 4x less work, its transforms cost more per pair and tile);
+     * F(2x2) elsewhere down to 13x13; on 7x7 maps neither beats im2col. */
     int pixels = L->out.h * L->out.w;
-    if (pixels >= 2500) return 4;
-    if (pixels >= 400 || (pixels >= 169 && (long)cin_g * cout_g <= 65536)) return 2;
-    return 0;
+    long pairs = (long)cin_g * cout_g;
+    if (pixels < 169) return 0;
+    if (pixels >= 2500 || (pixels >= 400 && pairs >= 32768)) return 4;
+    return 2;
 }
 
 int kern_wino_applies(const net_layer *L, net_shape x) { return kern_wino_variant(L, x) != 0; }
@@ -376,14 +377,19 @@ static int band_tiles(const variant *v, int cin_g, int tx, int ty)
     return (int)(rows > ty ? ty : rows) * tx;
 }
 
-/* Output channels per block: the block's transformed weights (alpha^2 x
- * rows x C floats) are made just before their SGEMMs and stay in the
- * core's L2; a whole layer's (4 MB for 256 x 256 channels) would go
- * through memory on every inference. */
+/* Output channels per block.  With few tiles per band (small maps) the
+ * SGEMMs are short and the transformed weights dominate the traffic: a
+ * block's U (alpha^2 x rows x C floats) is made just before its SGEMMs and
+ * stays in the core's L2, where a whole layer's (4 MB for 256 x 256
+ * channels) would go through memory on every inference.  With many tiles
+ * the V_p operands dominate instead, and blocks would make SGEMM pack them
+ * once per block: one block. */
 #define WINO_U_BLOCK_FLOATS (128 * 1024)
+#define WINO_BLOCK_MAX_TILES 256
 
-static int block_rows(const variant *v, int cin_g, int m)
+static int block_rows(const variant *v, int cin_g, int m, int tb)
 {
+    if (tb >= WINO_BLOCK_MAX_TILES) return m;
     long rows = WINO_U_BLOCK_FLOATS / ((long)v->alpha * v->alpha * cin_g);
     if (rows < 16) rows = 16;
     return (int)(rows > m ? m : rows);
@@ -395,9 +401,8 @@ size_t kern_wino_workspace(const net_layer *L, net_shape x, int nc)
     const variant *v = variant_of(L, x);
     const net_attr *a = &L->a;
     int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
-    int mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g);
     int tx = (L->out.w + v->m - 1) / v->m, ty = (L->out.h + v->m - 1) / v->m;
-    int tb = band_tiles(v, cin_g, tx, ty);
+    int tb = band_tiles(v, cin_g, tx, ty), mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g, tb);
     size_t a2 = (size_t)v->alpha * v->alpha;
     return a2 * ((size_t)mb * cin_g + (size_t)cin_g * tb + (size_t)mb * tb);
 }
@@ -409,7 +414,7 @@ void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in,
     const net_attr *a = &L->a;
     int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups, a2 = v->alpha * v->alpha;
     int oh = L->out.h, ow = L->out.w, tx = (ow + v->m - 1) / v->m, ty = (oh + v->m - 1) / v->m;
-    int tb = band_tiles(v, cin_g, tx, ty), mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g);
+    int tb = band_tiles(v, cin_g, tx, ty), mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g, tb);
     size_t K = (size_t)cin_g * 9, plane = (size_t)x.h * x.w, ohw = (size_t)oh * ow;
     float *U = ws, *V = U + (size_t)a2 * mb * cin_g, *M = V + (size_t)a2 * cin_g * tb;
     const float *bias = a->bias ? w + (size_t)nc * K : NULL;
