@@ -40,33 +40,45 @@ void kern_set_winograd(int mode) { wino_mode = mode == 2 || mode == 4 ? mode : m
  * every inner loop is a contiguous, vectorisable loop. */
 #define CHUNK 64
 
+typedef struct variant variant;
+
 typedef struct {
+    const variant *v;
     const float *w; /* rows of the group part, 9 * cin_g floats each */
     float *U;       /* [alpha^2][m][cin_g] */
     int m, cin_g;
 } wtrans_job;
 
 typedef struct {
+    const variant *v;
     const float *in; /* the group's first input channel */
     float *V;        /* [alpha^2][cin_g][nt] */
     int H, W, pt, pl, tx, ty0, nt, cin_g;
 } itrans_job;
 
 typedef struct {
+    const variant *v;
     const float *M;    /* [alpha^2][m][nt] */
     const float *bias; /* m floats or NULL */
     float *out;        /* the group part's first output channel */
     int m, oh, ow, tx, ty0, nt;
 } otrans_job;
 
-/* The three 3x3 weight rows of input channels [c0, c0+n) of output row k,
- * deinterleaved from [c][3][3] so that every loop below is contiguous. */
-static void weight_rows(const wtrans_job *j, int k, int c0, int n, float gi[9][64])
-{
-    const float *g = j->w + ((size_t)k * j->cin_g + c0) * 9;
-    for (int c = 0; c < n; c++)
-        for (int i = 0; i < 9; i++) gi[i][c] = g[c * 9 + i];
-}
+/* What a size contributes: the three transforms on one chunk, each across
+ * up to 64 channels (weights) or CHUNK tiles (input, output).
+ *   wchunk: gi = the 3x3 weights of n channels (gi[3r+c][channel]) -> U
+ *           entries at u[p * plane + channel] for every point p;
+ *   ichunk: V of tiles x0.. x0+n-1 of tile row ty of input plane src, at
+ *           v[p * plane + tile];
+ *   ochunk: output tile row ty, tiles x0.., of one output channel o from
+ *           mk[p * plane + tile], plus the bias b. */
+struct variant {
+    int m, alpha; /* output tile m x m, transform domain alpha x alpha */
+    void (*wchunk)(float gi[9][64], int n, float *u, size_t plane);
+    void (*ichunk)(const itrans_job *j, const float *src, int ty, int x0, int n, float *v, size_t plane);
+    void (*ochunk)(const otrans_job *j, const float *mk, size_t plane, float b, float *o, int ty,
+                   int x0, int n);
+};
 
 /* Store one output tile row (`width` outputs per tile, n tiles) of y into
  * row, writing only what lies inside the output's ow columns. */
@@ -78,118 +90,137 @@ static void store_row(float *row, int width, int x0, int n, int ow, float y[][CH
     }
 }
 
-/* ---------------- F(2x2, 3x3) ---------------- */
+/* ---------------- the loops both sizes share ---------------- */
 
-/* U = G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
-static void wtrans2(void *ctx, int k0, int k1)
+/* U for output rows [k0, k1), 64 input channels at a time, deinterleaved
+ * from [c][3][3] first so that every loop of wchunk is contiguous. */
+static void wtrans(void *ctx, int k0, int k1)
 {
     const wtrans_job *j = ctx;
     size_t plane = (size_t)j->m * j->cin_g;
     for (int k = k0; k < k1; k++)
         for (int c0 = 0; c0 < j->cin_g; c0 += 64) {
             int n = j->cin_g - c0 < 64 ? j->cin_g - c0 : 64;
-            float gi[9][64], t[4][3][64];
-            weight_rows(j, k, c0, n, gi);
-            for (int col = 0; col < 3; col++)
-                for (int c = 0; c < n; c++) {
-                    float g0 = gi[col][c], g1 = gi[3 + col][c], g2 = gi[6 + col][c];
-                    t[0][col][c] = g0;
-                    t[1][col][c] = 0.5f * (g0 + g1 + g2);
-                    t[2][col][c] = 0.5f * (g0 - g1 + g2);
-                    t[3][col][c] = g2;
-                }
-            float *u = j->U + (size_t)k * j->cin_g + c0;
-            for (int r = 0; r < 4; r++) {
-                float *u0 = u + (size_t)(4 * r) * plane, *u1 = u0 + plane, *u2 = u1 + plane, *u3 = u2 + plane;
-                for (int c = 0; c < n; c++) {
-                    u0[c] = t[r][0][c];
-                    u1[c] = 0.5f * (t[r][0][c] + t[r][1][c] + t[r][2][c]);
-                    u2[c] = 0.5f * (t[r][0][c] - t[r][1][c] + t[r][2][c]);
-                    u3[c] = t[r][2][c];
-                }
-            }
+            const float *g = j->w + ((size_t)k * j->cin_g + c0) * 9;
+            float gi[9][64];
+            for (int c = 0; c < n; c++)
+                for (int i = 0; i < 9; i++) gi[i][c] = g[c * 9 + i];
+            j->v->wchunk(gi, n, j->U + (size_t)k * j->cin_g + c0, plane);
         }
 }
 
-/* V = B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].  Each
- * of a tile row's four input rows is split into even and odd columns of a
- * zero-padded copy (column ix sits at ix + pl), so that tile t's row is
- * (e[t], o[t], e[t+1], o[t+1]) and d B is four vector operations. */
-static void itrans2(void *ctx, int c0, int c1)
+/* V for input channels [c0, c1) and the band's tiles, CHUNK tiles of a
+ * tile row at a time: the transforms run across tiles so that every inner
+ * loop is a contiguous, vectorisable loop. */
+static void itrans(void *ctx, int c0, int c1)
 {
     const itrans_job *j = ctx;
     size_t plane = (size_t)j->cin_g * j->nt;
     for (int c = c0; c < c1; c++) {
         const float *src = j->in + (size_t)c * j->H * j->W;
-        for (int t0 = 0; t0 < j->nt; t0 += j->tx) {
-            int ty = j->ty0 + t0 / j->tx;
-            for (int x0 = 0; x0 < j->tx; x0 += CHUNK) {
-                int n = j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK;
-                float h[4][4][CHUNK]; /* [input row][column of d B][tile] */
-                for (int r = 0; r < 4; r++) {
-                    float e[CHUNK + 1], o[CHUNK + 1];
-                    int iy = 2 * ty - j->pt + r;
-                    const float *row = src + (size_t)iy * j->W;
-                    int inside = iy >= 0 && iy < j->H;
-                    for (int t = 0; t <= n; t++) {
-                        int ix = 2 * (x0 + t) - j->pl;
-                        e[t] = inside && ix >= 0 && ix < j->W ? row[ix] : 0.0f;
-                        o[t] = inside && ix + 1 >= 0 && ix + 1 < j->W ? row[ix + 1] : 0.0f;
-                    }
-                    for (int t = 0; t < n; t++) {
-                        h[r][0][t] = e[t] - e[t + 1];
-                        h[r][1][t] = o[t] + e[t + 1];
-                        h[r][2][t] = e[t + 1] - o[t];
-                        h[r][3][t] = o[t] - o[t + 1];
-                    }
-                }
-                float *v = j->V + (size_t)c * j->nt + t0 + x0;
-                for (int q = 0; q < 4; q++) {
-                    float *v0 = v + (size_t)q * plane, *v1 = v0 + 4 * plane;
-                    float *v2 = v1 + 4 * plane, *v3 = v2 + 4 * plane;
-                    for (int t = 0; t < n; t++) {
-                        v0[t] = h[0][q][t] - h[2][q][t];
-                        v1[t] = h[1][q][t] + h[2][q][t];
-                        v2[t] = h[2][q][t] - h[1][q][t];
-                        v3[t] = h[1][q][t] - h[3][q][t];
-                    }
-                }
-            }
-        }
+        for (int t0 = 0; t0 < j->nt; t0 += j->tx)
+            for (int x0 = 0; x0 < j->tx; x0 += CHUNK)
+                j->v->ichunk(j, src, j->ty0 + t0 / j->tx, x0, j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK,
+                             j->V + (size_t)c * j->nt + t0 + x0, plane);
     }
 }
 
-/* Y = A^T M A with A^T = [1 1 1 0; 0 1 -1 -1], plus the bias. */
-static void otrans2(void *ctx, int k0, int k1)
+/* Y for output channels [k0, k1) of the block and the band's tiles. */
+static void otrans(void *ctx, int k0, int k1)
 {
     const otrans_job *j = ctx;
     size_t plane = (size_t)j->m * j->nt;
     for (int k = k0; k < k1; k++) {
         float b = j->bias ? j->bias[k] : 0.0f;
         float *o = j->out + (size_t)k * j->oh * j->ow;
-        for (int t0 = 0; t0 < j->nt; t0 += j->tx) {
-            int oy = 2 * (j->ty0 + t0 / j->tx);
-            for (int x0 = 0; x0 < j->tx; x0 += CHUNK) {
-                int n = j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK;
-                const float *mk = j->M + (size_t)k * j->nt + t0 + x0;
-                float s[2][4][CHUNK], y[2][CHUNK];
-                for (int q = 0; q < 4; q++) {
-                    const float *m0 = mk + (size_t)q * plane, *m1 = m0 + 4 * plane;
-                    const float *m2 = m1 + 4 * plane, *m3 = m2 + 4 * plane;
-                    for (int t = 0; t < n; t++) {
-                        s[0][q][t] = m0[t] + m1[t] + m2[t];
-                        s[1][q][t] = m1[t] - m2[t] - m3[t];
-                    }
-                }
-                for (int r = 0; r < 2 && oy + r < j->oh; r++) {
-                    for (int t = 0; t < n; t++) {
-                        y[0][t] = b + (s[r][0][t] + s[r][1][t] + s[r][2][t]);
-                        y[1][t] = b + (s[r][1][t] - s[r][2][t] - s[r][3][t]);
-                    }
-                    store_row(o + (size_t)(oy + r) * j->ow, 2, x0, n, j->ow, y);
-                }
-            }
+        for (int t0 = 0; t0 < j->nt; t0 += j->tx)
+            for (int x0 = 0; x0 < j->tx; x0 += CHUNK)
+                j->v->ochunk(j, j->M + (size_t)k * j->nt + t0 + x0, plane, b, o, j->ty0 + t0 / j->tx,
+                             x0, j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK);
+    }
+}
+
+/* ---------------- F(2x2, 3x3) ---------------- */
+
+/* U = G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
+static void wchunk2(float gi[9][64], int n, float *u, size_t plane)
+{
+    float t[4][3][64];
+    for (int col = 0; col < 3; col++)
+        for (int c = 0; c < n; c++) {
+            float g0 = gi[col][c], g1 = gi[3 + col][c], g2 = gi[6 + col][c];
+            t[0][col][c] = g0;
+            t[1][col][c] = 0.5f * (g0 + g1 + g2);
+            t[2][col][c] = 0.5f * (g0 - g1 + g2);
+            t[3][col][c] = g2;
         }
+    for (int r = 0; r < 4; r++) {
+        float *u0 = u + (size_t)(4 * r) * plane, *u1 = u0 + plane, *u2 = u1 + plane, *u3 = u2 + plane;
+        for (int c = 0; c < n; c++) {
+            u0[c] = t[r][0][c];
+            u1[c] = 0.5f * (t[r][0][c] + t[r][1][c] + t[r][2][c]);
+            u2[c] = 0.5f * (t[r][0][c] - t[r][1][c] + t[r][2][c]);
+            u3[c] = t[r][2][c];
+        }
+    }
+}
+
+/* V = B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1].  Each
+ * of a tile row's four input rows is split into even and odd columns of a
+ * zero-padded copy (column ix sits at ix + pl), so that tile t's row is
+ * (e[t], o[t], e[t+1], o[t+1]) and d B is four vector operations. */
+static void ichunk2(const itrans_job *j, const float *src, int ty, int x0, int n, float *v, size_t plane)
+{
+    float h[4][4][CHUNK]; /* [input row][column of d B][tile] */
+    for (int r = 0; r < 4; r++) {
+        float e[CHUNK + 1], o[CHUNK + 1];
+        int iy = 2 * ty - j->pt + r;
+        const float *row = src + (size_t)iy * j->W;
+        int inside = iy >= 0 && iy < j->H;
+        for (int t = 0; t <= n; t++) {
+            int ix = 2 * (x0 + t) - j->pl;
+            e[t] = inside && ix >= 0 && ix < j->W ? row[ix] : 0.0f;
+            o[t] = inside && ix + 1 >= 0 && ix + 1 < j->W ? row[ix + 1] : 0.0f;
+        }
+        for (int t = 0; t < n; t++) {
+            h[r][0][t] = e[t] - e[t + 1];
+            h[r][1][t] = o[t] + e[t + 1];
+            h[r][2][t] = e[t + 1] - o[t];
+            h[r][3][t] = o[t] - o[t + 1];
+        }
+    }
+    for (int q = 0; q < 4; q++) {
+        float *v0 = v + (size_t)q * plane, *v1 = v0 + 4 * plane;
+        float *v2 = v1 + 4 * plane, *v3 = v2 + 4 * plane;
+        for (int t = 0; t < n; t++) {
+            v0[t] = h[0][q][t] - h[2][q][t];
+            v1[t] = h[1][q][t] + h[2][q][t];
+            v2[t] = h[2][q][t] - h[1][q][t];
+            v3[t] = h[1][q][t] - h[3][q][t];
+        }
+    }
+}
+
+/* Y = A^T M A with A^T = [1 1 1 0; 0 1 -1 -1], plus the bias. */
+static void ochunk2(const otrans_job *j, const float *mk, size_t plane, float b, float *o, int ty,
+                    int x0, int n)
+{
+    int oy = 2 * ty;
+    float s[2][4][CHUNK], y[2][CHUNK];
+    for (int q = 0; q < 4; q++) {
+        const float *m0 = mk + (size_t)q * plane, *m1 = m0 + 4 * plane;
+        const float *m2 = m1 + 4 * plane, *m3 = m2 + 4 * plane;
+        for (int t = 0; t < n; t++) {
+            s[0][q][t] = m0[t] + m1[t] + m2[t];
+            s[1][q][t] = m1[t] - m2[t] - m3[t];
+        }
+    }
+    for (int r = 0; r < 2 && oy + r < j->oh; r++) {
+        for (int t = 0; t < n; t++) {
+            y[0][t] = b + (s[r][0][t] + s[r][1][t] + s[r][2][t]);
+            y[1][t] = b + (s[r][1][t] - s[r][2][t] - s[r][3][t]);
+        }
+        store_row(o + (size_t)(oy + r) * j->ow, 2, x0, n, j->ow, y);
     }
 }
 
@@ -207,28 +238,20 @@ static void otrans2(void *ctx, int k0, int k1)
         (o)[5] = (g2);                                      \
     } while (0)
 
-static void wtrans4(void *ctx, int k0, int k1)
+static void wchunk4(float gi[9][64], int n, float *u, size_t plane)
 {
-    const wtrans_job *j = ctx;
-    size_t plane = (size_t)j->m * j->cin_g;
-    for (int k = k0; k < k1; k++)
-        for (int c0 = 0; c0 < j->cin_g; c0 += 64) {
-            int n = j->cin_g - c0 < 64 ? j->cin_g - c0 : 64;
-            float gi[9][64], t[6][3][64];
-            weight_rows(j, k, c0, n, gi);
-            for (int col = 0; col < 3; col++)
-                for (int c = 0; c < n; c++) {
-                    float o[6];
-                    G6(o, gi[col][c], gi[3 + col][c], gi[6 + col][c]);
-                    for (int i = 0; i < 6; i++) t[i][col][c] = o[i];
-                }
-            float *u = j->U + (size_t)k * j->cin_g + c0;
-            for (int r = 0; r < 6; r++)
-                for (int c = 0; c < n; c++) {
-                    float o[6];
-                    G6(o, t[r][0][c], t[r][1][c], t[r][2][c]);
-                    for (int q = 0; q < 6; q++) u[(size_t)(6 * r + q) * plane + c] = o[q];
-                }
+    float t[6][3][64];
+    for (int col = 0; col < 3; col++)
+        for (int c = 0; c < n; c++) {
+            float o[6];
+            G6(o, gi[col][c], gi[3 + col][c], gi[6 + col][c]);
+            for (int i = 0; i < 6; i++) t[i][col][c] = o[i];
+        }
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < n; c++) {
+            float o[6];
+            G6(o, t[r][0][c], t[r][1][c], t[r][2][c]);
+            for (int q = 0; q < 6; q++) u[(size_t)(6 * r + q) * plane + c] = o[q];
         }
 }
 
@@ -253,37 +276,25 @@ static void bt6(float out[6][CHUNK], const float *x0, const float *x1, const flo
 /* V = B^T d B.  Each of a tile row's six input rows is split into the four
  * column phases of a zero-padded copy (column ix sits at ix + pl), so that
  * tile t's row is (p0[t], p1[t], p2[t], p3[t], p0[t+1], p1[t+1]). */
-static void itrans4(void *ctx, int c0, int c1)
+static void ichunk4(const itrans_job *j, const float *src, int ty, int x0, int n, float *v, size_t plane)
 {
-    const itrans_job *j = ctx;
-    size_t plane = (size_t)j->cin_g * j->nt;
-    for (int c = c0; c < c1; c++) {
-        const float *src = j->in + (size_t)c * j->H * j->W;
-        for (int t0 = 0; t0 < j->nt; t0 += j->tx) {
-            int ty = j->ty0 + t0 / j->tx;
-            for (int x0 = 0; x0 < j->tx; x0 += CHUNK) {
-                int n = j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK;
-                float h[6][6][CHUNK]; /* [input row][column of d B][tile] */
-                for (int r = 0; r < 6; r++) {
-                    float p[4][CHUNK + 1];
-                    int iy = 4 * ty - j->pt + r;
-                    const float *row = src + (size_t)iy * j->W;
-                    int inside = iy >= 0 && iy < j->H;
-                    for (int ph = 0; ph < 4; ph++)
-                        for (int t = 0; t <= n; t++) {
-                            int ix = 4 * (x0 + t) - j->pl + ph;
-                            p[ph][t] = inside && ix >= 0 && ix < j->W ? row[ix] : 0.0f;
-                        }
-                    bt6(h[r], p[0], p[1], p[2], p[3], p[0] + 1, p[1] + 1, n);
-                }
-                float *v = j->V + (size_t)c * j->nt + t0 + x0;
-                for (int q = 0; q < 6; q++) {
-                    float col[6][CHUNK];
-                    bt6(col, h[0][q], h[1][q], h[2][q], h[3][q], h[4][q], h[5][q], n);
-                    for (int pr = 0; pr < 6; pr++) memcpy(v + (size_t)(6 * pr + q) * plane, col[pr], (size_t)n * sizeof(float));
-                }
+    float h[6][6][CHUNK]; /* [input row][column of d B][tile] */
+    for (int r = 0; r < 6; r++) {
+        float p[4][CHUNK + 1];
+        int iy = 4 * ty - j->pt + r;
+        const float *row = src + (size_t)iy * j->W;
+        int inside = iy >= 0 && iy < j->H;
+        for (int ph = 0; ph < 4; ph++)
+            for (int t = 0; t <= n; t++) {
+                int ix = 4 * (x0 + t) - j->pl + ph;
+                p[ph][t] = inside && ix >= 0 && ix < j->W ? row[ix] : 0.0f;
             }
-        }
+        bt6(h[r], p[0], p[1], p[2], p[3], p[0] + 1, p[1] + 1, n);
+    }
+    for (int q = 0; q < 6; q++) {
+        float col[6][CHUNK];
+        bt6(col, h[0][q], h[1][q], h[2][q], h[3][q], h[4][q], h[5][q], n);
+        for (int pr = 0; pr < 6; pr++) memcpy(v + (size_t)(6 * pr + q) * plane, col[pr], (size_t)n * sizeof(float));
     }
 }
 
@@ -302,45 +313,29 @@ static void at4(float out[4][CHUNK], const float *m0, const float *m1, const flo
 }
 
 /* Y = A^T M A, plus the bias. */
-static void otrans4(void *ctx, int k0, int k1)
+static void ochunk4(const otrans_job *j, const float *mk, size_t plane, float b, float *o, int ty,
+                    int x0, int n)
 {
-    const otrans_job *j = ctx;
-    size_t plane = (size_t)j->m * j->nt;
-    for (int k = k0; k < k1; k++) {
-        float b = j->bias ? j->bias[k] : 0.0f;
-        float *o = j->out + (size_t)k * j->oh * j->ow;
-        for (int t0 = 0; t0 < j->nt; t0 += j->tx) {
-            int oy = 4 * (j->ty0 + t0 / j->tx);
-            for (int x0 = 0; x0 < j->tx; x0 += CHUNK) {
-                int n = j->tx - x0 < CHUNK ? j->tx - x0 : CHUNK;
-                const float *mk = j->M + (size_t)k * j->nt + t0 + x0;
-                float s[6][4][CHUNK]; /* [column q][output row][tile] */
-                for (int q = 0; q < 6; q++) {
-                    const float *mp[6];
-                    for (int pr = 0; pr < 6; pr++) mp[pr] = mk + (size_t)(6 * pr + q) * plane;
-                    at4(s[q], mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], n);
-                }
-                for (int r = 0; r < 4 && oy + r < j->oh; r++) {
-                    float y[4][CHUNK];
-                    at4(y, s[0][r], s[1][r], s[2][r], s[3][r], s[4][r], s[5][r], n);
-                    for (int c = 0; c < 4; c++)
-                        for (int t = 0; t < n; t++) y[c][t] += b;
-                    store_row(o + (size_t)(oy + r) * j->ow, 4, x0, n, j->ow, y);
-                }
-            }
-        }
+    int oy = 4 * ty;
+    float s[6][4][CHUNK]; /* [column q][output row][tile] */
+    for (int q = 0; q < 6; q++) {
+        const float *mp[6];
+        for (int pr = 0; pr < 6; pr++) mp[pr] = mk + (size_t)(6 * pr + q) * plane;
+        at4(s[q], mp[0], mp[1], mp[2], mp[3], mp[4], mp[5], n);
+    }
+    for (int r = 0; r < 4 && oy + r < j->oh; r++) {
+        float y[4][CHUNK];
+        at4(y, s[0][r], s[1][r], s[2][r], s[3][r], s[4][r], s[5][r], n);
+        for (int c = 0; c < 4; c++)
+            for (int t = 0; t < n; t++) y[c][t] += b;
+        store_row(o + (size_t)(oy + r) * j->ow, 4, x0, n, j->ow, y);
     }
 }
 
 /* ---------------- choice and driver ---------------- */
 
-typedef struct {
-    int m, alpha; /* output tile m x m, transform domain alpha x alpha */
-    kern_range_fn wt, it, ot;
-} variant;
-
-static const variant F2 = {2, 4, wtrans2, itrans2, otrans2};
-static const variant F4 = {4, 6, wtrans4, itrans4, otrans4};
+static const variant F2 = {2, 4, wchunk2, ichunk2, ochunk2};
+static const variant F4 = {4, 6, wchunk4, ichunk4, ochunk4};
 
 int kern_wino_variant(const net_layer *L, net_shape x)
 {
@@ -425,21 +420,21 @@ void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in,
         const float *gin = in + (size_t)g * cin_g * plane;
         for (int t0 = 0; t0 < tx * ty; t0 += tb) {
             int nt = tx * ty - t0 < tb ? tx * ty - t0 : tb, ty0 = t0 / tx;
-            itrans_job ij = {gin, V, x.h, x.w, a->pt, a->pl, tx, ty0, nt, cin_g};
-            kern_parallel_for(cin_g, 3.0 * a2 * cin_g * nt, v->it, &ij);
+            itrans_job ij = {v, gin, V, x.h, x.w, a->pt, a->pl, tx, ty0, nt, cin_g};
+            kern_parallel_for(cin_g, 3.0 * a2 * cin_g * nt, itrans, &ij);
             /* a block's U is remade per band: bands come only with large
              * maps, where the transform is a small part of the work */
             for (int b0 = lo; b0 < hi; b0 += mb) {
                 int m = hi - b0 < mb ? hi - b0 : mb;
-                wtrans_job wj = {w + (size_t)(b0 - c0) * K, U, m, cin_g};
-                kern_parallel_for(m, 4.0 * a2 * m * cin_g, v->wt, &wj);
+                wtrans_job wj = {v, w + (size_t)(b0 - c0) * K, U, m, cin_g};
+                kern_parallel_for(m, 4.0 * a2 * m * cin_g, wtrans, &wj);
                 for (int p = 0; p < a2; p++)
                     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nt, cin_g, 1.0f,
                                 U + (size_t)p * m * cin_g, cin_g, V + (size_t)p * cin_g * nt, nt,
                                 0.0f, M + (size_t)p * m * nt, nt);
-                otrans_job oj = {M, bias ? bias + (b0 - c0) : NULL, out + (size_t)(b0 - c0) * ohw,
+                otrans_job oj = {v, M, bias ? bias + (b0 - c0) : NULL, out + (size_t)(b0 - c0) * ohw,
                                  m, oh, ow, tx, ty0, nt};
-                kern_parallel_for(m, 2.5 * a2 * m * nt, v->ot, &oj);
+                kern_parallel_for(m, 2.5 * a2 * m * nt, otrans, &oj);
             }
         }
     }
