@@ -117,6 +117,28 @@ static int dberr(res_db *db, char *err, const char *what)
     return -1;
 }
 
+/* The error of a reader loop that ended with rc: out of memory (set by
+ * the loop, SQLite does not know) or SQLite's own. */
+static int readerr(res_db *db, char *err, int rc, const char *what)
+{
+    if (rc != SQLITE_NOMEM) return dberr(db, err, what);
+    seterr(err, "%s: %s: out of memory", db->path, what);
+    return -1;
+}
+
+/* Room for row n in an array of rows of `size` bytes grown by doubling:
+ * 0, or -1 when out of memory (*v and *cap then untouched). */
+static int grow(void **v, int n, int *cap, size_t size)
+{
+    if (n < *cap) return 0;
+    int nc = *cap ? 2 * *cap : 16;
+    void *nv = realloc(*v, (size_t)nc * size);
+    if (!nv) return -1;
+    *v = nv;
+    *cap = nc;
+    return 0;
+}
+
 static void now_iso(char *buf, size_t n)
 {
     time_t t = time(NULL);
@@ -514,18 +536,16 @@ int res_campaign_list(res_db *db, res_campaign **out, char *err)
     int n = 0, cap = 0, rc;
     res_campaign *v = NULL;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            res_campaign *nv = realloc(v, (size_t)cap * sizeof *v);
-            if (!nv) break;
-            v = nv;
+        if (grow((void **)&v, n, &cap, sizeof *v)) {
+            rc = SQLITE_NOMEM;
+            break;
         }
         read_campaign(s, &v[n++]);
     }
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE) {
         res_campaign_list_free(v, n);
-        return dberr(db, err, "listing campaigns");
+        return readerr(db, err, rc, "listing campaigns");
     }
     *out = v;
     return n;
@@ -683,14 +703,9 @@ int res_generations(res_db *db, long long id, res_gen **out, char *err)
     int n = 0, cap = 0, rc;
     res_gen *v = NULL;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            res_gen *nv = realloc(v, (size_t)cap * sizeof *v);
-            if (!nv) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            v = nv;
+        if (grow((void **)&v, n, &cap, sizeof *v)) {
+            rc = SQLITE_NOMEM;
+            break;
         }
         res_gen *g = &v[n++];
         g->gen = (long)sqlite3_column_int64(s, 0);
@@ -705,7 +720,7 @@ int res_generations(res_db *db, long long id, res_gen **out, char *err)
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE) {
         free(v);
-        return dberr(db, err, "reading generations");
+        return readerr(db, err, rc, "reading generations");
     }
     *out = v;
     return n;
@@ -794,14 +809,9 @@ static int read_points(res_db *db, sqlite3_stmt *s, int front, res_point **out, 
     int n = 0, cap = 0, rc;
     res_point *v = NULL;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            res_point *nv = realloc(v, (size_t)cap * sizeof *v);
-            if (!nv) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            v = nv;
+        if (grow((void **)&v, n, &cap, sizeof *v)) {
+            rc = SQLITE_NOMEM;
+            break;
         }
         res_point *p = &v[n];
         memset(p, 0, sizeof *p);
@@ -909,6 +919,7 @@ int res_validation_add(res_db *db, const res_validation *v, char *err)
 
 int res_validations(res_db *db, long long campaign, res_validation **out, char *err)
 {
+    *out = NULL;
     sqlite3_stmt *s = prep(db,
                            "SELECT point, pred_energy, meas_energy, pred_memory, meas_memory,"
                            " pred_latency, meas_latency, status, reason FROM validations v"
@@ -921,11 +932,9 @@ int res_validations(res_db *db, long long campaign, res_validation **out, char *
     int n = 0, cap = 0, rc;
     res_validation *v = NULL;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            res_validation *nv = realloc(v, (size_t)cap * sizeof *v);
-            if (!nv) break;
-            v = nv;
+        if (grow((void **)&v, n, &cap, sizeof *v)) {
+            rc = SQLITE_NOMEM;
+            break;
         }
         res_validation *r = &v[n++];
         memset(r, 0, sizeof *r);
@@ -941,7 +950,7 @@ int res_validations(res_db *db, long long campaign, res_validation **out, char *
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE) {
         res_validations_free(v, n);
-        return dberr(db, err, "reading validations");
+        return readerr(db, err, rc, "reading validations");
     }
     *out = v;
     return n;
