@@ -175,8 +175,7 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
         const float *gin = in + (size_t)g * cin_g * plane;
         float *C = out + (size_t)(lo - c0) * ohw;
         if (is_pointwise(a)) {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, hi - lo, (int)ohw, K, 1.0f,
-                        A, K, gin, (int)ohw, 1.0f, C, (int)ohw);
+            kern_sgemm(hi - lo, (int)ohw, K, A, K, gin, (int)ohw, 1, C, (int)ohw);
             continue;
         }
         for (int oy0 = 0; oy0 < oh; oy0 += band) {
@@ -184,8 +183,7 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
             im2col_job j = {gin, x.h, x.w, a->kh, a->kw, a->sh, a->sw, a->dh, a->dw,
                             a->pt, a->pl, oy0, oy1, ow, ws};
             kern_parallel_for(K, (double)K * nb, im2col_rows, &j);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, hi - lo, nb, K, 1.0f, A, K,
-                        ws, nb, 1.0f, C + (size_t)oy0 * ow, (int)ohw);
+            kern_sgemm(hi - lo, nb, K, A, K, ws, nb, 1, C + (size_t)oy0 * ow, (int)ohw);
         }
     }
 }

@@ -25,6 +25,13 @@ size_t kern_wino_workspace(const net_layer *L, net_shape x, int nc);
 void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
                float *out, float *ws);
 
+/* gemm.c: C = A B (acc = 0) or C += A B (acc = 1), row-major, on
+ * kern_get_threads() threads; our AVX-512 product or cblas_sgemm (see
+ * kern_set_gemm).  Each element's arithmetic is independent of M, N and the
+ * threads, so slices of rows equal the whole product's rows bit for bit. */
+void kern_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, int acc,
+                float *C, int ldc);
+
 /* kernels.c: run fn(ctx, i0, i1) over [0, n) split in contiguous chunks on
  * up to kern_get_threads() threads (inline when 1 thread or little work:
  * `work` is an estimate of the total elementary operations). */

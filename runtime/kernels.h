@@ -51,6 +51,12 @@ int kern_get_threads(void);
  * (for benchmarks and tests).  The choice depends on the layer's shape
  * only, never on the slice. */
 void kern_set_winograd(int mode);
+/* The convolutions' matrix products: mode 1 (default) is our own AVX-512
+ * product on x86-64 CPUs that have AVX-512 and the BLAS's cblas_sgemm
+ * elsewhere; mode 0 is always the BLAS (for benchmarks and tests).
+ * kern_gemm_own() says whether our product is the one in use. */
+void kern_set_gemm(int mode);
+int kern_gemm_own(void);
 
 /* ---- weights and inputs ---- */
 /* Weights are model/weights.h's: the net's weights file (n->weights_path:

@@ -21,7 +21,6 @@
  * 1/24, so its results differ from the direct sum by a few more roundings
  * (tests/runtime bounds both against a naive convolution).
  */
-#include <cblas.h>
 #include <string.h>
 
 #include "kern_impl.h"
@@ -429,9 +428,8 @@ void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in,
                 wtrans_job wj = {v, w + (size_t)(b0 - c0) * K, U, m, cin_g};
                 kern_parallel_for(m, 4.0 * a2 * m * cin_g, wtrans, &wj);
                 for (int p = 0; p < a2; p++)
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nt, cin_g, 1.0f,
-                                U + (size_t)p * m * cin_g, cin_g, V + (size_t)p * cin_g * nt, nt,
-                                0.0f, M + (size_t)p * m * nt, nt);
+                    kern_sgemm(m, nt, cin_g, U + (size_t)p * m * cin_g, cin_g,
+                               V + (size_t)p * cin_g * nt, nt, 0, M + (size_t)p * m * nt, nt);
                 otrans_job oj = {v, M, bias ? bias + (b0 - c0) : NULL, out + (size_t)(b0 - c0) * ohw,
                                  m, oh, ow, tx, ty0, nt};
                 kern_parallel_for(m, 2.5 * a2 * m * nt, otrans, &oj);
