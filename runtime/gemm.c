@@ -63,12 +63,17 @@ static void pack_a(int mc, int kc, const float *A, int lda, float *Ap)
 {
     for (int i0 = 0; i0 < mc; i0 += MR, Ap += (size_t)MR * kc) {
         int mr = mc - i0 < MR ? mc - i0 : MR;
-        for (int i = 0; i < mr; i++) {
-            const float *a = A + (size_t)(i0 + i) * lda;
-            for (int k = 0; k < kc; k++) Ap[(size_t)k * MR + i] = a[k];
+        const float *a = A + (size_t)i0 * lda;
+        if (mr == MR) {
+            /* k outer: twelve read streams, one contiguous write stream */
+            for (int k = 0; k < kc; k++)
+#pragma GCC unroll 12
+                for (int i = 0; i < MR; i++) Ap[(size_t)k * MR + i] = a[(size_t)i * lda + k];
+            continue;
         }
-        for (int i = mr; i < MR; i++)
-            for (int k = 0; k < kc; k++) Ap[(size_t)k * MR + i] = 0.0f;
+        for (int k = 0; k < kc; k++)
+            for (int i = 0; i < MR; i++)
+                Ap[(size_t)k * MR + i] = i < mr ? a[(size_t)i * lda + k] : 0.0f;
     }
 }
 
@@ -102,6 +107,7 @@ tile(int mr, int kc, const float *restrict a, const float *restrict b, float *c,
     for (int i = 0; i < mr; i++) r0[i] = r1[i] = _mm512_setzero_ps();
     for (int k = 0; k < kc; k++, a += MR, b += NR) {
         __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+        _mm_prefetch((const char *)(b + 8 * NR), _MM_HINT_T0);
 #pragma GCC unroll 12
         for (int i = 0; i < mr; i++) {
             __m512 av = _mm512_set1_ps(a[i]);

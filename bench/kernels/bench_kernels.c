@@ -2,7 +2,8 @@
  * (bench/README.md, section "Kernels").
  *
  *   bench_kernels peak
- *       a 2048^3 SGEMM, best of 5: this machine's BLAS roof
+ *       a 2048^3 SGEMM, best of 5: this machine's BLAS roof (cblas_sgemm),
+ *       and the runtime's own AVX-512 product's where it has one
  *   bench_kernels convs NET... [--reps R]
  *       every Conv layer of each net, whole layer as one slice: median time
  *       with the default algorithms (Winograd where kernels.h picks it) and
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kern_impl.h"
 #include "kernels.h"
 
 static int use_cpu_clock = 1;
@@ -65,7 +67,9 @@ static double median(double *v, int n)
 }
 
 /* Best of 5 of a 2048^3 SGEMM, row-major like the conv path. */
-static double sgemm_peak(void)
+/* Best of 5 2048^3 products: cblas_sgemm, or (own) the runtime's product
+ * kern_sgemm as the convolutions call it. */
+static double sgemm_peak(int own)
 {
     const int n = 2048;
     float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n);
@@ -74,7 +78,8 @@ static double sgemm_peak(void)
     double best = 1e30;
     for (int r = 0; r < 5; r++) {
         double t = now();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        if (own) kern_sgemm(n, n, n, a, n, b, n, 0, c, n);
+        else cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
         t = now() - t;
         if (t < best) best = t;
     }
@@ -266,13 +271,15 @@ int main(int argc, char **argv)
     printf("openblas_core=%s gemm=%s threads=%d clock=%s\n", openblas_get_corename(),
            kern_gemm_own() ? "own-avx512" : "blas", threads, use_cpu_clock ? "thread-cpu" : "wall");
     if (!strcmp(argv[1], "peak")) {
-        printf("sgemm_peak_gflops=%.1f\n", sgemm_peak());
+        printf("sgemm_peak_gflops=%.1f\n", sgemm_peak(0));
+        if (kern_gemm_own()) printf("own_gemm_peak_gflops=%.1f\n", sgemm_peak(1));
         return 0;
     }
     if (!strcmp(argv[1], "convs")) {
-        double peak = sgemm_peak();
+        double peak = sgemm_peak(0);
         conv_tot t = {0, 0, 0};
         printf("sgemm_peak_gflops=%.1f\n", peak);
+        if (kern_gemm_own()) printf("own_gemm_peak_gflops=%.1f\n", sgemm_peak(1));
         for (int k = 0; k < nnets; k++)
             if (bench_convs(nets[k], reps, peak, &t)) return 1;
         printf("all conv_gflops=%.1f pct_of_peak=%.1f | im2col_only: conv_gflops=%.1f pct_of_peak=%.1f\n",
