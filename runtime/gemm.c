@@ -3,13 +3,14 @@
  *
  * On x86-64 CPUs with AVX-512 it is our own blocked product (Goto's
  * scheme: B packed in KC x NC blocks, A in MC x KC blocks, a 12 x 32
- * register-tile micro-kernel); elsewhere, or after kern_set_gemm(0), it is
- * the BLAS's cblas_sgemm.  Why our own: OpenBLAS picks its kernels once per
- * process from OPENBLAS_CORETYPE or the CPU, and a setting of Haswell (this
- * project's CI machines export one) leaves the AVX-512 units idle; the
- * conv layers of vgg16 and resnet50 then run 1.3-1.9x slower than this
- * product (bench/README.md, "Kernels").  The boards we target (Jetson,
- * Raspberry Pi) have no AVX-512 and keep the BLAS.
+ * register-tile micro-kernel) unless OpenBLAS itself runs AVX-512 kernels;
+ * elsewhere, or after kern_set_gemm(0), it is the BLAS's cblas_sgemm.  Why
+ * our own: OpenBLAS picks its kernels once per process from
+ * OPENBLAS_CORETYPE or the CPU, and a setting of Haswell (this project's CI
+ * machines export one) leaves the AVX-512 units idle; the conv layers of
+ * vgg16 and resnet50 then run 1.3-1.9x slower than this product
+ * (bench/README.md, "Kernels").  The boards we target (Jetson, Raspberry
+ * Pi) have no AVX-512 and keep the BLAS.
  *
  * Invariant: every element of C is computed the same way whatever M, N,
  * the caller's slice of rows or the number of threads: a sum over k in
@@ -33,7 +34,7 @@
 
 static int gemm_mode = 1;
 
-void kern_set_gemm(int mode) { gemm_mode = mode ? 1 : 0; }
+void kern_set_gemm(int mode) { gemm_mode = mode < 0 || mode > 2 ? 1 : mode; }
 
 static void blas_gemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                       int acc, float *C, int ldc)
@@ -53,7 +54,39 @@ static void blas_gemm(int M, int N, int K, const float *A, int lda, const float 
 #define NC 1024 /* columns of a B block */
 #define SLOT_FLOATS ((size_t)MC * KC + (size_t)KC * NC + 16)
 
-int kern_gemm_own(void) { return gemm_mode && __builtin_cpu_supports("avx512f"); }
+/* OpenBLAS's name for the kernels it runs ("Haswell", "Cooperlake", ...). */
+char *openblas_get_corename(void);
+
+/* Does the BLAS already run AVX-512 kernels?  Then it is the faster of the
+ * two (bench/README.md: vgg16 0.55 against 0.66 of PyTorch's time). */
+static int blas_has_avx512(void)
+{
+    static const char *const cores[] = {"skylakex", "cooperlake", "sapphirerapids", "zen4",
+                                        "zen5"};
+    const char *name = openblas_get_corename();
+    char low[32] = "";
+    for (int i = 0; name && name[i] && i < 31; i++)
+        low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+    for (size_t k = 0; k < sizeof cores / sizeof *cores; k++)
+        if (!strcmp(low, cores[k])) return 1;
+    return 0;
+}
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static int cpu_avx512, blas_avx512;
+
+static void probe(void)
+{
+    cpu_avx512 = __builtin_cpu_supports("avx512f") != 0;
+    blas_avx512 = blas_has_avx512();
+}
+
+int kern_gemm_own(void)
+{
+    if (gemm_mode == 0) return 0;
+    pthread_once(&probe_once, probe);
+    return cpu_avx512 && (gemm_mode == 2 || !blas_avx512);
+}
 
 /* ---- packing ---- */
 

@@ -52,8 +52,10 @@ int kern_get_threads(void);
  * only, never on the slice. */
 void kern_set_winograd(int mode);
 /* The convolutions' matrix products: mode 1 (default) is our own AVX-512
- * product on x86-64 CPUs that have AVX-512 and the BLAS's cblas_sgemm
- * elsewhere; mode 0 is always the BLAS (for benchmarks and tests).
+ * product on x86-64 CPUs that have AVX-512 when OpenBLAS runs no AVX-512
+ * kernels of its own (OPENBLAS_CORETYPE=Haswell, say), the BLAS's
+ * cblas_sgemm otherwise; mode 0 is always the BLAS, mode 2 our product
+ * wherever the CPU allows (both for benchmarks and tests).
  * kern_gemm_own() says whether our product is the one in use. */
 void kern_set_gemm(int mode);
 int kern_gemm_own(void);

@@ -15,8 +15,8 @@
  *       R runs after W warm-up runs), and where the time goes per layer kind
  *       (--layers: per layer, mean over the R runs)
  * Options: --winograd M: kern_set_winograd's mode for the default algorithms
- * (1 by shape, 2 or 4 forced; --no-winograd = 0); --gemm own|blas: the
- * convolutions' products (kern_set_gemm; own = the default);
+ * (1 by shape, 2 or 4 forced; --no-winograd = 0); --gemm auto|own|blas: the
+ * convolutions' products (kern_set_gemm 1, 2, 0; auto = the default);
  * --threads T (default 1); --clock cpu|wall: what the per-layer and
  * SGEMM figures time (default cpu = this thread's CPU time, which a loaded
  * machine disturbs far less than wall time; with T > 1 wall is used).
@@ -236,7 +236,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_kernels peak | convs NET... | forward NET... "
                     "[--reps R] [--warmup W] [--threads T] [--clock cpu|wall] [--no-winograd]\n"
-                    "       [--winograd 1|2|4] [--gemm own|blas] [--layers]\n");
+                    "       [--winograd 1|2|4] [--gemm auto|own|blas] [--layers]\n");
 }
 
 int main(int argc, char **argv)
@@ -254,7 +254,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--clock") && i + 1 < argc) use_cpu_clock = !strcmp(argv[++i], "cpu");
         else if (!strcmp(argv[i], "--no-winograd")) kern_set_winograd(wino_mode = 0);
         else if (!strcmp(argv[i], "--layers")) show_layers = 1;
-        else if (!strcmp(argv[i], "--gemm") && i + 1 < argc) kern_set_gemm(strcmp(argv[++i], "blas") != 0);
+        else if (!strcmp(argv[i], "--gemm") && i + 1 < argc) {
+            i++;
+            kern_set_gemm(!strcmp(argv[i], "blas") ? 0 : !strcmp(argv[i], "own") ? 2 : 1);
+        }
         else if (!strcmp(argv[i], "--winograd") && i + 1 < argc) kern_set_winograd(wino_mode = atoi(argv[++i]));
         else if (argv[i][0] != '-' && nnets < 32) nets[nnets++] = argv[i];
         else {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh -- the "Kernels" benchmarks of bench/README.md in one go:
-#   bench/kernels/run.sh BUILD_DIR [REPS [ROUNDS]]
+#   bench/kernels/run.sh BUILD_DIR [REPS [ROUNDS [GEMM]]]
 # 1. conv layers of vgg16 and resnet50 against the single-core SGEMM roof;
 # 2. single-thread latency of alexnet, vgg16, resnet50: kern_forward against
 #    PyTorch (Debian's python3-torch, /usr/bin/python3), ROUNDS rounds
@@ -8,6 +8,10 @@
 #    network, so that a drifting machine speed hits both alike; printed:
 #    each round's medians and ratio (ours / PyTorch, < 1 = we are faster),
 #    then the median of the rounds' ratios.
+# GEMM (auto, own or blas; default auto) is bench_kernels' --gemm: the
+# convolutions' products by the runtime's choice (its own AVX-512 SGEMM
+# where the CPU has AVX-512 and OpenBLAS runs AVX2 kernels, else OpenBLAS),
+# by its own product, or by OpenBLAS.
 # Both are run in the environment as it is and, when it forces an OpenBLAS
 # core through OPENBLAS_CORETYPE, again without it (OpenBLAS's own CPU
 # detection); PyTorch gets the same environment each time (it calls the same
@@ -16,6 +20,7 @@ set -e
 build=${1:?usage: run.sh BUILD_DIR [REPS [ROUNDS]]}
 reps=${2:-10}
 rounds=${3:-3}
+gemm=${4:-auto}
 here=$(dirname "$0")
 bench="$build/bench/kernels/bench_kernels"
 nets="alexnet vgg16 resnet50"
@@ -31,12 +36,12 @@ cores="env"
 for core in $cores; do
     if [ "$core" = env ]; then env=""; else env="-u OPENBLAS_CORETYPE"; fi
     echo "=== OpenBLAS core: $core${OPENBLAS_CORETYPE:+ (the environment has OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}"
-    env $env "$bench" convs vgg16 resnet50 --reps "$reps"
+    env $env "$bench" convs vgg16 resnet50 --reps "$reps" --gemm "$gemm"
     : > "$tmp/ratios"
     r=1
     while [ "$r" -le "$rounds" ]; do
         for net in $nets; do
-            o=$(env $env "$bench" forward "$net" --reps "$reps" | grep "^$net forward_ms")
+            o=$(env $env "$bench" forward "$net" --reps "$reps" --gemm "$gemm" | grep "^$net forward_ms")
             t=$(env $env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 /usr/bin/python3 \
                 "$here/torch_latency.py" --reps "$reps" "$net" | grep "^$net torch_ms")
             echo "$o|$t" | awk -v net="$net" -v r="$r" -F'|' '{

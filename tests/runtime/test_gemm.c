@@ -103,11 +103,14 @@ int main(void)
     kern_set_threads(1);
     int own = kern_gemm_own();
 #if defined(__x86_64__) && defined(__GNUC__)
-    /* On a machine with AVX-512 the default must be our product. */
-    CHECK(own == (__builtin_cpu_supports("avx512f") != 0), "kern_gemm_own() = %d", own);
+    /* With AVX-512 and a BLAS bound to AVX2 kernels (OPENBLAS_CORETYPE=
+     * Haswell, as CI sets it) the default must be our product. */
+    const char *core = getenv("OPENBLAS_CORETYPE");
+    if (core && !strcmp(core, "Haswell"))
+        CHECK(own == (__builtin_cpu_supports("avx512f") != 0), "kern_gemm_own() = %d", own);
 #endif
     printf("default product: %s\n", own ? "own AVX-512" : "BLAS");
-    for (int mode = 1; mode >= 0; mode--) {
+    for (int mode = 2; mode >= 0; mode -= 2) {
         kern_set_gemm(mode);
         double worst = 0;
         for (size_t s = 0; s < sizeof dims / sizeof *dims; s++)
