@@ -130,7 +130,8 @@ typedef struct {
     const int *shares; /* 1/k of the output channels */
     float *input;
     float **out;       /* per layer: its full output */
-    float **w;         /* [nsh][L]: weights of slice [0, nc); share j > 0 may alias share 0 */
+    float **w;         /* [nsh][L]: weights of slice [0, nc) inside warena[j]; share j > 0 may alias share 0 */
+    float **warena;    /* [nsh]: one kern_alloc_streamed array per share, as dse exec holds its weights */
     int *nc;           /* [nsh][L]: channels computed */
     float *ws;
     double *samples;   /* [nsh][L][reps] */
@@ -142,9 +143,8 @@ static void seq_free(seq_state *s)
     if (!s->n) return;
     int L = s->n->n;
     for (int i = 0; s->out && i < L; i++) free(s->out[i]);
-    for (int j = 0; s->w && j < s->nsh; j++)
-        for (int i = 0; i < L; i++)
-            if (j == 0 || s->w[(size_t)j * L + i] != s->w[i]) free(s->w[(size_t)j * L + i]);
+    for (int j = 0; s->warena && j < s->nsh; j++) free(s->warena[j]);
+    free(s->warena);
     free(s->input);
     free(s->out);
     free(s->w);
@@ -167,11 +167,12 @@ static int seq_init(seq_state *s, const net *n, int probe, const int *shares, in
     size_t nws = 0;
     s->out = calloc((size_t)L, sizeof *s->out);
     s->w = calloc((size_t)L * nsh, sizeof *s->w);
+    s->warena = calloc((size_t)nsh, sizeof *s->warena);
     s->nc = calloc((size_t)L * nsh, sizeof *s->nc);
     s->samples = calloc((size_t)L * nsh * reps, sizeof *s->samples);
     s->npre = calloc((size_t)L * nsh, sizeof *s->npre);
     s->input = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
-    if (!s->out || !s->w || !s->nc || !s->samples || !s->npre || !s->input) goto oom;
+    if (!s->out || !s->w || !s->warena || !s->nc || !s->samples || !s->npre || !s->input) goto oom;
     fill_pattern(s->input, (size_t)net_shape_numel(n->input), 7);
     for (int i = 0; i < L; i++) {
         size_t len = (size_t)net_shape_numel(n->layers[i].out);
@@ -182,23 +183,34 @@ static int seq_init(seq_state *s, const net *n, int probe, const int *shares, in
     }
     if (nws && !(s->ws = malloc(nws * sizeof(float)))) goto oom;
     /* Weights per share: splittable layers cut to their first share, the
-     * others whole (shared with share 0). */
-    for (int j = 0; j < nsh; j++)
+     * others whole (shared with share 0).  Each share's weights are one
+     * huge-page array, as a rank of dse exec holds its own (exec.c), so
+     * that the weights are streamed through the same kind of pages. */
+    for (int j = 0; j < nsh; j++) {
+        size_t total = 0;
         for (int i = 0; i < L; i++) {
             const net_layer *Ly = &n->layers[i];
             int k = shares[j];
             int nc = net_kind_splittable(Ly->kind) && k > 1 ? calib_share_channels(Ly->out.c, k) : Ly->out.c;
+            s->nc[(size_t)j * L + i] = nc;
+            if (j == 0 || nc != s->nc[i]) total += (size_t)net_slice_weights(n, i, 0, nc);
+        }
+        if (total && !(s->warena[j] = kern_alloc_streamed(total))) goto oom;
+        size_t off = 0;
+        for (int i = 0; i < L; i++) {
             size_t at = (size_t)j * L + i;
-            s->nc[at] = nc;
+            int nc = s->nc[at];
             if (j > 0 && nc == s->nc[i]) {
                 s->w[at] = s->w[i];
                 continue;
             }
             size_t nw = (size_t)net_slice_weights(n, i, 0, nc);
             if (!nw) continue;
-            if (!(s->w[at] = malloc(nw * sizeof(float)))) goto oom;
+            s->w[at] = s->warena[j] + off;
+            off += nw;
             kern_weights_gen(n, i, 0, nc, seed, s->w[at]);
         }
+    }
     return 0;
 oom:
     snprintf(err, NET_ERRLEN, "%s: out of memory for the compute timings", n->name);
