@@ -88,6 +88,13 @@ int kern_gemm_own(void)
     return cpu_avx512 && (gemm_mode == 2 || !blas_avx512);
 }
 
+/* The first n lanes of a 16-float vector (none for n <= 0, all for
+ * n >= 16): the masks of a panel's last, partial columns. */
+static inline __mmask16 lanes(int n)
+{
+    return n <= 0 ? 0 : n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
+}
+
 /* ---- packing ---- */
 
 /* Rows [0, mc) x depth [0, kc) of A into micro-panels of MR rows, each
@@ -116,8 +123,7 @@ AVX512 static void pack_b(int kc, int nc, const float *B, int ldb, float *Bp)
 {
     for (int j0 = 0; j0 < nc; j0 += NR) {
         int nr = nc - j0 < NR ? nc - j0 : NR;
-        __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
-        __mmask16 m1 = nr >= 32 ? 0xffff : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
+        __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
         for (int k = 0; k < kc; k++, Bp += NR) {
             const float *s = B + (size_t)k * ldb + j0;
             _mm512_store_ps(Bp, _mm512_maskz_loadu_ps(m0, s));
@@ -160,8 +166,7 @@ tile(int mr, int kc, const float *restrict a, const float *restrict b, float *c,
         }
         return;
     }
-    __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
-    __mmask16 m1 = nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
+    __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
 #pragma GCC unroll 12
     for (int i = 0; i < mr; i++, c += ldc) {
         if (acc) {
