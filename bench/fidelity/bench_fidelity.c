@@ -11,6 +11,17 @@
  * MAPE, worst error, Spearman's rho.  Energy is not measurable on a
  * machine without a sensor and is not reported.
  *
+ * --pair runs, right before every run of a mapping, the single-device
+ * mapping of each device the mapping computes on (its references): a
+ * virtual machine's cores change speed by a third within a minute, each
+ * on its own (other guests on the host; bench/README.md), which no model
+ * predicts, while the ratio of runs a few seconds apart hardly sees it.
+ * A mapping's reference latency is the mean of its references weighted by
+ * the predicted compute time on each device, measured and predicted
+ * alike; the CSV then also has each mapping's measured and predicted
+ * latency relative to it, and the summary their errors (single-device
+ * mappings, 1 by construction, left out).
+ *
  * Invariant: a mapping is measured exactly as `dse validate` would run it
  * (same launcher, same dse exec), predicted exactly as `dse eval` would
  * score it (same Plan, same cost model, same coefficients file).
@@ -58,6 +69,10 @@ typedef struct {
     double pred_lat, pred_mem;
     cost_device pd[MAXDEV];
     run_result runs[MAXROUNDS];
+    int single;            /* a single-device mapping: 1 + its device, else 0 */
+    double w[MAXDEV];      /* with --pair: share of the predicted compute time per device */
+    double ref[MAXROUNDS]; /* with --pair: the weighted reference latency beside each run */
+    double pred_ref, ref_lat, meas_ratio;
     double meas_lat, meas_mem;
     double foreign; /* share of the machine's CPU other processes took during the kept run */
     int ok;
@@ -153,6 +168,37 @@ static int from_campaign(const char *network, const char *platform, const char *
     res_close(db);
     camp_free(c);
     return added;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (the mean of the two middle ones for even n); v is
+ * sorted in place. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmpd);
+    return n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : NAN;
+}
+
+/* Errors of the latencies relative to the references, over the measured
+ * points that are not single-device mappings. */
+static double ratio_mape(const point *p, int n, double *worst)
+{
+    double s = 0, w = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!p[i].ok || p[i].single) continue;
+        double pr = p[i].pred_lat / p[i].pred_ref, e = 100.0 * fabs(pr - p[i].meas_ratio) / p[i].meas_ratio;
+        s += e;
+        if (e > w) w = e;
+        k++;
+    }
+    *worst = w;
+    return k ? s / k : NAN;
 }
 
 static double mean_abs_pct(const point *p, int n, int lat, double *worst)
@@ -310,11 +356,16 @@ int main(int argc, char **argv)
                 "         [--campaigns naive,hybrid:2,hybrid:4,vertical] [--pop 32] [--gens 20]\n"
                 "         [--per-front 4] [--random 14] [--bench 4,20] [--rounds 1] [--seed 1]\n"
                 "         [--timeout 600] [--quiet 0.9] [--max-wait 120] [--max-foreign 0.1]\n"
+                "         [--pair]\n"
                 "The mappings are measured --rounds times, round after round over the whole\n"
                 "list; each mapping's figure is its median run.  A run: wait until the machine\n"
                 "is at least --quiet idle; a run during which other processes took more than\n"
                 "--max-foreign of the CPU is done again, for at most --max-wait seconds, after\n"
-                "which the least disturbed run is kept.  The CSV's last column is that share.\n");
+                "which the least disturbed run is kept.  The CSV's last column is that share.\n"
+                "--pair: before every run of a mapping, the single-device mappings of the\n"
+                "devices it computes on are run, and its latency is also reported relative to\n"
+                "theirs (weighted by its predicted compute time per device; the median over\n"
+                "the rounds): the model's ratios, which cores whose speed drifts do not blur.\n");
         return 2;
     }
     const char *dse = opt(argc, argv, "--dse", NULL), *plat_arg = opt(argc, argv, "--platform", NULL);
@@ -331,6 +382,8 @@ int main(int argc, char **argv)
     double quiet = atof(opt(argc, argv, "--quiet", "0.9"));
     double max_wait = atof(opt(argc, argv, "--max-wait", "120"));
     double max_foreign = atof(opt(argc, argv, "--max-foreign", "0.1"));
+    int pair = 0;
+    for (int i = 1; i < argc; i++) pair |= !strcmp(argv[i], "--pair");
     if (!dse || !plat_arg || !network || !coeffs || !out || rounds < 1 || rounds > MAXROUNDS) {
         fprintf(stderr, "bench_fidelity: --dse, --platform, --network, --coeffs and --out are required\n");
         return 2;
@@ -360,7 +413,7 @@ int main(int argc, char **argv)
         char src[64];
         mapping_set_single(m, nt, d);
         snprintf(src, sizeof src, "single %s", pl->dev[d].name);
-        add_point(pts, &n, m, src, nt);
+        if (add_point(pts, &n, m, src, nt)) pts[n - 1].single = 1 + d;
     }
     /* 2. Campaign fronts. */
     char dbpath[600];
@@ -414,7 +467,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_fidelity: %s: %s\n", csv, strerror(errno));
         return 1;
     }
-    fprintf(f, "index,source,pred_latency_ms,meas_latency_ms,pred_memory_mb,meas_memory_mb,foreign\n");
+    fprintf(f, "index,source,pred_latency_ms,meas_latency_ms,pred_memory_mb,meas_memory_mb,foreign%s\n",
+            pair ? ",ref_latency_ms,meas_ratio,pred_ratio" : "");
     /* Per device, for diagnosis: where predicted and measured time go. */
     snprintf(csv, sizeof csv, "%s/%s-devices.csv", out, nt->name);
     FILE *fd = fopen(csv, "w");
@@ -445,16 +499,54 @@ int main(int argc, char **argv)
      * over the rounds. */
     char to[32];
     snprintf(to, sizeof to, "%g", timeout);
+    int single_of[MAXDEV]; /* the point of each device's single-device mapping */
+    for (int d = 0; d < ndev; d++) single_of[d] = -1;
+    for (int i = 0; i < n; i++)
+        if (pts[i].single && pts[i].pred_ok) single_of[pts[i].single - 1] = i;
+    for (int i = 0; pair && i < n; i++) {
+        point *P = &pts[i];
+        double tot = 0;
+        for (int d = 0; d < ndev; d++) tot += P->pd[d].used ? P->pd[d].compute_s + P->pd[d].concat_s : 0;
+        for (int d = 0; d < ndev && P->pred_ok; d++) {
+            P->w[d] = P->pd[d].used && tot > 0 ? (P->pd[d].compute_s + P->pd[d].concat_s) / tot : 0;
+            if (P->w[d] > 0 && single_of[d] < 0) {
+                fprintf(stderr, "bench_fidelity: --pair: no single-device mapping of %s\n", pl->dev[d].name);
+                return 1;
+            }
+            if (P->w[d] > 0) P->pred_ref += P->w[d] * pts[single_of[d]].pred_lat;
+        }
+    }
+    double *refs = calloc((size_t)n * rounds * (ndev + 1) + 1, sizeof *refs); /* every reference run */
+    int nrefs = 0;
     for (int round = 0; round < rounds && !g_stop; round++) {
         for (int i = 0; i < n && !g_stop; i++) {
             point *P = &pts[i];
             if (!P->pred_ok || P->failed) continue;
             run_result R;
+            double ref = NAN;
+            if (pair && !P->single) {
+                ref = 0;
+                for (int d = 0; d < ndev && !isnan(ref); d++) {
+                    if (P->w[d] <= 0) continue;
+                    const point *S = &pts[single_of[d]];
+                    if (measure(dse, network, plat_arg, S->mpath, bench, to, timeout, ndev, quiet,
+                                max_wait, max_foreign, S->source, &R))
+                        ref = NAN;
+                    else
+                        ref += P->w[d] * (refs[nrefs++] = R.lat);
+                }
+                if (isnan(ref)) {
+                    P->failed = 1;
+                    continue;
+                }
+            }
             if (measure(dse, network, plat_arg, P->mpath, bench, to, timeout, ndev, quiet, max_wait,
                         max_foreign, P->source, &R)) {
                 P->failed = 1;
                 continue;
             }
+            if (pair && P->single) ref = refs[nrefs++] = R.lat;
+            P->ref[P->nruns] = ref;
             P->runs[P->nruns++] = R;
             fprintf(stderr, "%3d/%d round %d %-26s latency %9.3f ms predicted %9.3f (%+6.1f%%)   memory %8.1f MB predicted %8.1f (%+6.1f%%)  foreign %.2f\n",
                     i + 1, n, round + 1, P->source, R.lat, P->pred_lat,
@@ -481,8 +573,16 @@ int main(int argc, char **argv)
         P->meas_mem = M->mem;
         P->foreign = M->foreign;
         nok++;
-        fprintf(f, "%d,%s,%.4f,%.4f,%.3f,%.3f,%.3f\n", i, P->source, P->pred_lat, P->meas_lat,
+        fprintf(f, "%d,%s,%.4f,%.4f,%.3f,%.3f,%.3f", i, P->source, P->pred_lat, P->meas_lat,
                 P->pred_mem, P->meas_mem, P->foreign);
+        if (pair) {
+            double ra[MAXROUNDS], rr[MAXROUNDS];
+            for (int r = 0; r < P->nruns; r++) ra[r] = P->runs[r].lat / P->ref[r], rr[r] = P->ref[r];
+            P->meas_ratio = median(ra, P->nruns);
+            P->ref_lat = median(rr, P->nruns);
+            fprintf(f, ",%.4f,%.5f,%.5f", P->ref_lat, P->meas_ratio, P->pred_lat / P->pred_ref);
+        }
+        fputc('\n', f);
         for (int d = 0; fd && d < ndev; d++)
             if (P->pd[d].used)
                 fprintf(fd, "%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", i, pl->dev[d].name,
@@ -510,15 +610,38 @@ int main(int argc, char **argv)
     double rho_l = calib_spearman(pl_, ml, k), rho_m = calib_spearman(pm, mm, k);
     printf("| %s | %d | %.1f%% | %.1f%% | %.3f | %.1f%% | %.1f%% | %.3f |\n", nt->name, k, mape_l,
            wl, rho_l, mape_m, wm, rho_m);
+    /* Relative to the references; single-device mappings (1 by
+     * construction) left out. */
+    double mape_r = NAN, wr = NAN, rho_r = NAN, spread = NAN;
+    int kr = 0;
+    if (pair) {
+        for (int i = 0; i < n; i++)
+            if (pts[i].ok && !pts[i].single)
+                pl_[kr] = pts[i].pred_lat / pts[i].pred_ref, ml[kr++] = pts[i].meas_ratio;
+        mape_r = ratio_mape(pts, n, &wr);
+        rho_r = calib_spearman(pl_, ml, kr);
+        double lo = INFINITY, hi = 0;
+        for (int r = 0; r < nrefs; r++) lo = fmin(lo, refs[r]), hi = fmax(hi, refs[r]);
+        spread = nrefs ? hi / lo : NAN;
+        printf("relative to the single-device runs beside them (%d mappings; %d reference runs, "
+               "slowest/fastest %.2f): latency MAPE %.1f%%, worst %.1f%%, Spearman %.3f\n", kr,
+               nrefs, spread, mape_r, wr, rho_r);
+    }
     char sum[600];
     snprintf(sum, sizeof sum, "%s/%s-summary.json", out, nt->name);
     FILE *s = fopen(sum, "w");
     if (s) {
         fprintf(s, "{\"network\": \"%s\", \"mappings\": %d, \"latency\": {\"mape\": %.4f, \"worst\": %.4f, "
-                   "\"spearman\": %.4f}, \"memory\": {\"mape\": %.4f, \"worst\": %.4f, \"spearman\": %.4f}}\n",
+                   "\"spearman\": %.4f}, \"memory\": {\"mape\": %.4f, \"worst\": %.4f, \"spearman\": %.4f}",
                 nt->name, k, mape_l, wl, rho_l, mape_m, wm, rho_m);
+        if (pair)
+            fprintf(s, ", \"relative\": {\"mappings\": %d, \"reference_runs\": %d, "
+                       "\"reference_spread\": %.4f, \"mape\": %.4f, \"worst\": %.4f, \"spearman\": %.4f}",
+                    kr, nrefs, spread, mape_r, wr, rho_r);
+        fputs("}\n", s);
         fclose(s);
     }
+    free(refs);
     for (int i = 0; i < n; i++) mapping_free(pts[i].m);
     free(pts);
     free(pl_);
