@@ -101,7 +101,9 @@ typedef struct {
     const char *platform;             /* preset or file */
     const char *networks[CALIB_MAX_NETS];
     int nnetworks;
-    const char *hostfile;             /* NULL: every board must be this machine */
+    const char *hostfile;             /* NULL: ranks placed on the platform's boards
+                                         (rt_placement_file); else mpirun's own
+                                         placement over this hostfile */
     int quick;
     int reps;                         /* 0 = CALIB_REPS */
     uint64_t seed;
@@ -134,8 +136,8 @@ typedef struct {
 } calib_result;
 
 /* Everything that can be said before measuring: platform and networks
- * load, every device can be launched here (CPU, board = this machine
- * unless a hostfile lists it), mpirun exists.  0 or 2 with err. */
+ * load, every device is a CPU, a given hostfile lists every board that is
+ * not this machine.  0 or 2 with err. */
 int calib_check(const calib_options *o, char *err);
 /* Measure and fit.  0, 1 (a job failed, timed out, was interrupted; a
  * fit impossible) or 2 (bad input), with err. */

@@ -46,17 +46,6 @@
 
 /* ---- checks ---- */
 
-static int is_this_machine(const char *board)
-{
-    char host[256];
-    if (!strcmp(board, "localhost") || !strcmp(board, "127.0.0.1") || !strcmp(board, "::1"))
-        return 1;
-    if (gethostname(host, sizeof host)) return 0;
-    host[sizeof host - 1] = 0;
-    size_t l = strcspn(host, ".");
-    return !strcmp(board, host) || (strlen(board) == l && !strncmp(board, host, l));
-}
-
 /* Is `board` the first word of a line of the hostfile text? */
 static int hostfile_lists(const char *text, const char *board)
 {
@@ -90,12 +79,7 @@ int calib_check(const calib_options *o, char *err)
                      "it cannot be calibrated here (calibrate a platform file of its CPU devices)",
                      o->platform, D->name);
             rc = 2;
-        } else if (!hosts && !is_this_machine(D->board)) {
-            snprintf(err, NET_ERRLEN, "%s: device %s is on board \"%s\", not this machine: give "
-                     "--hostfile listing the boards so that mpirun can launch there",
-                     o->platform, D->name, D->board);
-            rc = 2;
-        } else if (hosts && !is_this_machine(D->board) && !hostfile_lists(hosts, D->board)) {
+        } else if (hosts && !rt_board_is_here(D->board) && !hostfile_lists(hosts, D->board)) {
             snprintf(err, NET_ERRLEN, "%s: board \"%s\" of device %s is not listed", o->hostfile,
                      D->board, D->name);
             rc = 2;
@@ -132,6 +116,8 @@ typedef struct {
     net *nets[CALIB_MAX_NETS];
     char dir[512];
     int made_dir;
+    char seqfile[600]; /* rank r -> device r's board, or "" (all boards here, or --hostfile) */
+    char remote[256];  /* the boards other than this machine, for messages */
     cJSON *raw;
     cost_coeffs *c;
     cJSON *report, *fits;
@@ -499,8 +485,9 @@ static int job_failed(run *R, int jrc, const char *what, const char *eline)
     else if (strstr(eline, "dse calib-worker:") || strstr(eline, "dse exec:"))
         snprintf(R->err, NET_ERRLEN, "%s failed: %s", what, strchr(eline, ':') + 2);
     else
-        snprintf(R->err, NET_ERRLEN, "%s failed: a rank died (mpirun exit %d)%s%s", what, jrc,
-                 eline[0] ? ": " : "", eline);
+        snprintf(R->err, NET_ERRLEN, "%s failed: a rank died (mpirun exit %d%s%.100s)%s%.200s", what,
+                 jrc, R->remote[0] ? "; ranks on boards " : "", R->remote, eline[0] ? ": " : "",
+                 eline);
     return jrc == 2 ? 2 : 1;
 }
 
@@ -512,7 +499,7 @@ static int launch(run *R, const char *const *args, int nargs, const char *what, 
         snprintf(R->err, NET_ERRLEN, "too many arguments");
         return 1;
     }
-    rt_mpirun_argv(R->pl->ndev, R->o->hostfile, args, nargs, av);
+    rt_mpirun_argv(R->pl->ndev, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, args, nargs, av);
     rt_mpirun_env();
     double to = R->o->timeout_s > 0 ? R->o->timeout_s : 3600.0;
     int jrc = rt_run_job(av, to, R->o->stop, "dse ", out, eline, sizeof eline);
@@ -862,6 +849,9 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
         }
         R.made_dir = 1;
     }
+    if (!o->hostfile &&
+        rt_placement_file(R.pl, R.dir, R.seqfile, sizeof R.seqfile, R.remote, sizeof R.remote, err))
+        goto out;
     R.c = coeffs_new();
     R.report = cJSON_CreateObject();
     if (!R.c || !R.report || !(R.fits = cJSON_AddArrayToObject(R.report, "fits"))) {

@@ -37,7 +37,7 @@ static const char help[] =
     "  --quick      fewer shares, message sizes and probe layers (minutes, not more)\n"
     "  --reps R     timed runs per median (at least and by default 20), after warm-up\n"
     "  --timeout S  deadline of each launched job (default 3600)\n"
-    "  --hostfile F mpirun hostfile for boards other than this machine\n"
+    "  --hostfile F your own mpirun hostfile (default: rank r on device r's board)\n"
     "  --keep DIR   keep the raw measurements and the memory-run mappings in DIR\n";
 
 static volatile sig_atomic_t g_stop;

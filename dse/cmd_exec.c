@@ -171,7 +171,7 @@ int cmd_mpirun(int argc, char **argv)
     const char **av = calloc((size_t)(argc - i) + 16, sizeof *av);
     /* A bare "dse" means this very program. */
     if (!strcmp(argv[i], "dse")) argv[i] = (char *)rt_self_exe();
-    rt_mpirun_argv(np, hostfile, (const char *const *)argv + i, argc - i, av);
+    rt_mpirun_argv(np, hostfile, NULL, (const char *const *)argv + i, argc - i, av);
     rt_mpirun_env();
     execvp(av[0], (char *const *)av);
     cli_error("mpirun", "cannot run mpirun: install openmpi-bin (scripts/bootstrap)");

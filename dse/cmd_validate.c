@@ -186,6 +186,13 @@ int cmd_validate(int argc, char **argv)
         rc = EXIT_FAIL;
         goto out;
     }
+    /* Rank r on device r's board (a generated hostfile) unless all are here. */
+    char seqfile[600], remote[256];
+    if (rt_placement_file(pl, dir, seqfile, sizeof seqfile, remote, sizeof remote, err)) {
+        cli_error("validate", "%s", err);
+        rc = EXIT_FAIL;
+        goto out;
+    }
     vpoint vp[1000];
     int nv = choose(pts, npts, (int)top, vp);
     p = plan_new();
@@ -230,7 +237,8 @@ int cmd_validate(int argc, char **argv)
             const char *args[] = {rt_self_exe(), "exec", "--network", netpath, "--platform", plpath,
                                   "--mapping", mpath, "--bench", bw, "--json", "--timeout", to};
             const char *av[40];
-            rt_mpirun_argv(pl->ndev, NULL, args, (int)(sizeof args / sizeof args[0]), av);
+            rt_mpirun_argv(pl->ndev, NULL, seqfile[0] ? seqfile : NULL, args,
+                           (int)(sizeof args / sizeof args[0]), av);
             rt_mpirun_env();
             char *outtxt = NULL, eline[400];
             fprintf(stderr, "validate: point %d (%s) on %d ranks...\n", V->idx, V->why, pl->ndev);
@@ -240,7 +248,8 @@ int cmd_validate(int argc, char **argv)
             else if (jrc != 0 && strncmp(eline, "dse exec:", 9) == 0)
                 snprintf(V->reason, sizeof V->reason, "%s", eline + 10);
             else if (jrc != 0)
-                snprintf(V->reason, sizeof V->reason, "a rank died (mpirun exit %d): %s", jrc, eline);
+                snprintf(V->reason, sizeof V->reason, "a rank died (mpirun exit %d%s%.100s): %.200s", jrc,
+                         remote[0] ? "; ranks on boards " : "", remote, eline);
             else if (!res) snprintf(V->reason, sizeof V->reason, "unreadable output of dse exec");
             if (!res) {
                 V->status = "failed";

@@ -90,13 +90,33 @@ int64_t rt_peak_rss(void);
  * calibration worker times kernels with the same count. */
 int rt_threads(const platform *pl, int dev);
 
+/* Is `board` this machine: localhost, 127.0.0.1, ::1, or this host's name
+ * (with or without its domain)? */
+int rt_board_is_here(const char *board);
+
+/* Where the ranks of a platform's job run.  A `local-*` platform whose
+ * boards are all this machine runs here as mpirun places it (one rank per
+ * core, bound: each runs one kernel thread, rt_threads): returns 0 with
+ * path[0] = 0 and writes nothing.  Any other writes dir/hosts, an Open MPI
+ * hostfile for the sequential mapper (`--map-by seq`): line r is the board
+ * of device r, this machine's boards spelt by its host name, so that rank r
+ * runs on device r's board whatever the order of the devices.  Returns 0
+ * with the file's path in path[len] and the boards other than this machine
+ * in remote[rlen] ("jetson-1, jetson-2", for messages), or -1 with err. */
+int rt_placement_file(const platform *pl, const char *dir, char *path, size_t len, char *remote,
+                      size_t rlen, char *err);
+
 /* The one way dse launches MPI jobs (tests and scripts go through
  * `dse mpirun`): builds `mpirun -np N [flags] prog args...` with what Open
  * MPI needs here (--oversubscribe; running as root allowed through the
  * OMPI_ALLOW_RUN_AS_ROOT* variables, set in the environment by
- * rt_mpirun_env).  argv_out must hold 16 + nargs entries; returns its count. */
-int rt_mpirun_argv(int np, const char *hostfile, const char *const *args, int nargs,
-                   const char **argv_out);
+ * rt_mpirun_env).  hostfile (may be NULL) is a user's hostfile, mapped as
+ * mpirun does by default; seqfile (may be NULL) one from
+ * rt_placement_file, mapped rank by line and not bound to cores (a device
+ * of several cores runs as many kernel threads).  argv_out must hold
+ * 16 + nargs entries; returns its count. */
+int rt_mpirun_argv(int np, const char *hostfile, const char *seqfile, const char *const *args,
+                   int nargs, const char **argv_out);
 void rt_mpirun_env(void);
 
 #endif

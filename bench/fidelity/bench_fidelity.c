@@ -312,7 +312,7 @@ static int measure(const char *dse, const char *network, const char *platform, c
     while (!g_stop) {
         if (have && now_s() - t_start > max_wait) break;
         wait_quiet(quiet, max_wait - (now_s() - t_start));
-        rt_mpirun_argv(ndev, NULL, args, (int)(sizeof args / sizeof *args), av);
+        rt_mpirun_argv(ndev, NULL, NULL, args, (int)(sizeof args / sizeof *args), av);
         rt_mpirun_env();
         char *txt = NULL, eline[400];
         cpu_mark m0 = cpu_mark_now();

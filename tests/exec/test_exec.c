@@ -1,15 +1,18 @@
 /* test_exec.c -- `dse exec` under a real `dse mpirun`: partitioned runs of
  * random mappings equal the single-device output computed here with the
  * kernels directly; injected faults (dead rank, hung rank, wrong output),
- * GPU work, a wrong rank count and a bad input file fail cleanly. */
+ * GPU work, a wrong rank count and a bad input file fail cleanly; the
+ * --bench --json record (docs/runtime.md) holds what was measured. */
 #include "chrom.h"
 #include "kernels.h"
 #include "mapping.h"
 #include "net.h"
 #include "platform.h"
 
+#include <cJSON.h>
 #include <math.h>
 #include "check.h"
+#include "tfile.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +127,99 @@ static void partitioned(const char *netname, int nd, chrom_kind kind, int p, int
     net_free(n);
 }
 
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The measurement record of `--bench W,R --json`: device 0 reads a power
+ * file of a constant 7.5 W (as a Jetson rail, in mW), device 1 has no
+ * sensor.  Rank 0's energy per inference is then 7.5 W x the time per
+ * timed inference, rank 1's and the energy objective are null (nothing is
+ * invented); the bytes each rank sent and received are those the model
+ * counts for the same Plan (`dse eval`), one Plan read by two interpreters. */
+static void measured(const char *map)
+{
+    char plat[300], power[300], cmd[2048], ebuf[4096], out[300];
+    snprintf(power, sizeof power, "%s/power_mw", tmpdir);
+    FILE *f = fopen(power, "w");
+    fputs("7500\n", f);
+    fclose(f);
+    snprintf(plat, sizeof plat, "%s/sensor.json", tmpdir);
+    f = fopen(plat, "w");
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"local-test\",\"devices\":["
+               "{\"name\":\"r0\",\"board\":\"localhost\",\"kind\":\"cpu\",\"freq_mhz\":2000,"
+               "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2,\"energy_sensor\":\"%s\"},"
+               "{\"name\":\"r1\",\"board\":\"localhost\",\"kind\":\"cpu\",\"freq_mhz\":2000,"
+               "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
+               "\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n", power);
+    fclose(f);
+
+    snprintf(out, sizeof out, "%s/exec.json", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network alexnet-bvlc --platform %s "
+             "--mapping %s --bench 1,5 --json > %s", DSE_BIN, DSE_BIN, plat, map, out);
+    int rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc == 0, "exec --bench --json: exit %d: %s", rc, ebuf);
+    char *txt = tfile_read(out, NULL);
+    cJSON *x = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    snprintf(out, sizeof out, "%s/eval.json", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s eval --network alexnet-bvlc --platform %s --mapping %s --json > %s",
+             DSE_BIN, plat, map, out);
+    rc = run(cmd, ebuf, sizeof ebuf);
+    CHECK(rc == 0, "eval: exit %d: %s", rc, ebuf);
+    txt = tfile_read(out, NULL);
+    cJSON *e = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    CHECK(x && e, "exec or eval printed no JSON");
+    if (!x || !e) goto out;
+
+    CHECK(jnum(x, "warmup") == 1 && jnum(x, "reps") == 5);
+    const cJSON *lat = cJSON_GetObjectItemCaseSensitive(x, "latency_ms");
+    double lmin = jnum(lat, "min"), lmed = jnum(lat, "median"), lmax = jnum(lat, "max");
+    CHECK(lmin > 0 && lmin <= lmed && lmed <= lmax, "latency %g <= %g <= %g", lmin, lmed, lmax);
+    const cJSON *chk = cJSON_GetObjectItemCaseSensitive(x, "check");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(chk, "ok")) &&
+          jnum(chk, "max_rel_err") <= 1e-4, "check %g", jnum(chk, "max_rel_err"));
+    const cJSON *xd = cJSON_GetObjectItemCaseSensitive(x, "devices");
+    const cJSON *ed = cJSON_GetObjectItemCaseSensitive(e, "devices");
+    CHECK(cJSON_GetArraySize(xd) == 2 && cJSON_GetArraySize(ed) == 2);
+    double rss_max = 0;
+    for (int d = 0; d < 2; d++) {
+        const cJSON *a = cJSON_GetArrayItem(xd, d), *b = cJSON_GetArrayItem(ed, d);
+        CHECK(jnum(a, "rank") == d);
+        CHECK(jnum(a, "bytes_sent") == jnum(b, "bytes_sent") &&
+                  jnum(a, "bytes_recv") == jnum(b, "bytes_recv"),
+              "device %d: runtime sent/received %.0f/%.0f B, the model counts %.0f/%.0f", d,
+              jnum(a, "bytes_sent"), jnum(a, "bytes_recv"), jnum(b, "bytes_sent"),
+              jnum(b, "bytes_recv"));
+        CHECK(jnum(a, "bytes_sent") > 0 && jnum(a, "bytes_recv") > 0);
+        CHECK(jnum(a, "busy_ms") > 0 && jnum(a, "busy_ms") <= jnum(a, "finish_ms") * 1.01,
+              "device %d: busy %g ms, finish %g ms", d, jnum(a, "busy_ms"), jnum(a, "finish_ms"));
+        /* each rank holds at least its own weights: rank 0 all but half the
+         * FCs' (alexnet-bvlc: 2.3 M conv + 58.6 M FC parameters) */
+        double rss = jnum(a, "peak_rss_mb"), want = (d == 0 ? 2.3e6 + 29.3e6 : 29.3e6) * 4 / 1e6;
+        CHECK(rss > want, "device %d: peak RSS %g MB below its weights' %g MB", d, rss, want);
+        if (rss > rss_max) rss_max = rss;
+    }
+    const cJSON *d0 = cJSON_GetArrayItem(xd, 0), *d1 = cJSON_GetArrayItem(xd, 1);
+    double ej = jnum(d0, "energy_j");
+    /* the sensor runs over the timed inferences and the barriers between them */
+    CHECK(ej >= 7.5 * lmin * 1e-3 * 0.9 && ej <= 7.5 * (lmax * 1e-3 * 1.5 + 0.02),
+          "device 0: %g J per inference from a constant 7.5 W, latency %g..%g ms", ej, lmin, lmax);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d1, "energy_j")), "device 1 has no sensor");
+    const cJSON *ob = cJSON_GetObjectItemCaseSensitive(x, "objectives");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ob, "energy_j")),
+          "energy objective must be null when a device was not measured");
+    CHECK(jnum(ob, "memory_mb") == rss_max && jnum(ob, "latency_ms") == lmed);
+    printf("ok: --bench --json: bytes equal the model's, %.4f J per inference from the 7.5 W "
+           "rail, device without a sensor null\n", ej);
+out:
+    cJSON_Delete(x);
+    cJSON_Delete(e);
+}
+
 static void faults(void)
 {
     char cmd[2048], ebuf[4096], plat[300], map[300];
@@ -171,6 +267,8 @@ static void faults(void)
     rc = run(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 1 && strstr(ebuf, "mismatch"), "a wrong output must be caught (exit %d): %s", rc, ebuf);
     printf("ok: corrupted output -> exit 1, mismatch reported\n");
+
+    measured(map);
 
     snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s >/dev/null", DSE_BIN " mpirun -np 3 "
              DSE_BIN " exec --network alexnet-bvlc", plat, map);

@@ -1,7 +1,10 @@
 /* test_validate.c -- `dse validate` on a real campaign: measured rows are
  * stored per device and per point; a dead rank, a hung rank and a wrong
  * output are each stored as failed with their reason while the other points
- * still run, and the exit code says so; GPU points are stored unmeasured. */
+ * still run, and the exit code says so; GPU points are stored unmeasured;
+ * a platform that is not `local-*` runs rank r on device r's board through
+ * a generated hostfile (here: this machine by name; a board that does not
+ * exist fails every point, naming it). */
 #include <math.h>
 #include <sqlite3.h>
 #include "check.h"
@@ -50,6 +53,102 @@ static void text(const char *db, const char *sql, char *out, size_t len)
         sqlite3_finalize(st);
     }
     sqlite3_close(h);
+}
+
+/* A two-device platform file named `name` on boards b0 and b1. */
+static void platform(const char *path, const char *name, const char *b0, const char *b1,
+                     const char *kind1)
+{
+    FILE *f = fopen(path, "w");
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"%s\",\"devices\":["
+               "{\"name\":\"c0\",\"board\":\"%s\",\"kind\":\"cpu\",\"freq_mhz\":2000,\"cores\":1,"
+               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
+               "{\"name\":\"d1\",\"board\":\"%s\",\"kind\":\"%s\",\"freq_mhz\":2000,\"cores\":%d,"
+               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
+               "\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000},"
+               "\"network\":{\"latency_us\":50,\"bandwidth_mbs\":1000}}}\n",
+            name, b0, b1, kind1, strcmp(kind1, "gpu") ? 1 : 384);
+    fclose(f);
+}
+
+/* A campaign on platform file plat into its own database; 0 on success. */
+static int campaign(const char *db, const char *plat)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, DSE_BIN " run --network alexnet-bvlc --platform %s --chromosome hybrid "
+             "--splits 2 --pop 24 --gens 6 --seed 3 --db %s --quiet >/dev/null", plat, db);
+    return sh("%s", cmd);
+}
+
+/* Boards: rank r runs where device r is.  Both devices on this machine
+ * (one spelt "localhost", one by its host name) in a platform that is not
+ * `local-*`: the generated hostfile names this host twice and every point
+ * runs; a board that does not exist fails every point, naming it. */
+static void boards(void)
+{
+    char host[256], plat[300], db[300], keep[300], cmd[2048], buf[600], reason[512];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = 0;
+    snprintf(plat, sizeof plat, "%s/twin.json", dir);
+    snprintf(db, sizeof db, "%s/twin.db", dir);
+    snprintf(keep, sizeof keep, "%s/twin-keep", dir);
+    platform(plat, "twin-test", "localhost", host, "cpu");
+    CHECK(campaign(db, plat) == 0, "campaign on twin-test failed");
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,2 --keep %s "
+             ">/dev/null 2>%s/twin.err", db, keep, dir);
+    int rc = sh("%s", cmd);
+    long long n = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
+    long long ok = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL AND "
+                              "status = 'ok' AND meas_latency > 0");
+    CHECK(rc == 0 && n >= 1 && ok == n, "twin-test: exit %d, %lld of %lld points measured", rc, ok, n);
+    snprintf(buf, sizeof buf, "%s/hosts", keep);
+    FILE *f = fopen(buf, "r");
+    char l0[300] = "", l1[300] = "";
+    CHECK(f && fgets(l0, sizeof l0, f) && fgets(l1, sizeof l1, f), "%s: no two lines", buf);
+    if (f) fclose(f);
+    l0[strcspn(l0, "\n")] = l1[strcspn(l1, "\n")] = 0;
+    CHECK(!strcmp(l0, host) && !strcmp(l1, host), "hostfile lines \"%s\", \"%s\", want \"%s\" twice",
+          l0, l1, host);
+    printf("ok: twin-test (boards localhost and %s) ran %lld points through the generated hostfile\n",
+           host, ok);
+
+    snprintf(plat, sizeof plat, "%s/far.json", dir);
+    snprintf(db, sizeof db, "%s/far.db", dir);
+    platform(plat, "far-test", "localhost", "jetson-7", "cpu");
+    CHECK(campaign(db, plat) == 0, "campaign on far-test failed");
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,1 --timeout 60 "
+             ">/dev/null 2>/dev/null", db);
+    rc = sh("%s", cmd);
+    n = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
+    long long failed = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL AND "
+                                  "status = 'failed' AND meas_latency IS NULL");
+    text(db, "SELECT reason FROM validations WHERE device IS NULL LIMIT 1", reason, sizeof reason);
+    CHECK(rc == 1 && n >= 1 && failed == n && strstr(reason, "jetson-7"),
+          "far-test: exit %d, %lld of %lld failed, reason \"%s\"", rc, failed, n, reason);
+    printf("ok: far-test (board jetson-7 absent) -> exit 1, reason: %.100s\n", reason);
+}
+
+/* GPU work: the model scores it, the runtime cannot run it here; such
+ * points are stored unmeasured with their prediction, the others run. */
+static void gpu(void)
+{
+    char plat[300], db[300], cmd[2048];
+    snprintf(plat, sizeof plat, "%s/gpu.json", dir);
+    snprintf(db, sizeof db, "%s/gpu.db", dir);
+    platform(plat, "gpu-test", "localhost", "localhost", "gpu");
+    CHECK(campaign(db, plat) == 0, "campaign on gpu-test failed");
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 6 --bench 0,1 "
+             ">/dev/null 2>/dev/null", db);
+    int rc = sh("%s", cmd);
+    long long n = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
+    long long un = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL AND "
+                              "status = 'unmeasured' AND reason LIKE '%GPU%' AND "
+                              "meas_latency IS NULL AND pred_latency > 0");
+    long long ok = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL AND "
+                              "status = 'ok' AND meas_latency > 0");
+    CHECK(rc == 0 && un >= 1 && un + ok == n, "gpu-test: exit %d, %lld unmeasured + %lld ok of %lld",
+          rc, un, ok, n);
+    printf("ok: gpu-test: %lld points with GPU work stored unmeasured, %lld measured, exit 0\n", un, ok);
 }
 
 int main(void)
@@ -137,6 +236,8 @@ int main(void)
     CHECK(sh("%s", cmd) == 2, "missing database must exit 2");
     snprintf(buf, sizeof buf, "%s/none.db", dir);
     CHECK(access(buf, F_OK) != 0, "missing database must not be created");
+    boards();
+    gpu();
     sh("rm -rf %s", dir);
     return check_done("test_validate");
 }
