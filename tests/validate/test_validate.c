@@ -55,26 +55,25 @@ static void text(const char *db, const char *sql, char *out, size_t len)
     sqlite3_close(h);
 }
 
-/* A two-device platform file named `name` on boards b0 and b1. */
-static void platform(const char *path, const char *name, const char *b0, const char *b1,
-                     const char *kind1)
+/* A campaign into dir/NAME.db (its path in db) on a two-device platform
+ * NAME (file dir/NAME.json): device 0 a CPU on localhost, device 1 of
+ * kind1 on board b1.  0 on success. */
+static int campaign(const char *name, const char *b1, const char *kind1, char *db, size_t len)
 {
-    FILE *f = fopen(path, "w");
+    char plat[300], cmd[2048];
+    snprintf(plat, sizeof plat, "%s/%s.json", dir, name);
+    snprintf(db, len, "%s/%s.db", dir, name);
+    FILE *f = fopen(plat, "w");
+    if (!f) return -1;
     fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"%s\",\"devices\":["
-               "{\"name\":\"c0\",\"board\":\"%s\",\"kind\":\"cpu\",\"freq_mhz\":2000,\"cores\":1,"
-               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
+               "{\"name\":\"c0\",\"board\":\"localhost\",\"kind\":\"cpu\",\"freq_mhz\":2000,"
+               "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
                "{\"name\":\"d1\",\"board\":\"%s\",\"kind\":\"%s\",\"freq_mhz\":2000,\"cores\":%d,"
                "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
                "\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000},"
                "\"network\":{\"latency_us\":50,\"bandwidth_mbs\":1000}}}\n",
-            name, b0, b1, kind1, strcmp(kind1, "gpu") ? 1 : 384);
+            name, b1, kind1, strcmp(kind1, "gpu") ? 1 : 384);
     fclose(f);
-}
-
-/* A campaign on platform file plat into its own database; 0 on success. */
-static int campaign(const char *db, const char *plat)
-{
-    char cmd[2048];
     snprintf(cmd, sizeof cmd, DSE_BIN " run --network alexnet-bvlc --platform %s --chromosome hybrid "
              "--splits 2 --pop 24 --gens 6 --seed 3 --db %s --quiet >/dev/null", plat, db);
     return sh("%s", cmd);
@@ -86,14 +85,11 @@ static int campaign(const char *db, const char *plat)
  * runs; a board that does not exist fails every point, naming it. */
 static void boards(void)
 {
-    char host[256], plat[300], db[300], keep[300], cmd[2048], buf[600], reason[512];
+    char host[256], db[300], keep[300], cmd[2048], buf[600], reason[512];
     gethostname(host, sizeof host);
     host[sizeof host - 1] = 0;
-    snprintf(plat, sizeof plat, "%s/twin.json", dir);
-    snprintf(db, sizeof db, "%s/twin.db", dir);
     snprintf(keep, sizeof keep, "%s/twin-keep", dir);
-    platform(plat, "twin-test", "localhost", host, "cpu");
-    CHECK(campaign(db, plat) == 0, "campaign on twin-test failed");
+    CHECK(campaign("twin-test", host, "cpu", db, sizeof db) == 0, "campaign on twin-test failed");
     snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,2 --keep %s "
              ">/dev/null 2>%s/twin.err", db, keep, dir);
     int rc = sh("%s", cmd);
@@ -112,10 +108,7 @@ static void boards(void)
     printf("ok: twin-test (boards localhost and %s) ran %lld points through the generated hostfile\n",
            host, ok);
 
-    snprintf(plat, sizeof plat, "%s/far.json", dir);
-    snprintf(db, sizeof db, "%s/far.db", dir);
-    platform(plat, "far-test", "localhost", "jetson-7", "cpu");
-    CHECK(campaign(db, plat) == 0, "campaign on far-test failed");
+    CHECK(campaign("far-test", "jetson-7", "cpu", db, sizeof db) == 0, "campaign on far-test failed");
     snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,1 --timeout 60 "
              ">/dev/null 2>/dev/null", db);
     rc = sh("%s", cmd);
@@ -132,11 +125,8 @@ static void boards(void)
  * points are stored unmeasured with their prediction, the others run. */
 static void gpu(void)
 {
-    char plat[300], db[300], cmd[2048];
-    snprintf(plat, sizeof plat, "%s/gpu.json", dir);
-    snprintf(db, sizeof db, "%s/gpu.db", dir);
-    platform(plat, "gpu-test", "localhost", "localhost", "gpu");
-    CHECK(campaign(db, plat) == 0, "campaign on gpu-test failed");
+    char db[300], cmd[2048];
+    CHECK(campaign("gpu-test", "localhost", "gpu", db, sizeof db) == 0, "campaign on gpu-test failed");
     snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 6 --bench 0,1 "
              ">/dev/null 2>/dev/null", db);
     int rc = sh("%s", cmd);
