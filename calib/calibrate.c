@@ -658,7 +658,7 @@ static int fit_memory(run *R)
         for (int d = 0; d < pl->ndev; d++) {
             if (!pd[d].used) continue;
             int k = pl->dev[d].kind;
-            double model = (pd[d].weights_bytes + pd[d].peak_act_bytes) / 1e6;
+            double model = (pd[d].weights_bytes + pd[d].peak_act_bytes + pd[d].workspace_bytes) / 1e6;
             double rss = num(cJSON_GetArrayItem(devs, d), "peak_rss_mb");
             if (!(rss > 0)) continue;
             snprintf(labs[nl], sizeof labs[nl], "%s %s on %s", n->name, M->layer >= 0 && d == b ? M->what : (M->layer >= 0 ? "(rest)" : "(whole)"), pl->dev[d].name);
@@ -671,6 +671,7 @@ static int fit_memory(run *R)
             cJSON_AddStringToObject(e, "device", pl->dev[d].name);
             cJSON_AddNumberToObject(e, "weights_mb", pd[d].weights_bytes / 1e6);
             cJSON_AddNumberToObject(e, "peak_activations_mb", pd[d].peak_act_bytes / 1e6);
+            cJSON_AddNumberToObject(e, "workspace_mb", pd[d].workspace_bytes / 1e6);
             cJSON_AddNumberToObject(e, "peak_rss_mb", rss);
             cJSON_AddItemToArray(jr, e);
         }
@@ -714,7 +715,7 @@ static int fit_memory(run *R)
             D->mem_coefficient.note = D->mem_bias_mb.note = note;
             D->mem_bias_mb.n = np[k];
         }
-        report_fit(R, what, "model MB (weights + peak live activations)", "peak RSS MB", &f, x[k],
+        report_fit(R, what, "model MB (weights + peak live activations + workspace)", "peak RSS MB", &f, x[k],
                    y[k], np[k], lab[k]);
         if (add_row(R, what, "coefficient", D->mem_coefficient) ||
             add_row(R, what, "bias_mb", D->mem_bias_mb))

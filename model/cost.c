@@ -17,6 +17,7 @@
  * advanced first.
  */
 #include "cost.h"
+#include "convalgo.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,14 +30,10 @@
 
 int cost_class(const net *n, int layer)
 {
-    const net_layer *L = &n->layers[layer];
-    if (L->kind != NET_CONV) return L->kind;
-    const net_attr *a = &L->a;
-    int cin = net_in_shape(n, layer, 0).c;
-    if (a->kh == 3 && a->kw == 3 && a->sh == 1 && a->sw == 1 && a->dh == 1 && a->dw == 1 &&
-        cin / a->groups > 1)
-        return COST_CLASS_CONV_WINOGRAD;
-    return NET_CONV;
+    /* The runtime's algorithm, by the one rule both share (convalgo.h). */
+    int alg = convalgo_of(n, layer);
+    if (alg < 0) return n->layers[layer].kind;
+    return alg == CONVALGO_WINO2 || alg == CONVALGO_WINO4 ? COST_CLASS_CONV_WINOGRAD : NET_CONV;
 }
 
 const char *cost_class_name(int cls)
@@ -82,7 +79,7 @@ typedef struct {
 typedef struct {
     int pc, blocked, ndef;
     double t, compute, concat, send, wait, ebusy;
-    double live, peak, wraw, wmem;
+    double live, peak, wraw, wmem, ws;
     double txfree[LINK_CLASS_COUNT];
     int64_t tx, rx;
 } dev_state;
@@ -95,6 +92,7 @@ struct cost_model {
     unsigned char *use_macs; /* [nl]: work is MACs (Conv, FC), else ops */
     unsigned char *linear;   /* [nl]: work and weights are per-channel counts x nc */
     double *wraw_pc;         /* [nl]: float32 weight bytes per output channel */
+    double *ws_full;         /* [nl]: workspace bytes of the whole layer (convalgo.h) */
     dev_coef *dv;            /* [nd] */
     double *lat_s, *spb;     /* [nd * nd]: link latency, seconds per byte */
     unsigned char *lcls;     /* [nd * nd]: link class */
@@ -106,6 +104,7 @@ struct cost_model {
     int *deferred; /* per tensor slot: device d's frees waiting on sends, at tensor0[d] */
     dev_state st[MAXDEV];
     int stack[MAXDEV];
+    double *sched0, *sched1; /* cost_schedule: per global step, start and end; else NULL */
     char err[NET_ERRLEN];
 };
 
@@ -116,6 +115,7 @@ void cost_free(cost_model *m)
     free(m->use_macs);
     free(m->linear);
     free(m->wraw_pc);
+    free(m->ws_full);
     free(m->dv);
     free(m->lat_s);
     free(m->spb);
@@ -192,11 +192,12 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     m->use_macs = calloc((size_t)nl, 1);
     m->linear = calloc((size_t)nl, 1);
     m->wraw_pc = calloc((size_t)nl, sizeof *m->wraw_pc);
+    m->ws_full = calloc((size_t)nl, sizeof *m->ws_full);
     m->dv = calloc((size_t)nd, sizeof *m->dv);
     m->lat_s = malloc((size_t)nd * nd * sizeof *m->lat_s);
     m->spb = malloc((size_t)nd * nd * sizeof *m->spb);
     m->lcls = malloc((size_t)nd * nd);
-    if (!m->lk || !m->use_macs || !m->linear || !m->wraw_pc || !m->dv || !m->lat_s || !m->spb ||
+    if (!m->lk || !m->use_macs || !m->linear || !m->wraw_pc || !m->ws_full || !m->dv || !m->lat_s || !m->spb ||
         !m->lcls)
         goto oom;
 
@@ -227,6 +228,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
                        (C < 2 || (work(n, i, 1, C - 1) == w1 * (C - 1) &&
                                   net_slice_weights(n, i, 1, C - 1) == g1 * (C - 1)));
         m->wraw_pc[i] = 4.0 * (double)g1;
+        m->ws_full[i] = 4.0 * (double)convalgo_workspace_of(n, i, C);
     }
     for (int k = 0; k < 2; k++) {
         if (!kind_used[k]) continue;
@@ -386,6 +388,13 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             te = t + dur;
             s->compute += dur;
             s->ebusy += dur * (e->busy_w >= 0 ? e->busy_w : v->busy_w);
+            /* One workspace per device, the largest its steps need. */
+            if (m->ws_full[l] > s->ws) {
+                double ws = st->nc == n->layers[l].out.c
+                                ? m->ws_full[l]
+                                : 4.0 * (double)convalgo_workspace_of(n, l, st->nc);
+                if (ws > s->ws) s->ws = ws;
+            }
             s->wraw += w;
             s->wmem += w * e->wcoef;
             s->live += (double)T[st->tensor].bytes;
@@ -439,6 +448,10 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             }
             s->wait += te - t;
             break;
+        }
+        if (m->sched0) {
+            m->sched0[p->step0[d] + s->pc] = t;
+            m->sched1[p->step0[d] + s->pc] = te;
         }
         t = te;
         if (st->op != PLAN_SEND && d == p->out_dev && st->tensor == p->out_tensor) *latency = te;
@@ -532,7 +545,8 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
             o.bytes_recv = s->rx;
             o.weights_bytes = s->wraw;
             o.peak_act_bytes = s->peak;
-            double bytes = s->wmem + v->act_coef * s->peak + v->bias_bytes;
+            o.workspace_bytes = s->ws;
+            double bytes = s->wmem + v->act_coef * (s->peak + s->ws) + v->bias_bytes;
             o.mem_mb = bytes / 1e6;
             o.energy_j = s->ebusy + o.idle_s * v->idle_w;
             if (bytes > v->cap_bytes) res.violation_bytes += bytes - v->cap_bytes;
@@ -543,4 +557,14 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
     }
     *r = res;
     return 0;
+}
+
+int cost_schedule(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev, double *t0,
+                  double *t1)
+{
+    m->sched0 = t0;
+    m->sched1 = t1;
+    int rc = cost_eval(m, p, r, per_dev);
+    m->sched0 = m->sched1 = NULL;
+    return rc;
 }

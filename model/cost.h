@@ -13,8 +13,8 @@
  * runtime posts every MPI_Irecv then); a tensor is freed after its
  * free-list step, or, if a send of it is still in flight, after the first
  * later non-SEND step ending once that send has arrived.  Memory is
- * weights + peak live bytes, scaled by per-device-kind coefficients plus a
- * bias (eq. 4.9); energy is busy * P_busy + (latency - busy) * P_idle
+ * weights + (peak live bytes + the kernels' workspace), scaled by
+ * per-device-kind coefficients plus a bias (eq. 4.9); energy is busy * P_busy + (latency - busy) * P_idle
  * (eq. 4.10 with an idle term).  docs/cost-model.md states every rule.
  *
  * Units: seconds inside, milliseconds for the latency objective, 1 MB =
@@ -38,10 +38,10 @@
 
 /* ---- coefficient classes ----
  * Compute coefficients are looked up per class: the layer kinds, plus
- * COST_CLASS_CONV_WINOGRAD for Conv layers with a 3x3 kernel, stride 1 and
- * dilation 1 (the layers ncnn, the thesis' engine, runs with Winograd
- * F(6,3); thesis 4.3.1 keeps a separate coefficient for them).  A file
- * without a "ConvWinograd" entry uses its "Conv" entry for them. */
+ * COST_CLASS_CONV_WINOGRAD for the Conv layers the runtime computes with
+ * Winograd (model/convalgo.h, the one rule the runtime follows too; thesis
+ * 4.3.1 keeps a separate coefficient for them).  A file without a
+ * "ConvWinograd" entry uses its "Conv" entry for them. */
 #define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT
 #define COST_NCLASS (NET_KIND_COUNT + 1)
 int cost_class(const net *n, int layer);
@@ -180,6 +180,7 @@ typedef struct {
     int64_t bytes_sent, bytes_recv;
     double weights_bytes;  /* float32 weights of its slices */
     double peak_act_bytes; /* peak live tensors incl. receive and in-flight send buffers */
+    double workspace_bytes; /* the kernels' scratch: the largest any of its Conv steps needs */
     double mem_mb;         /* eq. 4.9 */
     double energy_j;
 } cost_device;
@@ -196,6 +197,13 @@ typedef struct {
  * when p is larger than every plan seen before.  Returns 0, or -1 when the
  * plan does not fit the model or cannot run (cost_error says why). */
 int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev);
+/* cost_eval that also returns the simulated schedule: t0[i] and t1[i], the
+ * start and end (seconds from the inference's start) of step i of p
+ * (indexed like p->steps; a RECV starts when its device reaches it and
+ * ends when the data is in, so its duration is the waiting time).  The
+ * predicted timeline of dse eval --trace (model/trace.h). */
+int cost_schedule(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev, double *t0,
+                  double *t1);
 const char *cost_error(const cost_model *m);
 
 #endif

@@ -1,14 +1,15 @@
 /* conv.c -- Conv and FC slices on top of CBLAS.
  *
- * Conv, per group touched by the slice [c0, c0+nc):
- *  - 3x3 stride-1 layers with enough channels and pixels: Winograd
- *    F(2x2, 3x3) (wino.c), 2.25x fewer multiplies;
- *  - groups > 1 with one input channel per group (depthwise, or a depth
+ * Conv: the algorithm is model/convalgo.h's rule (the one the cost model
+ * charges), applied per group touched by the slice [c0, c0+nc):
+ *  - WINO2 / WINO4: Winograd (wino.c);
+ *  - DIRECT (groups with one input channel each: depthwise, or a depth
  *    multiplier): a direct loop per output channel;
- *  - 1x1, stride 1, no padding: one SGEMM straight on the input, which is
- *    already the (in_c/groups) x (H*W) matrix;
- *  - otherwise im2col into the workspace, a band of output rows at a time
- *    (so the scratch stays cache-sized), and one SGEMM per band.
+ *  - POINTWISE (1x1, stride 1, no padding): one SGEMM straight on the
+ *    input, which is already the (in_c/groups) x (H*W) matrix;
+ *  - IM2COL: im2col into the workspace, a band of output rows at a time
+ *    (convalgo_im2col_band_rows, so the scratch stays cache-sized), and
+ *    one SGEMM per band.
  * The output rows of the slice are first set to the bias (or zero) and the
  * SGEMMs accumulate with beta = 1.  Output channel oc only ever reads weight
  * row oc - c0 and its group's input channels, so a slice computes exactly
@@ -18,41 +19,12 @@
 #include <cblas.h>
 #include <string.h>
 
+#include "convalgo.h"
 #include "kern_impl.h"
-
-/* Target im2col band: about 1 Mi floats (4 MiB).  Bands bound the scratch
- * memory (a whole-layer im2col of vgg16's conv1_2 would be 115 MB) and are
- * packed by SGEMM while still in cache; much smaller bands starve SGEMM of
- * columns (a 3x3 conv on a 14x14 map then gets N < 100 and loses ~25%). */
-#define IM2COL_BAND_FLOATS (1024 * 1024)
-
-static int is_pointwise(const net_attr *a)
-{
-    return a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && a->pt == 0 &&
-           a->pl == 0 && a->pb == 0 && a->pr == 0;
-}
-
-static int is_direct(const net_attr *a, net_shape x)
-{
-    return a->groups > 1 && x.c / a->groups == 1;
-}
-
-/* Output rows per im2col band for a K-row column matrix. */
-static int band_rows(int K, int oh, int ow)
-{
-    long r = IM2COL_BAND_FLOATS / ((long)K * ow);
-    if (r < 1) r = 1;
-    return r > oh ? oh : (int)r;
-}
 
 size_t kern_conv_workspace(const net_layer *L, net_shape x, int nc)
 {
-    const net_attr *a = &L->a;
-    /* im2col: every group's has the same size, one band is reused */
-    if (is_direct(a, x) || is_pointwise(a)) return 0;
-    if (kern_wino_applies(L, x)) return kern_wino_workspace(L, x, nc);
-    int K = x.c / a->groups * a->kh * a->kw;
-    return (size_t)K * band_rows(K, L->out.h, L->out.w) * L->out.w;
+    return convalgo_workspace(L, x, nc, kern_conv_algo(L, x));
 }
 
 /* Output columns [lo, hi) of a kernel column with input offset xoff read
@@ -152,7 +124,8 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
     int K = cin_g * a->kh * a->kw, oh = L->out.h, ow = L->out.w;
     size_t ohw = (size_t)oh * ow, plane = (size_t)x.h * x.w;
 
-    if (kern_wino_applies(L, x)) {
+    convalgo alg = kern_conv_algo(L, x);
+    if (alg == CONVALGO_WINO2 || alg == CONVALGO_WINO4) {
         kern_wino(L, x, c0, nc, in, w, out, ws);
         return;
     }
@@ -162,19 +135,19 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
         if (b == 0.0f) memset(o, 0, ohw * sizeof *o);
         else for (size_t i = 0; i < ohw; i++) o[i] = b;
     }
-    if (is_direct(a, x)) {
+    if (alg == CONVALGO_DIRECT) {
         direct_job j = {in, w, out, c0, cout_g, x.h, x.w, oh, ow, a};
         kern_parallel_for(nc, (double)nc * ohw * K, direct_channels, &j);
         return;
     }
-    int band = band_rows(K, oh, ow);
+    int band = convalgo_im2col_band_rows(K, oh, ow);
     for (int g = c0 / cout_g; g * cout_g < c0 + nc; g++) {
         int lo = g * cout_g > c0 ? g * cout_g : c0;
         int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc;
         const float *A = w + (size_t)(lo - c0) * K;
         const float *gin = in + (size_t)g * cin_g * plane;
         float *C = out + (size_t)(lo - c0) * ohw;
-        if (is_pointwise(a)) {
+        if (alg == CONVALGO_POINTWISE) {
             kern_sgemm(hi - lo, (int)ohw, K, A, K, gin, (int)ohw, 1, C, (int)ohw);
             continue;
         }

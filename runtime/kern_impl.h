@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "convalgo.h"
 #include "net.h"
 
 /* conv.c: Conv and FC slices.  in is the full input tensor x; w the slice's
@@ -16,12 +17,11 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
 void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const float *w,
              float *out);
 
-/* wino.c: 3x3 stride-1 Conv slices by Winograd F(2x2, 3x3) or F(4x4, 3x3)
- * for the layers kern_wino_variant() picks (2 or 4; 0 = not Winograd): a
- * choice by shape, never by slice. */
-int kern_wino_variant(const net_layer *L, net_shape x);
-int kern_wino_applies(const net_layer *L, net_shape x);
-size_t kern_wino_workspace(const net_layer *L, net_shape x, int nc);
+/* wino.c: the algorithm of a Conv under the runtime's Winograd mode
+ * (kern_set_winograd): model/convalgo.h's rule, the one the cost model
+ * charges; and 3x3 stride-1 Conv slices by Winograd F(2x2, 3x3) or
+ * F(4x4, 3x3) for the layers it sends there. */
+convalgo kern_conv_algo(const net_layer *L, net_shape x);
 void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
                float *out, float *ws);
 

@@ -23,17 +23,15 @@
  */
 #include <string.h>
 
+#include "convalgo.h"
 #include "kern_impl.h"
 #include "kernels.h"
-
-/* Tiles per band: V is alpha^2 x C x tiles, M alpha^2 x nc x tiles; about
- * 2 Mi floats of V keeps the SGEMMs' N in the hundreds while bounding the
- * scratch. */
-#define WINO_BAND_FLOATS (2 * 1024 * 1024)
 
 static int wino_mode = 1;
 
 void kern_set_winograd(int mode) { wino_mode = mode == 2 || mode == 4 ? mode : mode != 0; }
+
+convalgo kern_conv_algo(const net_layer *L, net_shape x) { return convalgo_pick(L, x, wino_mode); }
 
 /* Tiles transformed together: the transforms run across tiles so that
  * every inner loop is a contiguous, vectorisable loop. */
@@ -336,69 +334,9 @@ static void ochunk4(const otrans_job *j, const float *mk, size_t plane, float b,
 static const variant F2 = {2, 4, wchunk2, ichunk2, ochunk2};
 static const variant F4 = {4, 6, wchunk4, ichunk4, ochunk4};
 
-int kern_wino_variant(const net_layer *L, net_shape x)
-{
-    const net_attr *a = &L->a;
-    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
-    if (!wino_mode || a->kh != 3 || a->kw != 3 || a->sh != 1 || a->sw != 1 || a->dh != 1 ||
-        a->dw != 1 || cin_g < 16 || cout_g < 16)
-        return 0;
-    if (wino_mode == 2 || wino_mode == 4) return wino_mode;
-    /* Measured in whole forward passes of vgg16, resnet50 and alexnet with
-     * OpenBLAS's Haswell and Cooperlake kernels (bench_kernels forward
-     * --layers --winograd 0|2|4; bench/README.md, "Kernels"): F(4x4) pays
-     * from 50x50 maps on and, from 20x20 on, with many channel pairs (its
-     * SGEMMs do 4x less work, its transforms cost more per pair and tile);
-     * F(2x2) elsewhere down to 13x13; on 7x7 maps neither beats im2col. */
-    int pixels = L->out.h * L->out.w;
-    long pairs = (long)cin_g * cout_g;
-    if (pixels < 169) return 0;
-    if (pixels >= 2500 || (pixels >= 400 && pairs >= 32768)) return 4;
-    return 2;
-}
-
-int kern_wino_applies(const net_layer *L, net_shape x) { return kern_wino_variant(L, x) != 0; }
-
 static const variant *variant_of(const net_layer *L, net_shape x)
 {
-    return kern_wino_variant(L, x) == 4 ? &F4 : &F2;
-}
-
-static int band_tiles(const variant *v, int cin_g, int tx, int ty)
-{
-    long rows = WINO_BAND_FLOATS / ((long)v->alpha * v->alpha * cin_g * tx);
-    if (rows < 1) rows = 1;
-    return (int)(rows > ty ? ty : rows) * tx;
-}
-
-/* Output channels per block.  With few tiles per band (small maps) the
- * SGEMMs are short and the transformed weights dominate the traffic: a
- * block's U (alpha^2 x rows x C floats) is made just before its SGEMMs and
- * stays in the core's L2, where a whole layer's (4 MB for 256 x 256
- * channels) would go through memory on every inference.  With many tiles
- * the V_p operands dominate instead, and blocks would make SGEMM pack them
- * once per block: one block. */
-#define WINO_U_BLOCK_FLOATS (128 * 1024)
-#define WINO_BLOCK_MAX_TILES 256
-
-static int block_rows(const variant *v, int cin_g, int m, int tb)
-{
-    if (tb >= WINO_BLOCK_MAX_TILES) return m;
-    long rows = WINO_U_BLOCK_FLOATS / ((long)v->alpha * v->alpha * cin_g);
-    if (rows < 16) rows = 16;
-    return (int)(rows > m ? m : rows);
-}
-
-/* Scratch: U and M for one block of output channels, V for one band. */
-size_t kern_wino_workspace(const net_layer *L, net_shape x, int nc)
-{
-    const variant *v = variant_of(L, x);
-    const net_attr *a = &L->a;
-    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
-    int tx = (L->out.w + v->m - 1) / v->m, ty = (L->out.h + v->m - 1) / v->m;
-    int tb = band_tiles(v, cin_g, tx, ty), mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g, tb);
-    size_t a2 = (size_t)v->alpha * v->alpha;
-    return a2 * ((size_t)mb * cin_g + (size_t)cin_g * tb + (size_t)mb * tb);
+    return kern_conv_algo(L, x) == CONVALGO_WINO4 ? &F4 : &F2;
 }
 
 void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
@@ -407,8 +345,9 @@ void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in,
     const variant *v = variant_of(L, x);
     const net_attr *a = &L->a;
     int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups, a2 = v->alpha * v->alpha;
-    int oh = L->out.h, ow = L->out.w, tx = (ow + v->m - 1) / v->m, ty = (oh + v->m - 1) / v->m;
-    int tb = band_tiles(v, cin_g, tx, ty), mb = block_rows(v, cin_g, nc < cout_g ? nc : cout_g, tb);
+    int oh = L->out.h, ow = L->out.w;
+    convalgo_wino geo = convalgo_wino_geometry(L, x, nc, v->m);
+    int tx = geo.tx, ty = geo.ty, tb = geo.band_tiles, mb = geo.block_rows;
     size_t K = (size_t)cin_g * 9, plane = (size_t)x.h * x.w, ohw = (size_t)oh * ow;
     float *U = ws, *V = U + (size_t)a2 * mb * cin_g, *M = V + (size_t)a2 * cin_g * tb;
     const float *bias = a->bias ? w + (size_t)nc * K : NULL;

@@ -8,6 +8,7 @@
  * 1 byte per 10 ns.
  */
 #include "chrom.h"
+#include "convalgo.h"
 #include "cost.h"
 #include "mapping.h"
 #include "check.h"
@@ -492,9 +493,10 @@ static void test_fallbacks(void)
     CHECK_HAS(warn, "fitted for platform elsewhere, not two");
     CHECK_HAS(warn, "2 layers (FC) have no cpu rate: built-in defaults");
     CHECK(strchr(warn, '\n') == NULL);
-    /* ConvWinograd falls back to Conv, not to the defaults. */
+    /* ConvWinograd falls back to Conv, not to the defaults.  branchy's 3x3
+     * convs have 8 channels: too few for the runtime's Winograd (below). */
     net *br = net_zoo("branchy", err);
-    CHECK(cost_class(br, net_find(br, "right")) == COST_CLASS_CONV_WINOGRAD);
+    CHECK(cost_class(br, net_find(br, "right")) == NET_CONV);
     CHECK(cost_class(br, net_find(br, "left")) == NET_CONV);
     CHECK(cost_class(br, net_find(br, "head")) == NET_CONV); /* stride 2 */
     cost_coeffs *c3 = unit_coeffs("branchy", 0, 0, 1, 0);
@@ -690,8 +692,91 @@ static void test_random(void)
     platform_free(pl);
 }
 
+/* One conv of cin channels on a side x side map, k x k, stride st, groups g. */
+static net *one_conv(int cin, int cout, int side, int k, int st, int g)
+{
+    net *n = net_new("one", "x", (net_shape){cin, side, side});
+    net_attr a = net_attr_conv(cout, k, st, k / 2, g, 1);
+    const char *x[] = {"x"};
+    net_add(n, "c", NET_CONV, &a, 1, x, err);
+    if (net_finalize(n, "one", err)) fprintf(stderr, "net: %s\n", err);
+    return n;
+}
+
+/* The one rule (model/convalgo.h) on hand-worked shapes: its thresholds
+ * are those docs/runtime-kernels.md states, and the model's class and
+ * workspace follow it. */
+static void test_convalgo(void)
+{
+    static const struct {
+        int cin, cout, side, k, st, g;
+        convalgo want;
+    } cases[] = {
+        {16, 16, 13, 3, 1, 1, CONVALGO_WINO2},      /* 169 pixels: the smallest F(2x2) map */
+        {16, 16, 12, 3, 1, 1, CONVALGO_IM2COL},     /* 144 pixels */
+        {15, 64, 56, 3, 1, 1, CONVALGO_IM2COL},     /* < 16 input channels */
+        {64, 15, 56, 3, 1, 1, CONVALGO_IM2COL},     /* < 16 output channels */
+        {8, 8, 64, 3, 1, 1, CONVALGO_IM2COL},       /* branchy-like: cin_g 8 */
+        {16, 16, 50, 3, 1, 1, CONVALGO_WINO4},      /* 2500 pixels */
+        {16, 16, 49, 3, 1, 1, CONVALGO_WINO2},
+        {256, 128, 20, 3, 1, 1, CONVALGO_WINO4},    /* 400 pixels, 32768 pairs */
+        {255, 128, 20, 3, 1, 1, CONVALGO_WINO2},    /* 32640 pairs */
+        {256, 128, 19, 3, 1, 1, CONVALGO_WINO2},    /* 361 pixels */
+        {64, 64, 28, 3, 2, 1, CONVALGO_IM2COL},     /* stride 2 */
+        {32, 32, 28, 3, 1, 32, CONVALGO_DIRECT},    /* depthwise */
+        {32, 64, 28, 3, 1, 32, CONVALGO_DIRECT},    /* depth multiplier 2 */
+        {64, 64, 28, 3, 1, 2, CONVALGO_WINO2},      /* 32 channels per group */
+        {64, 256, 56, 1, 1, 1, CONVALGO_POINTWISE},
+        {64, 256, 56, 1, 2, 1, CONVALGO_IM2COL},    /* 1x1 stride 2 */
+        {3, 64, 224, 7, 2, 1, CONVALGO_IM2COL},
+    };
+    int n_wino = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        net *n = one_conv(cases[i].cin, cases[i].cout, cases[i].side, cases[i].k, cases[i].st,
+                          cases[i].g);
+        int alg = convalgo_of(n, 0);
+        CHECK(alg == (int)cases[i].want, "case %zu (%dx%d ch, %dx%d map, k%d s%d g%d): %s, expected "
+              "%s", i, cases[i].cin, cases[i].cout, cases[i].side, cases[i].side, cases[i].k,
+              cases[i].st, cases[i].g, convalgo_name((convalgo)alg), convalgo_name(cases[i].want));
+        int wino = alg == CONVALGO_WINO2 || alg == CONVALGO_WINO4;
+        n_wino += wino;
+        CHECK(cost_class(n, 0) == (wino ? COST_CLASS_CONV_WINOGRAD : NET_CONV));
+        /* workspace: none for direct and pointwise; a slice's never above
+         * the layer's; im2col's is one band of the column matrix */
+        size_t whole = convalgo_workspace_of(n, 0, cases[i].cout);
+        CHECK((whole == 0) == (alg == CONVALGO_DIRECT || alg == CONVALGO_POINTWISE));
+        CHECK(convalgo_workspace_of(n, 0, 1) <= whole);
+        if (alg == CONVALGO_IM2COL) {
+            size_t K = (size_t)cases[i].cin / cases[i].g * cases[i].k * cases[i].k;
+            int ow = n->layers[0].out.w;
+            /* whole output rows, about 1 Mi floats (one row when a row is more) */
+            CHECK(whole % (K * ow) == 0 && (whole <= (size_t)1 << 20 || whole == K * ow),
+                  "im2col workspace %zu floats, K %zu, %d columns", whole, K, ow);
+        }
+        /* and the model counts it in the device's memory */
+        platform *pl = platform_open("local-2", err);
+        cost_model *cm = cost_new(n, pl, NULL, NULL, err);
+        mapping *m = mapping_new(n->n, 2);
+        mapping_set_single(m, n, 0);
+        plan *p = plan_new();
+        cost_result r;
+        cost_device d[2];
+        CHECK(plan_build(p, n, m, 0, err) == 0 && cost_eval(cm, p, &r, d) == 0);
+        CHECK(d[0].workspace_bytes == 4.0 * (double)whole, "workspace %g B, the rule says %zu floats",
+              d[0].workspace_bytes, whole);
+        plan_free(p);
+        mapping_free(m);
+        cost_free(cm);
+        platform_free(pl);
+        net_free(n);
+    }
+    printf("ok: one convolution rule: %zu shapes, %d Winograd, classes and workspace follow it\n",
+           sizeof cases / sizeof cases[0], n_wino);
+}
+
 int main(void)
 {
+    test_convalgo();
     test_random();
     test_chain();
     test_split_wait();

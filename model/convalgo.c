@@ -1,0 +1,130 @@
+/* convalgo.c -- the convolution algorithm rule and its scratch sizes
+ * (convalgo.h).
+ *
+ * Invariant: the choice reads the layer's attributes and shapes only, so
+ * every slice of a layer, on every device, in the model and in the
+ * runtime, gets the same algorithm; the workspace of a slice never
+ * exceeds the whole layer's.
+ */
+#include "convalgo.h"
+
+/* Target im2col band: about 1 Mi floats (4 MiB).  Bands bound the scratch
+ * memory (a whole-layer im2col of vgg16's conv1_2 would be 115 MB) and are
+ * packed by the product while still in cache; much smaller bands starve it
+ * of columns (a 3x3 conv on a 14x14 map then gets N < 100 and loses ~25%). */
+#define IM2COL_BAND_FLOATS (1024 * 1024)
+/* Winograd: about 2 Mi floats of transformed input per band keeps the
+ * products' N in the hundreds while bounding the scratch. */
+#define WINO_BAND_FLOATS (2 * 1024 * 1024)
+/* Transformed weights per block of output channels: 128 Ki floats stay in
+ * the core's L2 between the block's transform and its products.  With
+ * many tiles per band the input operands dominate instead: one block. */
+#define WINO_U_BLOCK_FLOATS (128 * 1024)
+#define WINO_BLOCK_MAX_TILES 256
+
+static int is_pointwise(const net_attr *a)
+{
+    return a->kh == 1 && a->kw == 1 && a->sh == 1 && a->sw == 1 && a->pt == 0 && a->pl == 0 &&
+           a->pb == 0 && a->pr == 0;
+}
+
+convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode)
+{
+    const net_attr *a = &L->a;
+    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
+    int wino_shape = a->kh == 3 && a->kw == 3 && a->sh == 1 && a->sw == 1 && a->dh == 1 &&
+                     a->dw == 1 && cin_g >= 16 && cout_g >= 16;
+    if (wino_mode && wino_shape) {
+        if (wino_mode == 2) return CONVALGO_WINO2;
+        if (wino_mode == 4) return CONVALGO_WINO4;
+        /* F(4x4) pays from 50x50 maps on and, from 20x20 on, with many
+         * channel pairs (its products do 4x less work, its transforms cost
+         * more per pair and tile); F(2x2) elsewhere down to 13x13; on 7x7
+         * maps neither beats im2col. */
+        int pixels = L->out.h * L->out.w;
+        long pairs = (long)cin_g * cout_g;
+        if (pixels >= 2500 || (pixels >= 400 && pairs >= 32768)) return CONVALGO_WINO4;
+        if (pixels >= 169) return CONVALGO_WINO2;
+    }
+    if (a->groups > 1 && cin_g == 1) return CONVALGO_DIRECT;
+    if (is_pointwise(a)) return CONVALGO_POINTWISE;
+    return CONVALGO_IM2COL;
+}
+
+int convalgo_of(const net *n, int layer)
+{
+    const net_layer *L = &n->layers[layer];
+    if (L->kind != NET_CONV) return -1;
+    return (int)convalgo_pick(L, net_in_shape(n, layer, 0), 1);
+}
+
+const char *convalgo_name(convalgo a)
+{
+    static const char *names[CONVALGO_COUNT] = {"im2col", "pointwise", "direct", "winograd2",
+                                                "winograd4"};
+    return a < CONVALGO_COUNT ? names[a] : "?";
+}
+
+int convalgo_im2col_band_rows(int K, int oh, int ow)
+{
+    long r = IM2COL_BAND_FLOATS / ((long)K * ow);
+    if (r < 1) r = 1;
+    return r > oh ? oh : (int)r;
+}
+
+convalgo_wino convalgo_wino_geometry(const net_layer *L, net_shape x, int nc, int m)
+{
+    convalgo_wino g;
+    const net_attr *a = &L->a;
+    int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
+    g.m = m;
+    g.alpha = m + 2;
+    g.tx = (L->out.w + m - 1) / m;
+    g.ty = (L->out.h + m - 1) / m;
+    long rows = WINO_BAND_FLOATS / ((long)g.alpha * g.alpha * cin_g * g.tx);
+    if (rows < 1) rows = 1;
+    g.band_tiles = (int)(rows > g.ty ? g.ty : rows) * g.tx;
+    int mc = nc < cout_g ? nc : cout_g;
+    if (g.band_tiles >= WINO_BLOCK_MAX_TILES) {
+        g.block_rows = mc;
+    } else {
+        long br = WINO_U_BLOCK_FLOATS / ((long)g.alpha * g.alpha * cin_g);
+        if (br < 16) br = 16;
+        g.block_rows = (int)(br > mc ? mc : br);
+    }
+    return g;
+}
+
+size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo alg)
+{
+    const net_attr *a = &L->a;
+    int cin_g = x.c / a->groups;
+    switch (alg) {
+    case CONVALGO_DIRECT:
+    case CONVALGO_POINTWISE:
+    case CONVALGO_COUNT:
+        return 0;
+    case CONVALGO_WINO2:
+    case CONVALGO_WINO4: {
+        /* U and M for one block of output channels, V for one band. */
+        convalgo_wino g = convalgo_wino_geometry(L, x, nc, alg == CONVALGO_WINO4 ? 4 : 2);
+        size_t a2 = (size_t)g.alpha * g.alpha;
+        return a2 * ((size_t)g.block_rows * cin_g + (size_t)cin_g * g.band_tiles +
+                     (size_t)g.block_rows * g.band_tiles);
+    }
+    case CONVALGO_IM2COL:
+    default: {
+        /* every group's band has the same size; one band is reused */
+        int K = cin_g * a->kh * a->kw;
+        return (size_t)K * convalgo_im2col_band_rows(K, L->out.h, L->out.w) * L->out.w;
+    }
+    }
+}
+
+size_t convalgo_workspace_of(const net *n, int layer, int nc)
+{
+    const net_layer *L = &n->layers[layer];
+    if (L->kind != NET_CONV) return 0;
+    net_shape x = net_in_shape(n, layer, 0);
+    return convalgo_workspace(L, x, nc, convalgo_pick(L, x, 1));
+}

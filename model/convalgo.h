@@ -1,0 +1,74 @@
+/* convalgo.h -- THE rule that picks how a convolution is computed, and the
+ * scratch memory that way needs: the one place both interpreters of a
+ * Plan ask.  The runtime's kernels (runtime/conv.c, runtime/wino.c) run
+ * the algorithm it names with the blocking it gives; the cost model
+ * (model/cost.c) charges the coefficient class of that algorithm
+ * (cost_class) and counts its workspace in a device's memory.
+ *
+ * The algorithms, by the layer's shape only (never by slice, so that the
+ * slices of a layer concatenate to the whole layer's output):
+ *   DIRECT     groups with one input channel each (depthwise, or with a
+ *              depth multiplier): a direct loop per output channel;
+ *   WINO4      3x3, stride 1, dilation 1, >= 16 input and output channels
+ *              per group, on maps of >= 2500 output pixels, or >= 400
+ *              pixels with >= 32768 channel pairs: Winograd F(4x4, 3x3);
+ *   WINO2      the other such layers on maps of >= 169 pixels (13x13):
+ *              Winograd F(2x2, 3x3);
+ *   POINTWISE  1x1, stride 1, unpadded: one matrix product on the input;
+ *   IM2COL     everything else: im2col a band of output rows at a time,
+ *              then a matrix product.
+ * The thresholds were measured in whole forward passes (bench/README.md,
+ * "Kernels"); docs/runtime-kernels.md explains them.
+ *
+ * Overrides (kern_set_winograd of the runtime, for benchmarks and tests)
+ * are passed in as `wino_mode`: 1 the rule above, 0 no Winograd, 2 or 4
+ * Winograd of that size on every eligible layer.  The model always uses 1.
+ *
+ * Pure functions of shapes; nothing allocates or prints.
+ */
+#ifndef DSE_CONVALGO_H
+#define DSE_CONVALGO_H
+
+#include <stddef.h>
+
+#include "net.h"
+
+typedef enum {
+    CONVALGO_IM2COL,
+    CONVALGO_POINTWISE,
+    CONVALGO_DIRECT,
+    CONVALGO_WINO2,
+    CONVALGO_WINO4,
+    CONVALGO_COUNT
+} convalgo;
+
+/* The algorithm of Conv layer L whose (first) input has shape x. */
+convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode);
+/* The same for layer `layer` of n under the default rule (wino_mode 1);
+ * -1 when the layer is not a Conv. */
+int convalgo_of(const net *n, int layer);
+const char *convalgo_name(convalgo a); /* "im2col", "pointwise", ... */
+
+/* Scratch floats a slice of nc output channels needs with algorithm a
+ * (0 for DIRECT and POINTWISE).  Independent of the slice's first
+ * channel and non-decreasing in nc. */
+size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo a);
+/* The workspace of a slice of `layer` under the default rule, floats (0
+ * for layers that are not Conv). */
+size_t convalgo_workspace_of(const net *n, int layer, int nc);
+
+/* The blocking behind those sizes, which the kernels follow. */
+/* im2col: output rows per band for a K-row column matrix. */
+int convalgo_im2col_band_rows(int K, int oh, int ow);
+/* Winograd F(m x m, 3x3) (m = 2 or 4; alpha = m + 2): tiles across and
+ * down the output, tiles per band of the input transform, and output
+ * channels per block of transformed weights, for a slice of nc channels. */
+typedef struct {
+    int m, alpha;
+    int tx, ty;      /* tiles across, down */
+    int band_tiles;  /* tiles transformed together (whole tile rows) */
+    int block_rows;  /* output channels per block of U */
+} convalgo_wino;
+convalgo_wino convalgo_wino_geometry(const net_layer *L, net_shape x, int nc, int m);
+
+#endif
