@@ -5,6 +5,7 @@
 #include "cost.h"
 #include "mapping.h"
 #include "plan.h"
+#include "trace.h"
 
 #include <cJSON.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 
 static const char eval_help[] =
     "usage: dse eval --network NAME|FILE --platform PRESET|FILE [--coeffs FILE]\n"
-    "                (--mapping M.json | --single DEVICE) [--json]\n"
+    "                (--mapping M.json | --single DEVICE) [--json] [--trace FILE.json]\n"
     "Evaluate one mapping with the analytical model (docs/cost-model.md): the three\n"
     "objectives (max energy per device in J, max peak memory per device in MB with\n"
     "1 MB = 1e6 bytes, latency in ms), the memory-capacity violation, and per device\n"
@@ -20,7 +21,10 @@ static const char eval_help[] =
     "  --coeffs FILE    coefficients (docs/coefficients-format.md); without it, built-in\n"
     "                   defaults derived from the platform file\n"
     "  --mapping FILE   a dse-mapping file (docs/mapping-format.md)\n"
-    "  --single DEVICE  every layer on one device (name or index) instead of a file\n";
+    "  --single DEVICE  every layer on one device (name or index) instead of a file\n"
+    "  --trace FILE     also write the model's timeline of every step on every device\n"
+    "                   (Chrome trace-event JSON: open it in ui.perfetto.dev; the same\n"
+    "                   steps in the same order as dse exec --trace; docs/traces.md)\n";
 
 static const char plan_help[] =
     "usage: dse plan --network NAME|FILE --platform PRESET|FILE\n"
@@ -159,6 +163,7 @@ static int print_json(const ctx *c, const char *coeffs, const cost_result *r, co
         cJSON_AddNumberToObject(e, "bytes_recv", (double)v->bytes_recv);
         cJSON_AddNumberToObject(e, "weights_mb", v->weights_bytes / 1e6);
         cJSON_AddNumberToObject(e, "peak_act_mb", v->peak_act_bytes / 1e6);
+        cJSON_AddNumberToObject(e, "workspace_mb", v->workspace_bytes / 1e6);
         cJSON_AddNumberToObject(e, "mem_mb", v->mem_mb);
         cJSON_AddNumberToObject(e, "capacity_mb", c->pl->dev[i].memory_mb);
         cJSON_AddNumberToObject(e, "energy_j", v->energy_j);
@@ -183,7 +188,7 @@ int cmd_eval(int argc, char **argv)
     }
     const char *netname = cli_get(&a, "network"), *platname = cli_get(&a, "platform");
     const char *mapfile = cli_get(&a, "mapping"), *single = cli_get(&a, "single");
-    const char *cfile = cli_get(&a, "coeffs");
+    const char *cfile = cli_get(&a, "coeffs"), *tfile = cli_get(&a, "trace");
     int json = cli_flag(&a, "json");
     if (cli_finish(&a)) return EXIT_USAGE;
     if (a.npos) {
@@ -194,6 +199,7 @@ int cmd_eval(int argc, char **argv)
     cost_coeffs *co = NULL;
     cost_model *m = NULL;
     cost_device *per = NULL;
+    trace_span *span = NULL;
     int rc = load("eval", netname, platname, mapfile, single, &c);
     if (rc) goto out;
     if (cfile && !(co = coeffs_load(cfile, err))) {
@@ -219,10 +225,24 @@ int cmd_eval(int argc, char **argv)
         rc = EXIT_FAIL;
         goto out;
     }
-    if (cost_eval(m, c.p, &r, per)) {
-        cli_error("eval", "%s", cost_error(m));
+    if (tfile && !(span = calloc((size_t)c.p->nsteps + 1, sizeof *span))) {
+        cli_error("eval", "out of memory");
         rc = EXIT_FAIL;
         goto out;
+    }
+    int erc = span ? trace_predict(m, c.p, span, &r, per) : cost_eval(m, c.p, &r, per);
+    if (erc) {
+        cli_error("eval", "%s", erc == -2 ? "out of memory" : cost_error(m));
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    if (span) {
+        trace_info ti = {"predicted", c.n, c.pl, c.p, span, r.latency_ms * 1e-3, 0, 0, 0, 0, NULL};
+        if (trace_write(tfile, &ti, err)) {
+            cli_error("eval", "%s", err);
+            rc = EXIT_FAIL;
+            goto out;
+        }
     }
     if (json) {
         if (print_json(&c, cfile, &r, per)) {
@@ -233,6 +253,7 @@ int cmd_eval(int argc, char **argv)
         print_text(&c, cfile, &r, per);
     }
 out:
+    free(span);
     free(per);
     cost_free(m);
     coeffs_free(co);

@@ -13,16 +13,25 @@
 static const char exec_help[] =
     "usage: dse mpirun -np N dse exec --network N --platform P --mapping M.json\n"
     "         [--input IN.f32] [--output OUT.f32] [--bench W,R] [--seed S]\n"
-    "         [--timeout SEC] [--no-check] [--json]\n"
+    "         [--timeout SEC] [--no-check] [--json] [--trace FILE.json]\n"
     "       (or --single DEV instead of --mapping: the whole network on one device)\n"
     "Runs the mapping's plan with real kernels, rank r = device r.  --bench W,R:\n"
-    "W warm-up and R timed inferences (default 4,20; without --bench one inference).\n"
-    "The first output is checked against the single-device run (1e-4 relative).\n";
+    "W warm-up and R timed inferences (default 1,3: latencies are warm; --bench 0,1\n"
+    "times one cold first inference, and the record then says \"latency_kind\": \"cold\").\n"
+    "The first output is checked against the single-device run (1e-4 relative).\n"
+    "--trace FILE: the start and end of every step on every rank, on a clock common to\n"
+    "all ranks, for the timed inference of median latency (Chrome trace-event JSON:\n"
+    "open it in ui.perfetto.dev; compare with dse eval --trace; docs/traces.md).\n";
 
-static void print_text(const rt_result *r, int reps)
+/* Latencies after a warm-up are warm; without one, the first inference
+ * pays page faults, weight streaming from cold memory, MPI connection
+ * set-up: a cold figure nobody should compare with a prediction. */
+static const char *latency_kind(int warm) { return warm > 0 ? "warm" : "cold"; }
+
+static void print_text(const rt_result *r, int warm, int reps)
 {
-    printf("latency: median %.3f ms (min %.3f, max %.3f) over %d inference%s, output on %s\n",
-           r->lat_med_ms, r->lat_min_ms, r->lat_max_ms, reps, reps == 1 ? "" : "s",
+    printf("latency (%s: %d warm-up, %d timed): median %.3f ms (min %.3f, max %.3f), output on "
+           "%s\n", latency_kind(warm), warm, reps, r->lat_med_ms, r->lat_min_ms, r->lat_max_ms,
            r->dev[r->out_dev].name);
     printf("%-14s %6s %10s %10s %10s %12s %12s %10s %10s\n", "device", "steps", "busy ms",
            "wait ms", "finish ms", "sent B", "recv B", "peak MB", "energy J");
@@ -45,6 +54,7 @@ static void print_json(const rt_result *r, int warm, int reps)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "warmup", warm);
     cJSON_AddNumberToObject(o, "reps", reps);
+    cJSON_AddStringToObject(o, "latency_kind", latency_kind(warm));
     cJSON *l = cJSON_AddObjectToObject(o, "latency_ms");
     cJSON_AddNumberToObject(l, "median", r->lat_med_ms);
     cJSON_AddNumberToObject(l, "min", r->lat_min_ms);
@@ -108,6 +118,7 @@ int cmd_exec(int argc, char **argv)
     o.mapping = cli_get(&a, "mapping");
     o.input = cli_get(&a, "input");
     o.output = cli_get(&a, "output");
+    o.trace = cli_get(&a, "trace");
     o.check = !cli_flag(&a, "no-check");
     const char *bench = cli_get(&a, "bench");
     if (cli_int(&a, "single", -1, 0, 63, &single) || cli_int(&a, "seed", 1, 0, 1L << 40, &seed) ||
@@ -116,8 +127,8 @@ int cmd_exec(int argc, char **argv)
     o.single_dev = (int)single;
     o.seed = (uint64_t)seed;
     o.timeout_s = timeout;
-    o.warmup = 0;
-    o.reps = 1;
+    o.warmup = 1; /* warm by default: see latency_kind */
+    o.reps = 3;
     if (bench && (sscanf(bench, "%d,%d", &o.warmup, &o.reps) != 2 || o.warmup < 0 || o.reps < 1)) {
         cli_error("exec", "--bench must be W,R with W >= 0 warm-up and R >= 1 timed inferences");
         return EXIT_USAGE;
@@ -135,7 +146,7 @@ int cmd_exec(int argc, char **argv)
     if (rank == 0) {
         if (rc) cli_error("exec", "%s", err);
         else if (json) print_json(&r, o.warmup, o.reps);
-        else print_text(&r, o.reps);
+        else print_text(&r, o.warmup, o.reps);
         fflush(stdout);
     }
     MPI_Finalize();

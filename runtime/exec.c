@@ -8,6 +8,7 @@
  * its pending sends complete).
  */
 #include "exec.h"
+#include "exec_trace.h"
 #include "kernels.h"
 #include "mapping.h"
 #include "plan.h"
@@ -265,6 +266,7 @@ typedef struct {
     int *sreq_tensor;   /* per step (SEND): its tensor */
     const float *input; /* network input (source rank) */
     rt_fault fault;
+    double *rec, *rec_origin; /* --trace: this inference's step times (exec_trace.h), or NULL */
     double busy, wait, finish;
     int64_t sent, recvd;
 } rank_state;
@@ -308,6 +310,7 @@ static int run_once(rank_state *s, float *out, char *err)
     int d = s->dev;
     int ntens = p->tensor0[d + 1] - p->tensor0[d];
     double t0 = now();
+    if (s->rec) *s->rec_origin = t0;
     s->busy = s->wait = 0;
     s->sent = s->recvd = 0;
     for (int t = 0; t < ntens; t++) {
@@ -353,7 +356,6 @@ static int run_once(rank_state *s, float *out, char *err)
             }
             if (s->fault == RT_FAULT_CORRUPT) o[0] += 1.0f;
             s->buf[st->tensor] = o;
-            s->busy += now() - a;
             break;
         }
         case PLAN_CONCAT: {
@@ -367,7 +369,6 @@ static int run_once(rank_state *s, float *out, char *err)
                 off += m;
             }
             s->buf[st->tensor] = o;
-            s->busy += now() - a;
             break;
         }
         case PLAN_SEND: {
@@ -382,8 +383,14 @@ static int run_once(rank_state *s, float *out, char *err)
         case PLAN_RECV:
             MPI_Wait(&s->rreq[i], MPI_STATUS_IGNORE);
             s->recvd += (int64_t)tensor_floats(p, d, st->tensor) * 4;
-            s->wait += now() - a;
             break;
+        }
+        double b = now();
+        if (st->op == PLAN_RECV) s->wait += b - a;
+        else if (st->op != PLAN_SEND) s->busy += b - a;
+        if (s->rec) {
+            s->rec[2 * i] = a - t0;
+            s->rec[2 * i + 1] = b - t0;
         }
         for (int k = 0; k < st->nfree; k++) {
             int t = p->args[st->free0 + k];
@@ -464,6 +471,7 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     rank_state s;
     float *input = NULL, *out = NULL;
     double *lat = NULL, *busy = NULL, *wait = NULL, *fin = NULL;
+    rt_tracer *tr = NULL;
     memset(&s, 0, sizeof s);
     memset(r, 0, sizeof *r);
     err[0] = 0;
@@ -594,9 +602,16 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     wait = calloc((size_t)reps, sizeof *wait);
     fin = calloc((size_t)reps, sizeof *fin);
     rt_sensor *sen = NULL;
+    if (o->trace) {
+        int ok = (tr = rt_tracer_new(s.nsteps, reps)) != NULL;
+        if (!ok) snprintf(err, NET_ERRLEN, "device %d: out of memory for the trace", rank);
+        if ((rc = agree(!ok, err))) goto out;
+        rt_tracer_sync(tr, 0);
+    }
     for (int it = 0; it < warm + reps; it++) {
         if (it == warm)
             sen = rt_sensor_start(pl->dev[rank].energy_sensor);
+        s.rec = tr && it >= warm ? rt_tracer_rep(tr, it - warm, &s.rec_origin) : NULL;
         MPI_Barrier(MPI_COMM_WORLD);
         /* The first inference's output is the one checked. */
         rc = run_once(&s, it == 0 ? out : NULL, err);
@@ -615,6 +630,11 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     alarm(0);
     if ((rc = agree(rc ? 1 : 0, err))) goto out;
     int64_t rss = rt_peak_rss();
+    /* The trace after the memory figure: gathering it allocates on rank 0. */
+    if (tr) {
+        rt_tracer_sync(tr, 1);
+        if ((rc = rt_tracer_write(tr, o->trace, n, pl, p, lat, warm, err))) goto out;
+    }
 
     /* Gather per-device figures on rank 0. */
     double mine[8] = {median(busy, reps) * 1e3, median(wait, reps) * 1e3,
@@ -718,6 +738,7 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     }
     rc = agree(orc, err);
 out:
+    rt_tracer_free(tr);
     free(s.warena);
     free(s.wts);
     free(s.work);

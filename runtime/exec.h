@@ -33,6 +33,8 @@ typedef struct {
     int warmup, reps;     /* benchmark: warm-up and timed inferences (0, 1 = one run) */
     double timeout_s;     /* > 0: a rank exceeding it aborts the job */
     uint64_t seed;        /* generated weights and input */
+    const char *trace;    /* write the timeline of the median timed inference here
+                             (model/trace.h; rank 0 writes), or NULL */
     int check;            /* compare the first output with the single-device run:
                              every |y - ref| <= 1e-4 |ref| + 1e-5 max|ref| (float32
                              rounding grows through deep nets; the absolute floor

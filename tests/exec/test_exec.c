@@ -176,6 +176,8 @@ static void measured(const char *map)
     if (!x || !e) goto out;
 
     CHECK(jnum(x, "warmup") == 1 && jnum(x, "reps") == 5);
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(x, "latency_kind");
+    CHECK(cJSON_IsString(kind) && !strcmp(kind->valuestring, "warm"));
     const cJSON *lat = cJSON_GetObjectItemCaseSensitive(x, "latency_ms");
     double lmin = jnum(lat, "min"), lmed = jnum(lat, "median"), lmax = jnum(lat, "max");
     CHECK(lmin > 0 && lmin <= lmed && lmed <= lmax, "latency %g <= %g <= %g", lmin, lmed, lmax);
@@ -218,6 +220,28 @@ static void measured(const char *map)
 out:
     cJSON_Delete(x);
     cJSON_Delete(e);
+    /* Without --bench the latency is warm (1 warm-up, 3 timed); a cold one
+     * must be asked for, and says so. */
+    static const struct {
+        const char *bench, *kind;
+        int warm, reps;
+    } kinds[] = {{"", "warm", 1, 3}, {"--bench 0,1", "cold", 0, 1}};
+    for (int k = 0; k < 2; k++) {
+        snprintf(out, sizeof out, "%s/kind.json", tmpdir);
+        snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network toy6 --platform %s --single 1 "
+                 "%s --json > %s", DSE_BIN, DSE_BIN, plat, kinds[k].bench, out);
+        rc = run(cmd, ebuf, sizeof ebuf);
+        txt = tfile_read(out, NULL);
+        cJSON *j = rc == 0 && txt ? cJSON_Parse(txt) : NULL;
+        free(txt);
+        const cJSON *lk = cJSON_GetObjectItemCaseSensitive(j, "latency_kind");
+        CHECK(j && jnum(j, "warmup") == kinds[k].warm && jnum(j, "reps") == kinds[k].reps &&
+                  cJSON_IsString(lk) && !strcmp(lk->valuestring, kinds[k].kind),
+              "exec %s: exit %d, warmup %g reps %g, latency_kind %s", kinds[k].bench, rc,
+              jnum(j, "warmup"), jnum(j, "reps"), cJSON_IsString(lk) ? lk->valuestring : "missing");
+        cJSON_Delete(j);
+    }
+    printf("ok: without --bench the latency is warm (1 + 3 inferences); --bench 0,1 says cold\n");
 }
 
 static void faults(void)
