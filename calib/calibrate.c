@@ -894,7 +894,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
         tot += num(e, "samples");
     }
     cJSON_AddNumberToObject(R.report, "preempted_fraction", tot > 0 ? pre / tot : 0);
-    res->report_json = cJSON_Print(R.report);
+    res->report_json = ju_print(R.report, 1);
     if (!res->report_json) goto oom;
     res->coeffs = R.c;
     R.c = NULL;

@@ -509,7 +509,7 @@ static void inject_fault(int rank)
 /* Gather every rank's records into rank 0's arrays. */
 static int gather(cJSON *mine, cJSON *root, int rank, int size)
 {
-    char *txt = cJSON_PrintUnformatted(mine);
+    char *txt = ju_print(mine, 0);
     int len = txt ? (int)strlen(txt) + 1 : 0, rc = 0;
     if (rank != 0) {
         MPI_Send(&len, 1, MPI_INT, 0, 60, MPI_COMM_WORLD);
@@ -669,7 +669,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
         rc = 1;
     }
     if (rank == 0 && !rc) {
-        char *txt = cJSON_Print(root);
+        char *txt = ju_print(root, 1);
         if (!txt || ju_write_file_atomic(o->out, txt, err)) rc = 1;
         if (!txt) snprintf(err, NET_ERRLEN, "out of memory writing %s", o->out);
         free(txt);

@@ -331,7 +331,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     cJSON_AddNumberToObject(eng, "pc", d.pc);
     cJSON_AddNumberToObject(eng, "pm", d.pm);
     cJSON_AddStringToObject(eng, "crossover", d.xover == NSGA_XO_UNIFORM ? "uniform" : "two-point");
-    c->config = cJSON_PrintUnformatted(o);
+    c->config = ju_print(o, 0);
     cJSON_Delete(o);
     if (!c->config || !nj) {
         seterr(err, "out of memory");
@@ -392,14 +392,25 @@ static double jnum(const cJSON *o, const char *k, double def)
     return cJSON_IsNumber(v) ? v->valuedouble : def;
 }
 
+/* An integer of the stored configuration within [lo, hi] (absent: def);
+ * a database is untrusted input, so nothing is cast unchecked. */
+static int jint(const cJSON *o, const char *k, double lo, double hi, double def, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    double x = v ? (cJSON_IsNumber(v) ? v->valuedouble : NAN) : def;
+    if (!(x >= lo && x <= hi && x == floor(x))) return -1;
+    *out = x;
+    return 0;
+}
+
 camp *camp_from_config(const char *config, int threads, char *err)
 {
     char e[NET_ERRLEN];
     camp *c = calloc(1, sizeof *c);
-    cJSON *o = cJSON_Parse(config);
+    cJSON *o = config ? ju_parse(config, "stored campaign configuration", e) : NULL;
     char *txt = NULL;
     if (!c || !o || !cJSON_IsObject(o)) {
-        seterr(err, "stored campaign configuration is not valid JSON");
+        seterr(err, "%s", o ? "stored campaign configuration is not a JSON object" : config ? e : "no stored configuration");
         goto fail;
     }
     const char *fmt = jstr(o, "format");
@@ -414,12 +425,23 @@ camp *camp_from_config(const char *config, int threads, char *err)
     op.chromosome = jstr(o, "chromosome");
     op.split_kinds = jstr(o, "split_kinds");
     op.kind = jstr(o, "kind");
-    op.splits = (int)jnum(o, "splits", 0);
-    op.pop = (int)jnum(o, "pop", 0);
-    op.gens = (int)jnum(o, "gens", 0);
+    double splits, pop, gens, seed, maxp;
+    if (jint(o, "splits", -1e6, 1e6, 0, &splits) || jint(o, "pop", 0, 1e8, 0, &pop) ||
+        jint(o, "gens", 0, 1e9, 0, &gens) || jint(o, "seed", 0, 4294967295.0, 1, &seed) ||
+        jint(o, "max_points", 0, 9e15, 0, &maxp)) {
+        seterr(err, "stored campaign configuration has an option out of range");
+        goto fail;
+    }
+    op.splits = (int)splits;
+    op.pop = (int)pop;
+    op.gens = (int)gens;
     op.time_budget = jnum(o, "time_budget", 0);
-    op.seed = (unsigned long)jnum(o, "seed", 1);
-    op.max_points = (long long)jnum(o, "max_points", 0);
+    op.seed = (unsigned long)seed;
+    op.max_points = (long long)maxp;
+    if (!(op.time_budget >= 0 && op.time_budget <= 1e9)) {
+        seterr(err, "stored campaign configuration has an option out of range");
+        goto fail;
+    }
     if (own_options(c, &op)) {
         seterr(err, "out of memory");
         goto fail;
@@ -432,13 +454,13 @@ camp *camp_from_config(const char *config, int threads, char *err)
         seterr(err, "stored campaign configuration lacks the network, platform or reference point");
         goto fail;
     }
-    txt = cJSON_PrintUnformatted(jn);
+    txt = ju_print(jn, 0);
     if (!txt || !(c->net = net_from_json(txt, "stored network", e))) {
         seterr(err, "%s", txt ? e : "out of memory");
         goto fail;
     }
     free(txt);
-    txt = cJSON_PrintUnformatted(jp);
+    txt = ju_print(jp, 0);
     if (!txt || !(c->plat = platform_from_json(txt, "stored platform", e))) {
         seterr(err, "%s", txt ? e : "out of memory");
         goto fail;
@@ -446,7 +468,7 @@ camp *camp_from_config(const char *config, int threads, char *err)
     free(txt);
     txt = NULL;
     if (cJSON_IsObject(jk)) {
-        txt = cJSON_PrintUnformatted(jk);
+        txt = ju_print(jk, 0);
         c->coeffs = txt ? coeffs_from_json(txt, "stored coefficients", e) : NULL;
         if (!c->coeffs) {
             seterr(err, "%s", txt ? e : "out of memory");
@@ -456,8 +478,25 @@ camp *camp_from_config(const char *config, int threads, char *err)
         seterr(err, "out of memory");
         goto fail;
     }
-    for (int i = 0; i < CAMP_NOBJ; i++) c->ref[i] = cJSON_GetArrayItem(jr, i)->valuedouble;
-    if (setup(c, threads, err)) goto fail;
+    double stored[CAMP_NOBJ];
+    for (int i = 0; i < CAMP_NOBJ; i++) {
+        const cJSON *v = cJSON_GetArrayItem(jr, i);
+        stored[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        if (!(stored[i] > 0 && isfinite(stored[i]))) {
+            seterr(err, "stored campaign configuration has a bad reference point");
+            goto fail;
+        }
+    }
+    if (setup(c, threads, err) || compute_ref(c, err)) goto fail;
+    /* The reference point is derived from what is stored (network,
+     * platform, coefficients, chromosome) and recomputed here.  The stored
+     * copy is exact (ju_print) and is what the checkpoint was made with;
+     * databases written before numbers were stored exactly hold it rounded
+     * to 15 digits, so a recomputed value within that rounding is the
+     * original one and keeps their campaigns resumable.  (A larger
+     * difference means the cost model changed: the stored value stays.) */
+    for (int i = 0; i < CAMP_NOBJ; i++)
+        if (!(fabs(c->ref[i] - stored[i]) <= 1e-14 * fabs(stored[i]))) c->ref[i] = stored[i];
     if (!(c->config = strdup(config))) {
         seterr(err, "out of memory");
         goto fail;
@@ -787,10 +826,8 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
         seterr(err, "%s", e ? "out of memory" : ne);
         goto done;
     }
-    if (res_campaign_set_status(db, id, "running", NULL, re)) {
-        seterr(err, "%s", re);
-        goto done;
-    }
+    /* Restore first: a checkpoint that cannot be restored leaves the
+     * campaign as it was (its status included). */
     int restored = 0;
     if (resume) {
         long cg;
@@ -822,6 +859,10 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
             seterr(err, "%s", re);
             goto done;
         }
+    }
+    if (res_campaign_set_status(db, id, "running", NULL, re)) {
+        seterr(err, "%s", re);
+        goto done;
     }
     d.t0 = now_s();
     if (!restored) {

@@ -2,6 +2,7 @@
  * `dse plan` (the per-device steps of one mapping).  Both only load, call
  * model/ and print; the numbers come from cost.h and plan.h. */
 #include "cli.h"
+#include "jsonutil.h"
 #include "cost.h"
 #include "mapping.h"
 #include "plan.h"
@@ -169,7 +170,7 @@ static int print_json(const ctx *c, const char *coeffs, const cost_result *r, co
         cJSON_AddNumberToObject(e, "energy_j", v->energy_j);
         cJSON_AddItemToArray(devs, e);
     }
-    char *txt = cJSON_Print(o);
+    char *txt = ju_print(o, 1);
     cJSON_Delete(o);
     if (!txt) return -1;
     puts(txt);

@@ -1,6 +1,7 @@
 /* cmd_exec.c -- `dse exec` (one rank per device, under mpirun) and
  * `dse mpirun` (the one launcher tests, scripts and `dse validate` share). */
 #include "cli.h"
+#include "jsonutil.h"
 #include "exec.h"
 #include "launch.h"
 
@@ -94,7 +95,7 @@ static void print_json(const rt_result *r, int warm, int reps)
     else cJSON_AddNullToObject(ob, "energy_j");
     cJSON_AddNumberToObject(ob, "memory_mb", mmax);
     cJSON_AddNumberToObject(ob, "latency_ms", r->lat_med_ms);
-    char *t = cJSON_Print(o);
+    char *t = ju_print(o, 1);
     puts(t);
     free(t);
     cJSON_Delete(o);

@@ -3,6 +3,7 @@
  * beside the true front's.  Everything it prints is a function of the
  * options alone except the "seconds" figure. */
 #include "cli.h"
+#include "jsonutil.h"
 #include "nsga.h"
 #include "problems.h"
 
@@ -157,7 +158,7 @@ int cmd_optimize(int argc, char **argv)
             cJSON_AddItemToObject(pt, "f", cJSON_CreateDoubleArray(rows[r].f, m));
             cJSON_AddItemToArray(fr, pt);
         }
-        char *txt = cJSON_Print(j);
+        char *txt = ju_print(j, 1);
         if (txt) puts(txt);
         free(txt);
         cJSON_Delete(j);

@@ -4,6 +4,7 @@
  * It only reads: the platform module decides every figure.
  */
 #include "cli.h"
+#include "jsonutil.h"
 #include "platform.h"
 
 #include <cJSON.h>
@@ -96,7 +97,7 @@ static void show_json(const platform *p)
                                                 link_class_name(p->link_cls[a * n + b])));
         cJSON_AddItemToArray(m, row);
     }
-    char *txt = cJSON_Print(o);
+    char *txt = ju_print(o, 1);
     puts(txt);
     free(txt);
     cJSON_Delete(o);

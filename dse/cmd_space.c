@@ -3,6 +3,7 @@
  * section 5).  Prints; computes nothing itself (chrom.h does). */
 #include "chrom.h"
 #include "cli.h"
+#include "jsonutil.h"
 #include "net.h"
 
 #include <cJSON.h>
@@ -94,7 +95,7 @@ int cmd_space(int argc, char **argv)
         cJSON_AddNumberToObject(o, "gene_min", lo);
         cJSON_AddNumberToObject(o, "gene_max", hi);
         cJSON_AddNumberToObject(o, "log10_space", lg);
-        char *t = cJSON_Print(o);
+        char *t = ju_print(o, 1);
         puts(t);
         free(t);
         cJSON_Delete(o);

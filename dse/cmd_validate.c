@@ -11,6 +11,7 @@
  */
 #include "campaign.h"
 #include "cli.h"
+#include "jsonutil.h"
 #include "cost.h"
 #include "exec.h"
 #include "launch.h"
@@ -162,8 +163,8 @@ int cmd_validate(int argc, char **argv)
         goto out;
     }
     /* The campaign's own network, platform and coefficients, as stored. */
-    char *nettxt = cJSON_PrintUnformatted(cJSON_GetObjectItem(cfg, "network"));
-    char *pltxt = cJSON_PrintUnformatted(cJSON_GetObjectItem(cfg, "platform"));
+    char *nettxt = ju_print(cJSON_GetObjectItem(cfg, "network"), 0);
+    char *pltxt = ju_print(cJSON_GetObjectItem(cfg, "platform"), 0);
     const cJSON *jc = cJSON_GetObjectItem(cfg, "coeffs");
     char netpath[600], plpath[600];
     int okfiles = nettxt && pltxt && put_file(dir, "network.json", nettxt, netpath, sizeof netpath) == 0 &&
@@ -172,7 +173,7 @@ int cmd_validate(int argc, char **argv)
     pl = n ? platform_from_json(pltxt, "stored platform", err) : NULL;
     if (pl) {
         if (jc && !cJSON_IsNull(jc)) {
-            char *ct = cJSON_PrintUnformatted(jc);
+            char *ct = ju_print(jc, 0);
             co = coeffs_from_json(ct, "stored coefficients", err);
             free(ct);
         } else {

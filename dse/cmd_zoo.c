@@ -1,6 +1,7 @@
 /* cmd_zoo.c -- `dse zoo list|show` and `dse net show|import|export`:
  * looking at networks, built-in or from files. */
 #include "cli.h"
+#include "jsonutil.h"
 #include "net.h"
 #include "onnx.h"
 
@@ -61,7 +62,7 @@ static void show_json(const net *n)
     cJSON_AddNumberToObject(tt, "ops", (double)t.ops);
     cJSON_AddNumberToObject(tt, "params", (double)t.params);
     cJSON_AddNumberToObject(tt, "splittable", t.nsplittable);
-    char *txt = cJSON_Print(o);
+    char *txt = ju_print(o, 1);
     puts(txt);
     free(txt);
     cJSON_Delete(o);

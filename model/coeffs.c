@@ -734,7 +734,7 @@ char *coeffs_to_json(const cost_coeffs *c)
                 goto out;
         }
     }
-    out = cJSON_Print(root);
+    out = ju_print(root, 1);
 out:
     cJSON_Delete(root);
     return out;

@@ -76,6 +76,50 @@ cJSON *ju_parse(const char *text, const char *what, char *err)
     return NULL;
 }
 
+void ju_format_double(char *buf, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, JU_NUMLEN, "null");
+        return;
+    }
+    /* %.17g always round-trips (IEEE double); fewer digits keep the text
+     * as people wrote it (0.1, not 0.10000000000000001) when they do. */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, JU_NUMLEN, "%.*g", digits, v);
+        double back = strtod(buf, NULL);
+        if (memcmp(&back, &v, sizeof v) == 0) return;
+    }
+}
+
+/* Turn every number of a (copied) tree into raw text printed exactly. */
+static int exact_numbers(cJSON *o)
+{
+    for (cJSON *c = o; c; c = c->next) {
+        if (cJSON_IsNumber(c)) {
+            char b[JU_NUMLEN];
+            ju_format_double(b, c->valuedouble);
+            char *raw = strdup(b);
+            if (!raw) return -1;
+            c->type = cJSON_Raw;
+            c->valuestring = raw;
+        } else if (c->child && exact_numbers(c->child)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+char *ju_print(const cJSON *item, int formatted)
+{
+    if (!item) return NULL;
+    cJSON *copy = cJSON_Duplicate(item, 1);
+    if (!copy) return NULL;
+    /* a duplicate has no siblings: exact_numbers walks it alone */
+    char *txt = exact_numbers(copy) ? NULL : formatted ? cJSON_Print(copy) : cJSON_PrintUnformatted(copy);
+    cJSON_Delete(copy);
+    return txt;
+}
+
 static int is_integer(const cJSON *v)
 {
     return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&

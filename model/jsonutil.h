@@ -21,6 +21,16 @@ int ju_num_req(const cJSON *o, const char *key, double *out, int required, doubl
 int ju_bool(const cJSON *o, const char *key, int *out, const char *ctx, char *err);
 int ju_str(const cJSON *o, const char *key, const char **out, int required, const char *ctx,
            char *err);
+/* JSON text of item (formatted: indented like cJSON_Print; else one
+ * line), malloc'd, NULL when out of memory.  Unlike cJSON_Print, every
+ * number is written with the fewest significant digits (15 to 17) that
+ * read back to the very same double, so a value stored as JSON and read
+ * again is bit-identical (a campaign's reference point, a platform's
+ * bandwidth, fitted coefficients).  Non-finite numbers become null. */
+char *ju_print(const cJSON *item, int formatted);
+/* The same number text into buf (at least JU_NUMLEN bytes). */
+enum { JU_NUMLEN = 32 };
+void ju_format_double(char *buf, double v);
 /* Whole file as a NUL-terminated string (caller frees), or NULL + err. */
 char *ju_read_file(const char *path, char *err);
 /* Write via a temporary file in the same folder and rename, so a reader

@@ -428,7 +428,7 @@ char *mapping_to_json(const mapping *m, const net *n, const platform *p)
             cJSON_AddItemToArray(arr, e);
         }
     }
-    char *txt = cJSON_Print(o);
+    char *txt = ju_print(o, 1);
     cJSON_Delete(o);
     return txt;
 }
@@ -479,7 +479,7 @@ int mapping_export_autodice(const mapping *m, const net *n, const platform *p,
         cJSON_AddItemToArray(e, ends);
         cJSON_AddItemToArray(e, devs);
     }
-    char *tm = cJSON_Print(jm), *th = cJSON_Print(jh);
+    char *tm = ju_print(jm, 1), *th = ju_print(jh, 1);
     cJSON_Delete(jm);
     cJSON_Delete(jh);
     int rc = -1;

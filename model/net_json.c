@@ -317,7 +317,7 @@ char *net_to_json(const net *n)
         cJSON_AddItemToObject(o, "shape", int_array(v, 3));
         cJSON_AddItemToArray(jl, o);
     }
-    char *txt = cJSON_Print(root);
+    char *txt = ju_print(root, 1);
     cJSON_Delete(root);
     return txt;
 }
