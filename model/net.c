@@ -14,39 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *kind_names[NET_KIND_COUNT] = {
-    "Conv", "FC", "ReLU", "LRN", "MaxPool", "AveragePool", "GlobalAveragePool",
-    "BatchNorm", "Add", "Concat", "Flatten", "Dropout", "Softmax",
-};
-
-const char *net_kind_name(net_kind k)
-{
-    return (k >= 0 && k < NET_KIND_COUNT) ? kind_names[k] : "?";
-}
-
-int net_kind_parse(const char *s, net_kind *k)
-{
-    for (int i = 0; i < NET_KIND_COUNT; i++)
-        if (strcmp(s, kind_names[i]) == 0) {
-            *k = (net_kind)i;
-            return 0;
-        }
-    return -1;
-}
-
-int net_kind_splittable(net_kind k) { return k == NET_CONV || k == NET_FC; }
-
-int net_kind_channelwise(net_kind k)
-{
-    switch (k) {
-    case NET_RELU: case NET_BN: case NET_MAXPOOL: case NET_AVGPOOL:
-    case NET_GAP: case NET_DROPOUT:
-        return 1;
-    default:
-        return 0; /* LRN mixes neighbouring channels; Softmax all of them */
-    }
-}
-
 int net_split_mask_parse(const char *s)
 {
     int mask = 0;
@@ -237,10 +204,19 @@ static int infer(net *n, int i, const char *what, char *err)
     const char *kn = net_kind_name(L->kind);
     int64_t numel_in = net_shape_numel(x);
 
-    int want_in = (L->kind == NET_ADD || L->kind == NET_CONCAT) ? 2 : 1;
-    if ((want_in == 1 && L->nin != 1) || (want_in == 2 && L->nin < 2)) {
-        seterr(err, "%s: layer %s: %s takes %s input%s, got %d", what, L->name, kn,
-               want_in == 1 ? "one" : "at least two", want_in == 1 ? "" : "s", L->nin);
+    const net_kind_info_t *K = net_kind_info(L->kind);
+    if (!K) {
+        seterr(err, "%s: layer %s: unknown layer kind", what, L->name);
+        return -1;
+    }
+    if (L->nin < K->min_in || (K->max_in && L->nin > K->max_in)) {
+        static const char *num[] = {"no", "one", "two", "three", "four"};
+        if (K->min_in == K->max_in)
+            seterr(err, "%s: layer %s: %s takes %s input%s, got %d", what, L->name, kn,
+                   num[K->min_in], K->min_in == 1 ? "" : "s", L->nin);
+        else
+            seterr(err, "%s: layer %s: %s takes at least %s inputs, got %d", what, L->name, kn,
+                   num[K->min_in], L->nin);
         return -1;
     }
     L->macs = L->ops = L->params = L->weights = 0;
@@ -326,10 +302,7 @@ static int infer(net *n, int i, const char *what, char *err)
             return -1;
         }
         break;
-    case NET_BN:
-        L->params = 2 * (int64_t)x.c; /* scale, shift; mean and var are buffers */
-        L->weights = 4 * (int64_t)x.c;
-        break;
+    case NET_BN: /* per-channel vectors: counted below */
     case NET_RELU:
     case NET_DROPOUT:
     case NET_SOFTMAX:
@@ -361,8 +334,8 @@ static int infer(net *n, int i, const char *what, char *err)
         y.c = c > INT_MAX ? INT_MAX : (int)c; /* too large: caught below */
         break;
     }
-    default:
-        seterr(err, "%s: layer %s: unknown layer kind", what, L->name);
+    default: /* a kind whose shape rule is missing here: a bug, not bad input */
+        seterr(err, "%s: layer %s: kind %s has no shape rule", what, L->name, kn);
         return -1;
     }
     if ((double)y.c * y.h * y.w > INT_MAX) {
@@ -371,7 +344,11 @@ static int infer(net *n, int i, const char *what, char *err)
         return -1;
     }
     L->out = y;
-    if (L->kind != NET_CONV && L->kind != NET_FC) L->ops = net_shape_numel(y);
+    if (K->wlayout > 0) { /* k vectors of one value per channel, p of them learnable */
+        L->params = net_wparams(K->wlayout) * (int64_t)y.c;
+        L->weights = net_wvecs(K->wlayout) * (int64_t)y.c;
+    }
+    if (!(K->flags & NET_KF_MACS)) L->ops = net_shape_numel(y);
     return 0;
 }
 

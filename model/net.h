@@ -26,22 +26,51 @@
 #define NET_ERRLEN 512
 #define NET_INPUT (-1) /* producer index of the network input tensor */
 
+/* The layer kinds: one row each in model/kinds.def, the table every part of
+ * dse reads (docs/extending.md says how to add one). */
 typedef enum {
-    NET_CONV,
-    NET_FC,
-    NET_RELU, /* with relu_max > 0 it is Clip(0, max), e.g. ReLU6 */
-    NET_LRN,
-    NET_MAXPOOL,
-    NET_AVGPOOL,
-    NET_GAP, /* GlobalAveragePool */
-    NET_BN,  /* BatchNorm, inference form */
-    NET_ADD,
-    NET_CONCAT, /* along channels */
-    NET_FLATTEN,
-    NET_DROPOUT, /* identity at inference */
-    NET_SOFTMAX, /* over the channel axis (all C*H*W elements when H=W=1) */
+#define KIND(id, ...) NET_##id,
+#include "kinds.def"
+#undef KIND
     NET_KIND_COUNT
 } net_kind;
+
+/* Flags of a kind (kinds.def explains each). */
+#define NET_KF_SPLIT 1u   /* output channels may be split across devices */
+#define NET_KF_CHAN 2u    /* channel-wise: output channel c reads input channel c */
+#define NET_KF_MACS 4u    /* work counted in multiply-adds (else ops) */
+#define NET_KF_INPLACE 8u /* the kernel may write over its first input */
+#define NET_KF_ALIAS 16u  /* computes nothing: its output is its input's floats */
+
+/* Weight layouts: none, one row per output channel (+ bias), or k vectors
+ * of one value per channel of which the first p are learnable. */
+#define NET_W_NONE 0
+#define NET_W_ROWS (-1)
+#define NET_W_VEC(k, p) ((k) * 16 + (p))
+
+/* A JSON attribute of a kind: its key, type and the net_attr field(s). */
+typedef enum { NET_A_INT, NET_A_INTS, NET_A_NUM, NET_A_BOOL } net_atype;
+typedef struct {
+    const char *key;
+    net_atype type;
+    int count;        /* NET_A_INTS: 2 (pair) or 4 (pads); else 1 */
+    size_t off;       /* offsetof(net_attr, first field) */
+    int required;
+    double min;       /* smallest accepted value (ints and numbers) */
+    int write_if_set; /* written only when non-zero (ReLU's max) */
+    int dflt_from;    /* >= 0: when absent, copy the attribute at this index (pool stride = kernel) */
+} net_akey;
+
+typedef struct {
+    const char *name;     /* "Conv": JSON kind, listings, cost class */
+    int min_in, max_in;   /* inputs (max_in 0: unbounded) */
+    unsigned flags;       /* NET_KF_* */
+    int wlayout;          /* NET_W_* */
+    const char *init;     /* generated vector values, one letter per vector */
+    const net_akey *keys; /* JSON attributes, NULL-key terminated */
+    const char *onnx;     /* ONNX operators imported as this kind */
+    const char *kernel;   /* runtime kernel (k_<kernel>, runtime/kernels.c) */
+} net_kind_info_t;
 
 /* A tensor of batch 1, NCHW.  A flat vector of n features is (n, 1, 1). */
 typedef struct {
@@ -95,7 +124,11 @@ typedef struct net {
 /* ---- kinds ---- */
 const char *net_kind_name(net_kind k);          /* "Conv", "FC", ... */
 int net_kind_parse(const char *s, net_kind *k); /* 0, or -1 if unknown */
-int net_kind_splittable(net_kind k);            /* Conv, FC */
+int net_kind_splittable(net_kind k);            /* NET_KF_SPLIT: Conv, FC */
+/* The kind's row of kinds.def (NULL for an out-of-range kind). */
+const net_kind_info_t *net_kind_info(net_kind k);
+static inline int net_wvecs(int wl) { return wl > 0 ? wl / 16 : 0; }
+static inline int net_wparams(int wl) { return wl > 0 ? wl % 16 : 0; }
 /* Channel-wise kinds: output channel c depends only on input channel c. */
 int net_kind_channelwise(net_kind k);
 /* Bit mask of splittable kinds from "conv,fc" / "fc" / "conv"; -1 if bad. */

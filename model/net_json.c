@@ -14,36 +14,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Keys each kind accepts besides name, kind, inputs, shape. */
-static const char *keys_for(net_kind k)
-{
-    switch (k) {
-    case NET_CONV: return "out_channels kernel stride dilation pads groups bias";
-    case NET_FC: return "out_features bias";
-    case NET_MAXPOOL: return "kernel stride pads ceil_mode";
-    case NET_AVGPOOL: return "kernel stride pads ceil_mode count_include_pad";
-    case NET_LRN: return "size alpha beta k";
-    case NET_BN: return "epsilon";
-    case NET_RELU: return "max";
-    default: return "";
-    }
-}
-
+/* The common keys, then the kind's own (kinds.c). */
 static int key_allowed(net_kind k, const char *key)
 {
     static const char *common[] = {"name", "kind", "inputs", "shape", NULL};
     for (int i = 0; common[i]; i++)
         if (strcmp(key, common[i]) == 0) return 1;
-    const char *list = keys_for(k);
-    size_t n = strlen(key);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ' ');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, key, n) == 0) return 1;
-        p += len;
-        if (*p == ' ') p++;
+    for (const net_akey *q = net_kind_info(k)->keys; q->key; q++)
+        if (strcmp(key, q->key) == 0) return 1;
+    return 0;
+}
+
+/* The kind's attributes into a (defaults already there); 0 or -1 + err. */
+static int read_attrs(const cJSON *jl, net_kind kind, net_attr *a, const char *ctx, char *err)
+{
+    const net_akey *keys = net_kind_info(kind)->keys;
+    for (const net_akey *q = keys; q->key; q++) {
+        void *f = (char *)a + q->off;
+        int rc = 0;
+        switch (q->type) {
+        case NET_A_INT:
+            rc = ju_int(jl, q->key, f, q->required, ctx, err);
+            break;
+        case NET_A_BOOL:
+            rc = ju_bool(jl, q->key, f, ctx, err);
+            break;
+        case NET_A_NUM:
+            rc = q->min <= -1e300 ? ju_num(jl, q->key, f, ctx, err)
+                                  : ju_num_req(jl, q->key, f, q->required, q->min, ctx, err);
+            break;
+        case NET_A_INTS:
+            /* Absent: its default, or (pool stride) a copy of another key. */
+            if (q->dflt_from >= 0 && !cJSON_GetObjectItemCaseSensitive(jl, q->key))
+                memcpy(f, (char *)a + keys[q->dflt_from].off, (size_t)q->count * sizeof(int));
+            rc = ju_ints(jl, q->key, q->count, f, q->required, (int)q->min, ctx, err);
+            break;
+        }
+        if (rc) return -1;
     }
     return 0;
+}
+
+/* The kind's attributes into o, every one (defaults included) except those
+ * written only when set. */
+static void write_attrs(cJSON *o, net_kind kind, const net_attr *a)
+{
+    for (const net_akey *q = net_kind_info(kind)->keys; q->key; q++) {
+        const void *f = (const char *)a + q->off;
+        switch (q->type) {
+        case NET_A_INT:
+            cJSON_AddNumberToObject(o, q->key, *(const int *)f);
+            break;
+        case NET_A_BOOL:
+            cJSON_AddBoolToObject(o, q->key, *(const int *)f);
+            break;
+        case NET_A_NUM:
+            if (!q->write_if_set || *(const double *)f != 0)
+                cJSON_AddNumberToObject(o, q->key, *(const double *)f);
+            break;
+        case NET_A_INTS:
+            cJSON_AddItemToObject(o, q->key, cJSON_CreateIntArray(f, q->count));
+            break;
+        }
+    }
 }
 
 static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *err)
@@ -93,57 +126,7 @@ static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *
         names[k] = c->valuestring;
     }
     net_attr a = net_attr_default(kind);
-    int ok = 0, tmp[4];
-    switch (kind) {
-    case NET_CONV: {
-        /* An absent optional key leaves its array untouched: each keeps its default. */
-        int kern[2], str[2] = {a.sh, a.sw}, dil[2] = {a.dh, a.dw}, pad[4] = {0, 0, 0, 0};
-        ok = ju_int(jl, "out_channels", &a.out_c, 1, ctx, err) ||
-             ju_ints(jl, "kernel", 2, kern, 1, 1, ctx, err) ||
-             ju_ints(jl, "stride", 2, str, 0, 1, ctx, err) ||
-             ju_ints(jl, "dilation", 2, dil, 0, 1, ctx, err) ||
-             ju_ints(jl, "pads", 4, pad, 0, 0, ctx, err) ||
-             ju_int(jl, "groups", &a.groups, 0, ctx, err) || ju_bool(jl, "bias", &a.bias, ctx, err);
-        if (!ok) {
-            a.kh = kern[0], a.kw = kern[1], a.sh = str[0], a.sw = str[1];
-            a.dh = dil[0], a.dw = dil[1];
-            a.pt = pad[0], a.pl = pad[1], a.pb = pad[2], a.pr = pad[3];
-        }
-        break;
-    }
-    case NET_FC:
-        ok = ju_int(jl, "out_features", &a.out_c, 1, ctx, err) ||
-             ju_bool(jl, "bias", &a.bias, ctx, err);
-        break;
-    case NET_MAXPOOL:
-    case NET_AVGPOOL:
-        ok = ju_ints(jl, "kernel", 2, tmp, 1, 1, ctx, err) || ((a.kh = tmp[0]), (a.kw = tmp[1]), 0);
-        if (!ok) { /* stride defaults to the kernel, as in PyTorch */
-            tmp[0] = a.kh, tmp[1] = a.kw;
-            ok = ju_ints(jl, "stride", 2, tmp, 0, 1, ctx, err) || ((a.sh = tmp[0]), (a.sw = tmp[1]), 0);
-        }
-        if (!ok) {
-            tmp[0] = tmp[1] = tmp[2] = tmp[3] = 0;
-            ok = ju_ints(jl, "pads", 4, tmp, 0, 0, ctx, err) ||
-                 ((a.pt = tmp[0]), (a.pl = tmp[1]), (a.pb = tmp[2]), (a.pr = tmp[3]), 0) ||
-                 ju_bool(jl, "ceil_mode", &a.ceil_mode, ctx, err) ||
-                 ju_bool(jl, "count_include_pad", &a.count_include_pad, ctx, err);
-        }
-        break;
-    case NET_LRN:
-        ok = ju_int(jl, "size", &a.lrn_size, 0, ctx, err) ||
-             ju_num(jl, "alpha", &a.lrn_alpha, ctx, err) ||
-             ju_num(jl, "beta", &a.lrn_beta, ctx, err) || ju_num(jl, "k", &a.lrn_k, ctx, err);
-        break;
-    case NET_BN:
-        ok = ju_num_req(jl, "epsilon", &a.bn_eps, 0, 0, ctx, err);
-        break;
-    case NET_RELU:
-        ok = ju_num_req(jl, "max", &a.relu_max, 0, 0, ctx, err); /* 0: unbounded */
-        break;
-    default:
-        break;
-    }
+    int ok = read_attrs(jl, kind, &a, ctx, err);
     if (!ok && net_add(n, jn->valuestring, kind, &a, nin, names, err) < 0) ok = -1;
     free(names);
     return ok ? -1 : 0;
@@ -239,11 +222,6 @@ fail:
     return NULL;
 }
 
-static cJSON *int_array(const int *v, int k)
-{
-    return cJSON_CreateIntArray(v, k);
-}
-
 char *net_to_json(const net *n)
 {
     cJSON *root = cJSON_CreateObject();
@@ -253,7 +231,7 @@ char *net_to_json(const net *n)
     cJSON *jin = cJSON_AddObjectToObject(root, "input");
     cJSON_AddStringToObject(jin, "name", n->input_name);
     int s[3] = {n->input.c, n->input.h, n->input.w};
-    cJSON_AddItemToObject(jin, "shape", int_array(s, 3));
+    cJSON_AddItemToObject(jin, "shape", cJSON_CreateIntArray(s, 3));
     if (n->weights_path) cJSON_AddStringToObject(root, "weights", n->weights_path);
     cJSON *jl = cJSON_AddArrayToObject(root, "layers");
     for (int i = 0; i < n->n; i++) {
@@ -267,54 +245,10 @@ char *net_to_json(const net *n)
             cJSON_AddItemToArray(ins, cJSON_CreateString(L->in[k] == NET_INPUT
                                                              ? n->input_name
                                                              : n->layers[L->in[k]].name));
-        int v[4];
-        switch (L->kind) {
-        case NET_CONV:
-            cJSON_AddNumberToObject(o, "out_channels", a->out_c);
-            v[0] = a->kh, v[1] = a->kw;
-            cJSON_AddItemToObject(o, "kernel", int_array(v, 2));
-            v[0] = a->sh, v[1] = a->sw;
-            cJSON_AddItemToObject(o, "stride", int_array(v, 2));
-            v[0] = a->dh, v[1] = a->dw;
-            cJSON_AddItemToObject(o, "dilation", int_array(v, 2));
-            v[0] = a->pt, v[1] = a->pl, v[2] = a->pb, v[3] = a->pr;
-            cJSON_AddItemToObject(o, "pads", int_array(v, 4));
-            cJSON_AddNumberToObject(o, "groups", a->groups);
-            cJSON_AddBoolToObject(o, "bias", a->bias);
-            break;
-        case NET_FC:
-            cJSON_AddNumberToObject(o, "out_features", a->out_c);
-            cJSON_AddBoolToObject(o, "bias", a->bias);
-            break;
-        case NET_MAXPOOL:
-        case NET_AVGPOOL:
-            v[0] = a->kh, v[1] = a->kw;
-            cJSON_AddItemToObject(o, "kernel", int_array(v, 2));
-            v[0] = a->sh, v[1] = a->sw;
-            cJSON_AddItemToObject(o, "stride", int_array(v, 2));
-            v[0] = a->pt, v[1] = a->pl, v[2] = a->pb, v[3] = a->pr;
-            cJSON_AddItemToObject(o, "pads", int_array(v, 4));
-            cJSON_AddBoolToObject(o, "ceil_mode", a->ceil_mode);
-            if (L->kind == NET_AVGPOOL)
-                cJSON_AddBoolToObject(o, "count_include_pad", a->count_include_pad);
-            break;
-        case NET_LRN:
-            cJSON_AddNumberToObject(o, "size", a->lrn_size);
-            cJSON_AddNumberToObject(o, "alpha", a->lrn_alpha);
-            cJSON_AddNumberToObject(o, "beta", a->lrn_beta);
-            cJSON_AddNumberToObject(o, "k", a->lrn_k);
-            break;
-        case NET_BN:
-            cJSON_AddNumberToObject(o, "epsilon", a->bn_eps);
-            break;
-        case NET_RELU:
-            if (a->relu_max > 0) cJSON_AddNumberToObject(o, "max", a->relu_max);
-            break;
-        default:
-            break;
-        }
+        write_attrs(o, L->kind, a);
+        int v[3];
         v[0] = L->out.c, v[1] = L->out.h, v[2] = L->out.w;
-        cJSON_AddItemToObject(o, "shape", int_array(v, 3));
+        cJSON_AddItemToObject(o, "shape", cJSON_CreateIntArray(v, 3));
         cJSON_AddItemToArray(jl, o);
     }
     char *txt = ju_print(root, 1);

@@ -143,24 +143,22 @@ void weights_generate(const net *n, int layer, uint64_t seed, int64_t first, int
                       float *out)
 {
     const net_layer *L = &n->layers[layer];
+    const net_kind_info_t *K = net_kind_info(L->kind);
     uint64_t base = mix(mix(seed) ^ (uint64_t)(layer + 1));
     int64_t nw = 0, fan_in = 1, c = L->out.c;
-    if (L->kind == NET_CONV) {
-        net_shape x = net_in_shape(n, layer, 0);
-        fan_in = (int64_t)(x.c / L->a.groups) * L->a.kh * L->a.kw;
-        nw = fan_in * L->a.out_c;
-    } else if (L->kind == NET_FC) {
-        fan_in = net_shape_numel(net_in_shape(n, layer, 0));
-        nw = fan_in * L->a.out_c;
+    if (K->wlayout == NET_W_ROWS) { /* rows of fan_in weights, then the bias */
+        fan_in = L->weights / c - (L->a.bias ? 1 : 0);
+        nw = fan_in * c;
     }
     double scale = sqrt(6.0 / (double)(fan_in > 0 ? fan_in : 1));
     for (int64_t k = 0; k < count; k++) {
         int64_t e = first + k;
         double u = (double)(mix(base ^ (uint64_t)e) >> 40) / 16777216.0, v = 2 * u - 1;
         double x;
-        if (L->kind == NET_BN) {
+        if (K->wlayout > 0) { /* vectors: the kind's init letter for each */
             int role = c > 0 ? (int)(e / c) : 0;
-            x = role == 0 ? 1 + 0.1 * v : role == 3 ? 1 + 0.5 * u : 0.1 * v;
+            char r = role < (int)strlen(K->init) ? K->init[role] : 'b';
+            x = r == 's' ? 1 + 0.1 * v : r == 'v' ? 1 + 0.5 * u : 0.1 * v;
         } else {
             x = e < nw ? v * scale : 0.01 * v;
         }

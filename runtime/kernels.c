@@ -247,6 +247,60 @@ size_t kern_out_floats(const net *n, int layer, int nc)
     return (size_t)nc * L->out.h * L->out.w;
 }
 
+/* The kernel of each kind (kinds.def's last column: k_<kernel>): one slice, with the
+ * checks of kern_run done.  a->x is input 0's shape, hw the output plane. */
+typedef struct {
+    const net *n;
+    int layer;
+    const net_layer *L;
+    net_shape x;
+    int c0, nc;
+    size_t hw;
+    const float *const *in;
+    const float *w;
+    float *out, *ws;
+} kern_args;
+
+static void k_conv(const kern_args *k) { kern_conv(k->L, k->x, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
+static void k_fc(const kern_args *k) { kern_fc(k->L, k->x, k->nc, k->in[0], k->w, k->out); }
+static void k_relu(const kern_args *k) { relu(k->in[0], k->out, (size_t)k->nc * k->hw, k->L->a.relu_max); }
+static void k_lrn(const kern_args *k) { lrn(k->in[0], k->out, k->L->out.c, k->hw, &k->L->a); }
+static void k_maxpool(const kern_args *k) { maxpool(k->L, k->nc, k->x, k->in[0], k->out); }
+static void k_avgpool(const kern_args *k) { pool(k->L, k->nc, k->x, k->in[0], k->out); }
+static void k_gap(const kern_args *k) { gap(k->in[0], k->out, k->nc, (size_t)k->x.h * k->x.w); }
+static void k_batchnorm(const kern_args *k) { batchnorm(k->in[0], k->out, k->nc, k->hw, k->w, k->L->a.bn_eps); }
+static void k_softmax(const kern_args *k) { softmax(k->in[0], k->out, k->L->out.c, k->hw); }
+
+static void k_add(const kern_args *k)
+{
+    size_t len = (size_t)k->L->out.c * k->hw;
+    if (k->out != k->in[0]) memcpy(k->out, k->in[0], len * sizeof *k->out);
+    for (int j = 1; j < k->L->nin; j++)
+        for (size_t i = 0; i < len; i++) k->out[i] += k->in[j][i];
+}
+
+static void k_concat(const kern_args *k)
+{
+    float *o = k->out;
+    for (int j = 0; j < k->L->nin; j++) {
+        size_t len = (size_t)in_numel(k->n, k->layer, j);
+        memcpy(o, k->in[j], len * sizeof *o);
+        o += len;
+    }
+}
+
+/* Flatten, Dropout: the input's floats (aliased in whole-net runs). */
+static void k_copy(const kern_args *k)
+{
+    if (k->out != k->in[0]) memcpy(k->out, k->in[0], (size_t)k->nc * k->hw * sizeof *k->out);
+}
+
+static void (*const kernels[NET_KIND_COUNT])(const kern_args *) = {
+#define KIND(id, name, min, max, flags, wl, init, keys, onnx, kernel) [NET_##id] = k_##kernel,
+#include "kinds.def"
+#undef KIND
+};
+
 int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs,
              const float *weights, float *out, float *workspace, char *err)
 {
@@ -256,7 +310,6 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
     }
     const net_layer *L = &n->layers[layer];
     net_shape x = net_in_shape(n, layer, 0);
-    size_t hw = (size_t)L->out.h * L->out.w, xhw = (size_t)x.h * x.w;
     if (c0 < 0 || nc < 1 || c0 + nc > L->out.c) {
         snprintf(err, NET_ERRLEN, "layer %s: channels [%d, %d) outside [0, %d)", L->name, c0,
                  c0 + nc, L->out.c);
@@ -275,59 +328,9 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
         snprintf(err, NET_ERRLEN, "layer %s: workspace missing", L->name);
         return -1;
     }
-    const float *in = inputs[0];
-    switch (L->kind) {
-    case NET_CONV:
-        kern_conv(L, x, c0, nc, in, weights, out, workspace);
-        break;
-    case NET_FC:
-        kern_fc(L, x, nc, in, weights, out);
-        break;
-    case NET_RELU:
-        relu(in, out, (size_t)nc * hw, L->a.relu_max);
-        break;
-    case NET_LRN:
-        lrn(in, out, L->out.c, hw, &L->a);
-        break;
-    case NET_MAXPOOL:
-        maxpool(L, nc, x, in, out);
-        break;
-    case NET_AVGPOOL:
-        pool(L, nc, x, in, out);
-        break;
-    case NET_GAP:
-        gap(in, out, nc, xhw);
-        break;
-    case NET_BN:
-        batchnorm(in, out, nc, hw, weights, L->a.bn_eps);
-        break;
-    case NET_ADD: {
-        size_t len = (size_t)L->out.c * hw;
-        if (out != inputs[0]) memcpy(out, inputs[0], len * sizeof *out);
-        for (int k = 1; k < L->nin; k++)
-            for (size_t i = 0; i < len; i++) out[i] += inputs[k][i];
-        break;
-    }
-    case NET_CONCAT: {
-        float *o = out;
-        for (int k = 0; k < L->nin; k++) {
-            size_t len = (size_t)in_numel(n, layer, k);
-            memcpy(o, inputs[k], len * sizeof *o);
-            o += len;
-        }
-        break;
-    }
-    case NET_FLATTEN:
-    case NET_DROPOUT:
-        if (out != in) memcpy(out, in, (size_t)nc * hw * sizeof *out);
-        break;
-    case NET_SOFTMAX:
-        softmax(in, out, L->out.c, hw);
-        break;
-    default:
-        snprintf(err, NET_ERRLEN, "layer %s: no kernel for kind %d", L->name, (int)L->kind);
-        return -1;
-    }
+    kern_args k = {n, layer, L, x, c0, nc, (size_t)L->out.h * L->out.w, inputs, weights,
+                   out, workspace};
+    kernels[L->kind](&k);
     return 0;
 }
 
@@ -365,7 +368,7 @@ void kern_model_free(kern_model *m)
     free(m);
 }
 
-static int in_place_kind(net_kind k) { return k == NET_RELU || k == NET_BN || k == NET_ADD; }
+static int in_place_kind(net_kind k) { return (net_kind_info(k)->flags & NET_KF_INPLACE) != 0; }
 
 /* Fill m->slot, m->alias and allocate m->slots; -1 when out of memory. */
 static int plan_buffers(kern_model *m)
@@ -382,7 +385,7 @@ static int plan_buffers(kern_model *m)
      * dies[r]: the last layer reading r's buffer (nn for the output). */
     for (int i = 0; i < nn; i++) {
         const net_layer *L = &n->layers[i];
-        m->alias[i] = (L->kind == NET_FLATTEN || L->kind == NET_DROPOUT) && L->in[0] != NET_INPUT;
+        m->alias[i] = (net_kind_info(L->kind)->flags & NET_KF_ALIAS) && L->in[0] != NET_INPUT;
         root[i] = m->alias[i] ? root[L->in[0]] : i;
         dies[i] = -1;
     }

@@ -49,18 +49,16 @@ static int slice_ranges(const net *n, int layer, int c0, int nc, int64_t first[4
 {
     const net_layer *L = &n->layers[layer];
     int64_t C = L->out.c;
-    if (L->kind == NET_CONV || L->kind == NET_FC) {
+    int wl = net_kind_info(L->kind)->wlayout;
+    if (wl == NET_W_ROWS) {
         int64_t K = L->weights / C - (L->a.bias ? 1 : 0);
         first[0] = c0 * K, count[0] = nc * K;
         if (!L->a.bias) return 1;
         first[1] = C * K + c0, count[1] = nc;
         return 2;
     }
-    if (L->kind == NET_BN) {
-        for (int q = 0; q < 4; q++) first[q] = q * C + c0, count[q] = nc;
-        return 4;
-    }
-    return 0;
+    for (int q = 0; q < net_wvecs(wl); q++) first[q] = q * C + c0, count[q] = nc;
+    return net_wvecs(wl);
 }
 
 void kern_weights_gen(const net *n, int layer, int c0, int nc, uint64_t seed, float *w)

@@ -1,0 +1,86 @@
+/* kinds.c -- the layer-kind table (kinds.def) as data: net_kind_info()
+ * and each kind's JSON attributes.
+ *
+ * Invariant: one row per net_kind, in enum order (the enum and this array
+ * expand the same file); every attribute key names a field of net_attr of
+ * its type (ints for NET_A_INT/INTS/BOOL, double for NET_A_NUM).
+ */
+#include "net.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define OFF(f) offsetof(net_attr, f)
+/* key, type, count, field, required, min, write_if_set, dflt_from */
+static const net_akey keys_none[] = {{NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_conv[] = {
+    {"out_channels", NET_A_INT, 1, OFF(out_c), 1, 1, 0, -1},
+    {"kernel", NET_A_INTS, 2, OFF(kh), 1, 1, 0, -1},
+    {"stride", NET_A_INTS, 2, OFF(sh), 0, 1, 0, -1},
+    {"dilation", NET_A_INTS, 2, OFF(dh), 0, 1, 0, -1},
+    {"pads", NET_A_INTS, 4, OFF(pt), 0, 0, 0, -1},
+    {"groups", NET_A_INT, 1, OFF(groups), 0, 1, 0, -1},
+    {"bias", NET_A_BOOL, 1, OFF(bias), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_fc[] = {
+    {"out_features", NET_A_INT, 1, OFF(out_c), 1, 1, 0, -1},
+    {"bias", NET_A_BOOL, 1, OFF(bias), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_relu[] = {
+    {"max", NET_A_NUM, 1, OFF(relu_max), 0, 0, 1, -1}, /* 0: unbounded */
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_lrn[] = {
+    {"size", NET_A_INT, 1, OFF(lrn_size), 0, 1, 0, -1},
+    {"alpha", NET_A_NUM, 1, OFF(lrn_alpha), 0, -1e308, 0, -1},
+    {"beta", NET_A_NUM, 1, OFF(lrn_beta), 0, -1e308, 0, -1},
+    {"k", NET_A_NUM, 1, OFF(lrn_k), 0, -1e308, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+/* Pools: stride defaults to the kernel, as in PyTorch. */
+#define POOL_KEYS                                                                                  \
+    {"kernel", NET_A_INTS, 2, OFF(kh), 1, 1, 0, -1}, {"stride", NET_A_INTS, 2, OFF(sh), 0, 1, 0, 0}, \
+        {"pads", NET_A_INTS, 4, OFF(pt), 0, 0, 0, -1},                                             \
+        {"ceil_mode", NET_A_BOOL, 1, OFF(ceil_mode), 0, 0, 0, -1}
+static const net_akey keys_maxpool[] = {POOL_KEYS, {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_avgpool[] = {
+    POOL_KEYS, {"count_include_pad", NET_A_BOOL, 1, OFF(count_include_pad), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_bn[] = {
+    {"epsilon", NET_A_NUM, 1, OFF(bn_eps), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+
+static const net_kind_info_t table[NET_KIND_COUNT] = {
+#define KIND(id, name, min, max, flags, wl, init, keys, onnx, kernel)                              \
+    {name, min, max, flags, wl, init, keys_##keys, onnx, #kernel},
+#include "kinds.def"
+#undef KIND
+};
+
+const net_kind_info_t *net_kind_info(net_kind k)
+{
+    return (k >= 0 && k < NET_KIND_COUNT) ? &table[k] : NULL;
+}
+
+const char *net_kind_name(net_kind k)
+{
+    return (k >= 0 && k < NET_KIND_COUNT) ? table[k].name : "?";
+}
+
+int net_kind_parse(const char *s, net_kind *k)
+{
+    for (int i = 0; i < NET_KIND_COUNT; i++)
+        if (strcmp(s, table[i].name) == 0) {
+            *k = (net_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+int net_kind_splittable(net_kind k)
+{
+    return k >= 0 && k < NET_KIND_COUNT && (table[k].flags & NET_KF_SPLIT);
+}
+
+int net_kind_channelwise(net_kind k)
+{
+    return k >= 0 && k < NET_KIND_COUNT && (table[k].flags & NET_KF_CHAN);
+}
