@@ -1,7 +1,8 @@
 /* probe.c -- the probe networks: one chain per size holding every layer
- * kind of net.h (Conv in its three kernel paths and both cost classes,
+ * kind of kinds.def (Conv in its three kernel paths and both cost classes,
  * FC, ReLU, ReLU6, LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten,
- * Dropout, Softmax), so the per-kind fallback coefficients are fitted over
+ * Dropout, Softmax, Sigmoid, HardSigmoid, HardSwish, Mul both ways; a test
+ * checks that none is missing), so the per-kind fallback coefficients are fitted over
  * shapes the calibrated networks may lack (e.g. AveragePool and Concat
  * for DenseNet when calibrating on AlexNet and ResNet-50).
  *
@@ -64,8 +65,17 @@ net *calib_probe_net(int i, char *err)
     a = d;
     a.relu_max = 6.0;
     add(&b, "relu6", NET_RELU, &a, "dwconv", NULL);
+    /* The mobile networks' activations and squeeze-excitation scale. */
+    add(&b, "sigmoid", NET_SIGMOID, NULL, "relu6", NULL);
+    a = net_attr_default(NET_HSIGMOID);
+    a.hs_alpha = 1.0 / 6;
+    add(&b, "hsigmoid", NET_HSIGMOID, &a, "sigmoid", NULL);
+    add(&b, "hswish", NET_HSWISH, NULL, "hsigmoid", NULL);
+    add(&b, "mul", NET_MUL, NULL, "hswish", "relu6");
+    add(&b, "se_gap", NET_GAP, NULL, "mul", NULL);
+    add(&b, "se_scale", NET_MUL, NULL, "mul", "se_gap");
     a = net_attr_pool(NET_MAXPOOL, 3, 1, 1);
-    add(&b, "maxpool", NET_MAXPOOL, &a, "relu6", NULL);
+    add(&b, "maxpool", NET_MAXPOOL, &a, "se_scale", NULL);
     a = net_attr_pool(NET_AVGPOOL, 2, 2, 0); /* DenseNet's transition pool */
     add(&b, "avgpool", NET_AVGPOOL, &a, "maxpool", NULL);
     a = net_attr_conv(C, 7, 2, 3, 1, 1); /* large kernel, strided: the Conv class */

@@ -48,6 +48,11 @@ static const net_akey keys_bn[] = {
     {"epsilon", NET_A_NUM, 1, OFF(bn_eps), 0, 0, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
 
+static const net_akey keys_hsig[] = {
+    {"alpha", NET_A_NUM, 1, OFF(hs_alpha), 0, -1e308, 0, -1},
+    {"beta", NET_A_NUM, 1, OFF(hs_beta), 0, -1e308, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+
 static const net_kind_info_t table[NET_KIND_COUNT] = {
 #define KIND(id, name, min, max, flags, wl, init, keys, onnx, kernel)                              \
     {name, min, max, flags, wl, init, keys_##keys, onnx, #kernel},

@@ -44,6 +44,8 @@ net_attr net_attr_default(net_kind k)
     a.lrn_beta = 0.75;
     a.lrn_k = 1.0;
     a.bn_eps = 1e-5;
+    a.hs_alpha = 0.2; /* ONNX's defaults; PyTorch's hardsigmoid is 1/6, 0.5 */
+    a.hs_beta = 0.5;
     if (k == NET_MAXPOOL || k == NET_AVGPOOL) a.bias = 0;
     return a;
 }
@@ -302,11 +304,16 @@ static int infer(net *n, int i, const char *what, char *err)
             return -1;
         }
         break;
-    case NET_BN: /* per-channel vectors: counted below */
-    case NET_RELU:
-    case NET_DROPOUT:
-    case NET_SOFTMAX:
+    case NET_MUL: { /* elementwise, or by one value per channel (C x 1 x 1) */
+        net_shape z = net_in_shape(n, i, 1);
+        if (z.c != x.c || ((z.h != x.h || z.w != x.w) && (z.h != 1 || z.w != 1))) {
+            seterr(err, "%s: layer %s: Mul of %dx%dx%d by %dx%dx%d: the second input must have "
+                   "the first's shape or one value per channel (%dx1x1)", what, L->name, x.c, x.h,
+                   x.w, z.c, z.h, z.w, x.c);
+            return -1;
+        }
         break;
+    }
     case NET_FLATTEN:
         y = (net_shape){(int)numel_in, 1, 1}; /* fits: every tensor has <= INT_MAX elements */
         break;
@@ -334,9 +341,9 @@ static int infer(net *n, int i, const char *what, char *err)
         y.c = c > INT_MAX ? INT_MAX : (int)c; /* too large: caught below */
         break;
     }
-    default: /* a kind whose shape rule is missing here: a bug, not bad input */
-        seterr(err, "%s: layer %s: kind %s has no shape rule", what, L->name, kn);
-        return -1;
+    default: /* every other kind: the shape of its first input (per-channel
+              * weights are counted below) */
+        break;
     }
     if ((double)y.c * y.h * y.w > INT_MAX) {
         seterr(err, "%s: layer %s: output %dx%dx%d has more than 2^31-1 elements", what,

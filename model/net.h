@@ -92,6 +92,7 @@ typedef struct {
     double lrn_alpha, lrn_beta, lrn_k;
     double bn_eps;            /* BatchNorm */
     double relu_max;          /* ReLU: 0 = unbounded, else clip at relu_max */
+    double hs_alpha, hs_beta; /* HardSigmoid: max(0, min(1, alpha x + beta)) */
 } net_attr;
 
 typedef struct {

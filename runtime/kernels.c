@@ -289,6 +289,53 @@ static void k_concat(const kern_args *k)
     }
 }
 
+/* Sigmoid 1 / (1 + e^-x), HardSigmoid max(0, min(1, alpha x + beta)) and
+ * HardSwish x max(0, min(1, x/6 + 1/2)): one pass, in place allowed. */
+static void k_sigmoid(const kern_args *k)
+{
+    size_t len = (size_t)k->nc * k->hw;
+    const float *x = k->in[0];
+    for (size_t i = 0; i < len; i++) k->out[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+
+static void hsig(const float *x, float *y, size_t len, float alpha, float beta, int swish)
+{
+    for (size_t i = 0; i < len; i++) {
+        float v = alpha * x[i] + beta;
+        v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+        y[i] = swish ? x[i] * v : v;
+    }
+}
+
+static void k_hardsigmoid(const kern_args *k)
+{
+    hsig(k->in[0], k->out, (size_t)k->nc * k->hw, (float)k->L->a.hs_alpha, (float)k->L->a.hs_beta, 0);
+}
+
+static void k_hardswish(const kern_args *k)
+{
+    hsig(k->in[0], k->out, (size_t)k->nc * k->hw, 1.0f / 6.0f, 0.5f, 1);
+}
+
+/* Mul: elementwise, or each channel by one value (a C x 1 x 1 second input,
+ * the squeeze-excitation scale). */
+static void k_mul(const kern_args *k)
+{
+    net_shape z = net_in_shape(k->n, k->layer, 1);
+    const float *a = k->in[0], *b = k->in[1];
+    if (z.h == 1 && z.w == 1 && k->hw > 1) {
+        for (int c = 0; c < k->nc; c++) {
+            float s = b[c];
+            const float *x = a + (size_t)c * k->hw;
+            float *y = k->out + (size_t)c * k->hw;
+            for (size_t p = 0; p < k->hw; p++) y[p] = x[p] * s;
+        }
+    } else {
+        size_t len = (size_t)k->nc * k->hw;
+        for (size_t i = 0; i < len; i++) k->out[i] = a[i] * b[i];
+    }
+}
+
 /* Flatten, Dropout: the input's floats (aliased in whole-net runs). */
 static void k_copy(const kern_args *k)
 {

@@ -133,6 +133,11 @@ static const bad_case cases[] = {
     {"fc_two_inputs", NET,
      NETF(L("r", "ReLU", "\"data\"", "") "," L("f", "FC", "\"r\",\"data\"", ",\"out_features\":2")),
      {"layer f", "FC takes one input, got 2"}},
+    {"mul_shapes", NET,
+     NETF(L("p", "MaxPool", "\"data\"", ",\"kernel\":2") "," L("m", "Mul", "\"data\",\"p\"", "")),
+     {"layer m", "Mul of 3x8x8 by 3x4x4", "one value per channel (3x1x1)"}},
+    {"mul_three_inputs", NET, NETF(L("m", "Mul", "\"data\",\"data\",\"data\"", "")),
+     {"layer m", "Mul takes two inputs, got 3"}},
     /* ---- platforms ---- */
     {"plat_malformed", PLAT, "{\"format\": \"dse-platform\", \"devices\": [", {"malformed JSON"}},
     {"plat_no_devices", PLAT, PLATF("", LINKS), {"no devices"}},

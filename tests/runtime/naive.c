@@ -178,6 +178,26 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
                 out[(size_t)c * ys.h * ys.w + p] = (float)(exp(x[(size_t)c * ys.h * ys.w + p] - m) / s);
         }
         break;
+    case NET_SIGMOID:
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) out[i] = (float)(1 / (1 + exp(-(double)x[i])));
+        break;
+    case NET_HSIGMOID:
+    case NET_HSWISH: {
+        int swish = L->kind == NET_HSWISH;
+        double al = swish ? 1 / 6.0 : a->hs_alpha, be = swish ? 0.5 : a->hs_beta;
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) {
+            double v = fmin(1, fmax(0, al * x[i] + be));
+            out[i] = (float)(swish ? x[i] * v : v);
+        }
+        break;
+    }
+    case NET_MUL: {
+        net_shape zs = net_in_shape(n, li, 1);
+        size_t hw = (size_t)ys.h * ys.w;
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
+            out[i] = (float)((double)x[i] * inputs[1][zs.h * zs.w == 1 ? i / hw : i]);
+        break;
+    }
     default:
         abort();
     }

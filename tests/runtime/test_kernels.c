@@ -17,6 +17,7 @@
 
 static uint64_t rng = 12345;
 static int ncases[NET_KIND_COUNT];
+static float input_scale = 1; /* inputs of check_layer: U(-1, 1) times this */
 
 /* data -> [p0 .. p(nprod-1): 1x1 convs giving prod_c[k] channels] -> layer.
  * Returns the net (layer under test is the last) or NULL if the attributes
@@ -95,7 +96,11 @@ static void check_layer(const net *n)
     int li = n->n - 1;
     const net_layer *L = &n->layers[li];
     float *in[8];
-    for (int k = 0; k < L->nin; k++) in[k] = rnd((size_t)net_shape_numel(net_in_shape(n, li, k)));
+    for (int k = 0; k < L->nin; k++) {
+        size_t len = (size_t)net_shape_numel(net_in_shape(n, li, k));
+        in[k] = rnd(len);
+        for (size_t e = 0; e < len; e++) in[k][e] *= input_scale;
+    }
     float *w = rnd_weights(n, li);
     size_t olen = (size_t)net_shape_numel(L->out);
     float *ref = malloc(olen * sizeof *ref), *got = malloc(olen * sizeof *got);
@@ -281,6 +286,21 @@ static void pool_tests(void)
     }
 }
 
+/* data -> GAP -> L = Mul(data, gap): each channel by one value. */
+static net *mul_by_channel(net_shape in)
+{
+    char err[NET_ERRLEN];
+    net *n = net_new("t", "data", in);
+    const char *d[1] = {"data"}, *two[2] = {"data", "g"};
+    net_add(n, "g", NET_GAP, NULL, 1, d, err);
+    net_add(n, "L", NET_MUL, NULL, 2, two, err);
+    if (net_finalize(n, "t", err)) {
+        net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
 static void misc_tests(void)
 {
     /* LRN of sizes 1..6 with random constants, incl. 3 and 5. */
@@ -327,6 +347,27 @@ static void misc_tests(void)
         check_layer(n);
         net_free(n);
     }
+    /* The mobile networks' activations and the squeeze-excitation scale. */
+    for (int t = 0; t < 10; t++) {
+        net_shape in = {trng_int(&rng, 1, 9), trng_int(&rng, 1, 7), trng_int(&rng, 1, 7)};
+        net_attr a = net_attr_default(NET_HSIGMOID);
+        if (t % 2) a.hs_alpha = 1 / 6.0, a.hs_beta = 0.5; /* PyTorch's */
+        static const net_kind act[] = {NET_SIGMOID, NET_HSIGMOID, NET_HSWISH};
+        for (int k = 0; k < 3; k++) {
+            net *m = build(act[k], act[k] == NET_HSIGMOID ? &a : NULL, in, 0, NULL);
+            input_scale = 8; /* reach both clips and Sigmoid's tails */
+            check_layer(m);
+            input_scale = 1;
+            net_free(m);
+        }
+        int pc[2] = {in.c, in.c};
+        net *m = build(NET_MUL, NULL, in, 2, pc);
+        check_layer(m);
+        net_free(m);
+        m = mul_by_channel(in);
+        check_layer(m);
+        net_free(m);
+    }
     /* Softmax of large logits must not overflow. */
     net *n = build(NET_SOFTMAX, NULL, (net_shape){3, 1, 1}, 0, NULL);
     float x[3] = {1000.0f, 1001.0f, 1002.0f}, y[3], want[3];
@@ -342,7 +383,8 @@ static void misc_tests(void)
 /* Channel-wise kinds on a channel sub-tensor give the matching channels. */
 static void channelwise_slices(void)
 {
-    static const net_kind kinds[] = {NET_RELU, NET_BN, NET_MAXPOOL, NET_AVGPOOL, NET_GAP, NET_DROPOUT};
+    static const net_kind kinds[] = {NET_RELU,    NET_BN,       NET_MAXPOOL,  NET_AVGPOOL, NET_GAP,
+                                     NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID, NET_HSWISH};
     char err[NET_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);
@@ -371,7 +413,8 @@ static void channelwise_slices(void)
 /* ReLU, BatchNorm, Add, Flatten, Dropout in place (out == inputs[0]). */
 static void in_place_tests(void)
 {
-    static const net_kind kinds[] = {NET_RELU, NET_BN, NET_ADD, NET_FLATTEN, NET_DROPOUT};
+    static const net_kind kinds[] = {NET_RELU,    NET_BN,      NET_ADD,      NET_FLATTEN,
+                                     NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID, NET_HSWISH};
     char err[NET_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int pc[3] = {5, 5, 5};
