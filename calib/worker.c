@@ -13,7 +13,7 @@
  *  3. power: idle and busy power of every device with an energy sensor.
  *
  * Invariant: the kernels, thread count and malloc settings are the
- * runtime's own (runtime/kernels.h, rt_threads, exec.c's mallopt), so a
+ * runtime's own (kernels/kernels.h, rt_threads, exec.c's mallopt), so a
  * timing here is what the same step costs inside `dse exec`.  On a
  * single-threaded device a sample is the thread's CPU time, which does not
  * include time the thread spent preempted by other processes; how many

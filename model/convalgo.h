@@ -1,6 +1,6 @@
 /* convalgo.h -- THE rule that picks how a convolution is computed, and the
  * scratch memory that way needs: the one place both interpreters of a
- * Plan ask.  The runtime's kernels (runtime/conv.c, runtime/wino.c) run
+ * Plan ask.  The runtime's kernels (kernels/conv.c, kernels/wino.c) run
  * the algorithm it names with the blocking it gives; the cost model
  * (model/cost.c) charges the coefficient class of that algorithm
  * (cost_class) and counts its workspace in a device's memory.

@@ -69,7 +69,7 @@ typedef struct {
     const char *init;     /* generated vector values, one letter per vector */
     const net_akey *keys; /* JSON attributes, NULL-key terminated */
     const char *onnx;     /* ONNX operators imported as this kind */
-    const char *kernel;   /* runtime kernel (k_<kernel>, runtime/kernels.c) */
+    const char *kernel;   /* runtime kernel (k_<kernel>, kernels/kernels.c) */
 } net_kind_info_t;
 
 /* A tensor of batch 1, NCHW.  A flat vector of n features is (n, 1, 1). */

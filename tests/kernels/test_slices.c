@@ -163,7 +163,7 @@ int main(void)
     net_free(wn);
     kern_set_threads(1);
     /* Our own product computes each element the same way whatever the
-     * slice (runtime/gemm.c), so Conv slices must be exact; FC's SGEMV and
+     * slice (kernels/gemm.c), so Conv slices must be exact; FC's SGEMV and
      * OpenBLAS's SGEMM promise only rounding. */
     if (kern_gemm_own())
         CHECK(conv_inexact == 0, "%ld Conv elements differ from the whole layer's", conv_inexact);

@@ -1,4 +1,4 @@
-/* test_kernels.c -- every kernel of runtime/kernels.h against the plain-loop
+/* test_kernels.c -- every kernel of kernels/kernels.h against the plain-loop
  * reference of naive.c on random shapes and attributes: groups, depthwise,
  * depth multipliers, dilation, strides, asymmetric pads, 1x1 paths, im2col
  * bands, ceil_mode, count_include_pad, LRN sizes 1..6, Softmax on maps;

@@ -5,7 +5,7 @@
  * Invariant: for Conv and FC the concatenation (along channels) of the
  * slices of any partition of [0, out.c) equals the whole layer's output
  * (same arithmetic per output element, so equal to float rounding of the
- * BLAS; tests/runtime checks it), and the weights of a slice are exactly
+ * BLAS; tests/kernels checks it), and the weights of a slice are exactly
  * the rows of the whole layer's weights (generated or loaded), so a rank
  * that holds only its slice computes the same numbers as one device.
  *
@@ -45,7 +45,7 @@
 void kern_set_threads(int nthreads);
 int kern_get_threads(void);
 /* 3x3 stride-1 convs with >= 16 channels per group in and out use
- * Winograd where it pays on this kind of machine (runtime/wino.c says
+ * Winograd where it pays on this kind of machine (kernels/wino.c says
  * which size for which map).  mode 0 switches it off, 1 is that choice
  * (default), 2 and 4 force F(2x2, 3x3) or F(4x4, 3x3) on every such conv
  * (for benchmarks and tests).  The choice depends on the layer's shape

@@ -1,4 +1,4 @@
-/* test_gemm.c -- the convolutions' matrix product (runtime/gemm.c) against
+/* test_gemm.c -- the convolutions' matrix product (kernels/gemm.c) against
  * a double-precision triple loop, on shapes that hit every edge of its
  * blocking (rows and columns around the 12 x 32 micro-tile, depths around
  * the 512 block, strided leading dimensions), in both modes (our AVX-512

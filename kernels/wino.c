@@ -19,7 +19,7 @@
  * (kern_wino_variant), never on the slice, for the same reason.  F(2x2)'s
  * coefficients are 0, +-1, +-1/2, exact in float; F(4x4)'s G has 1/6 and
  * 1/24, so its results differ from the direct sum by a few more roundings
- * (tests/runtime bounds both against a naive convolution).
+ * (tests/kernels bounds both against a naive convolution).
  */
 #include <string.h>
 
