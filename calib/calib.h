@@ -60,7 +60,6 @@ int calib_fit_line(const double *x, const double *y, int n, int relative, calib_
 int calib_fit_origin(const double *x, const double *y, int n, int relative, calib_fit *f,
                      char *err);
 
-double calib_median(double *v, int n);   /* sorts v; 0 when n = 0 */
 /* Mean and maximum of 100 |pred - meas| / |meas| over n pairs. */
 double calib_mape(const double *pred, const double *meas, int n);
 double calib_max_ape(const double *pred, const double *meas, int n);

@@ -214,7 +214,7 @@ static int fit_time(const double *x, const double *y, int n, double fallback_b, 
         double *r = malloc((size_t)n * sizeof *r);
         if (!r) return -1;
         for (int i = 0; i < n; i++) r[i] = y[i] - fallback_b * x[i];
-        double a = calib_median(r, n);
+        double a = base_median(r, n);
         free(r);
         f->b = fallback_b;
         f->a = a > 0 ? a : 0;
@@ -457,7 +457,7 @@ static int fit_copies_links(run *R)
         }
         if (!n) continue;
         coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
-        D->send_overhead_us = coeffs_given(calib_median(x, n) * 1e6, COEFFS_MEASURED);
+        D->send_overhead_us = coeffs_given(base_median(x, n) * 1e6, COEFFS_MEASURED);
         D->send_overhead_us.n = n;
         snprintf(what, sizeof what, "send on %s", plat_kind_name((plat_kind)k));
         if (add_row(R, what, "send_overhead_us", D->send_overhead_us)) goto out;
@@ -703,7 +703,7 @@ static int fit_memory(run *R)
             double *r = malloc((size_t)np[k] * sizeof *r);
             if (!r) goto oom;
             for (int i = 0; i < np[k]; i++) r[i] = y[k][i] - x[k][i];
-            f = (calib_fit){calib_median(r, np[k]), 1.0, NAN, 0, 0, np[k]};
+            f = (calib_fit){base_median(r, np[k]), 1.0, NAN, 0, 0, np[k]};
             free(r);
             if (f.a < 0) f.a = 0;
             const char *note = coeffs_note(R->c, hi - lo < MEM_MIN_SPAN_MB
@@ -757,8 +757,8 @@ static int fit_power(run *R)
         char what[64];
         snprintf(what, sizeof what, "power of %s", plat_kind_name((plat_kind)k));
         if (ni && nb) {
-            D->idle_w = coeffs_given(calib_median(idle, ni), COEFFS_MEASURED);
-            D->busy_w = coeffs_given(calib_median(busy, nb), COEFFS_MEASURED);
+            D->idle_w = coeffs_given(base_median(idle, ni), COEFFS_MEASURED);
+            D->busy_w = coeffs_given(base_median(busy, nb), COEFFS_MEASURED);
             D->idle_w.n = ni;
             D->busy_w.n = nb;
         } else {

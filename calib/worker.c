@@ -38,20 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* A barrier that sleeps instead of spinning: the ranks that wait here must
  * leave the cores to the one measuring. */
 static void calm_barrier(void)
@@ -94,19 +80,19 @@ typedef struct {
 
 static void sw_start(stopwatch *s)
 {
-    s->w0 = wall_now();
-    s->c0 = s->threads == 1 ? cpu_now() : 0;
+    s->w0 = base_now();
+    s->c0 = s->threads == 1 ? base_cpu_now() : 0;
 }
 
 /* Returns the sample; *preempted = the wall clock ran ahead of the CPU. */
 static double sw_stop(const stopwatch *s, int *preempted)
 {
-    double w = wall_now() - s->w0;
+    double w = base_now() - s->w0;
     if (s->threads != 1) {
         *preempted = 0;
         return w;
     }
-    double c = cpu_now() - s->c0;
+    double c = base_cpu_now() - s->c0;
     *preempted = c < 0.9 * w && w - c > 5e-6;
     return c < w ? c : w;
 }
@@ -286,7 +272,7 @@ static int time_net(const net *n, int probe, const int *shares, int nshares, int
             size_t at = (size_t)j * n->n + i;
             /* Shares below 1 only change splittable layers. */
             if (shares[j] > 1 && (!net_kind_splittable(L->kind) || s.nc[at] == L->out.c)) continue;
-            double med = calib_median(s.samples + at * reps, reps);
+            double med = base_median(s.samples + at * reps, reps);
             if (add_compute(arr, kind, rank, &s, j, i, med)) {
                 snprintf(err, NET_ERRLEN, "out of memory");
                 goto out;
@@ -337,7 +323,7 @@ static int time_copies(int quick, int reps, int threads, const char *kind, int r
         cJSON_AddStringToObject(o, "kind", kind);
         cJSON_AddNumberToObject(o, "rank", rank);
         cJSON_AddNumberToObject(o, "bytes", (double)bytes);
-        cJSON_AddNumberToObject(o, "seconds", calib_median(t, reps));
+        cJSON_AddNumberToObject(o, "seconds", base_median(t, reps));
         cJSON_AddNumberToObject(o, "preempted", npre);
         cJSON_AddItemToArray(arr, o);
     }
@@ -438,8 +424,8 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
             int ok = clean >= 3, use = ok ? clean : n;
             double *t = ok ? rt : all, *ti = ok ? is : alli;
             if (!ok && n) {
-                calib_median(t, n);
-                calib_median(ti, n);
+                base_median(t, n);
+                base_median(ti, n);
                 use = 1;
             }
             cJSON *o = cJSON_CreateObject();
@@ -447,8 +433,8 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
             cJSON_AddNumberToObject(o, "from", a);
             cJSON_AddNumberToObject(o, "to", b);
             cJSON_AddNumberToObject(o, "bytes", (double)bytes);
-            cJSON_AddNumberToObject(o, "seconds", calib_median(t, use));
-            cJSON_AddNumberToObject(o, "isend_seconds", calib_median(ti, use));
+            cJSON_AddNumberToObject(o, "seconds", base_median(t, use));
+            cJSON_AddNumberToObject(o, "isend_seconds", base_median(ti, use));
             cJSON_AddNumberToObject(o, "samples", use);
             cJSON_AddNumberToObject(o, "preempted", n - clean);
             cJSON_AddBoolToObject(o, "clean", ok);
@@ -470,9 +456,9 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
 static double measure_power(const char *path, double secs, void (*work)(void *), void *ctx)
 {
     rt_sensor *sen = rt_sensor_start(path);
-    double t0 = wall_now(), dt;
+    double t0 = base_now(), dt;
     if (!sen) return NAN;
-    while (wall_now() - t0 < secs) {
+    while (base_now() - t0 < secs) {
         if (work) work(ctx);
         else {
             struct timespec ts = {0, 20 * 1000 * 1000};

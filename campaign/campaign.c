@@ -60,24 +60,6 @@ struct camp {
     double *job_obj, *job_cv;
 };
 
-static void seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void seterr(char *err, const char *fmt, ...)
-{
-    if (!err) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, CAMP_ERRLEN, fmt, ap);
-    va_end(ap);
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
 /* ---- evaluation ---- */
 
@@ -130,7 +112,7 @@ int camp_eval(camp *c, int n, const int *genomes, double *obj, double *cv, char 
         rc = nsga_pool_run(c->pool, c->threads, eval_chunk, c);
     }
     if (rc) {
-        seterr(err, "evaluation failed: %s", c->ws[rc - 1].err);
+        base_seterr(err, "evaluation failed: %s", c->ws[rc - 1].err);
         return -1;
     }
     return 0;
@@ -187,12 +169,12 @@ void camp_free(camp *c)
 static int own_options(camp *c, const camp_options *o)
 {
     c->opt = *o;
-    c->opt.network = c->s_network = dupstr(o->network);
-    c->opt.platform = c->s_platform = dupstr(o->platform);
-    c->opt.coeffs = c->s_coeffs = dupstr(o->coeffs);
-    c->opt.chromosome = c->s_chromosome = dupstr(o->chromosome ? o->chromosome : "hybrid");
-    c->opt.split_kinds = c->s_split_kinds = dupstr(o->split_kinds ? o->split_kinds : "conv,fc");
-    c->opt.kind = c->s_kind = dupstr(o->kind ? o->kind : "nsga");
+    c->opt.network = c->s_network = base_strdup(o->network);
+    c->opt.platform = c->s_platform = base_strdup(o->platform);
+    c->opt.coeffs = c->s_coeffs = base_strdup(o->coeffs);
+    c->opt.chromosome = c->s_chromosome = base_strdup(o->chromosome ? o->chromosome : "hybrid");
+    c->opt.split_kinds = c->s_split_kinds = base_strdup(o->split_kinds ? o->split_kinds : "conv,fc");
+    c->opt.kind = c->s_kind = base_strdup(o->kind ? o->kind : "nsga");
     return (o->network && !c->s_network) || (o->platform && !c->s_platform) ||
                    (o->coeffs && !c->s_coeffs) || !c->s_chromosome || !c->s_split_kinds ||
                    !c->s_kind
@@ -207,26 +189,26 @@ static int setup(camp *c, int threads, char *err)
     char e[NET_ERRLEN];
     chrom_kind kind;
     if (chrom_kind_parse(c->opt.chromosome, &kind)) {
-        seterr(err, "unknown chromosome \"%s\" (naive, hybrid or vertical)", c->opt.chromosome);
+        base_seterr(err, "unknown chromosome \"%s\" (naive, hybrid or vertical)", c->opt.chromosome);
         return -1;
     }
     int mask = net_split_mask_parse(c->opt.split_kinds);
     if (mask < 0) {
-        seterr(err, "bad --split-kinds \"%s\" (conv,fc, conv or fc)", c->opt.split_kinds);
+        base_seterr(err, "bad --split-kinds \"%s\" (conv,fc, conv or fc)", c->opt.split_kinds);
         return -1;
     }
     if (kind == CHROM_HYBRID && (c->opt.splits < 1 || c->opt.splits > c->plat->ndev)) {
-        seterr(err, "--splits %d out of range: the hybrid chromosome takes 1..%d (devices of %s)",
+        base_seterr(err, "--splits %d out of range: the hybrid chromosome takes 1..%d (devices of %s)",
                c->opt.splits, c->plat->ndev, c->plat->name);
         return -1;
     }
     if (c->opt.pop < 4 || c->opt.pop % 2) {
-        seterr(err, "--pop %d: the population must be even and at least 4", c->opt.pop);
+        base_seterr(err, "--pop %d: the population must be even and at least 4", c->opt.pop);
         return -1;
     }
     c->ch = chrom_new(c->net, c->plat->ndev, kind, c->opt.splits, mask, e);
     if (!c->ch) {
-        seterr(err, "%s", e);
+        base_seterr(err, "%s", e);
         return -1;
     }
     c->nvar = chrom_length(c->ch);
@@ -237,7 +219,7 @@ static int setup(camp *c, int threads, char *err)
     chrom_bounds(c->ch, c->lo, c->hi);
     if (chrom_single_device(c->ch, platform_fastest(c->plat), c->fastest) &&
         chrom_single_device(c->ch, 0, c->fastest)) {
-        seterr(err, "the %s chromosome cannot express a single-device mapping", c->opt.chromosome);
+        base_seterr(err, "the %s chromosome cannot express a single-device mapping", c->opt.chromosome);
         return -1;
     }
     c->threads = threads < 1 ? 1 : threads;
@@ -249,18 +231,18 @@ static int setup(camp *c, int threads, char *err)
         char w[NET_ERRLEN]; /* the same warning for every thread: keep the first */
         c->ws[k].cost = cost_new(c->net, c->plat, c->coeffs, k ? w : c->warn, e);
         if (!c->ws[k].cost) {
-            seterr(err, "%s", e);
+            base_seterr(err, "%s", e);
             return -1;
         }
         if (!c->ws[k].map || !c->ws[k].pl) goto oom;
     }
     if (c->threads > 1 && !(c->pool = nsga_pool_create(c->threads))) {
-        seterr(err, "cannot start %d threads", c->threads);
+        base_seterr(err, "cannot start %d threads", c->threads);
         return -1;
     }
     return 0;
 oom:
-    seterr(err, "out of memory");
+    base_seterr(err, "out of memory");
     return -1;
 }
 
@@ -275,7 +257,7 @@ static int compute_ref(camp *c, char *err)
     double *obj = malloc((size_t)nd * CAMP_NOBJ * sizeof(double)), *cv = malloc((size_t)nd * sizeof(double));
     if (!g || !obj || !cv) {
         free(g), free(obj), free(cv);
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         return -1;
     }
     for (int d = 0; d < nd; d++)
@@ -334,7 +316,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     c->config = ju_print(o, 0);
     cJSON_Delete(o);
     if (!c->config || !nj) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         return -1;
     }
     return 0;
@@ -347,25 +329,25 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
     char *coeffs_text = NULL;
     camp *c = calloc(1, sizeof *c);
     if (!c || own_options(c, o)) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto fail;
     }
     if (!c->opt.network || !c->opt.platform) {
-        seterr(err, "--network and --platform are required");
+        base_seterr(err, "--network and --platform are required");
         goto fail;
     }
     if (!(c->net = net_open(c->opt.network, e)) || !(c->plat = platform_open(c->opt.platform, e))) {
-        seterr(err, "%s", e);
+        base_seterr(err, "%s", e);
         goto fail;
     }
     if (c->opt.coeffs) {
         if (!(coeffs_text = ju_read_file(c->opt.coeffs, e)) ||
             !(c->coeffs = coeffs_from_json(coeffs_text, c->opt.coeffs, e))) {
-            seterr(err, "%s", e);
+            base_seterr(err, "%s", e);
             goto fail;
         }
     } else if (!(c->coeffs = coeffs_default(c->plat))) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto fail;
     }
     if (setup(c, threads, err)) goto fail;
@@ -410,12 +392,12 @@ camp *camp_from_config(const char *config, int threads, char *err)
     cJSON *o = config ? ju_parse(config, "stored campaign configuration", e) : NULL;
     char *txt = NULL;
     if (!c || !o || !cJSON_IsObject(o)) {
-        seterr(err, "%s", o ? "stored campaign configuration is not a JSON object" : config ? e : "no stored configuration");
+        base_seterr(err, "%s", o ? "stored campaign configuration is not a JSON object" : config ? e : "no stored configuration");
         goto fail;
     }
     const char *fmt = jstr(o, "format");
     if (!fmt || strcmp(fmt, "dse-campaign") || jnum(o, "version", 0) != 1) {
-        seterr(err, "stored campaign configuration is not a dse-campaign version 1");
+        base_seterr(err, "stored campaign configuration is not a dse-campaign version 1");
         goto fail;
     }
     camp_options op = {0};
@@ -429,7 +411,7 @@ camp *camp_from_config(const char *config, int threads, char *err)
     if (jint(o, "splits", -1e6, 1e6, 0, &splits) || jint(o, "pop", 0, 1e8, 0, &pop) ||
         jint(o, "gens", 0, 1e9, 0, &gens) || jint(o, "seed", 0, 4294967295.0, 1, &seed) ||
         jint(o, "max_points", 0, 9e15, 0, &maxp)) {
-        seterr(err, "stored campaign configuration has an option out of range");
+        base_seterr(err, "stored campaign configuration has an option out of range");
         goto fail;
     }
     op.splits = (int)splits;
@@ -439,11 +421,11 @@ camp *camp_from_config(const char *config, int threads, char *err)
     op.seed = (unsigned long)seed;
     op.max_points = (long long)maxp;
     if (!(op.time_budget >= 0 && op.time_budget <= 1e9)) {
-        seterr(err, "stored campaign configuration has an option out of range");
+        base_seterr(err, "stored campaign configuration has an option out of range");
         goto fail;
     }
     if (own_options(c, &op)) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto fail;
     }
     const cJSON *jn = cJSON_GetObjectItemCaseSensitive(o, "network");
@@ -451,18 +433,18 @@ camp *camp_from_config(const char *config, int threads, char *err)
     const cJSON *jk = cJSON_GetObjectItemCaseSensitive(o, "coeffs");
     const cJSON *jr = cJSON_GetObjectItemCaseSensitive(o, "ref");
     if (!cJSON_IsObject(jn) || !cJSON_IsObject(jp) || cJSON_GetArraySize(jr) != CAMP_NOBJ) {
-        seterr(err, "stored campaign configuration lacks the network, platform or reference point");
+        base_seterr(err, "stored campaign configuration lacks the network, platform or reference point");
         goto fail;
     }
     txt = ju_print(jn, 0);
     if (!txt || !(c->net = net_from_json(txt, "stored network", e))) {
-        seterr(err, "%s", txt ? e : "out of memory");
+        base_seterr(err, "%s", txt ? e : "out of memory");
         goto fail;
     }
     free(txt);
     txt = ju_print(jp, 0);
     if (!txt || !(c->plat = platform_from_json(txt, "stored platform", e))) {
-        seterr(err, "%s", txt ? e : "out of memory");
+        base_seterr(err, "%s", txt ? e : "out of memory");
         goto fail;
     }
     free(txt);
@@ -471,11 +453,11 @@ camp *camp_from_config(const char *config, int threads, char *err)
         txt = ju_print(jk, 0);
         c->coeffs = txt ? coeffs_from_json(txt, "stored coefficients", e) : NULL;
         if (!c->coeffs) {
-            seterr(err, "%s", txt ? e : "out of memory");
+            base_seterr(err, "%s", txt ? e : "out of memory");
             goto fail;
         }
     } else if (!(c->coeffs = coeffs_default(c->plat))) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto fail;
     }
     double stored[CAMP_NOBJ];
@@ -483,7 +465,7 @@ camp *camp_from_config(const char *config, int threads, char *err)
         const cJSON *v = cJSON_GetArrayItem(jr, i);
         stored[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
         if (!(stored[i] > 0 && isfinite(stored[i]))) {
-            seterr(err, "stored campaign configuration has a bad reference point");
+            base_seterr(err, "stored campaign configuration has a bad reference point");
             goto fail;
         }
     }
@@ -498,7 +480,7 @@ camp *camp_from_config(const char *config, int threads, char *err)
     for (int i = 0; i < CAMP_NOBJ; i++)
         if (!(fabs(c->ref[i] - stored[i]) <= 1e-14 * fabs(stored[i]))) c->ref[i] = stored[i];
     if (!(c->config = strdup(config))) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto fail;
     }
     free(txt);
@@ -605,7 +587,7 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
     *out = NULL;
     int n = res_front(db, id, &pts, re);
     if (n < 0) {
-        seterr(err, "%s", re);
+        base_seterr(err, "%s", re);
         return -1;
     }
     if (n > 0) {
@@ -615,7 +597,7 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
     res_points_free(pts, n);
     res_campaign cm;
     if (res_campaign_get(db, id, &cm, re)) {
-        seterr(err, "%s", re);
+        base_seterr(err, "%s", re);
         return -1;
     }
     int finished = !strcmp(cm.status, "finished");
@@ -623,7 +605,7 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
     if (finished) return 0; /* a finished campaign with an empty front */
     n = res_population(db, id, -1, &pts, re);
     if (n < 0) {
-        seterr(err, "%s", re);
+        base_seterr(err, "%s", re);
         return -1;
     }
     double *obj = malloc((size_t)(n > 0 ? n : 1) * CAMP_NOBJ * sizeof *obj);
@@ -641,7 +623,7 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
         k = camp_front_select(n, obj, cv, rank, idx);
     }
     if (k < 0) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
     } else {
         for (int j = 0; j < k; j++) {
             f[j] = pts[idx[j]];
@@ -666,12 +648,12 @@ int camp_export(const camp *c, const int *genome, const char *dir, char *err)
 {
     char e[NET_ERRLEN], p1[4096], p2[4096];
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        seterr(err, "%s: cannot create folder: %s", dir, strerror(errno));
+        base_seterr(err, "%s: cannot create folder: %s", dir, strerror(errno));
         return -1;
     }
     mapping *m = mapping_new(c->net->n, c->plat->ndev);
     if (!m) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         return -1;
     }
     int rc = -1;
@@ -683,7 +665,7 @@ int camp_export(const camp *c, const int *genome, const char *dir, char *err)
     if (mapping_export_autodice(m, c->net, c->plat, p1, p2, e)) goto done;
     rc = 0;
 done:
-    if (rc) seterr(err, "%s", e);
+    if (rc) base_seterr(err, "%s", e);
     mapping_free(m);
     return rc;
 }
@@ -712,7 +694,7 @@ static int log_gen(driver *d, const nsga *e, char *err)
     double *obj = malloc((size_t)n * CAMP_NOBJ * sizeof *obj), *cv = malloc((size_t)n * sizeof *cv);
     if (!obj || !cv) {
         free(obj), free(cv);
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         return -1;
     }
     for (int i = 0; i < n; i++) {
@@ -727,14 +709,14 @@ static int log_gen(driver *d, const nsga *e, char *err)
         unsigned char *b = realloc(d->ckpt, need);
         if (!b) {
             free(obj), free(cv);
-            seterr(err, "out of memory");
+            base_seterr(err, "out of memory");
             return -1;
         }
         d->ckpt = b;
         d->ckpt_cap = need;
     }
     nsga_checkpoint(e, d->ckpt, d->ckpt_cap);
-    double now = now_s();
+    double now = base_now();
     res_gen g = {st->generation, st->evaluations, st->cache_hits,
                  st->hv / (c->ref[0] * c->ref[1] * c->ref[2]),
                  {st->best[0], st->best[1], st->best[2]}, st->front_size, st->feasible,
@@ -744,7 +726,7 @@ static int log_gen(driver *d, const nsga *e, char *err)
     int rc = res_generation_write(d->db, d->id, &g, &pop, d->ckpt, need, re);
     free(obj), free(cv);
     if (rc) {
-        seterr(err, "%s", re);
+        base_seterr(err, "%s", re);
         return -1;
     }
     if (d->h && d->h->progress) {
@@ -770,7 +752,7 @@ static int finish_front(camp *c, res_db *db, long long id, int n, const int *gen
     int k = idx && fg && fo && fc ? camp_front_select(n, obj, cv, rank, idx) : -1;
     int rc = -1;
     if (k < 0) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto done;
     }
     for (int j = 0; j < k; j++) {
@@ -781,7 +763,7 @@ static int finish_front(camp *c, res_db *db, long long id, int n, const int *gen
     res_pop fr = {k, c->nvar, fg, fo, fc, NULL, NULL};
     char re[RES_ERRLEN];
     if (res_finish(db, id, &fr, gen, idx, "finished", re)) {
-        seterr(err, "%s", re);
+        base_seterr(err, "%s", re);
         goto done;
     }
     rc = 0;
@@ -816,14 +798,14 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     p.ihi = c->hi;
     p.eval_int = engine_eval;
     p.ctx = c;
-    driver d = {c, db, id, h, now_s(), 0, 0, 0, NULL, NULL, NULL, NULL, 0};
+    driver d = {c, db, id, h, base_now(), 0, 0, 0, NULL, NULL, NULL, NULL, 0};
     int n = c->opt.pop, rc = -1;
     d.gbuf = malloc((size_t)n * c->nvar * sizeof(int));
     d.rank = malloc((size_t)n * sizeof(int));
     d.crowd = malloc((size_t)n * sizeof(double));
     nsga *e = nsga_create(&p, &o, ne);
     if (!e || !d.gbuf || !d.rank || !d.crowd) {
-        seterr(err, "%s", e ? "out of memory" : ne);
+        base_seterr(err, "%s", e ? "out of memory" : ne);
         goto done;
     }
     /* Restore first: a checkpoint that cannot be restored leaves the
@@ -835,14 +817,14 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
         size_t len;
         int found = res_checkpoint_get(db, id, &cg, &blob, &len, re);
         if (found < 0) {
-            seterr(err, "%s", re);
+            base_seterr(err, "%s", re);
             goto done;
         }
         if (found) {
             int r = nsga_restore(e, blob, len, ne);
             free(blob);
             if (r) {
-                seterr(err, "campaign %lld: cannot restore its checkpoint: %s", id, ne);
+                base_seterr(err, "campaign %lld: cannot restore its checkpoint: %s", id, ne);
                 goto done;
             }
             res_gen *gs;
@@ -851,23 +833,23 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
                 if (gs[i].gen == cg && !isnan(gs[i].wall)) d.wall0 = gs[i].wall;
             free(gs);
             if (res_truncate(db, id, cg, re)) {
-                seterr(err, "%s", re);
+                base_seterr(err, "%s", re);
                 goto done;
             }
             restored = 1;
         } else if (res_truncate(db, id, -1, re)) {
-            seterr(err, "%s", re);
+            base_seterr(err, "%s", re);
             goto done;
         }
     }
     if (res_campaign_set_status(db, id, "running", NULL, re)) {
-        seterr(err, "%s", re);
+        base_seterr(err, "%s", re);
         goto done;
     }
-    d.t0 = now_s();
+    d.t0 = base_now();
     if (!restored) {
         if (nsga_init(e, ne)) {
-            seterr(err, "%s", ne);
+            base_seterr(err, "%s", ne);
             mark_failed(db, id, err);
             goto done;
         }
@@ -878,14 +860,14 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     while (nsga_should_stop(e) == NSGA_STOP_NONE) {
         if (h && h->stop && *h->stop) {
             if (res_campaign_set_status(db, id, "interrupted", NULL, re)) {
-                seterr(err, "%s", re);
+                base_seterr(err, "%s", re);
                 goto done;
             }
             rc = CAMP_INTERRUPTED;
             goto done;
         }
         if (nsga_step(e, ne)) {
-            seterr(err, "%s", ne);
+            base_seterr(err, "%s", ne);
             mark_failed(db, id, err);
             goto done;
         }
@@ -900,7 +882,7 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
         double *obj = malloc((size_t)n * CAMP_NOBJ * sizeof *obj), *cv = malloc((size_t)n * sizeof *cv);
         if (!obj || !cv) {
             free(obj), free(cv);
-            seterr(err, "out of memory");
+            base_seterr(err, "out of memory");
             goto done;
         }
         for (int i = 0; i < n; i++) {
@@ -989,7 +971,7 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
     char re[RES_ERRLEN];
     long long total = camp_space_size(c, c->opt.max_points > 0 ? c->opt.max_points : 0);
     if (total < 0) {
-        seterr(err, "the %s space of %s on %s has 10^%.1f genomes, more than --max-points %lld",
+        base_seterr(err, "the %s space of %s on %s has 10^%.1f genomes, more than --max-points %lld",
                c->opt.chromosome, c->net->name, c->plat->name, chrom_log10_space(c->ch),
                c->opt.max_points);
         return -1;
@@ -999,10 +981,10 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
     int *g = malloc((size_t)B * nv * sizeof *g), *cur = calloc((size_t)nv, sizeof *cur);
     double *obj = malloc((size_t)B * CAMP_NOBJ * sizeof *obj), *cv = malloc((size_t)B * sizeof *cv);
     archive a = {0, 0, nv, NULL, NULL, NULL};
-    double t0 = now_s();
+    double t0 = base_now();
     long long done = 0;
     if (!g || !cur || !obj || !cv) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto out;
     }
     memcpy(cur, c->lo, sizeof(int) * (size_t)nv);
@@ -1027,7 +1009,7 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
         int feas = 0;
         for (int i = 0; i < nb; i++) feas += !(cv[i] > 0);
         if (arch_reserve(&a, a.n + feas)) {
-            seterr(err, "out of memory");
+            base_seterr(err, "out of memory");
             goto out;
         }
         for (int i = 0; i < nb; i++) {
@@ -1037,12 +1019,12 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
             a.order[a.n++] = done + i;
         }
         if (arch_reduce(&a)) {
-            seterr(err, "out of memory");
+            base_seterr(err, "out of memory");
             goto out;
         }
         done += nb;
         if (h && h->progress) {
-            double dt = now_s() - t0;
+            double dt = base_now() - t0;
             camp_progress p = {0, 0, done, 0, dt > 0 ? (double)done / dt : 0,
                                camp_hv(c, a.n, a.obj), {NAN, NAN, NAN}, dt,
                                dt / (double)done * (double)(total - done), a.n, a.n};
@@ -1052,27 +1034,27 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
             h->progress(h->ctx, &p);
         }
         if (h && h->stop && *h->stop && done < total) {
-            if (res_campaign_set_status(db, id, "interrupted", NULL, re)) seterr(err, "%s", re);
+            if (res_campaign_set_status(db, id, "interrupted", NULL, re)) base_seterr(err, "%s", re);
             else rc = CAMP_INTERRUPTED;
             goto out;
         }
     }
     {
         /* generation 0 = the exact front; the front table = the same, sorted */
-        res_gen st = {0, total, 0, camp_hv(c, a.n, a.obj), {NAN, NAN, NAN}, a.n, a.n, now_s() - t0};
+        res_gen st = {0, total, 0, camp_hv(c, a.n, a.obj), {NAN, NAN, NAN}, a.n, a.n, base_now() - t0};
         for (int k = 0; k < CAMP_NOBJ; k++)
             for (int i = 0; i < a.n; i++)
                 if (!(a.obj[i * CAMP_NOBJ + k] >= st.best[k])) st.best[k] = a.obj[i * CAMP_NOBJ + k];
         int *rank = calloc((size_t)(a.n > 0 ? a.n : 1), sizeof *rank);
         if (!rank) {
-            seterr(err, "out of memory");
+            base_seterr(err, "out of memory");
             goto out;
         }
         res_pop pop = {a.n, nv, a.g, a.obj, NULL, rank, NULL};
         int r = res_generation_write(db, id, &st, &pop, NULL, 0, re);
         free(rank);
         if (r) {
-            seterr(err, "%s", re);
+            base_seterr(err, "%s", re);
             goto out;
         }
         if (finish_front(c, db, id, a.n, a.g, a.obj, NULL, NULL, 0, err)) goto out;

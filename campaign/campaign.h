@@ -29,7 +29,7 @@
 
 #include "results.h"
 
-#define CAMP_ERRLEN 512
+#define CAMP_ERRLEN BASE_ERRLEN
 #define CAMP_NOBJ 3 /* energy (J), memory (MB), latency (ms) */
 #define CAMP_REF_FACTOR 2.0
 

@@ -31,13 +31,6 @@ static void on_sigint(int sig)
     signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the process at once */
 }
 
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* ---- progress on stderr ---- */
 
 typedef struct {
@@ -78,7 +71,7 @@ static void on_progress(void *ctx, const camp_progress *p)
         pc->shown = 1;
     } else {
         /* plain lines: about every 5 s, and the first and last generation */
-        double now = mono();
+        double now = base_now();
         if (p->gen == 0 || p->gen == p->gens || now - pc->last >= 5) {
             fprintf(stderr, "%s\n", line);
             pc->last = now;

@@ -46,13 +46,6 @@ static int fail(char *err, int code, const char *fmt, ...)
     return code;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- genome hashing --------------------------------------------------------- */
 
 static inline uint64_t fmix64(uint64_t h)
@@ -876,7 +869,7 @@ static void compute_stats(nsga *e)
 int nsga_init(nsga *e, char *err)
 {
     if (!e) return fail(err, NSGA_EINVAL, "no engine");
-    double t0 = now_seconds();
+    double t0 = base_now();
     int N = e->N, nv = e->nv;
     gsl_rng_memcpy(e->rng_saved, e->rng);
     for (int i = 0; i < N; i++) {
@@ -916,7 +909,7 @@ int nsga_init(nsga *e, char *err)
     e->stag_count = 0;
     compute_stats(e);
     e->prev_hv = e->st.hv;
-    e->st.elapsed = now_seconds() - t0;
+    e->st.elapsed = base_now() - t0;
     return 0;
 }
 
@@ -924,7 +917,7 @@ int nsga_step(nsga *e, char *err)
 {
     if (!e) return fail(err, NSGA_EINVAL, "no engine");
     if (!e->inited) return fail(err, NSGA_ESTATE, "nsga_step before nsga_init or nsga_restore");
-    double t0 = now_seconds();
+    double t0 = base_now();
     gsl_rng_memcpy(e->rng_saved, e->rng);
     if (archive_reserve(e, e->N)) return fail(err, NSGA_ENOMEM, "out of memory (archive)");
     long long redrawn = make_offspring(e), evals, hits;
@@ -947,7 +940,7 @@ int nsga_step(nsga *e, char *err)
         else e->stag_count = 0;
         e->prev_hv = e->st.hv;
     }
-    e->st.elapsed += now_seconds() - t0;
+    e->st.elapsed += base_now() - t0;
     return 0;
 }
 

@@ -29,7 +29,9 @@
 
 #include <stddef.h>
 
-#define NSGA_ERRLEN 256
+#include "base.h"
+
+#define NSGA_ERRLEN BASE_ERRLEN
 #define NSGA_MAX_OBJ 16
 
 /* Return codes: 0 ok, negative errors. */

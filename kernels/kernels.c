@@ -525,13 +525,6 @@ kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
     return m;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 int kern_model_forward(kern_model *m, const float *input, float *output,
                        double *layer_seconds, char *err)
 {
@@ -546,9 +539,9 @@ int kern_model_forward(kern_model *m, const float *input, float *output,
         }
         for (int k = 0; k < L->nin; k++)
             in[k] = L->in[k] == NET_INPUT ? input : m->slots[m->slot[L->in[k]]];
-        double t0 = now();
+        double t0 = base_now();
         int r = m->alias[i] ? 0 : kern_run(n, i, 0, L->out.c, in, m->w[i], m->slots[m->slot[i]], m->ws, err);
-        if (layer_seconds) layer_seconds[i] = now() - t0;
+        if (layer_seconds) layer_seconds[i] = base_now() - t0;
         if (in != ins) free(in);
         if (r) return -1;
     }
@@ -567,12 +560,6 @@ int kern_forward(const net *n, uint64_t seed, const float *input, float *output,
 }
 
 /* ---- calibration helper ---- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, int reps,
                        char *err)
@@ -604,12 +591,11 @@ double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, i
     if (nw) kern_weights_gen(n, layer, c0, nc, seed, w);
     if (kern_run(n, layer, c0, nc, ins, w, out, ws, err)) goto done;
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = base_now();
         kern_run(n, layer, c0, nc, ins, w, out, ws, err);
-        t[r] = now() - t0;
+        t[r] = base_now() - t0;
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    res = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    res = base_median(t, reps);
     goto done;
 nomem:
     snprintf(err, NET_ERRLEN, "layer %s: out of memory for timing", L->name);

@@ -71,29 +71,12 @@ net_attr net_attr_pool(net_kind kind, int k, int s, int p)
     return a;
 }
 
-static void seterr(char *err, const char *fmt, ...)
-{
-    if (!err) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, NET_ERRLEN, fmt, ap);
-    va_end(ap);
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 net *net_new(const char *name, const char *input_name, net_shape input)
 {
     net *n = calloc(1, sizeof *n);
     if (!n) return NULL;
-    n->name = xstrdup(name ? name : "net");
-    n->input_name = xstrdup(input_name ? input_name : "data");
+    n->name = base_strdup(name ? name : "net");
+    n->input_name = base_strdup(input_name ? input_name : "data");
     n->input = input;
     return n;
 }
@@ -121,7 +104,7 @@ int net_add(net *n, const char *name, net_kind kind, const net_attr *a, int nin,
             const char *const *inputs, char *err)
 {
     if (n->cons_first) {
-        seterr(err, "net %s: cannot add layer %s after finalize", n->name, name);
+        base_seterr(err, "net %s: cannot add layer %s after finalize", n->name, name);
         return -1;
     }
     if (n->n == n->cap) {
@@ -131,7 +114,7 @@ int net_add(net *n, const char *name, net_kind kind, const net_attr *a, int nin,
         if (!l || !pn) {
             if (l) n->layers = l;
             if (pn) n->pending = pn;
-            seterr(err, "out of memory");
+            base_seterr(err, "out of memory");
             return -1;
         }
         n->layers = l;
@@ -140,7 +123,7 @@ int net_add(net *n, const char *name, net_kind kind, const net_attr *a, int nin,
     }
     net_layer *L = &n->layers[n->n];
     memset(L, 0, sizeof *L);
-    L->name = xstrdup(name);
+    L->name = base_strdup(name);
     L->kind = kind;
     L->a = a ? *a : net_attr_default(kind);
     L->nin = nin;
@@ -151,7 +134,7 @@ int net_add(net *n, const char *name, net_kind kind, const net_attr *a, int nin,
     char *blk = malloc(len), *p = blk;
     if (!L->name || !L->in || !blk) {
         free(blk);
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         return -1;
     }
     for (int i = 0; i < nin; i++) {
@@ -208,16 +191,16 @@ static int infer(net *n, int i, const char *what, char *err)
 
     const net_kind_info_t *K = net_kind_info(L->kind);
     if (!K) {
-        seterr(err, "%s: layer %s: unknown layer kind", what, L->name);
+        base_seterr(err, "%s: layer %s: unknown layer kind", what, L->name);
         return -1;
     }
     if (L->nin < K->min_in || (K->max_in && L->nin > K->max_in)) {
         static const char *num[] = {"no", "one", "two", "three", "four"};
         if (K->min_in == K->max_in)
-            seterr(err, "%s: layer %s: %s takes %s input%s, got %d", what, L->name, kn,
+            base_seterr(err, "%s: layer %s: %s takes %s input%s, got %d", what, L->name, kn,
                    num[K->min_in], K->min_in == 1 ? "" : "s", L->nin);
         else
-            seterr(err, "%s: layer %s: %s takes at least %s inputs, got %d", what, L->name, kn,
+            base_seterr(err, "%s: layer %s: %s takes at least %s inputs, got %d", what, L->name, kn,
                    num[K->min_in], L->nin);
         return -1;
     }
@@ -227,19 +210,19 @@ static int infer(net *n, int i, const char *what, char *err)
         if (a->out_c <= 0 || a->kh <= 0 || a->kw <= 0 || a->sh <= 0 || a->sw <= 0 ||
             a->dh <= 0 || a->dw <= 0 || a->groups <= 0 || a->pt < 0 || a->pl < 0 ||
             a->pb < 0 || a->pr < 0) {
-            seterr(err, "%s: layer %s: Conv needs positive out_channels, kernel, stride, "
+            base_seterr(err, "%s: layer %s: Conv needs positive out_channels, kernel, stride, "
                    "dilation, groups and non-negative pads", what, L->name);
             return -1;
         }
         if (x.c % a->groups || a->out_c % a->groups) {
-            seterr(err, "%s: layer %s: groups %d does not divide input channels %d and "
+            base_seterr(err, "%s: layer %s: groups %d does not divide input channels %d and "
                    "output channels %d", what, L->name, a->groups, x.c, a->out_c);
             return -1;
         }
         int oh = window_out(x.h, a->kh, a->sh, a->dh, a->pt, a->pb, 0);
         int ow = window_out(x.w, a->kw, a->sw, a->dw, a->pl, a->pr, 0);
         if (oh < 1 || ow < 1) {
-            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %lldx%lld",
+            base_seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %lldx%lld",
                    what, L->name, a->kh, a->kw, (long long)x.h + a->pt + a->pb,
                    (long long)x.w + a->pl + a->pr);
             return -1;
@@ -247,7 +230,7 @@ static int infer(net *n, int i, const char *what, char *err)
         y = (net_shape){a->out_c, oh, ow};
         if ((double)a->out_c * oh * ow * (x.c / a->groups) * a->kh * a->kw > COUNT_MAX ||
             (double)a->out_c * (x.c / a->groups) * a->kh * a->kw > COUNT_MAX) {
-            seterr(err, "%s: layer %s: Conv too large (more than 2^53 MACs or parameters)",
+            base_seterr(err, "%s: layer %s: Conv too large (more than 2^53 MACs or parameters)",
                    what, L->name);
             return -1;
         }
@@ -259,11 +242,11 @@ static int infer(net *n, int i, const char *what, char *err)
     }
     case NET_FC:
         if (a->out_c <= 0) {
-            seterr(err, "%s: layer %s: FC needs positive out_features", what, L->name);
+            base_seterr(err, "%s: layer %s: FC needs positive out_features", what, L->name);
             return -1;
         }
         if ((double)numel_in * a->out_c > COUNT_MAX) {
-            seterr(err, "%s: layer %s: FC too large (more than 2^53 MACs)", what, L->name);
+            base_seterr(err, "%s: layer %s: FC too large (more than 2^53 MACs)", what, L->name);
             return -1;
         }
         y = (net_shape){a->out_c, 1, 1};
@@ -275,19 +258,19 @@ static int infer(net *n, int i, const char *what, char *err)
     case NET_AVGPOOL: {
         if (a->kh <= 0 || a->kw <= 0 || a->sh <= 0 || a->sw <= 0 || a->pt < 0 || a->pl < 0 ||
             a->pb < 0 || a->pr < 0) {
-            seterr(err, "%s: layer %s: %s needs positive kernel and stride, non-negative pads",
+            base_seterr(err, "%s: layer %s: %s needs positive kernel and stride, non-negative pads",
                    what, L->name, kn);
             return -1;
         }
         if (a->pt >= a->kh || a->pb >= a->kh || a->pl >= a->kw || a->pr >= a->kw) {
-            seterr(err, "%s: layer %s: %s pads must be smaller than the kernel", what,
+            base_seterr(err, "%s: layer %s: %s pads must be smaller than the kernel", what,
                    L->name, kn);
             return -1;
         }
         int oh = window_out(x.h, a->kh, a->sh, 1, a->pt, a->pb, a->ceil_mode);
         int ow = window_out(x.w, a->kw, a->sw, 1, a->pl, a->pr, a->ceil_mode);
         if (oh < 1 || ow < 1) {
-            seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %lldx%lld",
+            base_seterr(err, "%s: layer %s: kernel %dx%d larger than its padded input %lldx%lld",
                    what, L->name, a->kh, a->kw, (long long)x.h + a->pt + a->pb,
                    (long long)x.w + a->pl + a->pr);
             return -1;
@@ -300,14 +283,14 @@ static int infer(net *n, int i, const char *what, char *err)
         break;
     case NET_LRN:
         if (a->lrn_size <= 0) {
-            seterr(err, "%s: layer %s: LRN size must be positive", what, L->name);
+            base_seterr(err, "%s: layer %s: LRN size must be positive", what, L->name);
             return -1;
         }
         break;
     case NET_MUL: { /* elementwise, or by one value per channel (C x 1 x 1) */
         net_shape z = net_in_shape(n, i, 1);
         if (z.c != x.c || ((z.h != x.h || z.w != x.w) && (z.h != 1 || z.w != 1))) {
-            seterr(err, "%s: layer %s: Mul of %dx%dx%d by %dx%dx%d: the second input must have "
+            base_seterr(err, "%s: layer %s: Mul of %dx%dx%d by %dx%dx%d: the second input must have "
                    "the first's shape or one value per channel (%dx1x1)", what, L->name, x.c, x.h,
                    x.w, z.c, z.h, z.w, x.c);
             return -1;
@@ -321,7 +304,7 @@ static int infer(net *n, int i, const char *what, char *err)
         for (int k = 1; k < L->nin; k++) {
             net_shape z = net_in_shape(n, i, k);
             if (z.c != x.c || z.h != x.h || z.w != x.w) {
-                seterr(err, "%s: layer %s: Add of different shapes %dx%dx%d and %dx%dx%d",
+                base_seterr(err, "%s: layer %s: Add of different shapes %dx%dx%d and %dx%dx%d",
                        what, L->name, x.c, x.h, x.w, z.c, z.h, z.w);
                 return -1;
             }
@@ -332,7 +315,7 @@ static int infer(net *n, int i, const char *what, char *err)
         for (int k = 0; k < L->nin; k++) {
             net_shape z = net_in_shape(n, i, k);
             if (z.h != x.h || z.w != x.w) {
-                seterr(err, "%s: layer %s: Concat of different spatial sizes %dx%d and %dx%d",
+                base_seterr(err, "%s: layer %s: Concat of different spatial sizes %dx%d and %dx%d",
                        what, L->name, x.h, x.w, z.h, z.w);
                 return -1;
             }
@@ -346,7 +329,7 @@ static int infer(net *n, int i, const char *what, char *err)
         break;
     }
     if ((double)y.c * y.h * y.w > INT_MAX) {
-        seterr(err, "%s: layer %s: output %dx%dx%d has more than 2^31-1 elements", what,
+        base_seterr(err, "%s: layer %s: output %dx%dx%d has more than 2^31-1 elements", what,
                L->name, y.c, y.h, y.w);
         return -1;
     }
@@ -388,33 +371,33 @@ int net_finalize(net *n, const char *what, char *err)
     if (!what) what = n->name;
     if (n->cons_first) return 0;
     if (nn == 0) {
-        seterr(err, "%s: network has no layers", what);
+        base_seterr(err, "%s: network has no layers", what);
         goto out;
     }
     if (n->input.c <= 0 || n->input.h <= 0 || n->input.w <= 0) {
-        seterr(err, "%s: input %s has a non-positive dimension %dx%dx%d", what,
+        base_seterr(err, "%s: input %s has a non-positive dimension %dx%dx%d", what,
                n->input_name, n->input.c, n->input.h, n->input.w);
         goto out;
     }
     if ((double)n->input.c * n->input.h * n->input.w > INT_MAX) {
-        seterr(err, "%s: input %s %dx%dx%d has more than 2^31-1 elements", what,
+        base_seterr(err, "%s: input %s %dx%dx%d has more than 2^31-1 elements", what,
                n->input_name, n->input.c, n->input.h, n->input.w);
         goto out;
     }
     /* Names unique and distinct from the input's. */
     for (int i = 0; i < nn; i++) {
         if (!n->layers[i].name[0]) {
-            seterr(err, "%s: layer %d has an empty name", what, i);
+            base_seterr(err, "%s: layer %d has an empty name", what, i);
             goto out;
         }
         if (strcmp(n->layers[i].name, n->input_name) == 0) {
-            seterr(err, "%s: layer %s has the same name as the network input", what,
+            base_seterr(err, "%s: layer %s has the same name as the network input", what,
                    n->layers[i].name);
             goto out;
         }
         for (int j = 0; j < i; j++)
             if (strcmp(n->layers[i].name, n->layers[j].name) == 0) {
-                seterr(err, "%s: duplicate layer name %s", what, n->layers[i].name);
+                base_seterr(err, "%s: duplicate layer name %s", what, n->layers[i].name);
                 goto out;
             }
     }
@@ -423,7 +406,7 @@ int net_finalize(net *n, const char *what, char *err)
         const char *p = pend[i];
         net_layer *L = &n->layers[i];
         if (L->nin < 1) {
-            seterr(err, "%s: layer %s has no inputs", what, L->name);
+            base_seterr(err, "%s: layer %s has no inputs", what, L->name);
             goto out;
         }
         for (int k = 0; k < L->nin; k++, p += strlen(p) + 1) {
@@ -433,12 +416,12 @@ int net_finalize(net *n, const char *what, char *err)
             }
             int j = net_find(n, p);
             if (j < 0) {
-                seterr(err, "%s: layer %s: input %s is not a layer or the network input",
+                base_seterr(err, "%s: layer %s: input %s is not a layer or the network input",
                        what, L->name, p);
                 goto out;
             }
             if (j == i) {
-                seterr(err, "%s: layer %s: input is itself (cycle)", what, L->name);
+                base_seterr(err, "%s: layer %s: input is itself (cycle)", what, L->name);
                 goto out;
             }
             L->in[k] = j;
@@ -448,7 +431,7 @@ int net_finalize(net *n, const char *what, char *err)
     perm = malloc((size_t)(unsigned)nn * sizeof *perm);
     done = calloc((size_t)(unsigned)nn, sizeof *done);
     if (!perm || !done) {
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto out;
     }
     for (int k = 0; k < nn; k++) {
@@ -475,7 +458,7 @@ int net_finalize(net *n, const char *what, char *err)
                         break;
                     }
             }
-            seterr(err, "%s: layer %s is part of a cycle", what, n->layers[c].name);
+            base_seterr(err, "%s: layer %s is part of a cycle", what, n->layers[c].name);
             goto out;
         }
         done[pick] = 1;
@@ -493,7 +476,7 @@ int net_finalize(net *n, const char *what, char *err)
     if (!cf || !cs) {
         free(cf);
         free(cs);
-        seterr(err, "out of memory");
+        base_seterr(err, "out of memory");
         goto out;
     }
     for (int i = 0; i < nn; i++)
@@ -527,7 +510,7 @@ int net_finalize(net *n, const char *what, char *err)
             if (first_sink < 0) first_sink = i;
         }
     if (sinks != 1) {
-        seterr(err, "%s: network has %d outputs (layers without consumers, first %s); "
+        base_seterr(err, "%s: network has %d outputs (layers without consumers, first %s); "
                "dse needs exactly one", what, sinks, n->layers[first_sink].name);
         free(n->cons_first);
         free(n->cons);

@@ -23,7 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NET_ERRLEN 512
+#include "base.h"
+
+#define NET_ERRLEN BASE_ERRLEN
 #define NET_INPUT (-1) /* producer index of the network input tensor */
 
 /* The layer kinds: one row each in model/kinds.def, the table every part of

@@ -67,7 +67,6 @@ static int read_link(const cJSON *o, plat_link *l, int pair, const char *ctx, ch
     return 0;
 }
 
-static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
 platform *platform_from_json(const char *text, const char *what, char *err)
 {
@@ -100,7 +99,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     p->name = strdup(s ? s : "platform");
     s = NULL;
     if (ju_str(root, "description", &s, 0, what, err)) goto fail;
-    p->description = dupstr(s);
+    p->description = base_strdup(s);
     const cJSON *jd = cJSON_GetObjectItemCaseSensitive(root, "devices");
     if (!cJSON_IsArray(jd) || cJSON_GetArraySize(jd) < 1) {
         snprintf(err, NET_ERRLEN, "%s: platform has no devices (\"devices\" must be a "
@@ -143,7 +142,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             ju_str(o, "energy_sensor", &sensor, 0, ctx, err))
             goto fail;
         d->board = strdup(board);
-        d->energy_sensor = dupstr(sensor);
+        d->energy_sensor = base_strdup(sensor);
         if (strcmp(kind, "cpu") == 0) d->kind = PLAT_CPU;
         else if (strcmp(kind, "gpu") == 0) d->kind = PLAT_GPU;
         else {

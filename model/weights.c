@@ -178,18 +178,10 @@ float *weights_generate_all(const net *n, uint64_t seed)
     return w;
 }
 
-static char *xstrdup(const char *s)
-{
-    size_t k = strlen(s) + 1;
-    char *d = malloc(k);
-    if (d) memcpy(d, s, k);
-    return d;
-}
-
 char *weights_path_resolve(const char *doc, const char *wpath)
 {
     const char *slash = strrchr(doc, '/');
-    if (wpath[0] == '/' || !slash) return xstrdup(wpath);
+    if (wpath[0] == '/' || !slash) return base_strdup(wpath);
     size_t dl = (size_t)(slash - doc), wl = strlen(wpath);
     char *p = malloc(dl + wl + 2);
     if (!p) return NULL;
@@ -238,7 +230,7 @@ char *weights_path_relative(const char *doc, const char *wpath)
     int nd = components(doc, 1, b1, CAP, d, MAXC);
     int nw = components(wpath, 0, b2, CAP, w, MAXC);
     if (nd < 0 || nw < 1) {
-        r = xstrdup(wpath);
+        r = base_strdup(wpath);
         goto out;
     }
     int common = 0;

@@ -101,19 +101,9 @@ static const char *schema_sql =
     "  id INTEGER PRIMARY KEY, created TEXT NOT NULL, platform TEXT, network TEXT,\n"
     "  coeffs TEXT NOT NULL, report TEXT);\n";
 
-static void seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void seterr(char *err, const char *fmt, ...)
-{
-    if (!err) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, RES_ERRLEN, fmt, ap);
-    va_end(ap);
-}
-
 static int dberr(res_db *db, char *err, const char *what)
 {
-    seterr(err, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+    base_seterr(err, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
     return -1;
 }
 
@@ -122,7 +112,7 @@ static int dberr(res_db *db, char *err, const char *what)
 static int readerr(res_db *db, char *err, int rc, const char *what)
 {
     if (rc != SQLITE_NOMEM) return dberr(db, err, what);
-    seterr(err, "%s: %s: out of memory", db->path, what);
+    base_seterr(err, "%s: %s: out of memory", db->path, what);
     return -1;
 }
 
@@ -151,7 +141,7 @@ static int exec(res_db *db, const char *sql, char *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        seterr(err, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+        base_seterr(err, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
         sqlite3_free(msg);
         return -1;
     }
@@ -242,20 +232,20 @@ static int read_ident(res_db *db, int *app, int *ver, int *ntab)
 static int judge(res_db *db, int rc, int app, int ver, int ntab, char *err)
 {
     if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT) {
-        seterr(err, "%s: not a dse results database (not an SQLite file)", db->path);
+        base_seterr(err, "%s: not a dse results database (not an SQLite file)", db->path);
         return -1;
     }
     if (rc != SQLITE_OK) return dberr(db, err, "reading the schema");
     if (app == RES_APP_ID) {
         if (ver > RES_SCHEMA_VERSION) {
-            seterr(err, "%s: results schema version %d is newer than this dse understands (%d)",
+            base_seterr(err, "%s: results schema version %d is newer than this dse understands (%d)",
                    db->path, ver, RES_SCHEMA_VERSION);
             return -1;
         }
         return 0;
     }
     if (app != 0 || ntab > 0) {
-        seterr(err, "%s: not a dse results database (an SQLite file with other tables)",
+        base_seterr(err, "%s: not a dse results database (an SQLite file with other tables)",
                db->path);
         return -1;
     }
@@ -270,7 +260,7 @@ static int check_schema(res_db *db, int writable, char *err)
     int j = judge(db, rc, app, ver, ntab, err);
     if (j <= 0) return j;
     if (!writable) {
-        seterr(err, "%s: not a dse results database (empty)", db->path);
+        base_seterr(err, "%s: not a dse results database (empty)", db->path);
         return -1;
     }
     /* Empty file: create the schema.  Two processes may race here; the
@@ -304,32 +294,32 @@ res_db *res_open(const char *path, int mode, char *err)
     struct stat st;
     char *dir = dir_of(path);
     if (!dir) {
-        seterr(err, "%s: out of memory", path);
+        base_seterr(err, "%s: out of memory", path);
         return NULL;
     }
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        seterr(err, "%s: folder %s does not exist", path, dir);
+        base_seterr(err, "%s: folder %s does not exist", path, dir);
         free(dir);
         return NULL;
     }
     if (mode != RES_OPEN_READ && access(dir, W_OK) != 0) {
         /* WAL needs its -wal and -shm files next to the database. */
-        seterr(err, "%s: folder %s is not writable", path, dir);
+        base_seterr(err, "%s: folder %s is not writable", path, dir);
         free(dir);
         return NULL;
     }
     free(dir);
     int exists = stat(path, &st) == 0, made = 0;
     if (!exists && mode != RES_OPEN_CREATE) {
-        seterr(err, "%s: no such results database", path);
+        base_seterr(err, "%s: no such results database", path);
         return NULL;
     }
     if (exists && !S_ISREG(st.st_mode)) {
-        seterr(err, "%s: not a regular file", path);
+        base_seterr(err, "%s: not a regular file", path);
         return NULL;
     }
     if (exists && mode != RES_OPEN_READ && access(path, W_OK) != 0) {
-        seterr(err, "%s: results database is read-only", path);
+        base_seterr(err, "%s: results database is read-only", path);
         return NULL;
     }
     if (!exists) {
@@ -340,7 +330,7 @@ res_db *res_open(const char *path, int mode, char *err)
             made = 1;
             close(fd);
         } else if (errno != EEXIST) {
-            seterr(err, "%s: cannot create: %s", path, strerror(errno));
+            base_seterr(err, "%s: cannot create: %s", path, strerror(errno));
             return NULL;
         }
     }
@@ -349,18 +339,18 @@ res_db *res_open(const char *path, int mode, char *err)
     if (!db || !(db->path = strdup(path))) {
         if (made) unlink(path);
         free(db);
-        seterr(err, "%s: out of memory", path);
+        base_seterr(err, "%s: out of memory", path);
         return NULL;
     }
     int flags = mode == RES_OPEN_READ ? SQLITE_OPEN_READONLY
                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     if (sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        seterr(err, "%s: cannot open: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        base_seterr(err, "%s: cannot open: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
         goto fail;
     }
     sqlite3_busy_timeout(db->h, 60000);
     if (mode != RES_OPEN_READ && sqlite3_db_readonly(db->h, "main") == 1) {
-        seterr(err, "%s: results database is read-only", path);
+        base_seterr(err, "%s: results database is read-only", path);
         goto fail;
     }
     /* Writers take turns through the schema check: on a new file, the
@@ -523,7 +513,7 @@ int res_campaign_get(res_db *db, long long id, res_campaign *c, char *err)
     if (rc == SQLITE_ROW) read_campaign(s, c);
     sqlite3_finalize(s);
     if (rc == SQLITE_ROW) return 0;
-    if (rc == SQLITE_DONE) seterr(err, "%s: no campaign %lld", db->path, id);
+    if (rc == SQLITE_DONE) base_seterr(err, "%s: no campaign %lld", db->path, id);
     else dberr(db, err, "reading a campaign");
     return -1;
 }
@@ -595,7 +585,7 @@ int res_campaign_set_status(res_db *db, long long id, const char *status, const 
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE) return dberr(db, err, "updating a campaign");
     if (sqlite3_changes(db->h) == 0) {
-        seterr(err, "%s: no campaign %lld", db->path, id);
+        base_seterr(err, "%s: no campaign %lld", db->path, id);
         return -1;
     }
     return 0;
@@ -622,7 +612,7 @@ static int write_pop(res_db *db, long long id, long gen, const res_pop *pop, cha
     for (int i = 0; i < pop->n; i++) {
         size_t len = genome_fmt(db, pop->genomes + (size_t)i * pop->nvar, pop->nvar);
         if (len == (size_t)-1) {
-            seterr(err, "%s: out of memory", db->path);
+            base_seterr(err, "%s: out of memory", db->path);
             return -1;
         }
         const double *o = pop->obj + (size_t)i * RES_NOBJ;
@@ -680,7 +670,7 @@ int res_generation_write(res_db *db, long long id, const res_gen *g, const res_p
     sqlite3_bind_int64(s, 4, id);
     if (step_done(db, s, err)) goto fail;
     if (sqlite3_changes(db->h) == 0) {
-        seterr(err, "%s: no campaign %lld", db->path, id);
+        base_seterr(err, "%s: no campaign %lld", db->path, id);
         goto fail;
     }
     if (commit(db, err)) goto fail;
@@ -741,7 +731,7 @@ int res_checkpoint_get(res_db *db, long long id, long *gen, void **blob, size_t 
         *blob = malloc(n > 0 ? (size_t)n : 1);
         if (!*blob) {
             sqlite3_finalize(s);
-            seterr(err, "%s: out of memory", db->path);
+            base_seterr(err, "%s: out of memory", db->path);
             return -1;
         }
         if (n > 0) memcpy(*blob, b, (size_t)n);
@@ -784,7 +774,7 @@ int res_finish(res_db *db, long long id, const res_pop *front, long src_gen, con
         if (!s) goto fail;
         size_t len = genome_fmt(db, front->genomes + (size_t)i * front->nvar, front->nvar);
         if (len == (size_t)-1) {
-            seterr(err, "%s: out of memory", db->path);
+            base_seterr(err, "%s: out of memory", db->path);
             goto fail;
         }
         const double *o = front->obj + (size_t)i * RES_NOBJ;
@@ -827,7 +817,7 @@ static int read_points(res_db *db, sqlite3_stmt *s, int front, res_point **out, 
         n++;
         p->nvar = g ? res_genome_parse(g, p->genome, max) : -1;
         if (p->nvar < 0) {
-            seterr(err, "%s: malformed genome text at index %d", db->path, p->idx);
+            base_seterr(err, "%s: malformed genome text at index %d", db->path, p->idx);
             sqlite3_finalize(s);
             res_points_free(v, n);
             return -1;
@@ -849,7 +839,7 @@ static int read_points(res_db *db, sqlite3_stmt *s, int front, res_point **out, 
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE) {
         res_points_free(v, n);
-        seterr(err, "%s: reading points: %s", db->path,
+        base_seterr(err, "%s: reading points: %s", db->path,
                rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db->h));
         return -1;
     }

@@ -33,7 +33,9 @@
 
 #include <stddef.h>
 
-#define RES_ERRLEN 512
+#include "base.h"
+
+#define RES_ERRLEN BASE_ERRLEN
 #define RES_NOBJ 3
 #define RES_SCHEMA_VERSION 1
 

@@ -146,13 +146,6 @@ struct rt_sensor {
     pthread_t th;
 };
 
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static int read_num(const char *path, double *v)
 {
     FILE *f = fopen(path, "r");
@@ -169,7 +162,7 @@ static void *sample_power(void *arg)
     while (s->run) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
-        double p, t = mono();
+        double p, t = base_now();
         if (read_num(s->path, &p) == 0) {
             s->joules += 0.5 * (p + s->p_last) * 1e-3 * (t - s->t_last);
             s->p_last = p;
@@ -187,7 +180,7 @@ rt_sensor *rt_sensor_start(const char *path)
     if (!s) return NULL;
     s->path = path;
     s->counter = strstr(path, "energy_uj") != NULL;
-    s->t_start = s->t_last = mono();
+    s->t_start = s->t_last = base_now();
     if (s->counter) {
         s->start_uj = v;
         return s;
@@ -207,12 +200,12 @@ double rt_sensor_stop(rt_sensor *s, double *seconds)
     if (s->counter) {
         double v = s->start_uj;
         read_num(s->path, &v);
-        t = mono();
+        t = base_now();
         j = v >= s->start_uj ? (v - s->start_uj) * 1e-6 : NAN; /* wrapped: unknown */
     } else {
         s->run = 0;
         pthread_join(s->th, NULL);
-        t = mono();
+        t = base_now();
         j = s->joules + s->p_last * 1e-3 * (t - s->t_last);
     }
     if (seconds) *seconds = t - s->t_start;
@@ -409,19 +402,6 @@ static int run_once(rank_state *s, float *out, char *err)
 oom:
     snprintf(err, NET_ERRLEN, "device %d: out of memory", d);
     return -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int k)
-{
-    if (k <= 0) return 0;
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
 /* Agree on an error across ranks: the largest code wins; rank 0 keeps the
@@ -637,17 +617,17 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     }
 
     /* Gather per-device figures on rank 0. */
-    double mine[8] = {median(busy, reps) * 1e3, median(wait, reps) * 1e3,
-                      median(fin, reps) * 1e3, (double)s.sent, (double)s.recvd,
+    double mine[8] = {base_median(busy, reps) * 1e3, base_median(wait, reps) * 1e3,
+                      base_median(fin, reps) * 1e3, (double)s.sent, (double)s.recvd,
                       rss / 1e6, have_sensor ? joules / reps : 0, have_sensor};
     double *all = rank == 0 ? calloc((size_t)size * 8, sizeof(double)) : NULL;
     MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     /* Latency: measured on the output device, sent to rank 0. */
     double lm[3] = {0, 0, 0};
     if (rank == p->out_dev) {
-        lm[0] = median(lat, reps) * 1e3;
+        lm[0] = base_median(lat, reps) * 1e3;
         lm[1] = lat[0] * 1e3;
-        lm[2] = lat[reps - 1] * 1e3; /* sorted by median() */
+        lm[2] = lat[reps - 1] * 1e3; /* sorted by base_median() */
     }
     double lm0[3];
     MPI_Reduce(lm, lm0, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -41,12 +41,12 @@ static void run(const char *netname, chrom_kind k, int ndev, int p, int batches)
     for (int w = 0; w < POOL; w++) /* warm up */
         sink += chrom_decode(c, pool + (size_t)w * len, len, m, err) + m->first[n->n];
     for (int b = 0; b < batches; b++) {
-        double t0 = bench_wall();
+        double t0 = base_now();
         for (int r = 0; r < BATCH; r++, g = (g + 1) % POOL)
             sink += chrom_decode(c, pool + (size_t)g * len, len, m, err) + m->first[n->n];
-        t[b] = (bench_wall() - t0) / BATCH;
+        t[b] = (base_now() - t0) / BATCH;
     }
-    qsort(t, (size_t)batches, sizeof *t, bench_cmp_double);
+    qsort(t, (size_t)batches, sizeof *t, base_cmp_double);
     char what[32];
     if (k == CHROM_HYBRID) snprintf(what, sizeof what, "hybrid p=%d", p);
     else snprintf(what, sizeof what, "%s", chrom_kind_name(k));

@@ -71,29 +71,29 @@ static void run(const char *netname, const platform *pl, const cost_coeffs *co, 
     }
     int k = 0;
     for (int b = 0; b < batches; b++) {
-        double t0 = bench_wall();
+        double t0 = base_now();
         for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
             plan_build(p, n, maps[k], pl->source, err);
             sink += p->nsteps;
         }
-        t0s[b] = (bench_wall() - t0) / BATCH;
-        t0 = bench_wall();
+        t0s[b] = (base_now() - t0) / BATCH;
+        t0 = base_now();
         for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
             plan_build(p, n, maps[k], pl->source, err);
             cost_eval(m, p, &r, NULL);
             sink += r.latency_ms;
         }
-        t1[b] = (bench_wall() - t0) / BATCH;
-        t0 = bench_wall();
+        t1[b] = (base_now() - t0) / BATCH;
+        t0 = base_now();
         for (int i = 0; i < BATCH; i++, k = (k + 1) % POOL) {
             cost_eval(m, plans[k], &r, NULL);
             sink += r.energy_j;
         }
-        t2[b] = (bench_wall() - t0) / BATCH;
+        t2[b] = (base_now() - t0) / BATCH;
     }
-    qsort(t0s, (size_t)batches, sizeof *t0s, bench_cmp_double);
-    qsort(t1, (size_t)batches, sizeof *t1, bench_cmp_double);
-    qsort(t2, (size_t)batches, sizeof *t2, bench_cmp_double);
+    qsort(t0s, (size_t)batches, sizeof *t0s, base_cmp_double);
+    qsort(t1, (size_t)batches, sizeof *t1, base_cmp_double);
+    qsort(t2, (size_t)batches, sizeof *t2, base_cmp_double);
     double tp = t0s[batches / 2], tb = t1[batches / 2];
     printf("%-13s %4d %6.0f %5.0f | %9.2f %9.2f %9.0f | %9.2f\n", netname, n->n, steps / POOL,
            msgs / POOL, tp * 1e6, tb * 1e6, 1 / tb, t2[batches / 2] * 1e6);

@@ -21,7 +21,7 @@
 
 static double median5(double *t)
 {
-    qsort(t, 5, sizeof *t, bench_cmp_double);
+    qsort(t, 5, sizeof *t, base_cmp_double);
     return t[2];
 }
 
@@ -37,13 +37,13 @@ static void run(const char *name, int pop, int gens, int archive)
         o.max_gens = gens;
         o.seed = (unsigned long)r + 1;
         o.archive = archive;
-        double t0 = bench_wall();
+        double t0 = base_now();
         nsga *e = nsga_create(nsga_builtin_problem(b), &o, err);
         if (!e || nsga_run(e, err) < 0) {
             fprintf(stderr, "%s: %s\n", name, err);
             exit(1);
         }
-        t[r] = bench_wall() - t0;
+        t[r] = base_now() - t0;
         int m = nsga_builtin_problem(b)->nobj, n = 0;
         double *f = malloc((size_t)pop * m * sizeof *f);
         for (int i = 0; i < pop; i++)
@@ -69,12 +69,12 @@ static void sorts(int n)
     double td[5], tf[5];
     int fd = 0, ff = 0;
     for (int r = 0; r < 5; r++) {
-        double t0 = bench_wall();
+        double t0 = base_now();
         fd = nsga_sort_deb(n, 3, obj, NULL, r1);
-        td[r] = bench_wall() - t0;
-        t0 = bench_wall();
+        td[r] = base_now() - t0;
+        t0 = base_now();
         ff = nsga_sort_fast(n, 3, obj, NULL, r2);
-        tf[r] = bench_wall() - t0;
+        tf[r] = base_now() - t0;
     }
     printf("sort %5d random 3-objective points: deb %.4f s, ens-bs %.4f s (%d fronts, ranks %s)\n", n, median5(td),
            median5(tf), ff, fd == ff && !memcmp(r1, r2, (size_t)n * sizeof *r1) ? "identical" : "DIFFER");

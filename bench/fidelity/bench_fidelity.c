@@ -170,20 +170,8 @@ static int from_campaign(const char *network, const char *platform, const char *
     return added;
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median of v[0..n) (the mean of the two middle ones for even n); v is
  * sorted in place. */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmpd);
-    return n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : NAN;
-}
-
 /* Errors of the latencies relative to the references, over the measured
  * points that are not single-device mappings. */
 static double ratio_mape(const point *p, int n, double *worst)
@@ -239,13 +227,6 @@ static double idle_fraction(double secs)
     return tot ? (double)(v1[3] + v1[4] - v0[3] - v0[4]) / (double)tot : NAN;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* What the whole machine and our children (the job) used, to tell how much
  * of the CPU other processes took while a job ran. */
 typedef struct {
@@ -254,7 +235,7 @@ typedef struct {
 
 static cpu_mark cpu_mark_now(void)
 {
-    cpu_mark m = {now_s(), 0, 0};
+    cpu_mark m = {base_now(), 0, 0};
     unsigned long long v[8] = {0};
     FILE *f = fopen("/proc/stat", "r");
     if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
@@ -305,13 +286,13 @@ static int measure(const char *dse, const char *network, const char *platform, c
     const char *args[] = {dse, "exec", "--network", network, "--platform", platform,
                           "--mapping", mpath, "--bench", bench, "--json", "--timeout", to};
     const char *av[40];
-    double t_start = now_s();
+    double t_start = base_now();
     int have = 0;
     memset(out, 0, sizeof *out);
     out->foreign = INFINITY;
     while (!g_stop) {
-        if (have && now_s() - t_start > max_wait) break;
-        wait_quiet(quiet, max_wait - (now_s() - t_start));
+        if (have && base_now() - t_start > max_wait) break;
+        wait_quiet(quiet, max_wait - (base_now() - t_start));
         rt_mpirun_argv(ndev, NULL, NULL, args, (int)(sizeof args / sizeof *args), av);
         rt_mpirun_env();
         char *txt = NULL, eline[400];
@@ -343,7 +324,7 @@ static int measure(const char *dse, const char *network, const char *platform, c
         cJSON_Delete(res);
         if (foreign <= max_foreign) break;
         fprintf(stderr, "     (run of %s disturbed: other processes took %.0f%% of the CPU; %s)\n", what,
-                100 * foreign, now_s() - t_start > max_wait ? "keeping the least disturbed" : "again");
+                100 * foreign, base_now() - t_start > max_wait ? "keeping the least disturbed" : "again");
     }
     return have ? 0 : -1;
 }
@@ -578,8 +559,8 @@ int main(int argc, char **argv)
         if (pair) {
             double ra[MAXROUNDS], rr[MAXROUNDS];
             for (int r = 0; r < P->nruns; r++) ra[r] = P->runs[r].lat / P->ref[r], rr[r] = P->ref[r];
-            P->meas_ratio = median(ra, P->nruns);
-            P->ref_lat = median(rr, P->nruns);
+            P->meas_ratio = base_median(ra, P->nruns);
+            P->ref_lat = base_median(rr, P->nruns);
             fprintf(f, ",%.4f,%.5f,%.5f", P->ref_lat, P->meas_ratio, P->pred_lat / P->pred_ref);
         }
         fputc('\n', f);

@@ -37,34 +37,16 @@ static int use_cpu_clock = 1;
 static int wino_mode = 1; /* kern_set_winograd's mode for the default algorithms */
 static int show_layers;   /* forward: every layer's mean time too */
 
-static double wall_now(void)
+/* CPU seconds of the whole process (all kernel threads). */
+static double proc_cpu(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double clock_of(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* The clock of per-layer and SGEMM figures (--clock). */
-static double now(void) { return use_cpu_clock ? clock_of(CLOCK_THREAD_CPUTIME_ID) : wall_now(); }
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+static double now(void) { return use_cpu_clock ? base_cpu_now() : base_now(); }
 
 /* Best of 5 of a 2048^3 SGEMM, row-major like the conv path. */
 /* Best of 5 2048^3 products: cblas_sgemm, or (own) the runtime's product
@@ -106,7 +88,7 @@ static double time_layer(const net *n, int i, int reps)
             kern_run(n, i, 0, L->out.c, in, w, o, ws, err);
             t[r] = now() - t0;
         }
-        med = median(t, reps);
+        med = base_median(t, reps);
     } else {
         fprintf(stderr, "bench_kernels: %s\n", err);
     }
@@ -200,9 +182,9 @@ static int bench_forward(const char *name, int warmup, int reps)
     kern_input_gen(n, 7, x);
     int rc = 0;
     for (int r = 0; r < warmup + reps && rc == 0; r++) {
-        double t = wall_now(), c = clock_of(CLOCK_PROCESS_CPUTIME_ID);
+        double t = base_now(), c = proc_cpu();
         rc = kern_model_forward(m, x, y, ls, err);
-        t = wall_now() - t, c = clock_of(CLOCK_PROCESS_CPUTIME_ID) - c;
+        t = base_now() - t, c = proc_cpu() - c;
         if (r >= warmup) {
             lat[r - warmup] = t;
             cpu[r - warmup] = c;
@@ -212,7 +194,7 @@ static int bench_forward(const char *name, int warmup, int reps)
     if (rc) {
         fprintf(stderr, "bench_kernels: %s\n", err);
     } else {
-        double med = median(lat, reps), cmed = median(cpu, reps), tot = 0;
+        double med = base_median(lat, reps), cmed = base_median(cpu, reps), tot = 0;
         for (int i = 0; i < n->n; i++) kind_s[n->layers[i].kind] += acc[i] / reps, tot += acc[i] / reps;
         printf("%s forward_ms=%.2f min_ms=%.2f cpu_ms=%.2f cpu_min_ms=%.2f (wall median/min, process "
                "CPU median/min of %d after %d warm-up) GMACs=%.3f\n", name, med * 1e3, lat[0] * 1e3,

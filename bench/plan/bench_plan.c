@@ -51,23 +51,23 @@ static void run(const char *netname, int ndev, int p, int batches)
     long before = nalloc;
     for (int b = 0; b < batches; b++) {
         long g0 = g;
-        double t0 = bench_cpu();
+        double t0 = base_cpu_now();
         for (int k = 0; k < BATCH; k++, g = (g + 1) % POOL)
             chrom_decode(c, pool + (size_t)g * len, len, m, err);
-        double t1 = bench_cpu();
+        double t1 = base_cpu_now();
         g = g0;
         for (int k = 0; k < BATCH; k++, g = (g + 1) % POOL) {
             chrom_decode(c, pool + (size_t)g * len, len, m, err);
             plan_build(pl, n, m, 0, err);
             steps += pl->nsteps;
         }
-        double t2 = bench_cpu();
+        double t2 = base_cpu_now();
         td[b] = (t1 - t0) / BATCH;
         tp[b] = (t2 - t1) / BATCH;
     }
     long allocs = nalloc - before;
-    qsort(td, batches, sizeof *td, bench_cmp_double);
-    qsort(tp, batches, sizeof *tp, bench_cmp_double);
+    qsort(td, batches, sizeof *td, base_cmp_double);
+    qsort(tp, batches, sizeof *tp, base_cmp_double);
     printf("%-13s %3d devices  decode %7.2f us  decode+plan %7.2f us  (%5.0f steps/plan)  "
            "allocations in loop: %ld\n", netname, ndev, td[batches / 2] * 1e6, tp[batches / 2] * 1e6,
            (double)steps / ((double)batches * BATCH), allocs);

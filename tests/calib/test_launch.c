@@ -1,6 +1,7 @@
 /* test_launch.c -- rt_run_job: exit codes, stdout collected whole, the
  * stderr line chosen, the deadline and the stop flag kill the whole process
  * group (grandchildren included), a missing program is reported. */
+#include "base.h"
 #include "launch.h"
 #include "tcheck.h"
 
@@ -8,13 +9,6 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
-
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* Alive and not a zombie. */
 static int alive(long pid)
@@ -51,9 +45,9 @@ int main(void)
 
     /* Deadline: the job and its grandchild are killed. */
     const char *slow[] = {"sh", "-c", "sleep 60 & echo $!; wait", NULL};
-    double t0 = mono();
+    double t0 = base_now();
     rc = rt_run_job(slow, 0.5, NULL, NULL, &out, line, sizeof line);
-    double dt = mono() - t0;
+    double dt = base_now() - t0;
     long gpid = atol(out);
     CHECK(rc == RT_JOB_TIMEOUT, "timeout code %d", rc);
     CHECK(dt < 5, "took %.1f s", dt);
@@ -65,9 +59,9 @@ int main(void)
     /* Stop flag: killed at once. */
     volatile sig_atomic_t stop = 1;
     const char *sl[] = {"sleep", "30", NULL};
-    t0 = mono();
+    t0 = base_now();
     rc = rt_run_job(sl, 0, &stop, NULL, &out, line, sizeof line);
-    CHECK(rc == RT_JOB_INTERRUPTED && mono() - t0 < 5, "stop: rc %d after %.1f s", rc, mono() - t0);
+    CHECK(rc == RT_JOB_INTERRUPTED && base_now() - t0 < 5, "stop: rc %d after %.1f s", rc, base_now() - t0);
     free(out);
 
     /* Death by signal. */

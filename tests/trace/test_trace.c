@@ -97,7 +97,7 @@ static void causal(const trace_file *t, const plan *p, double tol, const char *w
 /* One mapping through both interpreters. */
 static void both(const char *netname, int nd, const mapping *m, const char *tag)
 {
-    char err[NET_ERRLEN], plat[300], map[300], xt[300], et[300], cmd[2048], ebuf[4096];
+    char err[NET_ERRLEN], plat[512], map[512], xt[512], et[512], cmd[4096], ebuf[4096];
     net *n = net_zoo(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
     write_platform(plat, nd);
