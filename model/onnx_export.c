@@ -1,0 +1,496 @@
+/* onnx_export.c -- any net as an ONNX model (opset 13, IR version 7),
+ * written atomically; the inverse of the importer (docs/onnx.md, Export).
+ *
+ * Invariant: each layer is one node of the same name whose output tensor
+ * has the layer's name; glue nodes the importer must not turn into layers
+ * (a 4-D view of a [1, C] tensor, a Flatten before a Gemm) are marked
+ * OX_IMPLICIT, so export then import gives back the same net.  Nothing is
+ * left on disk on failure.
+ */
+#include "onnx_impl.h"
+#include "weights.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT_OPSET 13
+#define EXPORT_IR 7 /* IR version 7 goes with opset 13 */
+
+/* Everything the model points to is allocated through ex_alloc and freed
+ * at once; weight tensors point into the weights array (not copied). */
+typedef struct {
+    void **blocks;
+    int nblocks, capb;
+    int failed;
+    Onnx__NodeProto **nodes;
+    size_t nnodes, capn;
+    Onnx__TensorProto **inits;
+    size_t ninits, capi;
+    Onnx__ValueInfoProto **vis;
+    size_t nvis, capv;
+    ox_smap names; /* every tensor name, to refuse clashes */
+    const char *clash;
+} ex;
+
+static void *ex_alloc(ex *E, size_t size)
+{
+    if (E->failed) return NULL;
+    if (E->nblocks == E->capb) {
+        int cap = E->capb ? 2 * E->capb : 256;
+        void **b = realloc(E->blocks, (size_t)cap * sizeof *b);
+        if (!b) return E->failed = 1, NULL;
+        E->blocks = b;
+        E->capb = cap;
+    }
+    void *p = calloc(1, size ? size : 1);
+    if (!p) return E->failed = 1, NULL;
+    E->blocks[E->nblocks++] = p;
+    return p;
+}
+
+static char *ex_str(ex *E, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = ex_alloc(E, (size_t)len + 1);
+    if (!s) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static int ex_push(ex *E, void ***arr, size_t *n, size_t *cap, void *item)
+{
+    if (E->failed || !item) return E->failed = 1, -1;
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        void **a = realloc(*arr, c * sizeof *a);
+        if (!a) return E->failed = 1, -1;
+        *arr = a;
+        *cap = c;
+    }
+    (*arr)[(*n)++] = item;
+    return 0;
+}
+
+/* Claim a tensor name; a second claim is a clash. */
+static const char *ex_name(ex *E, const char *name)
+{
+    if (!name) return NULL;
+    if (ox_smap_get(&E->names, name) >= 0 || ox_smap_put(&E->names, name, 1) < 0) {
+        if (!E->clash) E->clash = name;
+        E->failed = 1;
+    }
+    return name;
+}
+
+static Onnx__AttributeProto *a_int(ex *E, const char *name, int64_t v)
+{
+    Onnx__AttributeProto *a = ex_alloc(E, sizeof *a);
+    if (!a) return NULL;
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = 1, a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    a->has_i = 1, a->i = v;
+    return a;
+}
+
+static Onnx__AttributeProto *a_float(ex *E, const char *name, double v)
+{
+    Onnx__AttributeProto *a = ex_alloc(E, sizeof *a);
+    if (!a) return NULL;
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = 1, a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    a->has_f = 1, a->f = (float)v;
+    return a;
+}
+
+static Onnx__AttributeProto *a_ints(ex *E, const char *name, int n, const int *v)
+{
+    Onnx__AttributeProto *a = ex_alloc(E, sizeof *a);
+    int64_t *iv = ex_alloc(E, (size_t)n * sizeof *iv);
+    if (!a || !iv) return NULL;
+    onnx__attribute_proto__init(a);
+    for (int i = 0; i < n; i++) iv[i] = v[i];
+    a->name = (char *)name;
+    a->has_type = 1, a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->n_ints = (size_t)n, a->ints = iv;
+    return a;
+}
+
+/* A node; inputs and attributes NULL-terminated varargs-free arrays. */
+static Onnx__NodeProto *ex_node(ex *E, const char *op, const char *name, const char *out,
+                                int nin, const char **in, int nattr, Onnx__AttributeProto **attrs)
+{
+    Onnx__NodeProto *nd = ex_alloc(E, sizeof *nd);
+    char **ins = ex_alloc(E, (size_t)nin * sizeof *ins);
+    char **outs = ex_alloc(E, sizeof *outs);
+    Onnx__AttributeProto **as = ex_alloc(E, (size_t)nattr * sizeof *as);
+    if (!nd || !ins || !outs || !as) return NULL;
+    onnx__node_proto__init(nd);
+    for (int i = 0; i < nin; i++) ins[i] = (char *)in[i];
+    for (int i = 0; i < nattr; i++) {
+        if (!attrs[i]) return E->failed = 1, NULL;
+        as[i] = attrs[i];
+    }
+    outs[0] = (char *)ex_name(E, out);
+    nd->op_type = (char *)op;
+    nd->name = (char *)name;
+    nd->n_input = (size_t)nin, nd->input = ins;
+    nd->n_output = 1, nd->output = outs;
+    nd->n_attribute = (size_t)nattr, nd->attribute = as;
+    ex_push(E, (void ***)&E->nodes, &E->nnodes, &E->capn, nd);
+    return nd;
+}
+
+/* A float initializer over `data` (not copied), or an int64 one. */
+static const char *ex_init(ex *E, const char *name, int ndims, const int64_t *dims,
+                           const float *data, const int64_t *idata)
+{
+    Onnx__TensorProto *t = ex_alloc(E, sizeof *t);
+    int64_t *d = ex_alloc(E, (size_t)(ndims ? ndims : 1) * sizeof *d);
+    if (!t || !d || !name) return E->failed = 1, NULL;
+    onnx__tensor_proto__init(t);
+    int64_t n = 1;
+    for (int i = 0; i < ndims; i++) d[i] = dims[i], n *= dims[i];
+    t->n_dims = (size_t)ndims, t->dims = d;
+    t->name = (char *)ex_name(E, name);
+    t->has_data_type = 1;
+    t->has_raw_data = 1;
+    if (data) {
+        t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+        t->raw_data.len = (size_t)n * 4;
+        t->raw_data.data = (uint8_t *)data; /* little-endian: see onnx_export */
+    } else {
+        t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+        uint8_t *raw = ex_alloc(E, (size_t)n * 8);
+        if (!raw) return NULL;
+        memcpy(raw, idata, (size_t)n * 8);
+        ox_le_bytes(raw, (size_t)n, 8);
+        t->raw_data.len = (size_t)n * 8;
+        t->raw_data.data = raw;
+    }
+    ex_push(E, (void ***)&E->inits, &E->ninits, &E->capi, t);
+    return t->name;
+}
+
+static Onnx__ValueInfoProto *ex_vi(ex *E, const char *name, int rank, net_shape s)
+{
+    Onnx__ValueInfoProto *v = ex_alloc(E, sizeof *v);
+    Onnx__TypeProto *ty = ex_alloc(E, sizeof *ty);
+    Onnx__TypeProto__Tensor *tt = ex_alloc(E, sizeof *tt);
+    Onnx__TensorShapeProto *sh = ex_alloc(E, sizeof *sh);
+    Onnx__TensorShapeProto__Dimension **dims = ex_alloc(E, 4 * sizeof *dims);
+    if (!v || !ty || !tt || !sh || !dims) return NULL;
+    int64_t d[4] = {1, s.c, s.h, s.w};
+    if (rank == 2) d[1] = net_shape_numel(s);
+    for (int k = 0; k < rank; k++) {
+        dims[k] = ex_alloc(E, sizeof *dims[k]);
+        if (!dims[k]) return NULL;
+        onnx__tensor_shape_proto__dimension__init(dims[k]);
+        dims[k]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        dims[k]->dim_value = d[k];
+    }
+    onnx__tensor_shape_proto__init(sh);
+    sh->n_dim = (size_t)rank, sh->dim = dims;
+    onnx__type_proto__tensor__init(tt);
+    tt->has_elem_type = 1, tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    tt->shape = sh;
+    onnx__type_proto__init(ty);
+    ty->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    ty->tensor_type = tt;
+    onnx__value_info_proto__init(v);
+    v->name = (char *)name;
+    v->type = ty;
+    return v;
+}
+
+/* The rank the exported tensor of layer i (or the input, i < 0) has. */
+static int rank_of(const int *rank, int i) { return i < 0 ? 4 : rank[i]; }
+
+static int spatial_kind(net_kind k)
+{
+    return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
+           k == NET_LRN || k == NET_BN;
+}
+
+/* protobuf-c writes through this straight into the file. */
+typedef struct {
+    ProtobufCBuffer base;
+    FILE *f;
+    int failed;
+} file_buffer;
+
+static void fb_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+    file_buffer *fb = (file_buffer *)b;
+    if (!fb->failed && len && fwrite(data, 1, len, fb->f) != len) fb->failed = 1;
+}
+
+static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
+{
+    const net_layer *L = &n->layers[i];
+    const net_attr *a = &L->a;
+    const char *in[1024];
+    Onnx__AttributeProto *at[8];
+    int na = 0, r = 4;
+    for (int k = 0; k < L->nin; k++) {
+        int p = L->in[k];
+        in[k] = p == NET_INPUT ? n->input_name : n->layers[p].name;
+    }
+    /* Glue, marked IMPLICIT so that import makes no layer of it: a 4-D view
+     * of [1, C] for operators that need NCHW, a Flatten before a Gemm. */
+    int need4 = spatial_kind(L->kind);
+    if (L->kind == NET_ADD || L->kind == NET_CONCAT)
+        for (int k = 0; k < L->nin; k++) need4 |= rank_of(rank, L->in[k]) == 4;
+    for (int k = 0; k < L->nin; k++) {
+        int pr = rank_of(rank, L->in[k]);
+        net_shape ps = net_in_shape(n, i, k);
+        Onnx__NodeProto *g = NULL;
+        if (need4 && pr == 2) {
+            int64_t four = 4, sh[4] = {1, ps.c, 1, 1}; /* a [1, N] tensor is N x 1 x 1 */
+            const char *shn = ex_init(E, ex_str(E, "%s.in%d_shape", L->name, k), 1, &four, NULL, sh);
+            const char *gi[2] = {in[k], shn};
+            const char *o = ex_str(E, "%s.in%d_4d", L->name, k);
+            g = ex_node(E, "Reshape", o, o, 2, gi, 0, NULL);
+            if (g) ex_push(E, (void ***)&E->vis, &E->nvis, &E->capv, ex_vi(E, o, 4, ps));
+            in[k] = o;
+        } else if (L->kind == NET_FC && pr == 4) {
+            const char *o = ex_str(E, "%s.flat", L->name);
+            const char *gi[1] = {in[k]};
+            Onnx__AttributeProto *ax = a_int(E, "axis", 1);
+            g = ex_node(E, "Flatten", o, o, 1, gi, 1, &ax);
+            if (g) ex_push(E, (void ***)&E->vis, &E->nvis, &E->capv, ex_vi(E, o, 2, ps));
+            in[k] = o;
+        } else {
+            continue;
+        }
+        if (!g) return -1;
+        g->doc_string = (char *)OX_IMPLICIT;
+    }
+    const char *op = NULL;
+    int nin = L->nin;
+    const float *lw = w;
+    switch (L->kind) {
+    case NET_CONV: {
+        net_shape x = net_in_shape(n, i, 0);
+        int64_t wd[4] = {a->out_c, x.c / a->groups, a->kh, a->kw}, bd[1] = {a->out_c};
+        in[1] = ex_init(E, ex_str(E, "%s.weight", L->name), 4, wd, lw, NULL);
+        nin = 2;
+        if (a->bias) {
+            in[2] = ex_init(E, ex_str(E, "%s.bias", L->name), 1, bd,
+                            lw + wd[0] * wd[1] * wd[2] * wd[3], NULL);
+            nin = 3;
+        }
+        int k2[2] = {a->kh, a->kw}, s2[2] = {a->sh, a->sw}, d2[2] = {a->dh, a->dw},
+            p4[4] = {a->pt, a->pl, a->pb, a->pr};
+        at[na++] = a_ints(E, "kernel_shape", 2, k2);
+        at[na++] = a_ints(E, "strides", 2, s2);
+        at[na++] = a_ints(E, "dilations", 2, d2);
+        at[na++] = a_ints(E, "pads", 4, p4);
+        at[na++] = a_int(E, "group", a->groups);
+        op = "Conv";
+        break;
+    }
+    case NET_FC: {
+        int64_t K = net_shape_numel(net_in_shape(n, i, 0));
+        int64_t wd[2] = {a->out_c, K}, bd[1] = {a->out_c};
+        in[1] = ex_init(E, ex_str(E, "%s.weight", L->name), 2, wd, lw, NULL);
+        nin = 2;
+        if (a->bias) {
+            in[2] = ex_init(E, ex_str(E, "%s.bias", L->name), 1, bd, lw + wd[0] * K, NULL);
+            nin = 3;
+        }
+        at[na++] = a_int(E, "transB", 1);
+        op = "Gemm";
+        r = 2;
+        break;
+    }
+    case NET_RELU:
+        if (a->relu_max > 0) {
+            static const float zero = 0;
+            float *mx = ex_alloc(E, sizeof *mx);
+            if (!mx) return -1;
+            *mx = (float)a->relu_max;
+            ox_le_bytes((uint8_t *)mx, 1, 4);
+            in[1] = ex_init(E, ex_str(E, "%s.min", L->name), 0, NULL, &zero, NULL);
+            in[2] = ex_init(E, ex_str(E, "%s.max", L->name), 0, NULL, mx, NULL);
+            nin = 3;
+            op = "Clip";
+        } else {
+            op = "Relu";
+        }
+        r = rank_of(rank, L->in[0]);
+        break;
+    case NET_LRN:
+        at[na++] = a_int(E, "size", a->lrn_size);
+        at[na++] = a_float(E, "alpha", a->lrn_alpha);
+        at[na++] = a_float(E, "beta", a->lrn_beta);
+        at[na++] = a_float(E, "bias", a->lrn_k);
+        op = "LRN";
+        break;
+    case NET_MAXPOOL:
+    case NET_AVGPOOL: {
+        int k2[2] = {a->kh, a->kw}, s2[2] = {a->sh, a->sw}, p4[4] = {a->pt, a->pl, a->pb, a->pr};
+        at[na++] = a_ints(E, "kernel_shape", 2, k2);
+        at[na++] = a_ints(E, "strides", 2, s2);
+        at[na++] = a_ints(E, "pads", 4, p4);
+        at[na++] = a_int(E, "ceil_mode", a->ceil_mode);
+        if (L->kind == NET_AVGPOOL) at[na++] = a_int(E, "count_include_pad", a->count_include_pad);
+        op = L->kind == NET_MAXPOOL ? "MaxPool" : "AveragePool";
+        break;
+    }
+    case NET_GAP:
+        op = "GlobalAveragePool";
+        break;
+    case NET_BN: {
+        int64_t c = L->out.c, d1[1] = {c};
+        static const char *role[4] = {"scale", "shift", "mean", "var"};
+        for (int k = 0; k < 4; k++)
+            in[k + 1] = ex_init(E, ex_str(E, "%s.%s", L->name, role[k]), 1, d1, lw + k * c, NULL);
+        nin = 5;
+        at[na++] = a_float(E, "epsilon", a->bn_eps);
+        op = "BatchNormalization";
+        break;
+    }
+    case NET_ADD:
+        op = L->nin == 2 ? "Add" : "Sum";
+        r = need4 ? 4 : 2;
+        break;
+    case NET_CONCAT:
+        at[na++] = a_int(E, "axis", 1);
+        op = "Concat";
+        r = need4 ? 4 : 2;
+        break;
+    case NET_FLATTEN:
+        at[na++] = a_int(E, "axis", 1);
+        op = "Flatten";
+        r = 2;
+        break;
+    case NET_DROPOUT:
+        op = "Dropout";
+        r = rank_of(rank, L->in[0]);
+        break;
+    case NET_SOFTMAX:
+        at[na++] = a_int(E, "axis", 1);
+        op = "Softmax";
+        r = rank_of(rank, L->in[0]);
+        break;
+    default:
+        return -1;
+    }
+    rank[i] = r;
+    if (!ex_node(E, op, L->name, L->name, nin, in, na, at)) return -1;
+    if (i != n->n - 1)
+        ex_push(E, (void ***)&E->vis, &E->nvis, &E->capv, ex_vi(E, L->name, r, L->out));
+    return E->failed ? -1 : 0;
+}
+
+int onnx_export(const net *n, const char *path, char *err)
+{
+    char werr[NET_ERRLEN];
+    float *w = n->weights_path ? weights_load(n, werr) : weights_generate_all(n, WEIGHTS_SEED_DEFAULT);
+    if (!w) {
+        if (n->weights_path) ox_seterr(err, "%s: %s", path, werr);
+        else ox_seterr(err, "%s: out of memory for the weights", path);
+        return -1;
+    }
+    ox_le_bytes((uint8_t *)w, (size_t)weights_total(n), 4);
+    ex E;
+    memset(&E, 0, sizeof E);
+    int *rank = calloc((size_t)n->n + 1, sizeof *rank);
+    int rc = -1;
+    FILE *f = NULL;
+    char *tmp = NULL;
+    if (!rank || ox_smap_init(&E.names, 4 * n->n + 16)) {
+        ox_seterr(err, "%s: out of memory", path);
+        goto out;
+    }
+    ex_name(&E, n->input_name);
+    int64_t off = 0;
+    for (int i = 0; i < n->n; i++) {
+        if (export_layer(&E, n, i, w + off, rank)) {
+            if (E.clash)
+                ox_seterr(err, "%s: cannot export layer %s: tensor name %s is used twice", path,
+                       n->layers[i].name, E.clash);
+            else
+                ox_seterr(err, "%s: cannot export layer %s: %s", path, n->layers[i].name,
+                       E.failed ? "out of memory" : "unknown layer kind");
+            goto out;
+        }
+        off += n->layers[i].weights;
+    }
+    int last = n->n - 1;
+    Onnx__ValueInfoProto *gin = ex_vi(&E, n->input_name, 4, n->input);
+    Onnx__ValueInfoProto *gout = ex_vi(&E, n->layers[last].name, rank[last], n->layers[last].out);
+    Onnx__GraphProto g;
+    Onnx__ModelProto m;
+    Onnx__OperatorSetIdProto op;
+    Onnx__OperatorSetIdProto *ops[1] = {&op};
+    if (E.failed || !gin || !gout) {
+        ox_seterr(err, "%s: out of memory", path);
+        goto out;
+    }
+    onnx__graph_proto__init(&g);
+    g.name = n->name;
+    g.n_node = E.nnodes, g.node = E.nodes;
+    g.n_initializer = E.ninits, g.initializer = E.inits;
+    g.n_input = 1, g.input = &gin;
+    g.n_output = 1, g.output = &gout;
+    g.n_value_info = E.nvis, g.value_info = E.vis;
+    onnx__operator_set_id_proto__init(&op);
+    op.domain = (char *)"";
+    op.has_version = 1, op.version = EXPORT_OPSET;
+    onnx__model_proto__init(&m);
+    m.has_ir_version = 1, m.ir_version = EXPORT_IR;
+    m.producer_name = (char *)"dse";
+    m.producer_version = (char *)"1";
+    m.doc_string = n->weights_path ? (char *)"weights: the network's own"
+                                   : (char *)"weights: generated (dse weights_generate, seed 1)";
+    m.n_opset_import = 1, m.opset_import = ops;
+    m.graph = &g;
+    size_t pl = strlen(path) + 32;
+    tmp = malloc(pl);
+    if (!tmp) {
+        ox_seterr(err, "%s: out of memory", path);
+        goto out;
+    }
+    snprintf(tmp, pl, "%s.tmp%ld", path, (long)getpid());
+    if (!(f = fopen(tmp, "wb"))) {
+        ox_seterr(err, "%s: cannot write: %s", path, strerror(errno));
+        goto out;
+    }
+    file_buffer fb = {{fb_append}, f, 0};
+    protobuf_c_message_pack_to_buffer(&m.base, &fb.base);
+    int cl = fclose(f);
+    f = NULL;
+    if (fb.failed || cl != 0 || rename(tmp, path) != 0) {
+        ox_seterr(err, "%s: cannot write: %s", path, strerror(errno));
+        remove(tmp);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (f) {
+        fclose(f);
+        remove(tmp);
+    }
+    free(tmp);
+    for (int i = 0; i < E.nblocks; i++) free(E.blocks[i]);
+    free(E.blocks);
+    free(E.nodes);
+    free(E.inits);
+    free(E.vis);
+    ox_smap_free(&E.names);
+    free(rank);
+    free(w);
+    return rc;
+}

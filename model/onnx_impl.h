@@ -1,0 +1,172 @@
+/* onnx_impl.h -- what the ONNX files of model/ share privately (not part
+ * of the module API, which is onnx.h): onnx_tensor.c (messages, the name
+ * map, tensor values), onnx_import.c (the importer's state and the helpers
+ * of operator handlers), onnx_ops.c (the handlers), onnx_export.c.
+ * Internal names carry ox_ so that they never meet the public onnx_ API.
+ */
+#ifndef DSE_ONNX_IMPL_H
+#define DSE_ONNX_IMPL_H
+
+#include "onnx.h"
+
+#include "onnx.pb-c.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OX_OPSET_MIN 1
+#define OX_OPSET_MAX 21        /* operators used here have kept their meaning */
+#define OX_ATTR_MAX (1 << 20)  /* kernel, stride, pad, dilation, group bound */
+#define OX_IMPLICIT "dse:implicit" /* doc_string of the exporter's glue nodes */
+
+/* ---- onnx_tensor.c: messages, files, names, tensor values ---- */
+
+/* One line into err (NET_ERRLEN bytes); control characters become '?'. */
+void ox_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ox_printable(const char *s);
+char *ox_strdup(const char *s);
+/* Whole file into memory; NULL with err. */
+uint8_t *ox_read_all(const char *path, size_t *len, char *err);
+/* The shortest decimal that rounds to f, as a double. */
+double ox_float_dec(float f);
+/* Folder of path ("." if none); caller frees. */
+char *ox_dir_of(const char *path);
+/* Swap each width-byte value between little-endian and the host's order. */
+void ox_le_bytes(uint8_t *p, size_t count, size_t width);
+
+/* A string -> int map (open addressing), for tensor and layer names. */
+typedef struct {
+    const char **key;
+    int *val;
+    int cap, count;
+} ox_smap;
+int ox_smap_init(ox_smap *m, int n);
+void ox_smap_free(ox_smap *m);
+int ox_smap_get(const ox_smap *m, const char *k); /* -1 if absent */
+/* Insert k (not copied: must outlive the map) unless present; the value
+ * stored under k, or -2 when out of memory. */
+int ox_smap_put(ox_smap *m, const char *k, int v);
+
+/* Where a tensor's values are decoded: for external data and messages. */
+typedef struct {
+    const char *dir; /* folder for external data, NULL to refuse it */
+    char *err;
+    char ctx[400];   /* "file: node X (Op): input W" prefix for messages */
+} ox_dctx;
+int ox_dfail(ox_dctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *ox_dtype_name(int t);
+int64_t ox_tp_numel(ox_dctx *d, const Onnx__TensorProto *t);
+/* Float32 values of t into dst (count = numel; dst NULL: validate only). */
+int ox_tp_floats(ox_dctx *d, const Onnx__TensorProto *t, float *dst, int64_t *count);
+/* Integer values (int64 or int32) of a small tensor, at most max of them. */
+int ox_tp_ints(ox_dctx *d, const Onnx__TensorProto *t, int64_t *dst, int max, int *count);
+
+/* ---- onnx_import.c: the importer's state ---- */
+
+enum { OX_UNDEF, OX_ACT, OX_CONST };
+
+typedef struct {
+    const char *name;
+    int kind;
+    int spec;      /* OX_ACT: producing spec, -1 for the network input */
+    int rank;      /* OX_ACT: 2 or 4 */
+    int flat;      /* OX_ACT: the exporter's implicit flatten (only Gemm may read it) */
+    int pad[4];    /* OX_ACT: zero padding (top, left, bottom, right) still to apply:
+                    * a Pad node, folded into the Conv or AveragePool reading it */
+    const Onnx__TensorProto *tp; /* OX_CONST */
+    int nuse;      /* node inputs reading it, plus one if it is the graph output */
+} ox_tens;
+
+typedef struct {
+    char *name;          /* unique layer name */
+    const Onnx__NodeProto *node;
+    int node_idx;
+    net_kind kind;
+    net_attr a;
+    int nin;
+    int *in;             /* tensor indices */
+    float *w;            /* weights in weights.h layout (NULL if not kept) */
+    int64_t nw;          /* their count, kept or not */
+    int autopad;         /* 1 SAME_UPPER, 2 SAME_LOWER: pads from the input size */
+    int64_t flat_n;      /* Reshape: required features (>0), -2: = input channels */
+    int flat_softmax;    /* Softmax < opset 13 on 4-D: ours only when H = W = 1 */
+    int bias_open;       /* FC without bias that a following Add may give one */
+    int out;             /* tensor holding the layer's result */
+} ox_spec;
+
+typedef struct {
+    const char *what;    /* file name for messages */
+    char *err;
+    ox_dctx d;
+    int keep;            /* keep weight values (else only validate them) */
+    Onnx__GraphProto *g;
+    int64_t opset;
+    ox_tens *t;
+    int nt, capt;
+    ox_smap tmap;           /* tensor name -> index */
+    ox_spec *s;
+    int ns, caps;
+    ox_smap explicit_names; /* node names given in the file */
+    ox_smap lnames;         /* layer names handed out */
+    char **owned_names;  /* generated layer names (freed with the specs) */
+    Onnx__TensorProto **owned; /* tensors made from Constant attributes */
+    int nowned;
+    int input;           /* tensor index of the network input */
+    const Onnx__NodeProto *nd; /* node being imported */
+    int nd_idx;
+} ox_imp;
+
+/* One line naming the file and the current node (I->nd), then -1. */
+int ox_fail(ox_imp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The decoding context of the current node's tensor `tname` in `role`. */
+ox_dctx *ox_dc(ox_imp *I, const char *role, const char *tname);
+
+/* Attributes of the current node. */
+const Onnx__AttributeProto *ox_att(const Onnx__NodeProto *nd, const char *name);
+/* Every attribute must be one of `allowed` (space separated). */
+int ox_check_attrs(ox_imp *I, const char *allowed);
+int ox_att_int(ox_imp *I, const char *name, int64_t def, int64_t *out);
+int ox_att_float(ox_imp *I, const char *name, double def, double *out);
+/* An ints attribute of exactly `want` values, each in [lo, OX_ATTR_MAX];
+ * absent: *present = 0. */
+int ox_att_ints(ox_imp *I, const char *name, int want, int lo, int *v, int *present);
+/* A string attribute equal to one of `choices` (space separated); index. */
+int ox_att_choice(ox_imp *I, const char *name, const char *choices, int *idx);
+
+/* Inputs of the current node. */
+const char *ox_in_name(ox_imp *I, size_t k); /* "" when absent */
+int ox_in_count(ox_imp *I);                  /* without trailing absent ones */
+/* Input k as an activation; its tensor index, or -1 with the error set. */
+int ox_in_act(ox_imp *I, size_t k);
+/* Input k as a constant; NULL if absent and optional (*bad = 0), or on
+ * error (*bad = 1). */
+const Onnx__TensorProto *ox_in_const(ox_imp *I, size_t k, int required, int *bad);
+/* Floats of a constant into a fresh array (NULL when values are not kept
+ * or on error: check *bad). */
+float *ox_const_floats(ox_imp *I, const Onnx__TensorProto *t, const char *role, size_t k,
+                       int keep, int64_t *count, int *bad);
+/* A scalar float constant (one element, any rank) at input k. */
+int ox_const_scalar(ox_imp *I, size_t k, const char *role, int *present, double *v);
+/* Outputs after the first must be read by nothing. */
+int ox_extra_outputs_unused(ox_imp *I);
+
+/* What the current node's output 0 becomes. */
+/* An alias of tensor src (no layer); rank 0 keeps src's rank. */
+int ox_alias(ox_imp *I, int src, int rank, int flat);
+/* A new layer reading activations ins[0..nin); NULL with the error set. */
+ox_spec *ox_new_spec(ox_imp *I, net_kind kind, const net_attr *a, int nin, const int *ins, int rank);
+/* Append count floats to the layer's weights (kept only when I->keep). */
+int ox_spec_append(ox_imp *I, ox_spec *s, const float *v, int64_t count);
+int ox_act_rank(ox_imp *I, int t, int want, const char *what);
+/* kernel_shape / strides / pads / dilations / auto_pad of Conv and pools. */
+int ox_window_attrs(ox_imp *I, net_attr *a, int *autopad, int pool);
+/* SAME padding before the input size is known (fixed once it is). */
+void ox_same_guess(net_attr *a, int autopad);
+/* Add the zero padding of a Pad node feeding this Conv / AveragePool. */
+int ox_fold_pad(ox_imp *I, int x, net_attr *a, int autopad);
+
+/* ---- onnx_ops.c ---- */
+/* Import the current node (I->nd): dispatch on its operator. */
+int ox_import_node(ox_imp *I);
+
+#endif
