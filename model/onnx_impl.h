@@ -24,7 +24,6 @@
 /* One line into err (NET_ERRLEN bytes); control characters become '?'. */
 void ox_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ox_printable(const char *s);
-char *ox_strdup(const char *s);
 /* Whole file into memory; NULL with err. */
 uint8_t *ox_read_all(const char *path, size_t *len, char *err);
 /* The shortest decimal that rounds to f, as a double. */

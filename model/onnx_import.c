@@ -17,6 +17,7 @@
  * the reason; nothing is written on failure.
  */
 #include "onnx_impl.h"
+#include "base.h"
 #include "weights.h"
 
 #include <stdarg.h>
@@ -335,7 +336,7 @@ static char *layer_name(ox_imp *I)
         if (!clash) break;
         snprintf(cand, sizeof cand, "%s_%d", base, k);
     }
-    char *name = ox_strdup(cand);
+    char *name = base_strdup(cand);
     if (!name || ox_smap_put(&I->lnames, name, I->ns) < 0) {
         free(name);
         ox_fail(I, "out of memory");
@@ -827,7 +828,7 @@ net *onnx_import(const char *path, const char *weights_out, char *err)
         return NULL;
     }
     free(w);
-    n->weights_path = ox_strdup(weights_out ? weights_out : path);
+    n->weights_path = base_strdup(weights_out ? weights_out : path);
     if (!n->weights_path) {
         ox_seterr(err, "%s: out of memory", path);
         net_free(n);

@@ -9,6 +9,7 @@
  * Values are little-endian on disk and host-endian in memory.
  */
 #include "onnx_impl.h"
+#include "base.h"
 
 #include <errno.h>
 #include <math.h>
@@ -34,14 +35,6 @@ int ox_printable(const char *s)
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
     return 1;
-}
-
-char *ox_strdup(const char *s)
-{
-    size_t k = strlen(s) + 1;
-    char *d = malloc(k);
-    if (d) memcpy(d, s, k);
-    return d;
 }
 
 /* Whole file into memory; NULL with err. */
@@ -331,8 +324,8 @@ int ox_tp_ints(ox_dctx *d, const Onnx__TensorProto *t, int64_t *dst, int max, in
 char *ox_dir_of(const char *path)
 {
     const char *s = strrchr(path, '/');
-    if (!s) return ox_strdup(".");
-    if (s == path) return ox_strdup("/");
+    if (!s) return base_strdup(".");
+    if (s == path) return base_strdup("/");
     char *d = malloc((size_t)(s - path) + 1);
     if (!d) return NULL;
     memcpy(d, path, (size_t)(s - path));
