@@ -26,9 +26,8 @@
  * holds nothing.
  */
 #include "calib.h"
-#include "exec.h"
+#include "runtime.h"
 #include "jsonutil.h"
-#include "launch.h"
 #include "mapping.h"
 #include "plan.h"
 
@@ -479,7 +478,7 @@ static int job_failed(run *R, int jrc, const char *what, const char *eline)
     else if (jrc == RT_JOB_TIMEOUT)
         snprintf(R->err, NET_ERRLEN, "%s timed out after %g s (--timeout)", what, R->o->timeout_s > 0 ? R->o->timeout_s : 3600.0);
     else if (jrc == RT_JOB_NOSTART || jrc == 127)
-        snprintf(R->err, NET_ERRLEN, "%s: cannot launch mpirun (install openmpi-bin): %s", what, eline);
+        snprintf(R->err, NET_ERRLEN, "%s: cannot launch mpirun (install openmpi-bin): %.600s", what, eline);
     else if (jrc == 2 && (strstr(eline, "dse calib-worker:") || strstr(eline, "dse exec:")))
         snprintf(R->err, NET_ERRLEN, "%s", strchr(eline, ':') + 2);
     else if (strstr(eline, "dse calib-worker:") || strstr(eline, "dse exec:"))
@@ -502,7 +501,7 @@ static int launch(run *R, const char *const *args, int nargs, const char *what, 
     rt_mpirun_argv(R->pl->ndev, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, args, nargs, av);
     rt_mpirun_env();
     double to = R->o->timeout_s > 0 ? R->o->timeout_s : 3600.0;
-    int jrc = rt_run_job(av, to, R->o->stop, "dse ", out, eline, sizeof eline);
+    int jrc = rt_run_job(av, to, R->o->stop, "dse ", out, NULL, eline, sizeof eline);
     if (jrc == 0) return 0;
     free(*out);
     *out = NULL;
@@ -638,28 +637,22 @@ static int fit_memory(run *R)
             snprintf(what, sizeof what, "memory run %d/%d (%s on %s)", r + 1, nruns, n->name,
                      pl->dev[a].name);
         progress(R, "%s...", what);
-        const char *args[] = {dse_prog(R), "exec", "--network", R->o->networks[M->network],
-                              "--platform", R->o->platform, "--mapping", mpath, "--bench", "2,3",
-                              "--json", "--seed", "1"};
-        char *out = NULL;
-        int jrc = launch(R, args, (int)(sizeof args / sizeof *args), what, &out);
+        rt_measure_opts mo = {dse_prog(R), R->o->networks[M->network], R->o->platform, mpath, -1,
+                              pl, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, R->remote,
+                              2, 3, R->o->timeout_s, 1, NULL, 0, R->o->stop};
+        rt_result rr;
+        char me[NET_ERRLEN];
+        int jrc = rt_measure(&mo, &rr, me);
         if (jrc) {
+            snprintf(R->err, NET_ERRLEN, "%.300s failed: %.700s", what, me);
             rc = jrc;
-            goto out;
-        }
-        cJSON *res = cJSON_Parse(out);
-        free(out);
-        const cJSON *devs = cJSON_GetObjectItem(res, "devices");
-        if (!res || cJSON_GetArraySize(devs) != pl->ndev) {
-            cJSON_Delete(res);
-            snprintf(R->err, NET_ERRLEN, "%s: unreadable output of dse exec", what);
             goto out;
         }
         for (int d = 0; d < pl->ndev; d++) {
             if (!pd[d].used) continue;
             int k = pl->dev[d].kind;
             double model = (pd[d].weights_bytes + pd[d].peak_act_bytes + pd[d].workspace_bytes) / 1e6;
-            double rss = num(cJSON_GetArrayItem(devs, d), "peak_rss_mb");
+            double rss = rr.dev[d].peak_rss_mb;
             if (!(rss > 0)) continue;
             snprintf(labs[nl], sizeof labs[nl], "%s %s on %s", n->name, M->layer >= 0 && d == b ? M->what : (M->layer >= 0 ? "(rest)" : "(whole)"), pl->dev[d].name);
             x[k][np[k]] = model;
@@ -675,7 +668,6 @@ static int fit_memory(run *R)
             cJSON_AddNumberToObject(e, "peak_rss_mb", rss);
             cJSON_AddItemToArray(jr, e);
         }
-        cJSON_Delete(res);
     }
     for (int k = 0; k < 2; k++) {
         if (!np[k]) continue;

@@ -22,7 +22,7 @@
  */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "calib.h"
-#include "exec.h"
+#include "runtime.h"
 #include "jsonutil.h"
 #include "kernels.h"
 

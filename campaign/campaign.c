@@ -50,7 +50,7 @@ struct camp {
     int nvar;
     int *lo, *hi;
     int *fastest;
-    double ref[CAMP_NOBJ];
+    double ref[COST_NOBJ];
     int threads;
     nsga_pool *pool;
     workspace *ws;
@@ -76,9 +76,7 @@ static int eval_one(camp *c, workspace *w, const int *g, double *obj, double *cv
         snprintf(w->err, sizeof w->err, "%s", cost_error(w->cost));
         return -1;
     }
-    obj[0] = r.energy_j;
-    obj[1] = r.mem_mb;
-    obj[2] = r.latency_ms;
+    cost_objectives_of(&r, obj);
     *cv = r.violation_bytes;
     return 0;
 }
@@ -90,7 +88,7 @@ static int eval_chunk(void *ctx, int k)
     int n = c->job_n, t = c->threads;
     int a = (int)((long long)n * k / t), b = (int)((long long)n * (k + 1) / t);
     for (int i = a; i < b; i++)
-        if (eval_one(c, &c->ws[k], c->job_g + (size_t)i * c->nvar, c->job_obj + (size_t)i * CAMP_NOBJ,
+        if (eval_one(c, &c->ws[k], c->job_g + (size_t)i * c->nvar, c->job_obj + (size_t)i * COST_NOBJ,
                      c->job_cv + i))
             return k + 1;
     return 0;
@@ -131,9 +129,10 @@ static int engine_eval(void *ctx, int n, const int *genomes, double *obj, double
 double camp_hv(const camp *c, int n, const double *obj)
 {
     if (n <= 0) return 0;
-    double h = nsga_hv(n, CAMP_NOBJ, obj, c->ref);
+    double h = nsga_hv(n, COST_NOBJ, obj, c->ref);
     if (h < 0) return NAN;
-    return h / (c->ref[0] * c->ref[1] * c->ref[2]);
+    for (int k = 0; k < COST_NOBJ; k++) h /= c->ref[k];
+    return h;
 }
 
 /* ---- building ---- */
@@ -254,7 +253,7 @@ static int compute_ref(camp *c, char *err)
 {
     int nd = c->plat->ndev, m = 0;
     int *g = malloc((size_t)nd * c->nvar * sizeof(int));
-    double *obj = malloc((size_t)nd * CAMP_NOBJ * sizeof(double)), *cv = malloc((size_t)nd * sizeof(double));
+    double *obj = malloc((size_t)nd * COST_NOBJ * sizeof(double)), *cv = malloc((size_t)nd * sizeof(double));
     if (!g || !obj || !cv) {
         free(g), free(obj), free(cv);
         base_seterr(err, "out of memory");
@@ -263,10 +262,10 @@ static int compute_ref(camp *c, char *err)
     for (int d = 0; d < nd; d++)
         if (chrom_single_device(c->ch, d, g + (size_t)m * c->nvar) == 0) m++;
     int rc = camp_eval(c, m, g, obj, cv, err);
-    for (int k = 0; k < CAMP_NOBJ && !rc; k++) {
+    for (int k = 0; k < COST_NOBJ && !rc; k++) {
         double w = 0;
         for (int i = 0; i < m; i++)
-            if (obj[i * CAMP_NOBJ + k] > w) w = obj[i * CAMP_NOBJ + k];
+            if (obj[i * COST_NOBJ + k] > w) w = obj[i * COST_NOBJ + k];
         c->ref[k] = w > 0 ? CAMP_REF_FACTOR * w : 1.0;
     }
     free(g), free(obj), free(cv);
@@ -306,7 +305,10 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     cJSON_AddNumberToObject(o, "max_points", (double)c->opt.max_points);
     cJSON_AddNumberToObject(o, "genome_length", c->nvar);
     cJSON_AddNumberToObject(o, "log10_space", chrom_log10_space(c->ch));
-    cJSON_AddItemToObject(o, "ref", cJSON_CreateDoubleArray(c->ref, CAMP_NOBJ));
+    cJSON_AddItemToObject(o, "ref", cJSON_CreateDoubleArray(c->ref, COST_NOBJ));
+    cJSON *names = cJSON_AddArrayToObject(o, "objectives");
+    for (int k = 0; k < COST_NOBJ; k++)
+        cJSON_AddItemToArray(names, cJSON_CreateString(cost_objectives[k].name));
     cJSON *eng = cJSON_AddObjectToObject(o, "engine");
     nsga_options d;
     nsga_options_default(&d);
@@ -385,6 +387,27 @@ static int jint(const cJSON *o, const char *k, double lo, double hi, double def,
     return 0;
 }
 
+/* The stored objectives must be this build's (model/objectives.def), in
+ * its order; configurations written before they were stored name none
+ * and were made with energy, memory, latency. */
+static int check_objectives(const cJSON *names, char *err)
+{
+    static const char *const before[] = {"energy", "memory", "latency"};
+    int n = names ? cJSON_GetArraySize(names) : 3, same = n == COST_NOBJ;
+    for (int k = 0; same && k < n; k++) {
+        const cJSON *v = names ? cJSON_GetArrayItem(names, k) : NULL;
+        const char *s = names ? (cJSON_IsString(v) ? v->valuestring : "") : before[k];
+        same = !strcmp(s, cost_objectives[k].name);
+    }
+    if (same) return 0;
+    char have[256] = "";
+    for (int k = 0; k < COST_NOBJ; k++)
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", k ? ", " : "",
+                 cost_objectives[k].name);
+    base_seterr(err, "stored campaign was made with other objectives than this dse's (%s)", have);
+    return -1;
+}
+
 camp *camp_from_config(const char *config, int threads, char *err)
 {
     char e[NET_ERRLEN];
@@ -432,7 +455,8 @@ camp *camp_from_config(const char *config, int threads, char *err)
     const cJSON *jp = cJSON_GetObjectItemCaseSensitive(o, "platform");
     const cJSON *jk = cJSON_GetObjectItemCaseSensitive(o, "coeffs");
     const cJSON *jr = cJSON_GetObjectItemCaseSensitive(o, "ref");
-    if (!cJSON_IsObject(jn) || !cJSON_IsObject(jp) || cJSON_GetArraySize(jr) != CAMP_NOBJ) {
+    if (check_objectives(cJSON_GetObjectItemCaseSensitive(o, "objectives"), err)) goto fail;
+    if (!cJSON_IsObject(jn) || !cJSON_IsObject(jp) || cJSON_GetArraySize(jr) != COST_NOBJ) {
         base_seterr(err, "stored campaign configuration lacks the network, platform or reference point");
         goto fail;
     }
@@ -460,8 +484,8 @@ camp *camp_from_config(const char *config, int threads, char *err)
         base_seterr(err, "out of memory");
         goto fail;
     }
-    double stored[CAMP_NOBJ];
-    for (int i = 0; i < CAMP_NOBJ; i++) {
+    double stored[COST_NOBJ];
+    for (int i = 0; i < COST_NOBJ; i++) {
         const cJSON *v = cJSON_GetArrayItem(jr, i);
         stored[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
         if (!(stored[i] > 0 && isfinite(stored[i]))) {
@@ -477,7 +501,7 @@ camp *camp_from_config(const char *config, int threads, char *err)
      * to 15 digits, so a recomputed value within that rounding is the
      * original one and keeps their campaigns resumable.  (A larger
      * difference means the cost model changed: the stored value stays.) */
-    for (int i = 0; i < CAMP_NOBJ; i++)
+    for (int i = 0; i < COST_NOBJ; i++)
         if (!(fabs(c->ref[i] - stored[i]) <= 1e-14 * fabs(stored[i]))) c->ref[i] = stored[i];
     if (!(c->config = strdup(config))) {
         base_seterr(err, "out of memory");
@@ -496,6 +520,9 @@ fail:
 const char *camp_config(const camp *c) { return c->config; }
 const camp_options *camp_get_options(const camp *c) { return &c->opt; }
 const char *camp_network_name(const camp *c) { return c->net->name; }
+const net *camp_net(const camp *c) { return c->net; }
+const platform *camp_platform(const camp *c) { return c->plat; }
+const cost_coeffs *camp_coeffs(const camp *c) { return c->coeffs; }
 const char *camp_platform_name(const camp *c) { return c->plat->name; }
 int camp_nvar(const camp *c) { return c->nvar; }
 void camp_bounds(const camp *c, const int **lo, const int **hi)
@@ -503,8 +530,6 @@ void camp_bounds(const camp *c, const int **lo, const int **hi)
     *lo = c->lo;
     *hi = c->hi;
 }
-const double *camp_ref(const camp *c) { return c->ref; }
-const int *camp_fastest_genome(const camp *c) { return c->fastest; }
 double camp_log10_space(const camp *c) { return chrom_log10_space(c->ch); }
 
 long long camp_space_size(const camp *c, long long limit)
@@ -528,8 +553,8 @@ typedef struct {
 static int cmp_front(const void *a, const void *b)
 {
     const front_key *x = a, *y = b;
-    static const int order[CAMP_NOBJ] = {2, 0, 1}; /* latency, energy, memory */
-    for (int k = 0; k < CAMP_NOBJ; k++) {
+    static const int order[COST_NOBJ] = {2, 0, 1}; /* latency, energy, memory */
+    for (int k = 0; k < COST_NOBJ; k++) {
         double u = x->obj[order[k]], v = y->obj[order[k]];
         if (u < v) return -1;
         if (u > v) return 1;
@@ -546,7 +571,7 @@ int camp_front_select(int n, const double *obj, const double *cv, const int *ran
         /* rank the feasible points among themselves */
         r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
         sub = malloc((size_t)(n > 0 ? n : 1) * sizeof *sub);
-        double *o = malloc((size_t)(n > 0 ? n : 1) * CAMP_NOBJ * sizeof *o);
+        double *o = malloc((size_t)(n > 0 ? n : 1) * COST_NOBJ * sizeof *o);
         int nf = 0;
         if (!r || !sub || !o) {
             free(r), free(sub), free(o), free(keys);
@@ -554,11 +579,11 @@ int camp_front_select(int n, const double *obj, const double *cv, const int *ran
         }
         for (int i = 0; i < n; i++)
             if (!(cv && cv[i] > 0)) {
-                memcpy(o + (size_t)nf * CAMP_NOBJ, obj + (size_t)i * CAMP_NOBJ, sizeof(double) * CAMP_NOBJ);
+                memcpy(o + (size_t)nf * COST_NOBJ, obj + (size_t)i * COST_NOBJ, sizeof(double) * COST_NOBJ);
                 sub[nf++] = i;
             }
         int *rr = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *rr);
-        if (!rr || (nf && nsga_sort_fast(nf, CAMP_NOBJ, o, NULL, rr) < 0)) {
+        if (!rr || (nf && nsga_sort_fast(nf, COST_NOBJ, o, NULL, rr) < 0)) {
             free(rr), free(r), free(sub), free(o), free(keys);
             return -1;
         }
@@ -568,11 +593,11 @@ int camp_front_select(int n, const double *obj, const double *cv, const int *ran
         rank = r;
     }
     for (int i = 0; i < n; i++)
-        if (rank[i] == 0 && !(cv && cv[i] > 0)) keys[m++] = (front_key){obj + (size_t)i * CAMP_NOBJ, i};
+        if (rank[i] == 0 && !(cv && cv[i] > 0)) keys[m++] = (front_key){obj + (size_t)i * COST_NOBJ, i};
     qsort(keys, (size_t)m, sizeof *keys, cmp_front);
     int k = 0;
     for (int j = 0; j < m; j++) {
-        if (k && !memcmp(keys[j].obj, obj + (size_t)idx[k - 1] * CAMP_NOBJ, sizeof(double) * CAMP_NOBJ))
+        if (k && !memcmp(keys[j].obj, obj + (size_t)idx[k - 1] * COST_NOBJ, sizeof(double) * COST_NOBJ))
             continue; /* same point as the previous: keep the lowest index */
         idx[k++] = keys[j].i;
     }
@@ -608,7 +633,7 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
         base_seterr(err, "%s", re);
         return -1;
     }
-    double *obj = malloc((size_t)(n > 0 ? n : 1) * CAMP_NOBJ * sizeof *obj);
+    double *obj = malloc((size_t)(n > 0 ? n : 1) * COST_NOBJ * sizeof *obj);
     double *cv = malloc((size_t)(n > 0 ? n : 1) * sizeof *cv);
     int *rank = malloc((size_t)(n > 0 ? n : 1) * sizeof *rank);
     int *idx = malloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
@@ -616,7 +641,7 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
     int k = -1;
     if (obj && cv && rank && idx && f) {
         for (int i = 0; i < n; i++) {
-            memcpy(obj + (size_t)i * CAMP_NOBJ, pts[i].obj, sizeof pts[i].obj);
+            memcpy(obj + (size_t)i * COST_NOBJ, pts[i].obj, sizeof pts[i].obj);
             cv[i] = pts[i].cv;
             rank[i] = pts[i].rank;
         }
@@ -643,6 +668,11 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
 }
 
 /* ---- export ---- */
+
+int camp_decode(const camp *c, const int *genome, mapping *m, char *err)
+{
+    return chrom_decode(c->ch, genome, c->nvar, m, err);
+}
 
 int camp_export(const camp *c, const int *genome, const char *dir, char *err)
 {
@@ -691,7 +721,7 @@ static int log_gen(driver *d, const nsga *e, char *err)
     camp *c = d->c;
     const nsga_stats *st = nsga_get_stats(e);
     int n = nsga_pop_size(e), nv = c->nvar;
-    double *obj = malloc((size_t)n * CAMP_NOBJ * sizeof *obj), *cv = malloc((size_t)n * sizeof *cv);
+    double *obj = malloc((size_t)n * COST_NOBJ * sizeof *obj), *cv = malloc((size_t)n * sizeof *cv);
     if (!obj || !cv) {
         free(obj), free(cv);
         base_seterr(err, "out of memory");
@@ -699,7 +729,7 @@ static int log_gen(driver *d, const nsga *e, char *err)
     }
     for (int i = 0; i < n; i++) {
         memcpy(d->gbuf + (size_t)i * nv, nsga_genome_int(e, i), sizeof(int) * (size_t)nv);
-        memcpy(obj + (size_t)i * CAMP_NOBJ, nsga_objectives(e, i), sizeof(double) * CAMP_NOBJ);
+        memcpy(obj + (size_t)i * COST_NOBJ, nsga_objectives(e, i), sizeof(double) * COST_NOBJ);
         cv[i] = nsga_cv(e, i);
         d->rank[i] = nsga_rank(e, i);
         d->crowd[i] = nsga_crowding(e, i);
@@ -716,11 +746,11 @@ static int log_gen(driver *d, const nsga *e, char *err)
         d->ckpt_cap = need;
     }
     nsga_checkpoint(e, d->ckpt, d->ckpt_cap);
-    double now = base_now();
-    res_gen g = {st->generation, st->evaluations, st->cache_hits,
-                 st->hv / (c->ref[0] * c->ref[1] * c->ref[2]),
-                 {st->best[0], st->best[1], st->best[2]}, st->front_size, st->feasible,
-                 d->wall0 + (now - d->t0)};
+    double now = base_now(), box = 1;
+    for (int k = 0; k < COST_NOBJ; k++) box *= c->ref[k];
+    res_gen g = {st->generation, st->evaluations, st->cache_hits, st->hv / box, {0},
+                 st->front_size, st->feasible, d->wall0 + (now - d->t0)};
+    memcpy(g.best, st->best, sizeof g.best);
     res_pop pop = {n, nv, d->gbuf, obj, cv, d->rank, d->crowd};
     char re[RES_ERRLEN];
     int rc = res_generation_write(d->db, d->id, &g, &pop, d->ckpt, need, re);
@@ -734,9 +764,10 @@ static int log_gen(driver *d, const nsga *e, char *err)
         long done = st->generation - d->gen0;
         camp_progress p = {st->generation, c->opt.gens, st->evaluations, st->cache_hits,
                            dt > 0 ? (double)(st->evaluations - d->evals0) / dt : 0, g.hv,
-                           {g.best[0], g.best[1], g.best[2]}, g.wall,
+                           {0}, g.wall,
                            done > 0 ? dt / (double)done * (double)(c->opt.gens - st->generation) : NAN,
                            st->front_size, st->feasible};
+        memcpy(p.best, g.best, sizeof p.best);
         d->h->progress(d->h->ctx, &p);
     }
     return 0;
@@ -747,7 +778,7 @@ static int finish_front(camp *c, res_db *db, long long id, int n, const int *gen
 {
     int *idx = malloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
     int *fg = malloc((size_t)(n > 0 ? n : 1) * (size_t)c->nvar * sizeof *fg);
-    double *fo = malloc((size_t)(n > 0 ? n : 1) * CAMP_NOBJ * sizeof *fo);
+    double *fo = malloc((size_t)(n > 0 ? n : 1) * COST_NOBJ * sizeof *fo);
     double *fc = malloc((size_t)(n > 0 ? n : 1) * sizeof *fc);
     int k = idx && fg && fo && fc ? camp_front_select(n, obj, cv, rank, idx) : -1;
     int rc = -1;
@@ -757,7 +788,7 @@ static int finish_front(camp *c, res_db *db, long long id, int n, const int *gen
     }
     for (int j = 0; j < k; j++) {
         memcpy(fg + (size_t)j * c->nvar, genomes + (size_t)idx[j] * c->nvar, sizeof(int) * (size_t)c->nvar);
-        memcpy(fo + (size_t)j * CAMP_NOBJ, obj + (size_t)idx[j] * CAMP_NOBJ, sizeof(double) * CAMP_NOBJ);
+        memcpy(fo + (size_t)j * COST_NOBJ, obj + (size_t)idx[j] * COST_NOBJ, sizeof(double) * COST_NOBJ);
         fc[j] = cv ? cv[idx[j]] : 0;
     }
     res_pop fr = {k, c->nvar, fg, fo, fc, NULL, NULL};
@@ -793,7 +824,7 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     nsga_problem p = {0};
     p.kind = NSGA_INT;
     p.nvar = c->nvar;
-    p.nobj = CAMP_NOBJ;
+    p.nobj = COST_NOBJ;
     p.ilo = c->lo;
     p.ihi = c->hi;
     p.eval_int = engine_eval;
@@ -879,14 +910,14 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
         d.rank[i] = nsga_rank(e, i);
     }
     {
-        double *obj = malloc((size_t)n * CAMP_NOBJ * sizeof *obj), *cv = malloc((size_t)n * sizeof *cv);
+        double *obj = malloc((size_t)n * COST_NOBJ * sizeof *obj), *cv = malloc((size_t)n * sizeof *cv);
         if (!obj || !cv) {
             free(obj), free(cv);
             base_seterr(err, "out of memory");
             goto done;
         }
         for (int i = 0; i < n; i++) {
-            memcpy(obj + (size_t)i * CAMP_NOBJ, nsga_objectives(e, i), sizeof(double) * CAMP_NOBJ);
+            memcpy(obj + (size_t)i * COST_NOBJ, nsga_objectives(e, i), sizeof(double) * COST_NOBJ);
             cv[i] = nsga_cv(e, i);
         }
         int r = finish_front(c, db, id, n, d.gbuf, obj, cv, d.rank, nsga_get_stats(e)->generation, err);
@@ -916,7 +947,7 @@ static int arch_reserve(archive *a, int need)
     while (cap < need) cap *= 2;
     int *g = realloc(a->g, (size_t)cap * a->nvar * sizeof *g);
     if (g) a->g = g;
-    double *o = realloc(a->obj, (size_t)cap * CAMP_NOBJ * sizeof *o);
+    double *o = realloc(a->obj, (size_t)cap * COST_NOBJ * sizeof *o);
     if (o) a->obj = o;
     long long *r = realloc(a->order, (size_t)cap * sizeof *r);
     if (r) a->order = r;
@@ -932,7 +963,7 @@ static int arch_reduce(archive *a)
     int n = a->n;
     if (n == 0) return 0;
     int *rank = malloc((size_t)n * sizeof *rank), *idx = malloc((size_t)n * sizeof *idx);
-    if (!rank || !idx || nsga_sort_fast(n, CAMP_NOBJ, a->obj, NULL, rank) < 0) {
+    if (!rank || !idx || nsga_sort_fast(n, COST_NOBJ, a->obj, NULL, rank) < 0) {
         free(rank), free(idx);
         return -1;
     }
@@ -956,7 +987,7 @@ static int arch_reduce(archive *a)
         if (!keep[i]) continue;
         if (m != i) {
             memmove(a->g + (size_t)m * a->nvar, a->g + (size_t)i * a->nvar, sizeof(int) * (size_t)a->nvar);
-            memmove(a->obj + (size_t)m * CAMP_NOBJ, a->obj + (size_t)i * CAMP_NOBJ, sizeof(double) * CAMP_NOBJ);
+            memmove(a->obj + (size_t)m * COST_NOBJ, a->obj + (size_t)i * COST_NOBJ, sizeof(double) * COST_NOBJ);
             a->order[m] = a->order[i];
         }
         m++;
@@ -979,7 +1010,7 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
     enum { B = 4096 };
     int nv = c->nvar, rc = -1;
     int *g = malloc((size_t)B * nv * sizeof *g), *cur = calloc((size_t)nv, sizeof *cur);
-    double *obj = malloc((size_t)B * CAMP_NOBJ * sizeof *obj), *cv = malloc((size_t)B * sizeof *cv);
+    double *obj = malloc((size_t)B * COST_NOBJ * sizeof *obj), *cv = malloc((size_t)B * sizeof *cv);
     archive a = {0, 0, nv, NULL, NULL, NULL};
     double t0 = base_now();
     long long done = 0;
@@ -1015,7 +1046,7 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
         for (int i = 0; i < nb; i++) {
             if (cv[i] > 0) continue;
             memcpy(a.g + (size_t)a.n * nv, g + (size_t)i * nv, sizeof(int) * (size_t)nv);
-            memcpy(a.obj + (size_t)a.n * CAMP_NOBJ, obj + (size_t)i * CAMP_NOBJ, sizeof(double) * CAMP_NOBJ);
+            memcpy(a.obj + (size_t)a.n * COST_NOBJ, obj + (size_t)i * COST_NOBJ, sizeof(double) * COST_NOBJ);
             a.order[a.n++] = done + i;
         }
         if (arch_reduce(&a)) {
@@ -1028,9 +1059,9 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
             camp_progress p = {0, 0, done, 0, dt > 0 ? (double)done / dt : 0,
                                camp_hv(c, a.n, a.obj), {NAN, NAN, NAN}, dt,
                                dt / (double)done * (double)(total - done), a.n, a.n};
-            for (int k = 0; k < CAMP_NOBJ; k++)
+            for (int k = 0; k < COST_NOBJ; k++)
                 for (int i = 0; i < a.n; i++)
-                    if (!(a.obj[i * CAMP_NOBJ + k] >= p.best[k])) p.best[k] = a.obj[i * CAMP_NOBJ + k];
+                    if (!(a.obj[i * COST_NOBJ + k] >= p.best[k])) p.best[k] = a.obj[i * COST_NOBJ + k];
             h->progress(h->ctx, &p);
         }
         if (h && h->stop && *h->stop && done < total) {
@@ -1042,9 +1073,9 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
     {
         /* generation 0 = the exact front; the front table = the same, sorted */
         res_gen st = {0, total, 0, camp_hv(c, a.n, a.obj), {NAN, NAN, NAN}, a.n, a.n, base_now() - t0};
-        for (int k = 0; k < CAMP_NOBJ; k++)
+        for (int k = 0; k < COST_NOBJ; k++)
             for (int i = 0; i < a.n; i++)
-                if (!(a.obj[i * CAMP_NOBJ + k] >= st.best[k])) st.best[k] = a.obj[i * CAMP_NOBJ + k];
+                if (!(a.obj[i * COST_NOBJ + k] >= st.best[k])) st.best[k] = a.obj[i * COST_NOBJ + k];
         int *rank = calloc((size_t)(a.n > 0 ? a.n : 1), sizeof *rank);
         if (!rank) {
             base_seterr(err, "out of memory");

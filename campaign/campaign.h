@@ -27,10 +27,13 @@
 
 #include <signal.h>
 
+#include "cost.h"
+#include "mapping.h"
+#include "net.h"
+#include "platform.h"
 #include "results.h"
 
 #define CAMP_ERRLEN BASE_ERRLEN
-#define CAMP_NOBJ 3 /* energy (J), memory (MB), latency (ms) */
 #define CAMP_REF_FACTOR 2.0
 
 /* What a user asks for (dse run / dse exhaust options). */
@@ -65,13 +68,15 @@ void camp_free(camp *c);
 const char *camp_config(const camp *c);         /* JSON, owned by c */
 const camp_options *camp_get_options(const camp *c); /* strings owned by c */
 const char *camp_network_name(const camp *c);
+/* The campaign's own network, platform and coefficients (owned by c), as
+ * stored in its configuration: what its predictions were made with. */
+const net *camp_net(const camp *c);
+const platform *camp_platform(const camp *c);
+const cost_coeffs *camp_coeffs(const camp *c);
 const char *camp_platform_name(const camp *c);
 int camp_nvar(const camp *c);
 /* Inclusive gene bounds, camp_nvar entries each (owned by c). */
 void camp_bounds(const camp *c, const int **lo, const int **hi);
-const double *camp_ref(const camp *c);          /* CAMP_NOBJ values */
-/* Genome of the single-device mapping on the platform's fastest device. */
-const int *camp_fastest_genome(const camp *c);
 double camp_log10_space(const camp *c);
 
 /* Evaluate n genomes (row-major) on the campaign's threads: obj n*3, cv n
@@ -92,6 +97,10 @@ int camp_front_select(int n, const double *obj, const double *cv, const int *ran
  * Points in front order (index = position); count or -1. */
 int camp_load_front(res_db *db, long long id, res_point **out, char *err);
 
+/* Decode a genome of the campaign into m (mapping_new(net n, devices)):
+ * 0, or -1 with err. */
+int camp_decode(const camp *c, const int *genome, mapping *m, char *err);
+
 /* Write DIR/dse-mapping.json, DIR/mapping.json and DIR/horizontal.json
  * for a genome (DIR is created if missing; its parent must exist). */
 int camp_export(const camp *c, const int *genome, const char *dir, char *err);
@@ -104,7 +113,7 @@ typedef struct {
     long long cache_hits;
     double evals_per_s;      /* this session */
     double hv;               /* normalised */
-    double best[CAMP_NOBJ];  /* NAN = none feasible */
+    double best[COST_NOBJ];  /* NAN = none feasible */
     double wall;             /* campaign seconds, summed over resumes */
     double eta;              /* seconds, NAN unknown */
     int front_size, feasible;

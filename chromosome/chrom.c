@@ -126,11 +126,8 @@ oom:
 }
 
 int chrom_length(const chrom *c) { return c->len; }
-chrom_kind chrom_get_kind(const chrom *c) { return c->kind; }
 int chrom_ndev(const chrom *c) { return c->ndev; }
-int chrom_splits(const chrom *c) { return c->p; }
 int chrom_nsplittable(const chrom *c) { return c->S; }
-int chrom_split_mask(const chrom *c) { return c->mask; }
 const net *chrom_net(const chrom *c) { return c->n; }
 
 void chrom_bounds(const chrom *c, int *lo, int *hi)

@@ -70,11 +70,8 @@ int chrom_single_device(const chrom *c, int dev, int *genome);
 int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len);
 
 /* ---- accessors ---- */
-chrom_kind chrom_get_kind(const chrom *c);
 int chrom_ndev(const chrom *c);
-int chrom_splits(const chrom *c);      /* p for hybrid, 0 otherwise */
 int chrom_nsplittable(const chrom *c); /* S */
-int chrom_split_mask(const chrom *c);
 const net *chrom_net(const chrom *c);
 
 #endif

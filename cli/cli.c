@@ -7,14 +7,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+char *cli_inert(char *buf, size_t n, const char *s)
+{
+    size_t k = 0;
+    if (!n) return buf;
+    for (; s && *s && k + 5 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+        else buf[k++] = (char)c;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
+    /* Messages quote file contents, names and paths: one line, inert. */
+    char msg[2 * BASE_ERRLEN], out[4 * BASE_ERRLEN];
     va_list ap;
-    fprintf(stderr, "dse %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "dse %s: %s\n", cmd, cli_inert(out, sizeof out, msg));
+}
+
+char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, const char *fmt)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < COST_NOBJ && k < n; i++) {
+        char v[64];
+        snprintf(v, sizeof v, fmt, obj[i]);
+        k += (size_t)snprintf(buf + k, n - k, "%s%s %s %s", i ? sep : "", cost_objectives[i].name,
+                              v, cost_objectives[i].unit);
+    }
+    return buf;
 }
 
 /* Option keys point into argv ("json" of "--json", "k=v" of "--k=v"), so
@@ -155,5 +182,19 @@ int cli_finish(cli_args *a)
                       (int)strcspn(a->key[i], "="), a->key[i], a->cmd);
             return EXIT_USAGE;
         }
+    return 0;
+}
+
+int cli_bench(const char *text, int *warm, int *reps)
+{
+    char *end;
+    errno = 0;
+    long w = strtol(text, &end, 10);
+    if (end == text || *end != ',' || errno || w < 0 || w > 100000) return -1;
+    const char *r0 = end + 1;
+    long r = strtol(r0, &end, 10);
+    if (end == r0 || *end || errno || r < 1 || r > 100000) return -1;
+    *warm = (int)w;
+    *reps = (int)r;
     return 0;
 }

@@ -8,6 +8,9 @@
 
 #include <stdio.h>
 
+#include "base.h"
+#include "cost.h"
+
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* Parsed arguments of one subcommand.  Options are `--name value` or, for
@@ -33,9 +36,19 @@ int cli_flag(cli_args *a, const char *name);
  * -1 on a bad value. */
 int cli_int(cli_args *a, const char *name, long def, long lo, long hi, long *out);
 int cli_double(cli_args *a, const char *name, double def, double lo, double hi, double *out);
+/* --bench W,R: 0 <= W <= 100000 warm-up and 1 <= R <= 100000 timed runs,
+ * nothing else in the text; 0, or -1 (the caller reports). */
+int cli_bench(const char *text, int *warm, int *reps);
 /* Call after reading every option: unknown options are an error (2). */
 int cli_finish(cli_args *a);
-/* Print "dse CMD: message" on stderr. */
+/* An objective vector as text: "energy 1.2 J<sep>memory 3 MB<sep>...",
+ * each value printed with fmt (e.g. "%.6g"), into buf; returns buf. */
+char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, const char *fmt);
+/* A string from a file, a database or the command line made inert for the
+ * terminal: control characters (escape sequences, newlines) shown as
+ * \xHH, into buf; returns buf (docs/security.md). */
+char *cli_inert(char *buf, size_t n, const char *s);
+/* Print "dse CMD: message" on stderr (the message made inert). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Subcommands: int cmd_X(int argc, char **argv) with argv[0] = "X". */

@@ -2,13 +2,13 @@
  * `dse mpirun` (the one launcher tests, scripts and `dse validate` share). */
 #include "cli.h"
 #include "jsonutil.h"
-#include "exec.h"
-#include "launch.h"
+#include "runtime.h"
 
 #include <cJSON.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 static const char exec_help[] =
@@ -16,6 +16,8 @@ static const char exec_help[] =
     "         [--input IN.f32] [--output OUT.f32] [--bench W,R] [--seed S]\n"
     "         [--timeout SEC] [--no-check] [--json] [--trace FILE.json]\n"
     "       (or --single DEV instead of --mapping: the whole network on one device)\n"
+    "--timeout SEC: a rank running longer aborts the job (0: wait forever; default:\n"
+    "derived from the mapping, docs/runtime.md, at least 600 s).\n"
     "Runs the mapping's plan with real kernels, rank r = device r.  --bench W,R:\n"
     "W warm-up and R timed inferences (default 1,3: latencies are warm; --bench 0,1\n"
     "times one cold first inference, and the record then says \"latency_kind\": \"cold\").\n"
@@ -24,15 +26,10 @@ static const char exec_help[] =
     "all ranks, for the timed inference of median latency (Chrome trace-event JSON:\n"
     "open it in ui.perfetto.dev; compare with dse eval --trace; docs/traces.md).\n";
 
-/* Latencies after a warm-up are warm; without one, the first inference
- * pays page faults, weight streaming from cold memory, MPI connection
- * set-up: a cold figure nobody should compare with a prediction. */
-static const char *latency_kind(int warm) { return warm > 0 ? "warm" : "cold"; }
-
 static void print_text(const rt_result *r, int warm, int reps)
 {
     printf("latency (%s: %d warm-up, %d timed): median %.3f ms (min %.3f, max %.3f), output on "
-           "%s\n", latency_kind(warm), warm, reps, r->lat_med_ms, r->lat_min_ms, r->lat_max_ms,
+           "%s\n", warm > 0 ? "warm" : "cold", warm, reps, r->lat_med_ms, r->lat_min_ms, r->lat_max_ms,
            r->dev[r->out_dev].name);
     printf("%-14s %6s %10s %10s %10s %12s %12s %10s %10s\n", "device", "steps", "busy ms",
            "wait ms", "finish ms", "sent B", "recv B", "peak MB", "energy J");
@@ -48,57 +45,6 @@ static void print_text(const rt_result *r, int warm, int reps)
     if (r->checked)
         printf("check: output equals the single-device run (max relative error %.2g, max "
                "absolute %.2g)\n", r->max_rel_err, r->max_abs_err);
-}
-
-static void print_json(const rt_result *r, int warm, int reps)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "warmup", warm);
-    cJSON_AddNumberToObject(o, "reps", reps);
-    cJSON_AddStringToObject(o, "latency_kind", latency_kind(warm));
-    cJSON *l = cJSON_AddObjectToObject(o, "latency_ms");
-    cJSON_AddNumberToObject(l, "median", r->lat_med_ms);
-    cJSON_AddNumberToObject(l, "min", r->lat_min_ms);
-    cJSON_AddNumberToObject(l, "max", r->lat_max_ms);
-    cJSON_AddStringToObject(o, "output_device", r->dev[r->out_dev].name);
-    cJSON *c = cJSON_AddObjectToObject(o, "check");
-    cJSON_AddBoolToObject(c, "done", r->checked);
-    cJSON_AddBoolToObject(c, "ok", r->checked && r->check_ok);
-    cJSON_AddNumberToObject(c, "max_rel_err", r->max_rel_err);
-    cJSON_AddNumberToObject(c, "max_abs_err", r->max_abs_err);
-    cJSON *ds = cJSON_AddArrayToObject(o, "devices");
-    double emax = 0, mmax = 0;
-    int all_e = 1;
-    for (int d = 0; d < r->ndev; d++) {
-        const rt_device *D = &r->dev[d];
-        cJSON *j = cJSON_CreateObject();
-        cJSON_AddStringToObject(j, "name", D->name);
-        cJSON_AddNumberToObject(j, "rank", d);
-        cJSON_AddNumberToObject(j, "steps", D->nsteps);
-        cJSON_AddNumberToObject(j, "busy_ms", D->busy_ms);
-        cJSON_AddNumberToObject(j, "wait_ms", D->wait_ms);
-        cJSON_AddNumberToObject(j, "finish_ms", D->finish_ms);
-        cJSON_AddNumberToObject(j, "bytes_sent", (double)D->bytes_sent);
-        cJSON_AddNumberToObject(j, "bytes_recv", (double)D->bytes_recv);
-        cJSON_AddNumberToObject(j, "peak_rss_mb", D->peak_rss_mb);
-        if (D->energy_measured) cJSON_AddNumberToObject(j, "energy_j", D->energy_j);
-        else cJSON_AddNullToObject(j, "energy_j");
-        cJSON_AddItemToArray(ds, j);
-        if (D->nsteps) {
-            if (D->peak_rss_mb > mmax) mmax = D->peak_rss_mb;
-            if (D->energy_measured && D->energy_j > emax) emax = D->energy_j;
-            if (!D->energy_measured) all_e = 0;
-        }
-    }
-    cJSON *ob = cJSON_AddObjectToObject(o, "objectives");
-    if (all_e) cJSON_AddNumberToObject(ob, "energy_j", emax);
-    else cJSON_AddNullToObject(ob, "energy_j");
-    cJSON_AddNumberToObject(ob, "memory_mb", mmax);
-    cJSON_AddNumberToObject(ob, "latency_ms", r->lat_med_ms);
-    char *t = ju_print(o, 1);
-    puts(t);
-    free(t);
-    cJSON_Delete(o);
 }
 
 int cmd_exec(int argc, char **argv)
@@ -123,15 +69,16 @@ int cmd_exec(int argc, char **argv)
     o.check = !cli_flag(&a, "no-check");
     const char *bench = cli_get(&a, "bench");
     if (cli_int(&a, "single", -1, 0, 63, &single) || cli_int(&a, "seed", 1, 0, 1L << 40, &seed) ||
-        cli_double(&a, "timeout", 0, 0, 1e6, &timeout) || cli_finish(&a))
+        cli_double(&a, "timeout", -1, 0, 1e6, &timeout) || cli_finish(&a))
         return EXIT_USAGE;
     o.single_dev = (int)single;
     o.seed = (uint64_t)seed;
     o.timeout_s = timeout;
     o.warmup = 1; /* warm by default: see latency_kind */
     o.reps = 3;
-    if (bench && (sscanf(bench, "%d,%d", &o.warmup, &o.reps) != 2 || o.warmup < 0 || o.reps < 1)) {
-        cli_error("exec", "--bench must be W,R with W >= 0 warm-up and R >= 1 timed inferences");
+    if (bench && cli_bench(bench, &o.warmup, &o.reps)) {
+        cli_error("exec", "--bench must be W,R with 0 <= W <= 100000 warm-up and 1 <= R <= 100000 "
+                  "timed inferences, not \"%s\"", bench);
         return EXIT_USAGE;
     }
     if (!o.network || !o.platform || (!o.mapping && single < 0) || (o.mapping && single >= 0)) {
@@ -146,12 +93,64 @@ int cmd_exec(int argc, char **argv)
     int rc = rt_exec(&o, &r, err);
     if (rank == 0) {
         if (rc) cli_error("exec", "%s", err);
-        else if (json) print_json(&r, o.warmup, o.reps);
-        else print_text(&r, o.warmup, o.reps);
+        else if (json) {
+            char *t = rt_record_json(&r);
+            if (t) puts(t);
+            else cli_error("exec", "out of memory"), rc = EXIT_FAIL;
+            free(t);
+        } else {
+            print_text(&r, o.warmup, o.reps);
+        }
         fflush(stdout);
     }
     MPI_Finalize();
     return rc;
+}
+
+static volatile sig_atomic_t g_stop;
+static void on_stop(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+/* What a finished mpirun job tells the user: the dse lines of its stderr
+ * and its exit code when a dse program failed; one line naming the rank
+ * when a rank died (docs/exit-codes.md: 1). */
+static int mpirun_outcome(int rc, const char *etext, const char *eline)
+{
+    if (rc == RT_JOB_NOSTART || rc == 127) {
+        cli_error("mpirun", "cannot run mpirun: install openmpi-bin (scripts/bootstrap)");
+        return EXIT_FAIL;
+    }
+    if (rc == RT_JOB_INTERRUPTED) {
+        cli_error("mpirun", "interrupted; the job was stopped");
+        return 130;
+    }
+    /* The ranks' own lines ("dse exec: ...") and anything else they said,
+     * but not Open MPI's banners of a failed job. */
+    int dse_line = 0;
+    for (const char *l = etext; *l;) {
+        size_t len = strcspn(l, "\n");
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)len, l);
+        int mine = !strncmp(line, "dse ", 4);
+        /* Open MPI's banners and a dying rank's backtrace ("[host:pid] ..."). */
+        int mpi = !mine && (!strncmp(line, "----", 4) || strstr(line, "mpirun") ||
+                            strstr(line, "MPI_") || strstr(line, "Primary job") ||
+                            strstr(line, "ORTE") || strstr(line, "terminated") ||
+                            strstr(line, "exit code") || line[0] == '[' ||
+                            (len > 1 && line[0] == ' '));
+        dse_line |= mine;
+        if ((rc == 0 || !mpi) && len) fprintf(stderr, "%.*s\n", (int)len, l);
+        l += len + (l[len] == '\n');
+    }
+    if (rc == 0 || (dse_line && (rc == 1 || rc == 2))) return rc;
+    char how[128];
+    int dead = rt_dead_rank(etext, how, sizeof how);
+    if (dead >= 0) cli_error("mpirun", "rank %d died: %s", dead, how);
+    else cli_error("mpirun", "the job failed (mpirun exit %d): %s", rc, eline[0] ? eline : "no message");
+    return EXIT_FAIL;
 }
 
 static const char mpirun_help[] =
@@ -181,12 +180,23 @@ int cmd_mpirun(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char **av = calloc((size_t)(argc - i) + 16, sizeof *av);
+    if (!av) return EXIT_FAIL;
     /* A bare "dse" means this very program. */
     if (!strcmp(argv[i], "dse")) argv[i] = (char *)rt_self_exe();
     rt_mpirun_argv(np, hostfile, NULL, (const char *const *)argv + i, argc - i, av);
     rt_mpirun_env();
-    execvp(av[0], (char *const *)av);
-    cli_error("mpirun", "cannot run mpirun: install openmpi-bin (scripts/bootstrap)");
+    /* mpirun runs as a job of its own (stdout passed through): a rank that
+     * dies becomes one line and exit 1 instead of mpirun's own report;
+     * Ctrl-C ends the whole job. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    char *etext = NULL, eline[BASE_ERRLEN];
+    int rc = rt_run_job(av, 0, &g_stop, "dse ", NULL, &etext, eline, sizeof eline);
     free(av);
-    return EXIT_FAIL;
+    rc = mpirun_outcome(rc, etext ? etext : "", eline);
+    free(etext);
+    return rc;
 }

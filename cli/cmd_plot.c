@@ -280,9 +280,9 @@ static int write_validation(res_db *db, const char *dir, const plotted *pc, char
                "# point predicted_energy_J measured_energy_J predicted_memory_MB "
                "measured_memory_MB predicted_latency_ms measured_latency_ms status\n",
             pc->id, pc->title);
-    int measured[RES_NOBJ] = {0, 0, 0}; /* some point has a measured value */
+    int measured[COST_NOBJ] = {0, 0, 0}; /* some point has a measured value */
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < RES_NOBJ; k++) measured[k] |= !isnan(v[i].meas[k]);
+        for (int k = 0; k < COST_NOBJ; k++) measured[k] |= !isnan(v[i].meas[k]);
     for (int i = 0; i < n; i++)
         fprintf(f, "%d %.17g %.17g %.17g %.17g %.17g %.17g %s\n", v[i].point, v[i].pred[0],
                 v[i].meas[0], v[i].pred[1], v[i].meas[1], v[i].pred[2], v[i].meas[2], v[i].status);
@@ -297,7 +297,7 @@ static int write_validation(res_db *db, const char *dir, const plotted *pc, char
         return -1;
     }
     long long id = pc->id;
-    static const char *ylabel[RES_NOBJ] = {"energy per device (J)", "peak memory per device (MB)",
+    static const char *ylabel[COST_NOBJ] = {"energy per device (J)", "peak memory per device (MB)",
                                            "latency (ms)"};
     fprintf(f,
             "# Predicted vs measured of campaign %lld; data: validation-%lld.dat (dse plot)\n"
@@ -314,7 +314,7 @@ static int write_validation(res_db *db, const char *dir, const plotted *pc, char
             id, id, id, pc->title);
     /* An objective nothing measured (energy without a sensor) shows the
      * prediction alone: gnuplot refuses a histogram of no valid points. */
-    for (int k = 0; k < RES_NOBJ; k++) {
+    for (int k = 0; k < COST_NOBJ; k++) {
         fprintf(f, "set ylabel '%s'\n", ylabel[k]);
         if (measured[k])
             fprintf(f, "plot 'validation-%lld.dat' using %d:xtic(1) title 'predicted', '' using %d "

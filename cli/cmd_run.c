@@ -51,21 +51,16 @@ static void on_progress(void *ctx, const camp_progress *p)
 {
     progress_ctx *pc = ctx;
     if (pc->quiet) return;
-    char eta[32];
+    char eta[32], best[256];
     fmt_eta(eta, sizeof eta, p->eta);
-    char line[320];
+    cli_objectives(best, sizeof best, p->best, "  ", "%.4g");
+    char line[480];
     if (p->gens > 0)
-        snprintf(line, sizeof line,
-                 "gen %ld/%ld  %.0f eval/s  hv %.4f  best energy %.4g J  memory %.4g MB  "
-                 "latency %.4g ms  front %d  ETA %s",
-                 p->gen, p->gens, p->evals_per_s, p->hv, p->best[0], p->best[1], p->best[2],
-                 p->front_size, eta);
+        snprintf(line, sizeof line, "gen %ld/%ld  %.0f eval/s  hv %.4f  best %s  front %d  ETA %s",
+                 p->gen, p->gens, p->evals_per_s, p->hv, best, p->front_size, eta);
     else /* exhaust */
-        snprintf(line, sizeof line,
-                 "%lld genomes  %.0f eval/s  hv %.4f  best energy %.4g J  memory %.4g MB  "
-                 "latency %.4g ms  front %d  ETA %s",
-                 p->evaluations, p->evals_per_s, p->hv, p->best[0], p->best[1], p->best[2],
-                 p->front_size, eta);
+        snprintf(line, sizeof line, "%lld genomes  %.0f eval/s  hv %.4f  best %s  front %d  ETA %s",
+                 p->evaluations, p->evals_per_s, p->hv, best, p->front_size, eta);
     if (pc->tty) {
         fprintf(stderr, "\r%s\033[K", line);
         pc->shown = 1;
@@ -99,9 +94,6 @@ static long default_threads(void)
 
 /* ---- printing the outcome ---- */
 
-static const char *const obj_name[CAMP_NOBJ] = {"energy", "memory", "latency"};
-static const char *const obj_unit[CAMP_NOBJ] = {"J", "MB", "ms"};
-
 /* Front index of the best point for objective k (ties: lowest index). */
 static int best_of(const res_point *p, int n, int k)
 {
@@ -127,12 +119,12 @@ static void print_best(res_db *db, long long id)
                gs[ng - 1].hv, gs[ng - 1].evaluations);
     free(gs);
     if (n == 0) printf("no feasible mapping found\n");
-    for (int k = 0; k < CAMP_NOBJ && n > 0; k++) {
+    for (int k = 0; k < COST_NOBJ && n > 0; k++) {
         int b = best_of(pts, n, k);
-        printf("best %-8s %12.6g %-2s  (energy %.6g J, memory %.6g MB, latency %.6g ms)  front "
-               "point %d\n",
-               obj_name[k], pts[b].obj[k], obj_unit[k], pts[b].obj[0], pts[b].obj[1],
-               pts[b].obj[2], b);
+        char all[256];
+        cli_objectives(all, sizeof all, pts[b].obj, ", ", "%.6g");
+        printf("best %-8s %12.6g %-2s  (%s)  front point %d\n", cost_objectives[k].name,
+               pts[b].obj[k], cost_objectives[k].unit, all, b);
     }
     res_points_free(pts, n);
 }
@@ -475,29 +467,41 @@ int cmd_front(int argc, char **argv)
         return EXIT_FAIL;
     }
     if (csv) {
-        printf("index,energy_j,memory_mb,latency_ms,violation_bytes,generation,genome\n");
+        printf("index,");
+        for (int k = 0; k < COST_NOBJ; k++) printf("%s,", cost_objectives[k].key);
+        printf("violation_bytes,generation,genome\n");
         for (int i = 0; i < n; i++) {
-            printf("%d,%.17g,%.17g,%.17g,%.17g,%ld,", i, p[i].obj[0], p[i].obj[1], p[i].obj[2],
-                   p[i].cv, p[i].src_gen);
+            printf("%d,", i);
+            for (int k = 0; k < COST_NOBJ; k++) printf("%.17g,", p[i].obj[k]);
+            printf("%.17g,%ld,", p[i].cv, p[i].src_gen);
             print_genome(stdout, &p[i], " ");
             putchar('\n');
         }
     } else if (json) {
         printf("{\"campaign\": %lld, \"status\": \"%s\", \"points\": [", id, cm.status);
         for (int i = 0; i < n; i++) {
-            printf("%s\n  {\"index\": %d, \"energy_j\": %.17g, \"memory_mb\": %.17g, "
-                   "\"latency_ms\": %.17g, \"violation_bytes\": %.17g, \"genome\": [",
-                   i ? "," : "", i, p[i].obj[0], p[i].obj[1], p[i].obj[2], p[i].cv);
+            printf("%s\n  {\"index\": %d, ", i ? "," : "", i);
+            for (int k = 0; k < COST_NOBJ; k++) printf("\"%s\": %.17g, ", cost_objectives[k].key, p[i].obj[k]);
+            printf("\"violation_bytes\": %.17g, \"genome\": [", p[i].cv);
             print_genome(stdout, &p[i], ", ");
             printf("]}");
         }
         printf("\n]}\n");
     } else {
-        printf("campaign %lld (%s, %s): %d front points\n", id, cm.name, cm.status, n);
-        printf("%-6s %14s %14s %14s  %s\n", "index", "energy_J", "memory_MB", "latency_ms",
-               "genome");
+        char nm[512];
+        printf("campaign %lld (%s, %s): %d front points\n", id, cli_inert(nm, sizeof nm, cm.name),
+               cm.status, n);
+        printf("%-6s", "index");
+        for (int k = 0; k < COST_NOBJ; k++) {
+            char h[64];
+            snprintf(h, sizeof h, "%s_%s", cost_objectives[k].name, cost_objectives[k].unit);
+            printf(" %14s", h);
+        }
+        printf("  %s\n", "genome");
         for (int i = 0; i < n; i++) {
-            printf("%-6d %14.6g %14.6g %14.6g  ", i, p[i].obj[0], p[i].obj[1], p[i].obj[2]);
+            printf("%-6d", i);
+            for (int k = 0; k < COST_NOBJ; k++) printf(" %14.6g", p[i].obj[k]);
+            printf("  ");
             print_genome(stdout, &p[i], " ");
             putchar('\n');
         }
@@ -534,10 +538,9 @@ int cmd_export(int argc, char **argv)
     }
     int which = -1; /* objective, or -1 for an index */
     long index = -1;
-    if (!strcmp(point, "best-energy")) which = 0;
-    else if (!strcmp(point, "best-memory")) which = 1;
-    else if (!strcmp(point, "best-latency")) which = 2;
-    else {
+    for (int k = 0; k < COST_NOBJ; k++)
+        if (!strncmp(point, "best-", 5) && !strcmp(point + 5, cost_objectives[k].name)) which = k;
+    if (which < 0) {
         char *end;
         index = strtol(point, &end, 10);
         if (end == point || *end || index < 0) {
@@ -591,9 +594,11 @@ int cmd_export(int argc, char **argv)
         rc = EXIT_FAIL;
         goto out;
     }
-    printf("front point %d of campaign %lld (energy %.6g J, memory %.6g MB, latency %.6g ms)\n"
+    char all[256];
+    cli_objectives(all, sizeof all, p[k].obj, ", ", "%.6g");
+    printf("front point %d of campaign %lld (%s)\n"
            "wrote %s/dse-mapping.json, %s/mapping.json, %s/horizontal.json\n",
-           k, id, p[k].obj[0], p[k].obj[1], p[k].obj[2], dir, dir, dir);
+           k, id, all, dir, dir, dir);
     rc = EXIT_OK;
 out:
     camp_free(c);

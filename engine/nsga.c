@@ -1003,15 +1003,6 @@ double nsga_cv(const nsga *e, int i) { return valid_i(e, i) ? e->cv[i] : NAN; }
 int nsga_rank(const nsga *e, int i) { return valid_i(e, i) ? e->rank[i] : -1; }
 double nsga_crowding(const nsga *e, int i) { return valid_i(e, i) ? e->crowd[i] : NAN; }
 
-int nsga_front(const nsga *e, int *idx)
-{
-    int n = 0;
-    if (!e || !e->inited) return 0;
-    for (int i = 0; i < e->N; i++)
-        if (e->rank[i] == 0 && !(e->cv[i] > 0)) idx[n++] = i;
-    return n;
-}
-
 int nsga_archive_size(const nsga *e) { return e && e->inited ? e->ar_n : 0; }
 
 static int valid_a(const nsga *e, int i) { return e && e->inited && i >= 0 && i < e->ar_n; }

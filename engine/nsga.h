@@ -188,9 +188,6 @@ const double *nsga_objectives(const nsga *e, int i); /* nobj values */
 double nsga_cv(const nsga *e, int i);
 int nsga_rank(const nsga *e, int i);        /* 0 = first front (constrained domination) */
 double nsga_crowding(const nsga *e, int i); /* within its front; INFINITY at the ends */
-/* Indices of the feasible rank-0 members, in population order, into idx
- * (pop_size entries); returns their number. */
-int nsga_front(const nsga *e, int *idx);
 
 /* The archive: feasible solutions evaluated so far that no other evaluated
  * solution weakly dominates (one per objective vector), in insertion

@@ -190,7 +190,29 @@ typedef struct {
     double mem_mb;          /* max over devices */
     double latency_ms;      /* network output complete on plan.out_dev */
     double violation_bytes; /* sum over devices of bytes above memory_mb; 0 = feasible */
+    double comm_mb;         /* payload bytes sent between devices, all pairs, MB */
 } cost_result;
+
+/* ---- the objectives (model/objectives.def: the one table of them) ---- */
+#ifndef DSE_OBJECTIVES_DEF
+#define DSE_OBJECTIVES_DEF "objectives.def"
+#endif
+enum {
+#define OBJ(ID, name, key, unit, label, dir, value, device_value) COST_OBJ_##ID,
+#include DSE_OBJECTIVES_DEF
+#undef OBJ
+    COST_NOBJ
+};
+typedef struct {
+    const char *name;  /* SQL column stem */
+    const char *key;   /* JSON / CSV key */
+    const char *unit;
+    const char *label;
+} cost_objective;
+extern const cost_objective cost_objectives[COST_NOBJ];
+/* The objective vector of a result, and one device's share of each. */
+void cost_objectives_of(const cost_result *r, double obj[COST_NOBJ]);
+void cost_objectives_dev(const cost_device *d, double obj[COST_NOBJ]);
 
 /* Evaluate plan p (built from the model's net, for the model's platform).
  * per_dev may be NULL, else it receives p->ndev entries.  Allocates only

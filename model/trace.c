@@ -199,14 +199,6 @@ void trace_file_free(trace_file *t)
     memset(t, 0, sizeof *t);
 }
 
-static char *dup_str(const char *s)
-{
-    size_t l = strlen(s) + 1;
-    char *c = malloc(l);
-    if (c) memcpy(c, s, l);
-    return c;
-}
-
 static int parse_op(const char *s, plan_op *op)
 {
     for (int k = PLAN_COMPUTE; k <= PLAN_CONCAT; k++)
@@ -255,9 +247,9 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
     ju_str(od, "source", &src, 0, what, err);
     ju_str(od, "network", &netn, 0, what, err);
     ju_str(od, "platform", &pln, 0, what, err);
-    out->source = dup_str(src);
-    out->network = dup_str(netn);
-    out->platform = dup_str(pln);
+    out->source = base_strdup(src);
+    out->network = base_strdup(netn);
+    out->platform = base_strdup(pln);
     out->ndev = cJSON_GetArraySize(dv);
     out->devices = calloc((size_t)out->ndev + 1, sizeof *out->devices);
     cap = cJSON_GetArraySize(ev);
@@ -265,7 +257,7 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
     if (!out->source || !out->network || !out->platform || !out->devices || !out->steps) goto oom;
     for (int d = 0; d < out->ndev; d++) {
         const cJSON *s = cJSON_GetArrayItem(dv, d);
-        if (!(out->devices[d] = dup_str(cJSON_IsString(s) ? s->valuestring : ""))) goto oom;
+        if (!(out->devices[d] = base_strdup(cJSON_IsString(s) ? s->valuestring : ""))) goto oom;
     }
     out->latency_us = numv(od, "latency_us", NAN);
     out->skew_us = numv(od, "clock_skew_us", 0);

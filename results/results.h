@@ -15,11 +15,21 @@
  *    from there.
  *  - The file is in WAL mode with a busy timeout and every write takes the
  *    write lock up front (BEGIN IMMEDIATE), so several processes may write
- *    campaigns into one file at the same time.
+ *    campaigns into one file at the same time.  No wait is unbounded: a
+ *    lock held longer than RES_LOCK_WAIT_S fails with a line naming the
+ *    process that holds it.
+ *  - The objectives are those of model/objectives.def (COST_NOBJ of them,
+ *    in its order); their columns are made from that table, and a database
+ *    made before an objective existed gains its columns when opened for
+ *    writing.
  *
- * Objectives are always three, in this order: energy (J), memory (MB),
- * latency (ms); RES_NOBJ of them.  Genomes are stored as text, the genes
- * in order separated by single spaces ("0 3 1 2").
+ * Genomes are stored as text, the genes in order separated by single
+ * spaces ("0 3 1 2").
+ *
+ * Plots (res_plot_*) are drawn by gnuplot from data files written here;
+ * every output is written completely or not at all (temporary names,
+ * renamed when whole), and every string that reaches a gnuplot script is
+ * made inert first (docs/security.md).
  *
  * Ownership: a res_db owns its SQLite handle and prepared statements.
  * Structures returned by the readers own their strings and arrays and are
@@ -34,10 +44,13 @@
 #include <stddef.h>
 
 #include "base.h"
+#include "cost.h"
 
 #define RES_ERRLEN BASE_ERRLEN
-#define RES_NOBJ 3
-#define RES_SCHEMA_VERSION 1
+#define RES_SCHEMA_VERSION 2
+/* Longest wait for a lock held by another process (seconds); the
+ * environment variable DSE_LOCK_WAIT overrides it (tests). */
+#define RES_LOCK_WAIT_S 30
 
 typedef struct res_db res_db;
 
@@ -87,6 +100,13 @@ void res_campaign_list_free(res_campaign *c, int n);
  * pid and host. */
 int res_campaign_set_status(res_db *db, long long id, const char *status, const char *message,
                             char *err);
+/* Claim a campaign for this process in one atomic step: its status becomes
+ * running with this pid and host only if it is one of `from` (a space-
+ * separated list of statuses, e.g. "interrupted failed"), or running under
+ * a pid of this host that no longer exists (crashed).  Returns 1 claimed,
+ * 0 not claimable (*c then holds the campaign as read, for the message),
+ * -1 on error.  c may be NULL. */
+int res_campaign_claim(res_db *db, long long id, const char *from, res_campaign *c, char *err);
 
 /* ---- generations ---- */
 
@@ -95,7 +115,7 @@ typedef struct {
     long long evaluations; /* cumulative model evaluations (cache hits excluded) */
     long long cache_hits;  /* cumulative offspring answered by the engine's cache */
     double hv;             /* normalised hypervolume, NAN = unknown */
-    double best[RES_NOBJ]; /* best feasible value per objective, NAN = none feasible */
+    double best[COST_NOBJ]; /* best feasible value per objective, NAN = none feasible */
     int front_size;
     int feasible;
     double wall;           /* seconds since the campaign started (summed over resumes) */
@@ -105,7 +125,7 @@ typedef struct {
 typedef struct {
     int n, nvar;
     const int *genomes;  /* n * nvar */
-    const double *obj;   /* n * RES_NOBJ */
+    const double *obj;   /* n * COST_NOBJ */
     const double *cv;    /* n; NULL = all 0 */
     const int *rank;
     const double *crowd;
@@ -132,7 +152,7 @@ typedef struct {
     int idx;              /* index in its population / front */
     int nvar;
     int *genome;          /* nvar genes (owned by the array of points) */
-    double obj[RES_NOBJ];
+    double obj[COST_NOBJ];
     double cv;
     int rank;             /* -1 when not stored (front) */
     double crowd;
@@ -158,23 +178,72 @@ int res_genome_parse(const char *s, int *out, int max);
 /* ---- validations and calibrations (filled by dse validate / calibrate) ---- */
 
 typedef struct {
+    long long id;         /* its row (set by res_validation_add and the reader) */
     long long campaign;
     int point;            /* front index */
     const char *device;   /* device name, NULL = the whole mapping */
-    double pred[RES_NOBJ], meas[RES_NOBJ]; /* NAN = not measured */
+    double pred[COST_NOBJ], meas[COST_NOBJ]; /* values; NAN = not measured */
     const char *status;   /* "ok", "failed", "unmeasured" */
     const char *reason;   /* may be NULL */
 } res_validation;
 
-int res_validation_add(res_db *db, const res_validation *v, char *err);
+/* One Plan step of a validated mapping, predicted beside measured
+ * (docs/results-schema.md, table validation_steps).  Times are ms from
+ * the inference's start; measured ones are those of the traced (median)
+ * inference, NAN when not measured. */
+typedef struct {
+    int device;           /* device index */
+    int step;             /* index in the device's step list */
+    const char *op;       /* "compute", "send", "recv", "concat" */
+    int layer, c0, nc;    /* layer index (-1 = the network input), channels */
+    long long bytes;
+    double pred_start_ms, pred_ms;
+    double meas_start_ms, meas_ms;
+    double meas_med_ms;   /* median duration over the timed inferences */
+} res_step;
+
+/* Store a validation row and (steps may be NULL, n 0) its steps, in one
+ * transaction; v->id is not read; *id (may be NULL) gets the new row's. */
+int res_validation_add(res_db *db, const res_validation *v, const res_step *steps, int nsteps,
+                       long long *id, char *err);
 /* The whole-mapping validation rows of a campaign (device NULL), latest
  * run of each point, in point order; count or -1.  Each row's strings are
  * malloc'd: release the array with res_validations_free. */
 int res_validations(res_db *db, long long campaign, res_validation **out, char *err);
 void res_validations_free(res_validation *v, int n);
+/* The steps of validation row id, device by device in step order; count
+ * or -1; release with res_steps_free. */
+int res_validation_steps(res_db *db, long long id, res_step **out, char *err);
+void res_steps_free(res_step *s, int n);
 /* Store a coefficients file (JSON text) and its fit report (JSON, may be NULL). */
 int res_calibration_add(res_db *db, const char *platform, const char *network,
                         const char *coeffs, const char *report, long long *id, char *err);
+
+/* ---- plots (gnuplot; results/plot.c) ---- */
+
+/* What dse plot draws for campaigns ids[0..n) of db into folder dir
+ * (created if missing; its parent must exist): the front (2-D projections
+ * of every pair of objectives and 3-D views coloured by the others, each
+ * point labelled with its index), convergence and hypervolume, predicted
+ * vs measured and the Gantt charts of validated points.  point >= 0
+ * (with one campaign): also the picture of that front point's mapping,
+ * drawn from the mapping given (layers x devices, channel shares, bytes).
+ * The data files and scripts are written first, with every number exact,
+ * so a user can re-plot by hand.  Returns 0, -1 with err (bad usage: a
+ * campaign or point that does not exist, an unusable folder), or -2
+ * (gnuplot missing or failing, a write failing midway: nothing half-
+ * written is left).  out receives the written PNG paths, one per line
+ * (malloc'd, may be NULL). */
+typedef struct {
+    int ndev;                 /* the mapping's devices */
+    const char *const *dev;   /* their names */
+    int nlayers;
+    const char *const *layer; /* layer names */
+    const double *share;      /* nlayers x ndev: share of the layer's output channels */
+    const long long *bytes;   /* ndev x ndev: payload bytes sent from row to column */
+} res_mapping_picture;
+int res_plot(res_db *db, const long long *ids, int n, const char *dir, int point,
+             const res_mapping_picture *pic, char **out, char *err);
 
 /* ---- raw access for tools and tests ---- */
 /* The underlying sqlite3 handle (type-erased, so this header needs no

@@ -1,11 +1,11 @@
-/* launch.c -- rt_run_job: fork + exec in a new process group, non-blocking
+/* launch.c -- rt_run_job and reading what a job left: fork + exec in a new process group, non-blocking
  * pipes drained while polling for exit, deadline and stop flag.
  *
  * Invariant: the whole process group is SIGKILLed before returning (a
  * no-op when it already ended), so no rank of a failed or abandoned job
  * outlives the call.
  */
-#include "launch.h"
+#include "runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,13 +46,6 @@ static void drain(int fd, sbuf *b)
     }
 }
 
-static double elapsed(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 static void pick_line(const char *text, const char *prefer, char *errline, size_t errlen)
 {
     const char *line = prefer && prefer[0] ? strstr(text, prefer) : NULL;
@@ -70,12 +63,12 @@ static void pick_line(const char *text, const char *prefer, char *errline, size_
 }
 
 int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t *stop,
-               const char *prefer, char **out, char *errline, size_t errlen)
+               const char *prefer, char **out, char **errtext, char *errline, size_t errlen)
 {
     sbuf so = {NULL, 0, 0, 0}, se = {NULL, 0, 0, STDERR_KEEP};
     int po[2] = {-1, -1}, pe[2] = {-1, -1}, rc;
     if (errlen) errline[0] = 0;
-    *out = NULL;
+    if (out) *out = NULL;
     if (pipe(po) || pipe(pe)) {
         snprintf(errline, errlen, "cannot create pipes: %s", strerror(errno));
         rc = RT_JOB_NOSTART;
@@ -91,7 +84,7 @@ int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t 
         setpgid(0, 0); /* own group: a kill reaches mpirun and every rank */
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
-        dup2(po[1], 1);
+        if (out) dup2(po[1], 1);
         dup2(pe[1], 2);
         close(po[0]);
         close(pe[0]);
@@ -105,8 +98,7 @@ int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t 
     po[1] = pe[1] = -1;
     fcntl(po[0], F_SETFL, O_NONBLOCK);
     fcntl(pe[0], F_SETFL, O_NONBLOCK);
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = base_now();
     int status = 0, killed = 0;
     for (;;) {
         drain(po[0], &so);
@@ -116,7 +108,7 @@ int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t 
         if (!killed && stop && *stop) {
             kill(-pid, SIGKILL);
             killed = RT_JOB_INTERRUPTED;
-        } else if (!killed && timeout_s > 0 && elapsed(&t0) > timeout_s) {
+        } else if (!killed && timeout_s > 0 && base_now() - t0 > timeout_s) {
             kill(-pid, SIGKILL);
             killed = RT_JOB_TIMEOUT;
         }
@@ -135,9 +127,25 @@ done:
         if (po[i] >= 0) close(po[i]);
         if (pe[i] >= 0) close(pe[i]);
     }
-    free(se.p);
-    *out = so.p ? so.p : calloc(1, 1);
+    if (errtext) *errtext = se.p ? se.p : calloc(1, 1);
+    else free(se.p);
+    if (out) *out = so.p ? so.p : calloc(1, 1);
+    else free(so.p);
     return rc;
+}
+
+int rt_dead_rank(const char *text, char *how, size_t n)
+{
+    /* Open MPI 4: "mpirun noticed that process rank 1 with PID 0 on node
+     * vm exited on signal 6 (Aborted)." */
+    const char *p = text ? strstr(text, "process rank ") : NULL;
+    int rank;
+    if (!p || sscanf(p, "process rank %d", &rank) != 1) return -1;
+    const char *e = strstr(p, "exited on ");
+    size_t l = e ? strcspn(e + 10, ".\n") : 0;
+    snprintf(how, n, "%.*s", (int)l, e ? e + 10 : "");
+    if (!e) snprintf(how, n, "died");
+    return rank;
 }
 
 const char *rt_self_exe(void)

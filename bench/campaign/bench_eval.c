@@ -52,7 +52,7 @@ int main(int argc, char **argv)
             const int *lo, *hi;
             camp_bounds(c, &lo, &hi);
             int *g = malloc((size_t)B * nv * sizeof *g);
-            double *obj = malloc((size_t)B * CAMP_NOBJ * sizeof *obj), *cv = malloc(B * sizeof *cv);
+            double *obj = malloc((size_t)B * COST_NOBJ * sizeof *obj), *cv = malloc(B * sizeof *cv);
             rng = 88172645463325252ull;
             long long n = 0;
             double t0 = base_now(), el;

@@ -30,8 +30,7 @@
 #include "campaign.h"
 #include "chrom.h"
 #include "cost.h"
-#include "exec.h"
-#include "launch.h"
+#include "runtime.h"
 #include "mapping.h"
 #include "plan.h"
 #include "results.h"
@@ -279,13 +278,13 @@ static void on_sig(int s) { g_stop = s; }
  * a run during which other processes took more than max_foreign of the
  * CPU is done again, for at most max_wait seconds, after which the least
  * disturbed run is kept.  0, or -1 if the job failed. */
-static int measure(const char *dse, const char *network, const char *platform, const char *mpath,
-                   const char *bench, const char *to, double timeout, int ndev, double quiet,
+static int measure(const char *dse, const char *network, const char *plat_file, const char *mpath,
+                   const char *bench, double timeout, const platform *pl, double quiet,
                    double max_wait, double max_foreign, const char *what, run_result *out)
 {
-    const char *args[] = {dse, "exec", "--network", network, "--platform", platform,
-                          "--mapping", mpath, "--bench", bench, "--json", "--timeout", to};
-    const char *av[40];
+    int ndev = pl->ndev;
+    int warm = 4, reps = 20;
+    if (sscanf(bench, "%d,%d", &warm, &reps) != 2) return -1;
     double t_start = base_now();
     int have = 0;
     memset(out, 0, sizeof *out);
@@ -293,35 +292,31 @@ static int measure(const char *dse, const char *network, const char *platform, c
     while (!g_stop) {
         if (have && base_now() - t_start > max_wait) break;
         wait_quiet(quiet, max_wait - (base_now() - t_start));
-        rt_mpirun_argv(ndev, NULL, NULL, args, (int)(sizeof args / sizeof *args), av);
-        rt_mpirun_env();
-        char *txt = NULL, eline[400];
+        char e[BASE_ERRLEN];
+        rt_result r;
+        rt_measure_opts mo = {dse, network, plat_file, mpath, -1, pl, NULL, NULL, NULL, warm, reps,
+                              timeout, 1, NULL, 0, &g_stop};
         cpu_mark m0 = cpu_mark_now();
-        int jrc = rt_run_job(av, timeout + 60, &g_stop, "dse exec:", &txt, eline, sizeof eline);
+        int jrc = rt_measure(&mo, &r, e);
         double foreign = cpu_foreign(&m0);
-        cJSON *res = jrc == 0 ? cJSON_Parse(txt) : NULL;
-        free(txt);
-        if (!res) {
-            fprintf(stderr, "bench_fidelity: %s: run failed (exit %d): %s\n", what, jrc, eline);
+        if (jrc) {
+            fprintf(stderr, "bench_fidelity: %s: run failed: %s\n", what, e);
             return -1;
         }
         if (foreign < out->foreign) {
-            const cJSON *ob = cJSON_GetObjectItem(res, "objectives");
-            const cJSON *devs = cJSON_GetObjectItem(res, "devices");
-            out->lat = cJSON_GetObjectItem(ob, "latency_ms")->valuedouble;
-            out->mem = cJSON_GetObjectItem(ob, "memory_mb")->valuedouble;
+            double obj[COST_NOBJ];
+            rt_objectives(&r, obj);
+            out->lat = obj[COST_OBJ_LATENCY];
+            out->mem = obj[COST_OBJ_MEMORY];
             out->foreign = foreign;
-            for (int d = 0; d < ndev && d < MAXDEV; d++) {
-                const cJSON *jd = cJSON_GetArrayItem(devs, d);
-                if (!jd) continue;
-                out->dev[d][0] = cJSON_GetObjectItem(jd, "busy_ms")->valuedouble;
-                out->dev[d][1] = cJSON_GetObjectItem(jd, "wait_ms")->valuedouble;
-                out->dev[d][2] = cJSON_GetObjectItem(jd, "finish_ms")->valuedouble;
-                out->dev[d][3] = cJSON_GetObjectItem(jd, "peak_rss_mb")->valuedouble;
+            for (int d = 0; d < ndev && d < MAXDEV && d < r.ndev; d++) {
+                out->dev[d][0] = r.dev[d].busy_ms;
+                out->dev[d][1] = r.dev[d].wait_ms;
+                out->dev[d][2] = r.dev[d].finish_ms;
+                out->dev[d][3] = r.dev[d].peak_rss_mb;
             }
             have = 1;
         }
-        cJSON_Delete(res);
         if (foreign <= max_foreign) break;
         fprintf(stderr, "     (run of %s disturbed: other processes took %.0f%% of the CPU; %s)\n", what,
                 100 * foreign, base_now() - t_start > max_wait ? "keeping the least disturbed" : "again");
@@ -478,8 +473,6 @@ int main(int argc, char **argv)
      * drifts over minutes (other virtual machines on the host) then
      * shifts every mapping alike, and each mapping's figure is the median
      * over the rounds. */
-    char to[32];
-    snprintf(to, sizeof to, "%g", timeout);
     int single_of[MAXDEV]; /* the point of each device's single-device mapping */
     for (int d = 0; d < ndev; d++) single_of[d] = -1;
     for (int i = 0; i < n; i++)
@@ -510,7 +503,7 @@ int main(int argc, char **argv)
                 for (int d = 0; d < ndev && !isnan(ref); d++) {
                     if (P->w[d] <= 0) continue;
                     const point *S = &pts[single_of[d]];
-                    if (measure(dse, network, plat_arg, S->mpath, bench, to, timeout, ndev, quiet,
+                    if (measure(dse, network, plat_arg, S->mpath, bench, timeout, pl, quiet,
                                 max_wait, max_foreign, S->source, &R))
                         ref = NAN;
                     else
@@ -521,7 +514,7 @@ int main(int argc, char **argv)
                     continue;
                 }
             }
-            if (measure(dse, network, plat_arg, P->mpath, bench, to, timeout, ndev, quiet, max_wait,
+            if (measure(dse, network, plat_arg, P->mpath, bench, timeout, pl, quiet, max_wait,
                         max_foreign, P->source, &R)) {
                 P->failed = 1;
                 continue;

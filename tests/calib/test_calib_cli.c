@@ -13,7 +13,7 @@
  */
 #include "calib.h"
 #include "cost.h"
-#include "launch.h"
+#include "runtime.h"
 #include "results.h"
 #include "tcheck.h"
 #include "tfile.h"
@@ -68,7 +68,7 @@ static int dse(const char *env, const char *args, double timeout, char **errtxt)
     char cmd[4096], *out, line[256];
     snprintf(cmd, sizeof cmd, "exec env %s %s %s 2>%s", env ? env : "", DSE_BIN, args, path("err.txt"));
     const char *av[] = {"sh", "-c", cmd, NULL};
-    int rc = rt_run_job(av, timeout, NULL, NULL, &out, line, sizeof line);
+    int rc = rt_run_job(av, timeout, NULL, NULL, &out, NULL, line, sizeof line);
     free(out);
     *errtxt = slurp(path("err.txt"));
     return rc;
@@ -235,7 +235,7 @@ static double idle_rank_rss(void)
     snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network toy6 --platform %s --single 0 --json",
              DSE_BIN, DSE_BIN, path("plat.json"));
     const char *av[] = {"sh", "-c", cmd, NULL};
-    int rc = rt_run_job(av, 120, NULL, NULL, &out, line, sizeof line);
+    int rc = rt_run_job(av, 120, NULL, NULL, &out, NULL, line, sizeof line);
     cJSON *j = rc == 0 ? cJSON_Parse(out) : NULL;
     double v = NAN;
     const cJSON *d = j ? cJSON_GetArrayItem(cJSON_GetObjectItem(j, "devices"), 1) : NULL;

@@ -17,7 +17,7 @@
  * (idle fraction below 0.6 at the start, or other processes taking more
  * than 25% of the CPU during the median run).
  */
-#include "launch.h"
+#include "runtime.h"
 #include "tcheck.h"
 
 #include <unistd.h>
@@ -96,7 +96,7 @@ static double reference_ms(int dev, int n)
              "--single %d --bench 2,20 --json", DSE_BIN, DSE_BIN, dev);
     const char *av[] = {"sh", "-c", cmd, NULL};
     for (int i = 0; i < n && i < 8; i++) {
-        int rc = rt_run_job(av, 300, NULL, "dse exec:", &out, line, sizeof line);
+        int rc = rt_run_job(av, 300, NULL, "dse exec:", &out, NULL, line, sizeof line);
         const char *p = rc ? NULL : strstr(out, "\"objectives\"");
         if (p) p = strstr(p, "\"latency_ms\":");
         if (p && sscanf(p + 13, "%lf", &v[k]) == 1) k++;
@@ -124,7 +124,7 @@ int main(void)
     snprintf(cmd, sizeof cmd, "%s calibrate --platform local-2 --network alexnet-bvlc --quick -o %s/c.json --db %s/c.db",
              DSE_BIN, dir, dir);
     const char *av[] = {"sh", "-c", cmd, NULL};
-    int rc = rt_run_job(av, 600, NULL, "dse calibrate:", &out, line, sizeof line);
+    int rc = rt_run_job(av, 600, NULL, "dse calibrate:", &out, NULL, line, sizeof line);
     free(out);
     CHECK(rc == 0, "calibrate: exit %d: %s", rc, line);
     if (rc) return 1;
@@ -133,7 +133,7 @@ int main(void)
              "--campaigns naive,hybrid:2,vertical --pop 12 --gens 6 --per-front 2 --random 5 "
              "--bench 2,20 --rounds 3 --quiet 0.8 --max-wait 5 --max-foreign 0.15 --pair",
              FIDELITY_BIN, DSE_BIN, dir, dir);
-    rc = rt_run_job(av, 900, NULL, "bench_fidelity:", &out, line, sizeof line);
+    rc = rt_run_job(av, 900, NULL, "bench_fidelity:", &out, NULL, line, sizeof line);
     free(out);
     CHECK(rc == 0, "bench_fidelity: exit %d: %s", rc, line);
     char csv[400];

@@ -2,7 +2,7 @@
  * stderr line chosen, the deadline and the stop flag kill the whole process
  * group (grandchildren included), a missing program is reported. */
 #include "base.h"
-#include "launch.h"
+#include "runtime.h"
 #include "tcheck.h"
 
 #include <errno.h>
@@ -28,25 +28,25 @@ int main(void)
 {
     char *out, line[256];
     const char *echo[] = {"sh", "-c", "echo hello; echo 'mpirun: noise' >&2; echo 'dse exec: the real reason' >&2; exit 3", NULL};
-    int rc = rt_run_job(echo, 10, NULL, "dse exec:", &out, line, sizeof line);
+    int rc = rt_run_job(echo, 10, NULL, "dse exec:", &out, NULL, line, sizeof line);
     CHECK(rc == 3, "exit code %d", rc);
     CHECK(!strcmp(out, "hello\n"), "stdout [%s]", out);
     CHECK(!strcmp(line, "dse exec: the real reason"), "preferred line [%s]", line);
     free(out);
-    rc = rt_run_job(echo, 10, NULL, NULL, &out, line, sizeof line);
+    rc = rt_run_job(echo, 10, NULL, NULL, &out, NULL, line, sizeof line);
     CHECK(!strcmp(line, "mpirun: noise"), "first line [%s]", line);
     free(out);
 
     /* A megabyte of output is collected whole (the pipe never blocks it). */
     const char *big[] = {"sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' a", NULL};
-    rc = rt_run_job(big, 30, NULL, NULL, &out, line, sizeof line);
+    rc = rt_run_job(big, 30, NULL, NULL, &out, NULL, line, sizeof line);
     CHECK(rc == 0 && strlen(out) == 1000000 && out[999999] == 'a', "big output: rc %d len %zu", rc, strlen(out));
     free(out);
 
     /* Deadline: the job and its grandchild are killed. */
     const char *slow[] = {"sh", "-c", "sleep 60 & echo $!; wait", NULL};
     double t0 = base_now();
-    rc = rt_run_job(slow, 0.5, NULL, NULL, &out, line, sizeof line);
+    rc = rt_run_job(slow, 0.5, NULL, NULL, &out, NULL, line, sizeof line);
     double dt = base_now() - t0;
     long gpid = atol(out);
     CHECK(rc == RT_JOB_TIMEOUT, "timeout code %d", rc);
@@ -60,19 +60,19 @@ int main(void)
     volatile sig_atomic_t stop = 1;
     const char *sl[] = {"sleep", "30", NULL};
     t0 = base_now();
-    rc = rt_run_job(sl, 0, &stop, NULL, &out, line, sizeof line);
+    rc = rt_run_job(sl, 0, &stop, NULL, &out, NULL, line, sizeof line);
     CHECK(rc == RT_JOB_INTERRUPTED && base_now() - t0 < 5, "stop: rc %d after %.1f s", rc, base_now() - t0);
     free(out);
 
     /* Death by signal. */
     const char *sig[] = {"sh", "-c", "kill -9 $$", NULL};
-    rc = rt_run_job(sig, 10, NULL, NULL, &out, line, sizeof line);
+    rc = rt_run_job(sig, 10, NULL, NULL, &out, NULL, line, sizeof line);
     CHECK(rc == 128 + 9, "signal: rc %d", rc);
     free(out);
 
     /* A program that does not exist. */
     const char *none[] = {"/nonexistent/dse-nothing", NULL};
-    rc = rt_run_job(none, 10, NULL, NULL, &out, line, sizeof line);
+    rc = rt_run_job(none, 10, NULL, NULL, &out, NULL, line, sizeof line);
     CHECK(rc == 127 && strstr(line, "cannot run"), "missing program: rc %d [%s]", rc, line);
     CHECK(out && !out[0], "output of a missing program");
     free(out);

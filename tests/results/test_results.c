@@ -1,6 +1,8 @@
 /* test_results.c -- the results database: schema identity, round trips of
- * every table the campaigns write, one-transaction generations, refusal of
- * foreign files, and two processes writing one file at the same time. */
+ * every table the campaigns write (validation steps included), one-
+ * transaction generations, refusal of foreign files, two processes writing
+ * one file at the same time, migration from schema version 1, bounded lock
+ * waits naming the holder, and the atomic claim of a campaign. */
 #include "results.h"
 
 #include <math.h>
@@ -9,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,9 +175,28 @@ static void test_roundtrip(void)
     CHECK(q1(h, "SELECT count(*) FROM individuals") == N);
     CHECK(q1(h, "SELECT max(gen) FROM generations") == 0);
 
-    res_validation v = {id, 0, "rank0", {1, 2, 3}, {1.5, NAN, 2.5}, "ok", NULL};
-    CHECK(res_validation_add(db, &v, err) == 0);
+    res_validation v = {0, id, 0, "rank0", {1, 2, 3}, {1.5, NAN, 2.5}, "ok", NULL};
+    long long vid = 0;
+    CHECK(res_validation_add(db, &v, NULL, 0, &vid, err) == 0 && vid == 1);
     CHECK(q1(h, "SELECT count(*) FROM validations WHERE meas_memory IS NULL AND device='rank0'") == 1);
+    /* A whole-mapping row with its steps, read back exactly. */
+    res_step st[3] = {{0, 0, "compute", 2, 0, 16, 0, 0.0, 1.25, 0.0, 1.5, 1.4},
+                      {0, 1, "send", 2, 0, 16, 4096, 1.25, 0.01, 1.5, NAN, NAN},
+                      {1, 0, "recv", 2, 0, 16, 4096, 0.0, 1.3, 0.0, 1.6, 1.55}};
+    res_validation w = {0, id, 3, NULL, {1, 2, 3}, {1.5, 2.5, 3.5}, "ok", NULL};
+    CHECK(res_validation_add(db, &w, st, 3, &vid, err) == 0 && vid == 2, "%s", err);
+    res_validation *vs;
+    int nv = res_validations(db, id, &vs, err);
+    CHECK(nv == 1 && vs[0].id == 2 && vs[0].point == 3 && vs[0].meas[2] == 3.5);
+    if (nv > 0) res_validations_free(vs, nv);
+    res_step *rs;
+    int ns = res_validation_steps(db, 2, &rs, err);
+    CHECK(ns == 3, "%d steps: %s", ns, err);
+    for (int i = 0; i < ns && i < 3; i++)
+        CHECK(rs[i].device == st[i].device && rs[i].step == st[i].step && !strcmp(rs[i].op, st[i].op) &&
+              rs[i].bytes == st[i].bytes && rs[i].pred_ms == st[i].pred_ms &&
+              (rs[i].meas_ms == st[i].meas_ms || (isnan(rs[i].meas_ms) && isnan(st[i].meas_ms))));
+    if (ns > 0) res_steps_free(rs, ns);
     long long cid;
     CHECK(res_calibration_add(db, "local-2", "toy6", "{}", NULL, &cid, err) == 0 && cid == 1);
     CHECK(res_campaign_set_status(db, 777, "failed", "x", err) == -1);
@@ -244,6 +268,150 @@ static void test_refusals(void)
     CHECK(!exists("/proc/dse-test.db"));
 }
 
+/* The schema of version 1 (docs/results-schema.md of that version), as
+ * databases written before validation steps hold it. */
+static const char *v1_schema =
+    "CREATE TABLE campaigns(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,"
+    " status TEXT NOT NULL CHECK (status IN ('running','finished','interrupted','failed')),"
+    " created TEXT NOT NULL, updated TEXT NOT NULL, network TEXT, platform TEXT, chromosome TEXT,"
+    " config TEXT NOT NULL, message TEXT, gens_done INTEGER NOT NULL DEFAULT -1,"
+    " evaluations INTEGER NOT NULL DEFAULT 0, pid INTEGER, host TEXT);"
+    "CREATE TABLE generations(campaign INTEGER NOT NULL, gen INTEGER NOT NULL, evaluations"
+    " INTEGER, cache_hits INTEGER, hypervolume REAL, best_energy REAL, best_memory REAL,"
+    " best_latency REAL, front_size INTEGER, feasible INTEGER, wall_time REAL,"
+    " PRIMARY KEY (campaign, gen)) WITHOUT ROWID;"
+    "CREATE TABLE individuals(campaign INTEGER NOT NULL, gen INTEGER NOT NULL, idx INTEGER NOT"
+    " NULL, genome TEXT NOT NULL, energy REAL, memory REAL, latency REAL, violation REAL,"
+    " rank INTEGER, crowding REAL, PRIMARY KEY (campaign, gen, idx)) WITHOUT ROWID;"
+    "CREATE TABLE front(campaign INTEGER NOT NULL, idx INTEGER NOT NULL, genome TEXT NOT NULL,"
+    " energy REAL, memory REAL, latency REAL, violation REAL, src_gen INTEGER, src_idx INTEGER,"
+    " PRIMARY KEY (campaign, idx)) WITHOUT ROWID;"
+    "CREATE TABLE checkpoints(campaign INTEGER PRIMARY KEY, gen INTEGER NOT NULL, state BLOB NOT NULL);"
+    "CREATE TABLE validations(id INTEGER PRIMARY KEY, campaign INTEGER NOT NULL, point INTEGER"
+    " NOT NULL, device TEXT, pred_energy REAL, meas_energy REAL, pred_memory REAL, meas_memory"
+    " REAL, pred_latency REAL, meas_latency REAL, status TEXT NOT NULL, reason TEXT, created"
+    " TEXT NOT NULL);"
+    "CREATE TABLE calibrations(id INTEGER PRIMARY KEY, created TEXT NOT NULL, platform TEXT,"
+    " network TEXT, coeffs TEXT NOT NULL, report TEXT);"
+    "INSERT INTO campaigns VALUES (1, 'old', 'nsga', 'finished', 't', 't', 'n', 'p', 'c', '{}',"
+    " NULL, 0, 10, 1, 'h');"
+    "INSERT INTO front VALUES (1, 0, '0 1', 1.5, 2.5, 3.5, 0, 0, 0);"
+    "INSERT INTO validations VALUES (1, 1, 0, NULL, 1, NULL, 2, 2.2, 3, 3.3, 'ok', NULL, 't');"
+    "PRAGMA application_id=1146307889; PRAGMA user_version=1;";
+
+/* A version-1 database: read as it is, migrated to version 2 when opened
+ * for writing, its rows kept. */
+static void test_migration(void)
+{
+    char p[512], err[RES_ERRLEN];
+    path(p, "v1.db");
+    sqlite3 *h;
+    sqlite3_open(p, &h);
+    CHECK(sqlite3_exec(h, v1_schema, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(h);
+    res_db *db = res_open(p, RES_OPEN_READ, err);
+    CHECK(db != NULL, "%s", err);
+    if (db) {
+        res_validation *v;
+        int n = res_validations(db, 1, &v, err);
+        CHECK(n == 1 && v[0].meas[1] == 2.2 && isnan(v[0].meas[0]));
+        if (n > 0) res_validations_free(v, n);
+        res_step *st;
+        CHECK(res_validation_steps(db, 1, &st, err) == 0); /* no table: no steps */
+        res_close(db);
+    }
+    sqlite3_open(p, &h);
+    CHECK(q1(h, "PRAGMA user_version") == 1); /* a reader changes nothing */
+    sqlite3_close(h);
+    db = res_open(p, RES_OPEN_WRITE, err);
+    CHECK(db != NULL, "%s", err);
+    if (!db) return;
+    h = res_sqlite(db);
+    CHECK(q1(h, "PRAGMA user_version") == RES_SCHEMA_VERSION);
+    CHECK(q1(h, "SELECT count(*) FROM sqlite_master WHERE name='validation_steps'") == 1);
+    res_point *pt;
+    int n = res_front(db, 1, &pt, err);
+    CHECK(n == 1 && pt[0].obj[2] == 3.5 && pt[0].nvar == 2);
+    if (n > 0) res_points_free(pt, n);
+    res_close(db);
+}
+
+/* A lock held by another process is waited on for a bounded time, and the
+ * failure names the holder. */
+static void test_lock_bounded(void)
+{
+    char p[512], err[RES_ERRLEN];
+    path(p, "locked.db");
+    res_db *db = res_open(p, RES_OPEN_CREATE, err);
+    CHECK(db != NULL);
+    res_close(db);
+    int pipefd[2];
+    CHECK(pipe(pipefd) == 0);
+    pid_t holder = fork();
+    if (holder == 0) {
+        int fd = open(p, O_RDONLY);
+        flock(fd, LOCK_EX);
+        if (write(pipefd[1], "x", 1) != 1) _exit(1);
+        sleep(30);
+        _exit(0);
+    }
+    char c;
+    CHECK(read(pipefd[0], &c, 1) == 1);
+    setenv("DSE_LOCK_WAIT", "1", 1);
+    double t0 = base_now();
+    db = res_open(p, RES_OPEN_WRITE, err);
+    double dt = base_now() - t0;
+    unsetenv("DSE_LOCK_WAIT");
+    char want[64];
+    snprintf(want, sizeof want, "process %ld", (long)holder);
+    CHECK(db == NULL && strstr(err, "locked by") && strstr(err, want), "%s", db ? "opened" : err);
+    CHECK(dt >= 0.9 && dt < 20, "waited %.2f s", dt);
+    res_close(db);
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    close(pipefd[0]), close(pipefd[1]);
+}
+
+/* Two processes claiming one campaign at the same moment: one wins. */
+static void test_claim(void)
+{
+    char p[512], err[RES_ERRLEN];
+    path(p, "claim.db");
+    res_db *db = res_open(p, RES_OPEN_CREATE, err);
+    long long id;
+    CHECK(db && res_campaign_new(db, "c", "nsga", "n", "p", "c", "{}", &id, err) == 0);
+    CHECK(res_campaign_set_status(db, id, "interrupted", NULL, err) == 0);
+    res_close(db);
+    setenv("DSE_FAULT", "claim-pause", 1);
+    pid_t pid[2];
+    for (int w = 0; w < 2; w++)
+        if ((pid[w] = fork()) == 0) {
+            char e[RES_ERRLEN];
+            res_db *d = res_open(p, RES_OPEN_WRITE, e);
+            int r = d ? res_campaign_claim(d, id, "interrupted failed", NULL, e) : -1;
+            res_close(d);
+            _exit(r == 1 ? 0 : r == 0 ? 1 : 2);
+        }
+    unsetenv("DSE_FAULT");
+    int won = 0, lost = 0;
+    for (int w = 0; w < 2; w++) {
+        int status = -1;
+        waitpid(pid[w], &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) won++;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 1) lost++;
+    }
+    CHECK(won == 1 && lost == 1, "%d claimed, %d refused", won, lost);
+    /* A running campaign of a process that is gone can be claimed again. */
+    db = res_open(p, RES_OPEN_WRITE, err);
+    sqlite3_exec(res_sqlite(db), "UPDATE campaigns SET pid = 999999999", NULL, NULL, NULL);
+    res_campaign c;
+    CHECK(res_campaign_claim(db, id, "interrupted failed", &c, err) == 1);
+    res_campaign_free(&c);
+    CHECK(res_campaign_claim(db, id, "interrupted failed", &c, err) == 0 && !strcmp(c.status, "running"));
+    res_campaign_free(&c);
+    res_close(db);
+}
+
 /* Two processes logging campaigns into one file at the same time. */
 static void test_two_writers(void)
 {
@@ -304,6 +472,9 @@ int main(void)
     test_roundtrip();
     test_refusals();
     test_two_writers();
+    test_migration();
+    test_lock_bounded();
+    test_claim();
     if (!check_failures) {
         char cmd[300];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,5 +1,5 @@
-/* exec_trace.c -- dse exec --trace: every step of every rank on a common
- * clock (exec_trace.h; the file format is model/trace.h, docs/traces.md).
+/* trace.c -- dse exec --trace: every step of every rank on a common
+ * clock (rt_internal.h; the file format is model/trace.h, docs/traces.md).
  *
  * Clocks: each rank times its steps with its own MPI_Wtime.  Before the
  * first inference and after the last, rank 0 exchanges at least
@@ -16,9 +16,9 @@
  * trip kept; the drift between the two exchanges is stated too.
  *
  * Invariant: nothing here runs inside a timed inference except the two
- * stores per step that exec.c makes through rt_tracer_rep.
+ * stores per step that rank.c makes through rt_tracer_rep.
  */
-#include "exec_trace.h"
+#include "rt_internal.h"
 
 #include "trace.h"
 

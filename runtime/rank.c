@@ -1,0 +1,277 @@
+/* rank.c -- one rank's interpreter of its step list (rt_internal.h): set
+ * up once, then one inference per rt_rank_run.
+ *
+ * Invariant: a rank touches only its own steps, its own slices' weights and
+ * the tensors its steps produce or receive; every RECV has its buffer and
+ * MPI_Irecv before the inference's first step and its message's size is
+ * checked against the Plan; every tensor buffer is released exactly once
+ * per inference (after its free-list step, or after its pending sends
+ * complete).
+ */
+#include "rt_internal.h"
+
+#include "kernels.h"
+#include "weights.h"
+
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t tensor_floats(const plan *p, int dev, int t)
+{
+    return (size_t)(plan_tensor_of(p, dev, t)->bytes / 4);
+}
+
+int rt_read_input(const char *path, const net *n, float *x, char *err)
+{
+    char pb[BASE_PATHSHOW + 1];
+    size_t want = (size_t)net_shape_numel(n->input);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        base_seterr(err, "%s: cannot open: %s", base_path(path, pb), strerror(errno));
+        return 2;
+    }
+    size_t got = fread(x, sizeof(float), want, f);
+    int extra = fgetc(f) != EOF;
+    fclose(f);
+    if (got != want || extra) {
+        base_seterr(err, "%s: expected %zu float32 values (%dx%dx%d), file has %s",
+                    base_path(path, pb), want, n->input.c, n->input.h, n->input.w,
+                    extra ? "more" : "fewer");
+        return 2;
+    }
+    return 0;
+}
+
+int rt_rank_setup(rt_rank *s, const net *n, const plan *p, int dev, const char *input,
+                  uint64_t seed, char *err)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->p = p;
+    s->dev = dev;
+    s->nsteps = plan_nsteps_dev(p, dev);
+    s->st = plan_steps_dev(p, dev);
+    s->fault = rt_fault_for(dev);
+    int ntens = p->tensor0[dev + 1] - p->tensor0[dev];
+    s->wts = calloc((size_t)s->nsteps + 1, sizeof *s->wts);
+    s->buf = calloc((size_t)ntens + 1, sizeof *s->buf);
+    s->sending = calloc((size_t)ntens + 1, sizeof(int));
+    s->dead = calloc((size_t)ntens + 1, sizeof(int));
+    s->rreq = malloc(((size_t)s->nsteps + 1) * sizeof(MPI_Request));
+    s->sreq = malloc(((size_t)s->nsteps + 1) * sizeof(MPI_Request));
+    s->sreq_tensor = malloc(((size_t)s->nsteps + 1) * sizeof(int));
+    if (!s->wts || !s->buf || !s->sending || !s->dead || !s->rreq || !s->sreq || !s->sreq_tensor) {
+        base_seterr(err, "device %d: out of memory", dev);
+        return 1;
+    }
+    /* Weights: one arena for all my slices (streamed every inference, so
+     * huge pages), an ONNX file's initializers read once. */
+    size_t wtotal = 0, work = 0;
+    for (int i = 0; i < s->nsteps; i++) {
+        const plan_step *st = &s->st[i];
+        if (st->op != PLAN_COMPUTE) continue;
+        wtotal += (size_t)net_slice_weights(n, st->layer, st->c0, st->nc);
+        size_t w = kern_workspace_floats(n, st->layer, st->nc);
+        if (w > work) work = w;
+    }
+    if (wtotal && !(s->warena = kern_alloc_streamed(wtotal))) {
+        base_seterr(err, "device %d: out of memory for %zu weights", dev, wtotal);
+        return 1;
+    }
+    float *whole = NULL;
+    if (wtotal && weights_in_onnx(n) && !(whole = weights_load(n, err))) return 1;
+    int rc = 0;
+    for (size_t i = 0, off = 0; !rc && i < (size_t)s->nsteps; i++) {
+        const plan_step *st = &s->st[i];
+        size_t nf = st->op == PLAN_COMPUTE ? (size_t)net_slice_weights(n, st->layer, st->c0, st->nc) : 0;
+        if (!nf) continue;
+        s->wts[i] = s->warena + off;
+        off += nf;
+        if (kern_weights_fill(n, whole, st->layer, st->c0, st->nc, seed, s->wts[i], err)) rc = 1;
+    }
+    free(whole);
+    if (rc) return rc;
+    if (work && !(s->work = malloc(work * sizeof(float)))) {
+        base_seterr(err, "device %d: out of memory for the workspace", dev);
+        return 1;
+    }
+    if (dev == p->source) {
+        if (!(s->input = malloc((size_t)net_shape_numel(n->input) * sizeof(float)))) {
+            base_seterr(err, "device %d: out of memory for the input", dev);
+            return 1;
+        }
+        if (input) return rt_read_input(input, n, s->input, err);
+        kern_input_gen(n, seed ^ 0x1234567ull, s->input);
+    }
+    return 0;
+}
+
+void rt_rank_free(rt_rank *s)
+{
+    free(s->warena);
+    free(s->wts);
+    free(s->work);
+    free(s->buf);
+    free(s->sending);
+    free(s->dead);
+    free(s->rreq);
+    free(s->sreq);
+    free(s->sreq_tensor);
+    free(s->input);
+    memset(s, 0, sizeof *s);
+}
+
+static void release(rt_rank *s, int t)
+{
+    free(s->buf[t]);
+    s->buf[t] = NULL;
+    s->dead[t] = 0;
+}
+
+/* Free tensors whose sends have completed. */
+static void reap_sends(rt_rank *s, int wait_all)
+{
+    for (int i = 0; i < s->nsteps; i++) {
+        if (s->sreq[i] == MPI_REQUEST_NULL) continue;
+        int done = 0;
+        if (wait_all) {
+            MPI_Wait(&s->sreq[i], MPI_STATUS_IGNORE);
+            done = 1;
+        } else {
+            MPI_Test(&s->sreq[i], &done, MPI_STATUS_IGNORE);
+        }
+        if (!done) continue;
+        int t = s->sreq_tensor[i];
+        if (--s->sending[t] == 0 && s->dead[t]) release(s, t);
+    }
+}
+
+/* The receive of step i is complete: its message must have the Plan's
+ * size (a peer that built another Plan sends other sizes; MPI itself
+ * refuses a larger one, MPI_ERR_TRUNCATE, under MPI_ERRORS_RETURN). */
+static int recv_done(rt_rank *s, int i, char *err)
+{
+    const plan_step *st = &s->st[i];
+    MPI_Status status;
+    int rc = MPI_Wait(&s->rreq[i], &status), count = -1;
+    if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_FLOAT, &count);
+    size_t want = tensor_floats(s->p, s->dev, st->tensor);
+    if (rc != MPI_SUCCESS || count != (int)want) {
+        base_seterr(err, "rank %d: message %d from rank %d has %s, its Plan says %zu bytes: the "
+                    "ranks run different Plans", s->dev, st->msg, st->peer,
+                    rc == MPI_SUCCESS ? "another size" : "more bytes", want * 4);
+        return -1;
+    }
+    return 0;
+}
+
+int rt_rank_run(rt_rank *s, float *out, char *err)
+{
+    const plan *p = s->p;
+    const net *n = s->n;
+    int d = s->dev;
+    int ntens = p->tensor0[d + 1] - p->tensor0[d];
+    double t0 = MPI_Wtime();
+    if (s->rec) *s->rec_origin = t0;
+    s->busy = s->wait = 0;
+    s->sent = s->recvd = 0;
+    for (int t = 0; t < ntens; t++) {
+        s->buf[t] = NULL;
+        s->sending[t] = s->dead[t] = 0;
+    }
+    if (d == p->source) {
+        size_t nf = tensor_floats(p, d, p->input_tensor);
+        s->buf[p->input_tensor] = malloc(nf * sizeof(float));
+        if (!s->buf[p->input_tensor]) goto oom;
+        memcpy(s->buf[p->input_tensor], s->input, nf * sizeof(float));
+    }
+    for (int i = 0; i < s->nsteps; i++) {
+        s->rreq[i] = s->sreq[i] = MPI_REQUEST_NULL;
+        const plan_step *st = &s->st[i];
+        if (st->op != PLAN_RECV) continue;
+        size_t nf = tensor_floats(p, d, st->tensor);
+        if (!(s->buf[st->tensor] = malloc(nf * sizeof(float)))) goto oom;
+        MPI_Irecv(s->buf[st->tensor], (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD,
+                  &s->rreq[i]);
+    }
+    for (int i = 0; i < s->nsteps; i++) {
+        const plan_step *st = &s->st[i];
+        double a = MPI_Wtime();
+        switch (st->op) {
+        case PLAN_COMPUTE: {
+            const float *ins[64];
+            if (st->narg > 64) {
+                base_seterr(err, "layer %s has more than 64 inputs", n->layers[st->layer].name);
+                return -1;
+            }
+            for (int k = 0; k < st->narg; k++) ins[k] = s->buf[p->args[st->arg0 + k]];
+            size_t nf = tensor_floats(p, d, st->tensor);
+            float *o = malloc(nf * sizeof(float));
+            if (!o) goto oom;
+            if (s->fault == RT_FAULT_ABORT) abort();
+            if (s->fault == RT_FAULT_STALL)
+                for (;;) pause();
+            if (kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o, s->work, err)) {
+                free(o);
+                return -1;
+            }
+            if (s->fault == RT_FAULT_CORRUPT) o[0] += 1.0f;
+            s->buf[st->tensor] = o;
+            break;
+        }
+        case PLAN_CONCAT: {
+            size_t nf = tensor_floats(p, d, st->tensor), off = 0;
+            float *o = malloc(nf * sizeof(float));
+            if (!o) goto oom;
+            for (int k = 0; k < st->narg; k++) {
+                int t = p->args[st->arg0 + k];
+                size_t m = tensor_floats(p, d, t);
+                memcpy(o + off, s->buf[t], m * sizeof(float));
+                off += m;
+            }
+            s->buf[st->tensor] = o;
+            break;
+        }
+        case PLAN_SEND: {
+            size_t nf = tensor_floats(p, d, st->tensor);
+            MPI_Isend(s->buf[st->tensor], (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD,
+                      &s->sreq[i]);
+            s->sreq_tensor[i] = st->tensor;
+            s->sending[st->tensor]++;
+            s->sent += (int64_t)nf * 4;
+            break;
+        }
+        case PLAN_RECV:
+            if (recv_done(s, i, err)) return -1;
+            s->recvd += (int64_t)tensor_floats(p, d, st->tensor) * 4;
+            break;
+        }
+        double b = MPI_Wtime();
+        if (st->op == PLAN_RECV) s->wait += b - a;
+        else if (st->op != PLAN_SEND) s->busy += b - a;
+        if (s->rec) {
+            s->rec[2 * i] = a - t0;
+            s->rec[2 * i + 1] = b - t0;
+        }
+        for (int k = 0; k < st->nfree; k++) {
+            int t = p->args[st->free0 + k];
+            if (s->sending[t]) s->dead[t] = 1;
+            else release(s, t);
+        }
+        if (st->op != PLAN_SEND) reap_sends(s, 0);
+    }
+    if (d == p->out_dev && out)
+        memcpy(out, s->buf[p->out_tensor], tensor_floats(p, d, p->out_tensor) * sizeof(float));
+    s->finish = MPI_Wtime() - t0;
+    reap_sends(s, 1);
+    for (int t = 0; t < ntens; t++)
+        if (s->buf[t]) release(s, t);
+    return 0;
+oom:
+    base_seterr(err, "device %d: out of memory", d);
+    return -1;
+}

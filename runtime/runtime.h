@@ -1,0 +1,233 @@
+/* runtime.h -- the MPI runtime (DESIGN section 9): executes a Plan for real,
+ * launches such jobs, and measures mappings.  The whole public API of
+ * runtime/, prefix rt_.
+ *
+ * Executing (rt_exec, rt_exec_plan; runtime/exec.c, runtime/rank.c):
+ * rank r is device r of the platform.  Every rank builds the same Plan
+ * from the same files -- and checks that it did: the ranks agree on a
+ * digest of network, platform and mapping before anything runs -- keeps
+ * only its own step list, allocates only its slices' weights, and
+ * interprets the steps: COMPUTE runs a kernel (kernels/kernels.h), SEND is
+ * an MPI_Isend issued as soon as the tensor exists, RECV buffers are
+ * allocated and their MPI_Irecv posted when an inference starts and waited
+ * on at the RECV step (a message of another size than the Plan's is an
+ * error, never a write past a buffer), CONCAT copies slices (channel-major
+ * slices of an NCHW tensor are contiguous).  Tensors are freed after the
+ * step whose free list names them; a tensor still being sent is freed as
+ * soon as its sends complete.  The cost model (model/cost.h) reads the
+ * same Plan with these semantics.  Both are collective: every rank of
+ * MPI_COMM_WORLD calls them; results are gathered on rank 0; errors are
+ * returned (same code on every rank), err filled on rank 0.
+ *
+ * Launching (rt_run_job, rt_mpirun_argv; runtime/launch.c, board.c): the
+ * one way dse starts `mpirun ... dse ...` jobs, with a deadline; when
+ * rt_run_job returns, the job and everything it started is gone.
+ *
+ * Measuring (rt_measure; runtime/measure.c, record.c): one mapping run as
+ * a job of `dse exec --json`, its record parsed back into an rt_result --
+ * the one way dse validate, dse calibrate and the fidelity benchmark
+ * measure, and the one definition of the record's format.
+ *
+ * Nothing here prints.  Exit-code-like returns: 0 ok, 1 runtime failure
+ * (a rank died or stalled, a mismatch, I/O), 2 bad input (files, rank
+ * count, GPU work, ranks that read different files).
+ */
+#ifndef DSE_RUNTIME_H
+#define DSE_RUNTIME_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net.h"
+#include "plan.h"
+#include "platform.h"
+
+#define RT_MAX_DEV 64
+
+/* ---- executing ---- */
+
+typedef struct {
+    const char *network;  /* zoo name or file */
+    const char *platform; /* preset or file */
+    const char *mapping;  /* mapping file (dse-mapping JSON), or NULL with single_dev */
+    int single_dev;       /* with mapping == NULL: everything on this device */
+    const char *input;    /* raw float32 NCHW input file, or NULL (generated) */
+    const char *output;   /* write the network output here (raw float32), or NULL */
+    int warmup, reps;     /* benchmark: warm-up and timed inferences (0, 1 = one run) */
+    double timeout_s;     /* > 0: a rank exceeding it aborts the job; 0: wait forever;
+                             < 0: rt_default_timeout of the Plan */
+    uint64_t seed;        /* generated weights and input */
+    const char *trace;    /* write the timeline of the median timed inference here
+                             (model/trace.h; rank 0 writes), or NULL */
+    int check;            /* compare the first output with the single-device run:
+                             every |y - ref| <= 1e-4 |ref| + 1e-5 max|ref| (float32
+                             rounding grows through deep nets; the absolute floor
+                             keeps near-zero outputs from failing on noise) */
+} rt_options;
+
+typedef struct {
+    char name[64];
+    int nsteps;
+    double busy_ms;      /* median over timed inferences: compute + concat */
+    double wait_ms;      /* median time blocked in receives */
+    double finish_ms;    /* median time from the start barrier to the last step */
+    int64_t bytes_sent, bytes_recv; /* per inference */
+    double peak_rss_mb;  /* VmHWM of the rank's process, 1 MB = 1e6 bytes */
+    double energy_j;     /* per inference; valid only if energy_measured */
+    int energy_measured;
+} rt_device;
+
+typedef struct {
+    int ndev;
+    rt_device dev[RT_MAX_DEV];
+    int warmup, reps;     /* what was run */
+    double lat_med_ms, lat_min_ms, lat_max_ms; /* barrier to output complete */
+    int out_dev;
+    int checked;          /* the output was compared with the single-device run */
+    double max_abs_err;   /* max |y - ref| */
+    double max_rel_err;   /* max |y - ref| / max(|ref|, 0.1 max|ref|) */
+    int check_ok;
+    int64_t out_numel;
+    double timeout_s;     /* the deadline the ranks ran under (0 = none) */
+} rt_result;
+
+/* Load the files of o, build the Plan, and run it (rt_exec_plan). */
+int rt_exec(const rt_options *o, rt_result *r, char *err);
+/* Run Plan p of network n on platform pl (o's files are not read; its
+ * input, output, warmup, reps, timeout, seed, trace and check are used).
+ * what names the inputs in messages (e.g. the mapping file).  The ranks
+ * first agree on a digest of n, pl and p; one that differs fails the job
+ * with exit 2 naming the rank. */
+int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_options *o,
+                 const char *what, rt_result *r, char *err);
+
+/* The deadline a run gets when none is given (docs/runtime.md): 100 x the
+ * model's latency of the Plan with built-in coefficients per inference
+ * run (warm-up, timed, the check's reference), plus 1 s per 10 MB of the
+ * largest rank's weights, and never less than RT_TIMEOUT_FLOOR_S -- a
+ * floor for sanitizer builds, CPU-throttled boards and emulated CPUs. */
+#define RT_TIMEOUT_FLOOR_S 600.0
+double rt_default_timeout(const net *n, const platform *pl, const plan *p, int warmup, int reps);
+
+/* Energy sensors (DESIGN section 9): a RAPL-style counter (a path ending
+ * in energy_uj, microjoules) or an instantaneous power file in milliwatts
+ * (e.g. a Jetson INA3221 rail), integrated by a thread sampling every 5 ms.
+ * rt_sensor_start returns NULL when the path cannot be read; rt_sensor_stop
+ * returns the joules between start and stop (NAN if the counter wrapped),
+ * the interval's length in *seconds (may be NULL), and frees s. */
+typedef struct rt_sensor rt_sensor;
+rt_sensor *rt_sensor_start(const char *path);
+double rt_sensor_stop(rt_sensor *s, double *seconds);
+
+/* DSE_FAULT=abort@R | stall@R | corrupt@R: the fault the tests inject into
+ * rank R (die, hang, or perturb the first value it computes). */
+typedef enum { RT_FAULT_NONE, RT_FAULT_ABORT, RT_FAULT_STALL, RT_FAULT_CORRUPT } rt_fault;
+rt_fault rt_fault_for(int rank);
+
+/* VmHWM of this process in bytes (0 if unknown). */
+int64_t rt_peak_rss(void);
+
+/* Kernel threads a rank of device dev uses: 1 on `local-*` platforms
+ * (ranks share this machine's cores), else the device's cores.  The
+ * calibration worker times kernels with the same count. */
+int rt_threads(const platform *pl, int dev);
+
+/* ---- boards and launching ---- */
+
+/* Is `board` this machine: localhost, 127.0.0.1, ::1, or this host's name
+ * (with or without its domain)? */
+int rt_board_is_here(const char *board);
+
+/* Where the ranks of a platform's job run.  A `local-*` platform whose
+ * boards are all this machine runs here as mpirun places it (one rank per
+ * core, bound: each runs one kernel thread, rt_threads): returns 0 with
+ * path[0] = 0 and writes nothing.  Any other writes dir/hosts, an Open MPI
+ * hostfile for the sequential mapper (`--map-by seq`): line r is the board
+ * of device r, this machine's boards spelt by its host name, so that rank r
+ * runs on device r's board whatever the order of the devices.  Returns 0
+ * with the file's path in path[len] and the boards other than this machine
+ * in remote[rlen] ("jetson-1, jetson-2", for messages), or -1 with err. */
+int rt_placement_file(const platform *pl, const char *dir, char *path, size_t len, char *remote,
+                      size_t rlen, char *err);
+
+/* Builds `mpirun -np N [flags] prog args...` with what Open MPI needs here
+ * (--oversubscribe; running as root allowed through the
+ * OMPI_ALLOW_RUN_AS_ROOT* variables, set in the environment by
+ * rt_mpirun_env).  hostfile (may be NULL) is a user's hostfile, mapped as
+ * mpirun does by default; seqfile (may be NULL) one from
+ * rt_placement_file, mapped rank by line and not bound to cores (a device
+ * of several cores runs as many kernel threads).  argv_out must hold
+ * 16 + nargs entries; returns its count. */
+int rt_mpirun_argv(int np, const char *hostfile, const char *seqfile, const char *const *args,
+                   int nargs, const char **argv_out);
+void rt_mpirun_env(void);
+
+enum {
+    RT_JOB_NOSTART = -1,      /* fork/exec failed (errline says why) */
+    RT_JOB_TIMEOUT = 124,     /* killed at the deadline */
+    RT_JOB_INTERRUPTED = 130  /* killed because *stop became nonzero */
+};
+
+/* Run argv (argv[0] looked up in PATH) with stdin from /dev/null, collect
+ * its stdout into *out (malloc'd, always NUL-terminated, caller frees; out
+ * NULL: the job writes to this process's stdout) and
+ * pick one line of its stderr into errline: the first line containing
+ * `prefer` (e.g. "dse exec:"; NULL = none), else the first non-empty line.
+ * Kills the job's process group at timeout_s seconds (<= 0: no deadline)
+ * or as soon as *stop (may be NULL) is nonzero.  Returns the job's exit
+ * code, 128 + signal if it died of a signal, or one of the RT_JOB_* codes.
+ * errtext (may be NULL) receives the whole stderr (malloc'd). */
+int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t *stop,
+               const char *prefer, char **out, char **errtext, char *errline, size_t errlen);
+
+/* The rank mpirun reports dead in its stderr text ("process rank 1 ...
+ * exited on signal 6 (Aborted)"), with the signal's description in
+ * how[n]; -1 when it names none. */
+int rt_dead_rank(const char *mpirun_stderr, char *how, size_t n);
+
+/* Absolute path of the running program (for launching itself under
+ * mpirun); "dse" if /proc/self/exe cannot be read.  Static storage. */
+const char *rt_self_exe(void);
+
+/* ---- the record of a run (`dse exec --json`; runtime/record.c) ---- */
+
+/* The JSON record of r (docs/runtime.md), malloc'd; NULL out of memory. */
+char *rt_record_json(const rt_result *r);
+/* Parse a record back; 0, or -1 with err naming what is missing. */
+int rt_record_parse(const char *text, rt_result *r, char *err);
+/* The measured objectives of a run (model/objectives.def), NAN for those
+ * not measured (energy without a sensor on every used device), and one
+ * device's share. */
+void rt_objectives(const rt_result *r, double *obj);
+void rt_objectives_dev(const rt_result *r, int dev, double *obj);
+
+/* ---- measuring a mapping (runtime/measure.c) ---- */
+
+typedef struct {
+    const char *dse;        /* program to launch; NULL = this program */
+    const char *network;    /* files (or zoo / preset names) given to dse exec */
+    const char *platform;
+    const char *mapping;    /* or NULL with single_dev >= 0 */
+    int single_dev;
+    const platform *pl;     /* the platform, for the rank count and placement */
+    const char *hostfile;   /* a user's hostfile, or NULL */
+    const char *seqfile;    /* rt_placement_file's file, or NULL */
+    const char *remote;     /* its remote boards, for messages, or NULL */
+    int warmup, reps;
+    double timeout_s;       /* the ranks' deadline (dse exec --timeout); the job is
+                               killed 30 s after it.  <= 0: rt_default_timeout's rule,
+                               applied by dse exec, and the job killed after an hour */
+    uint64_t seed;
+    const char *trace;      /* dse exec --trace file, or NULL */
+    int no_check;
+    volatile sig_atomic_t *stop;
+} rt_measure_opts;
+
+/* Run the job and parse its record into r.  Returns 0; 1 when the run
+ * failed (a rank died -- err names it --, timed out, a mismatch, an
+ * unreadable record) or 2 when dse exec refused its input; err says why
+ * in one line (without a "dse exec:" prefix). */
+int rt_measure(const rt_measure_opts *o, rt_result *r, char *err);
+
+#endif

@@ -1,0 +1,354 @@
+/* validate.c -- val_run (validate.h): choose front points, predict each
+ * with the campaign's own model, measure it on the runtime with a trace,
+ * line the measured steps up with the predicted ones, store everything.
+ *
+ * Invariant: a point's measured steps are matched to its predicted ones
+ * only when both traces name the same steps in the same order on every
+ * device (trace_same_steps); otherwise its steps are stored predicted
+ * only, and the reason says why.
+ */
+#include "validate.h"
+
+#include "campaign.h"
+#include "jsonutil.h"
+#include "mapping.h"
+#include "plan.h"
+#include "platform.h"
+#include "runtime.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void say(const val_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const val_options *o, const char *fmt, ...)
+{
+    if (!o->progress) return;
+    char line[BASE_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    o->progress(o->ctx, line);
+}
+
+/* Write text to dir/name atomically; the path into out. */
+static int put_file(const char *dir, const char *name, const char *text, char *out, size_t len)
+{
+    char tmp[4200];
+    snprintf(out, len, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    int ok = fputs(text, f) >= 0;
+    if (fclose(f) != 0 || !ok || rename(tmp, out) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Pick front indices: the best per objective (distinct), or n spread
+ * evenly over the front (which camp_load_front sorts by latency). */
+static int choose(const res_point *p, int n, int top, val_point *out)
+{
+    int k = 0;
+    if (top <= 0) {
+        for (int o = 0; o < COST_NOBJ; o++) {
+            int b = 0;
+            for (int i = 1; i < n; i++)
+                if (p[i].obj[o] < p[b].obj[o]) b = i;
+            int dup = 0;
+            for (int j = 0; j < k; j++) dup |= out[j].idx == b;
+            if (dup) continue;
+            out[k].idx = b;
+            snprintf(out[k++].why, sizeof out->why, "best %s", cost_objectives[o].name);
+        }
+        return k;
+    }
+    if (top > n) top = n;
+    for (int j = 0; j < top; j++) {
+        out[k].idx = top == 1 ? 0 : (int)((double)j * (n - 1) / (top - 1) + 0.5);
+        snprintf(out[k++].why, sizeof out->why, "front point");
+    }
+    return k;
+}
+
+static double step_error(const res_step *x) { return fabs(x->meas_med_ms - x->pred_ms); }
+
+/* The steps of p, predicted (span) and, when the measured trace names the
+ * same steps, measured; the compute steps of the largest errors into V. */
+static int steps_of(const plan *p, const platform *pl, const trace_span *span,
+                    const trace_file *meas, res_step *st, val_point *V)
+{
+    int k = 0;
+    for (int d = 0; d < p->ndev; d++)
+        for (int i = 0; i < plan_nsteps_dev(p, d); i++, k++) {
+            const plan_step *s = &plan_steps_dev(p, d)[i];
+            res_step *x = &st[k];
+            x->device = d;
+            x->step = i;
+            x->op = plan_op_name(s->op);
+            x->layer = s->layer;
+            x->c0 = s->c0;
+            x->nc = s->nc;
+            x->bytes = plan_tensor_of(p, d, s->tensor)->bytes;
+            const trace_span *sp = &span[p->step0[d] + i];
+            x->pred_start_ms = sp->t0 * 1e3;
+            x->pred_ms = (sp->t1 - sp->t0) * 1e3;
+            x->meas_start_ms = x->meas_ms = x->meas_med_ms = NAN;
+            if (meas && k < meas->nsteps) {
+                const trace_step *m = &meas->steps[k];
+                x->meas_start_ms = m->ts_us * 1e-3;
+                x->meas_ms = m->dur_us * 1e-3;
+                x->meas_med_ms = m->med_us * 1e-3;
+            }
+        }
+    /* The worst compute steps: the largest |median measured - predicted|,
+     * kept sorted, largest first. */
+    V->nworst = 0;
+    for (int j = 0; j < k; j++) {
+        const res_step *x = &st[j];
+        if (strcmp(x->op, "compute") || isnan(x->meas_med_ms)) continue;
+        double e = step_error(x);
+        int at = V->nworst;
+        if (at == VAL_WORST) {
+            if (e <= step_error(&V->worst[VAL_WORST - 1])) continue;
+            at = VAL_WORST - 1;
+        } else {
+            V->nworst++;
+        }
+        for (; at > 0 && step_error(&V->worst[at - 1]) < e; at--) {
+            V->worst[at] = V->worst[at - 1];
+            memcpy(V->worst_dev[at], V->worst_dev[at - 1], sizeof V->worst_dev[at]);
+        }
+        V->worst[at] = *x;
+        snprintf(V->worst_dev[at], sizeof V->worst_dev[at], "%s", pl->dev[x->device].name);
+    }
+    return k;
+}
+
+typedef struct {
+    const val_options *o;
+    res_db *db;
+    camp *c;
+    const net *n;
+    const platform *pl;
+    cost_model *cm;
+    char dir[512], netpath[600], plpath[600], seqfile[600], remote[256];
+    plan *p;
+    mapping *m;
+    cost_device *pd;
+    trace_span *span;
+    res_step *steps;
+    int cap_steps;
+} ctx;
+
+/* Predict, measure and store one point.  Returns 0, or -1 when the
+ * database refused a row (err). */
+static int one_point(ctx *X, const res_point *P, val_point *V, char *err)
+{
+    const val_options *o = X->o;
+    const platform *pl = X->pl;
+    char e[BASE_ERRLEN], pdir[700], mpath[800], tpath[800];
+    V->status = "ok";
+    V->reason[0] = 0;
+    for (int k = 0; k < COST_NOBJ; k++) V->pred[k] = V->meas[k] = NAN;
+    snprintf(pdir, sizeof pdir, "%s/point-%d", X->dir, V->idx);
+    snprintf(mpath, sizeof mpath, "%s/dse-mapping.json", pdir);
+    snprintf(tpath, sizeof tpath, "%s/measured-trace.json", pdir);
+    cost_result cr;
+    int ok = mkdir(pdir, 0755) == 0 || errno == EEXIST;
+    if (!ok) snprintf(e, sizeof e, "%s: cannot create: %s", pdir, strerror(errno));
+    ok = ok && !camp_decode(X->c, P->genome, X->m, e) && !mapping_save(X->m, X->n, pl, mpath, e) &&
+         !plan_build(X->p, X->n, X->m, pl->source, e);
+    if (ok && X->p->nsteps > X->cap_steps) {
+        free(X->span);
+        free(X->steps);
+        X->cap_steps = X->p->nsteps;
+        X->span = malloc((size_t)X->cap_steps * sizeof *X->span);
+        X->steps = malloc((size_t)X->cap_steps * sizeof *X->steps);
+        if (!X->span || !X->steps) snprintf(e, sizeof e, "out of memory"), X->cap_steps = 0, ok = 0;
+    }
+    if (ok && trace_predict(X->cm, X->p, X->span, &cr, X->pd)) {
+        snprintf(e, sizeof e, "%s", cost_error(X->cm));
+        ok = 0;
+    }
+    if (!ok) {
+        V->status = "failed";
+        snprintf(V->reason, sizeof V->reason, "%s", e);
+        res_validation whole = {0, o->campaign, V->idx, NULL, {0}, {0}, V->status, V->reason};
+        for (int k = 0; k < COST_NOBJ; k++) whole.pred[k] = whole.meas[k] = NAN;
+        return res_validation_add(X->db, &whole, NULL, 0, &V->row, err);
+    }
+    cost_objectives_of(&cr, V->pred);
+    /* GPU work cannot run here: the prediction is still stored. */
+    int gpu = 0;
+    for (int d = 0; d < pl->ndev; d++) gpu |= pl->dev[d].kind == PLAT_GPU && X->pd[d].used;
+    rt_result rr;
+    int measured = 0;
+    if (gpu) {
+        V->status = "unmeasured";
+        snprintf(V->reason, sizeof V->reason, "puts work on a GPU device; this runtime has no GPU "
+                 "kernels");
+    } else {
+        say(o, "point %d (%s) on %d ranks...", V->idx, V->why, pl->ndev);
+        rt_measure_opts mo = {NULL, X->netpath, X->plpath, mpath, -1, pl, NULL,
+                              X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
+                              o->timeout_s, 1, tpath, 0, o->stop};
+        if (rt_measure(&mo, &rr, e)) {
+            V->status = "failed";
+            snprintf(V->reason, sizeof V->reason, "%s", e);
+        } else {
+            measured = 1;
+            rt_objectives(&rr, V->meas);
+        }
+    }
+    /* The measured trace, matched step for step with the prediction. */
+    trace_file tf;
+    memset(&tf, 0, sizeof tf);
+    int have_trace = measured && trace_load(tpath, &tf, e) == 0;
+    if (have_trace) {
+        /* The predicted trace of the same Plan, to compare the step lists. */
+        trace_info ti = {"predicted", X->n, pl, X->p, X->span, cr.latency_ms * 1e-3, 0, 0, 0, 0, NULL};
+        char *pj = trace_to_json(&ti);
+        trace_file pf;
+        memset(&pf, 0, sizeof pf);
+        int same = pj && trace_parse(pj, "predicted trace", &pf, e) == 0 &&
+                   trace_same_steps(&tf, &pf, e) == 0;
+        if (!same) {
+            snprintf(V->reason, sizeof V->reason, "measured steps not compared: %.900s", e);
+            trace_file_free(&tf);
+            have_trace = 0;
+        }
+        trace_file_free(&pf);
+        free(pj);
+    }
+    V->nsteps = steps_of(X->p, pl, X->span, have_trace ? &tf : NULL, X->steps, V);
+    trace_file_free(&tf);
+    /* Per device rows, then the whole mapping with its steps. */
+    for (int d = 0; d < pl->ndev; d++) {
+        if (!X->pd[d].used) continue;
+        res_validation rv = {0, o->campaign, V->idx, pl->dev[d].name, {0}, {0}, V->status,
+                             V->reason[0] ? V->reason : NULL};
+        cost_objectives_dev(&X->pd[d], rv.pred);
+        if (measured) rt_objectives_dev(&rr, d, rv.meas);
+        else
+            for (int k = 0; k < COST_NOBJ; k++) rv.meas[k] = NAN;
+        if (res_validation_add(X->db, &rv, NULL, 0, NULL, err)) return -1;
+    }
+    res_validation whole = {0, o->campaign, V->idx, NULL, {0}, {0}, V->status,
+                            V->reason[0] ? V->reason : NULL};
+    memcpy(whole.pred, V->pred, sizeof whole.pred);
+    memcpy(whole.meas, V->meas, sizeof whole.meas);
+    return res_validation_add(X->db, &whole, X->steps, V->nsteps, &V->row, err);
+}
+
+int val_run(const val_options *o, val_report *r, char *err)
+{
+    memset(r, 0, sizeof *r);
+    r->warmup = o->warmup;
+    r->reps = o->reps;
+    ctx X;
+    memset(&X, 0, sizeof X);
+    X.o = o;
+    int rc = 2;
+    res_campaign cm;
+    memset(&cm, 0, sizeof cm);
+    res_point *pts = NULL;
+    int npts = 0;
+    char warn[BASE_ERRLEN];
+    if (!(X.db = res_open(o->db ? o->db : "dse.db", RES_OPEN_WRITE, err))) return 2;
+    if (res_campaign_get(X.db, o->campaign, &cm, err)) goto out;
+    snprintf(r->network, sizeof r->network, "%s", cm.network ? cm.network : "?");
+    snprintf(r->platform, sizeof r->platform, "%s", cm.platform ? cm.platform : "?");
+    snprintf(r->chromosome, sizeof r->chromosome, "%s", cm.chromosome ? cm.chromosome : "?");
+    char e[BASE_ERRLEN];
+    if (!(X.c = camp_from_config(cm.config, 1, e)) || (npts = camp_load_front(X.db, o->campaign, &pts, e)) < 0) {
+        base_seterr(err, "campaign %lld: %s", o->campaign, e);
+        goto out;
+    }
+    if (npts == 0) {
+        base_seterr(err, "campaign %lld has no feasible front point yet", o->campaign);
+        goto out;
+    }
+    rc = 1;
+    X.n = camp_net(X.c);
+    X.pl = camp_platform(X.c);
+    snprintf(X.dir, sizeof X.dir, "%s", o->keep ? o->keep : "/tmp/dse-validate-XXXXXX");
+    if (o->keep ? (mkdir(X.dir, 0755) && errno != EEXIST) : !mkdtemp(X.dir)) {
+        base_seterr(err, "%s: cannot create: %s", X.dir, strerror(errno));
+        X.dir[0] = 0;
+        goto out;
+    }
+    /* The campaign's own network and platform, as files for dse exec. */
+    char *nj = net_to_json(X.n);
+    int files = nj && X.pl->text && put_file(X.dir, "network.json", nj, X.netpath, sizeof X.netpath) == 0 &&
+                put_file(X.dir, "platform.json", X.pl->text, X.plpath, sizeof X.plpath) == 0;
+    free(nj);
+    if (!files) {
+        base_seterr(err, "%s: cannot write the campaign's network and platform", X.dir);
+        goto out;
+    }
+    if (!(X.cm = cost_new(X.n, X.pl, camp_coeffs(X.c), warn, err))) goto out;
+    /* Rank r on device r's board (a generated hostfile) unless all are here. */
+    if (rt_placement_file(X.pl, X.dir, X.seqfile, sizeof X.seqfile, X.remote, sizeof X.remote, err))
+        goto out;
+    X.p = plan_new();
+    X.m = mapping_new(X.n->n, X.pl->ndev);
+    X.pd = calloc((size_t)X.pl->ndev, sizeof *X.pd);
+    r->pts = calloc((size_t)npts + COST_NOBJ, sizeof *r->pts);
+    if (!X.p || !X.m || !X.pd || !r->pts) {
+        base_seterr(err, "out of memory");
+        goto out;
+    }
+    r->n = choose(pts, npts, o->top, r->pts);
+    int failed = 0;
+    for (int v = 0; v < r->n && !(o->stop && *o->stop); v++) {
+        if (one_point(&X, &pts[r->pts[v].idx], &r->pts[v], err)) goto out;
+        failed |= !strcmp(r->pts[v].status, "failed");
+    }
+    rc = failed || (o->stop && *o->stop) ? 1 : 0;
+    if (o->stop && *o->stop) base_seterr(err, "interrupted");
+out:
+    if (!o->keep && X.dir[0]) {
+        /* Remove what this run wrote (a flat tree of known names). */
+        for (int v = 0; v < r->n; v++) {
+            char pth[900];
+            static const char *const names[] = {"dse-mapping.json", "measured-trace.json"};
+            for (int k = 0; k < 2; k++) {
+                snprintf(pth, sizeof pth, "%s/point-%d/%s", X.dir, r->pts[v].idx, names[k]);
+                unlink(pth);
+            }
+            snprintf(pth, sizeof pth, "%s/point-%d", X.dir, r->pts[v].idx);
+            rmdir(pth);
+        }
+        if (X.netpath[0]) unlink(X.netpath);
+        if (X.plpath[0]) unlink(X.plpath);
+        if (X.seqfile[0]) unlink(X.seqfile);
+        rmdir(X.dir);
+    }
+    free(X.span);
+    free(X.steps);
+    free(X.pd);
+    plan_free(X.p);
+    mapping_free(X.m);
+    cost_free(X.cm);
+    if (pts) res_points_free(pts, npts);
+    camp_free(X.c);
+    res_campaign_free(&cm);
+    res_close(X.db);
+    return rc;
+}
+
+void val_report_free(val_report *r)
+{
+    free(r->pts);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,74 @@
+/* validate.h -- validation (DESIGN sections 8, 9; the thesis' Tables 3, 5,
+ * 6): a campaign's front points run on the MPI runtime, predicted beside
+ * measured -- per objective, per device and step by step -- and stored in
+ * the results database.  The whole public API of validate/, prefix val_;
+ * `dse validate` is its command.
+ *
+ * Each point's prediction is made from the campaign's own stored network,
+ * platform and coefficients (camp_from_config), and its mapping is run as
+ * a separate job (rt_measure, with --trace) under a deadline.  A point
+ * that fails (dead rank, timeout, wrong output) or cannot run here (GPU
+ * work) is stored with its reason; the others still run.
+ *
+ * Invariants: the stored rows of a point (per device, the whole mapping,
+ * its steps) are its prediction and its measurement of one run; nothing
+ * is stored for a point that was not attempted; measured values no sensor
+ * gave are NAN ("not measured"), never invented.
+ *
+ * Ownership: a val_report owns its points (val_report_free).  Errors: one
+ * line in err (BASE_ERRLEN); nothing prints but the progress callback.
+ */
+#ifndef DSE_VALIDATE_H
+#define DSE_VALIDATE_H
+
+#include <signal.h>
+
+#include "cost.h"
+#include "results.h"
+
+#define VAL_WORST 5 /* steps with the largest errors kept per point */
+
+typedef struct {
+    const char *db;          /* results database (default dse.db) */
+    long long campaign;
+    int top;                 /* 0: the best point per objective; N: N points spread
+                                along the front */
+    int warmup, reps;        /* dse exec --bench */
+    double timeout_s;        /* the ranks' deadline per point; <= 0: derived from
+                                the mapping (rt_default_timeout) */
+    const char *keep;        /* keep each point's files (mapping, traces) here, or NULL */
+    void (*progress)(void *ctx, const char *line); /* may be NULL */
+    void *ctx;
+    volatile sig_atomic_t *stop;
+} val_options;
+
+typedef struct {
+    int idx;                 /* front index */
+    char why[40];            /* "best latency", "front point" */
+    double pred[COST_NOBJ];
+    double meas[COST_NOBJ];  /* NAN = not measured */
+    const char *status;      /* "ok", "failed", "unmeasured" */
+    char reason[BASE_ERRLEN];
+    long long row;           /* its whole-mapping validation row */
+    int nsteps;              /* steps stored */
+    int nworst;
+    res_step worst[VAL_WORST]; /* compute steps of the largest |measured - predicted|
+                                  (op strings are static) */
+    char worst_dev[VAL_WORST][64];
+} val_point;
+
+typedef struct {
+    char network[128], platform[128], chromosome[32];
+    int warmup, reps;
+    int n;
+    val_point *pts;
+} val_report;
+
+/* Validate campaign o->campaign.  Returns 0 (every point measured or
+ * unmeasurable here), 1 (some point failed; the rows say why, or a
+ * runtime failure with err) or 2 (bad usage: no such database or
+ * campaign, no front yet; err says why, nothing stored). */
+int val_run(const val_options *o, val_report *r, char *err);
+void val_report_free(val_report *r);
+
+#endif
