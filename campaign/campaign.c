@@ -674,6 +674,49 @@ int camp_decode(const camp *c, const int *genome, mapping *m, char *err)
     return chrom_decode(c->ch, genome, c->nvar, m, err);
 }
 
+int camp_picture(const camp *c, const int *genome, res_mapping_picture *pic, char *err)
+{
+    int nl = c->net->n, nd = c->plat->ndev, rc = -1;
+    memset(pic, 0, sizeof *pic);
+    mapping *m = mapping_new(nl, nd);
+    plan *p = plan_new();
+    double *share = calloc((size_t)nl * nd, sizeof *share);
+    long long *bytes = calloc((size_t)nd * nd, sizeof *bytes);
+    const char **dev = calloc((size_t)nd, sizeof *dev), **layer = calloc((size_t)nl, sizeof *layer);
+    if (!m || !p || !share || !bytes || !dev || !layer) {
+        base_seterr(err, "out of memory");
+        goto done;
+    }
+    if (chrom_decode(c->ch, genome, c->nvar, m, err) || plan_build(p, c->net, m, c->plat->source, err))
+        goto done;
+    for (int l = 0; l < nl; l++) {
+        layer[l] = c->net->layers[l].name;
+        for (int k = 0; k < mapping_nslices(m, l); k++) {
+            const map_slice *sl = &mapping_slices(m, l)[k];
+            share[(size_t)l * nd + sl->dev] = (double)sl->nc / c->net->layers[l].out.c;
+        }
+    }
+    for (int d = 0; d < nd; d++) dev[d] = c->plat->dev[d].name;
+    for (int g = 0; g < p->nmsgs; g++) bytes[(size_t)p->msgs[g].from * nd + p->msgs[g].to] += p->msgs[g].bytes;
+    *pic = (res_mapping_picture){nd, dev, nl, layer, share, bytes};
+    share = NULL, bytes = NULL, dev = NULL, layer = NULL;
+    rc = 0;
+done:
+    free(share), free(bytes), free(dev), free(layer);
+    plan_free(p);
+    mapping_free(m);
+    return rc;
+}
+
+void camp_picture_free(res_mapping_picture *pic)
+{
+    free((void *)pic->share);
+    free((void *)pic->bytes);
+    free((void *)pic->dev);
+    free((void *)pic->layer);
+    memset(pic, 0, sizeof *pic);
+}
+
 int camp_export(const camp *c, const int *genome, const char *dir, char *err)
 {
     char e[NET_ERRLEN], p1[4096], p2[4096];
@@ -809,6 +852,17 @@ static void mark_failed(res_db *db, long long id, const char *msg)
     res_campaign_set_status(db, id, "failed", msg, re);
 }
 
+/* The campaign's own ends: --gens generations after the initial
+ * population (0: the initial population only), and --time-budget seconds
+ * of the campaign's wall time (summed over resumes; the engine's own clock
+ * counts only its steps, not the storing of each generation). */
+static int campaign_done(const camp *c, const nsga *e, const driver *d)
+{
+    if (nsga_get_stats(e)->generation >= c->opt.gens) return 1;
+    if (c->opt.time_budget > 0 && d->wall0 + (base_now() - d->t0) >= c->opt.time_budget) return 1;
+    return nsga_should_stop(e) != NSGA_STOP_NONE;
+}
+
 int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *h, char *err)
 {
     char ne[NSGA_ERRLEN], re[RES_ERRLEN];
@@ -819,8 +873,8 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     o.ref = c->ref;
     o.nseeds = 1;
     o.seed_int = c->fastest;
-    o.max_gens = c->opt.gens;
-    o.max_seconds = c->opt.time_budget;
+    o.max_gens = 0; /* the campaign decides when to stop (campaign_done) */
+    o.max_seconds = 0;
     nsga_problem p = {0};
     p.kind = NSGA_INT;
     p.nvar = c->nvar;
@@ -888,7 +942,7 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     }
     d.gen0 = nsga_get_stats(e)->generation;
     d.evals0 = nsga_get_stats(e)->evaluations;
-    while (nsga_should_stop(e) == NSGA_STOP_NONE) {
+    while (!campaign_done(c, e, &d)) {
         if (h && h->stop && *h->stop) {
             if (res_campaign_set_status(db, id, "interrupted", NULL, re)) {
                 base_seterr(err, "%s", re);

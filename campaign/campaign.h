@@ -101,6 +101,12 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err);
  * 0, or -1 with err. */
 int camp_decode(const camp *c, const int *genome, mapping *m, char *err);
 
+/* The picture of a genome's mapping for res_plot: channel shares per
+ * layer and device, payload bytes per device pair (from its Plan).  Its
+ * arrays are malloc'd: camp_picture_free.  0, or -1 with err. */
+int camp_picture(const camp *c, const int *genome, res_mapping_picture *pic, char *err);
+void camp_picture_free(res_mapping_picture *pic);
+
 /* Write DIR/dse-mapping.json, DIR/mapping.json and DIR/horizontal.json
  * for a genome (DIR is created if missing; its parent must exist). */
 int camp_export(const camp *c, const int *genome, const char *dir, char *err);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define DEFAULT_DB "dse.db"
@@ -198,6 +199,31 @@ static int drive(camp *c, res_db *db, long long id, int resume, session *s)
     return EXIT_OK;
 }
 
+/* Every individual of every generation is stored: a row of about 60
+ * bytes plus its genome's text (2.5 bytes a gene, measured on alexnet-bvlc
+ * and densenet121 campaigns), and SQLite's index on it.  Refuse what the
+ * database's folder cannot hold; say so when it is large. */
+static int check_size(const char *cmd, const char *dbpath, int nvar, long pop, long gens)
+{
+    double row = 60 + 2.5 * nvar + 24, bytes = row * (double)pop * (double)(gens + 1);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", dbpath);
+    char *slash = strrchr(dir, '/');
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    else snprintf(dir, sizeof dir, ".");
+    struct statvfs fs;
+    if (statvfs(dir, &fs) == 0 && bytes > (double)fs.f_bavail * (double)fs.f_frsize) {
+        cli_error(cmd, "--pop %ld x %ld generations would store about %.1f GB in %s, more than its "
+                  "folder's free %.1f GB; lower --pop or --gens", pop, gens + 1, bytes / 1e9,
+                  dbpath, (double)fs.f_bavail * (double)fs.f_frsize / 1e9);
+        return -1;
+    }
+    if (bytes > 1e9)
+        fprintf(stderr, "dse %s: note: --pop %ld x %ld generations will store about %.1f GB in %s\n",
+                cmd, pop, gens + 1, bytes / 1e9, dbpath);
+    return 0;
+}
+
 static int start(int argc, char **argv, const char *cmd, const char *help, int exhaust)
 {
     cli_args a;
@@ -262,6 +288,10 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
         return EXIT_USAGE;
     }
     if (!dbpath) dbpath = DEFAULT_DB;
+    if (!exhaust && check_size(cmd, dbpath, camp_nvar(c), o.pop, o.gens)) {
+        camp_free(c);
+        return EXIT_USAGE;
+    }
     res_db *db = res_open(dbpath, RES_OPEN_CREATE, err);
     if (!db) {
         cli_error(cmd, "%s", err);
@@ -340,16 +370,9 @@ int cmd_resume(int argc, char **argv)
         res_close(db);
         return EXIT_USAGE;
     }
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
     int rc = EXIT_USAGE;
     if (!strcmp(cm.status, "finished")) {
         cli_error("resume", "campaign %lld is finished: nothing to resume", id);
-        goto out;
-    }
-    if (!strcmp(cm.status, "running") && cm.pid > 0 && cm.pid != (long)getpid() && cm.host &&
-        !strcmp(cm.host, host) && kill((pid_t)cm.pid, 0) == 0) {
-        cli_error("resume", "campaign %lld is running (process %ld)", id, cm.pid);
         goto out;
     }
     camp *c = camp_from_config(cm.config, (int)threads, err);
@@ -357,6 +380,22 @@ int cmd_resume(int argc, char **argv)
         cli_error("resume", "campaign %lld: %s", id, err);
         goto out;
     }
+    /* Claim it in one atomic step: of two resumes started together, one
+     * runs and the other is told who does. */
+    res_campaign now;
+    int claimed = res_campaign_claim(db, id, "interrupted failed", &now, err);
+    if (claimed != 1) {
+        char host[256];
+        if (claimed < 0) cli_error("resume", "%s", err), rc = EXIT_FAIL;
+        else if (!strcmp(now.status, "running"))
+            cli_error("resume", "campaign %lld is running (process %ld on %s)", id, now.pid,
+                      cli_inert(host, sizeof host, now.host ? now.host : "?"));
+        else cli_error("resume", "campaign %lld is %s: nothing to resume", id, now.status);
+        if (claimed >= 0) res_campaign_free(&now);
+        camp_free(c);
+        goto out;
+    }
+    res_campaign_free(&now);
     printf("campaign %lld\n", id);
     fflush(stdout);
     rc = drive(c, db, id, 1, &s);
@@ -405,10 +444,15 @@ int cmd_list(int argc, char **argv)
         if (!strcmp(v[i].kind, "exhaust")) snprintf(gens, sizeof gens, "-");
         else snprintf(gens, sizeof gens, "%ld/%d", v[i].gens_done < 0 ? 0 : v[i].gens_done,
                       cJSON_IsNumber(g) ? g->valueint : 0);
+        /* Every string of a database is untrusted: inert on the terminal. */
+        char t[6][512];
         printf("%-5lld %-11s %-8s %-12s %-18s %-10s %11s %12lld  %-20s %s\n", v[i].id,
-               v[i].status, v[i].kind, v[i].network ? v[i].network : "-",
-               v[i].platform ? v[i].platform : "-", v[i].chromosome ? v[i].chromosome : "-", gens,
-               v[i].evaluations, v[i].created, v[i].name);
+               cli_inert(t[0], sizeof t[0], v[i].status), cli_inert(t[1], sizeof t[1], v[i].kind),
+               cli_inert(t[2], sizeof t[2], v[i].network ? v[i].network : "-"),
+               cli_inert(t[3], sizeof t[3], v[i].platform ? v[i].platform : "-"),
+               v[i].chromosome ? cli_inert(t[4], sizeof t[4], v[i].chromosome) : "-", gens,
+               v[i].evaluations, v[i].created ? v[i].created : "-",
+               cli_inert(t[5], sizeof t[5], v[i].name));
         cJSON_Delete(cfg);
     }
     res_campaign_list_free(v, n);

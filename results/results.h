@@ -221,7 +221,7 @@ int res_calibration_add(res_db *db, const char *platform, const char *network,
 
 /* ---- plots (gnuplot; results/plot.c) ---- */
 
-/* What dse plot draws for campaigns ids[0..n) of db into folder dir
+/* What dse plot draws for campaigns o->ids of db into folder o->dir
  * (created if missing; its parent must exist): the front (2-D projections
  * of every pair of objectives and 3-D views coloured by the others, each
  * point labelled with its index), convergence and hypervolume, predicted
@@ -242,8 +242,18 @@ typedef struct {
     const double *share;      /* nlayers x ndev: share of the layer's output channels */
     const long long *bytes;   /* ndev x ndev: payload bytes sent from row to column */
 } res_mapping_picture;
-int res_plot(res_db *db, const long long *ids, int n, const char *dir, int point,
-             const res_mapping_picture *pic, char **out, char *err);
+typedef struct {
+    const long long *ids;     /* campaigns */
+    int n;
+    const char *dir;
+    int point;                /* >= 0: the mapping picture of this front point of ids[0] */
+    const res_mapping_picture *pic;
+    /* The front of a campaign as the caller lists it (campaign/'s
+     * camp_load_front: the stored front, or the last population's); NULL:
+     * res_front. */
+    int (*load_front)(res_db *db, long long id, res_point **out, char *err);
+} res_plot_opts;
+int res_plot(res_db *db, const res_plot_opts *o, char **out, char *err);
 
 /* ---- raw access for tools and tests ---- */
 /* The underlying sqlite3 handle (type-erased, so this header needs no

@@ -11,8 +11,8 @@
  * offset, known to within half that round trip.  A step's time on rank r
  * is converted to rank 0's clock with the offset interpolated linearly
  * between the two exchanges (clocks of different boards drift), and the
- * trace's origin is the earliest start of the drawn inference on any
- * rank.  The residual skew stated in the file is the largest half round
+ * trace's origin is the earliest first step of the drawn inference on any
+ * rank that has steps.  The residual skew stated in the file is the largest half round
  * trip kept; the drift between the two exchanges is stated too.
  *
  * Invariant: nothing here runs inside a timed inference except the two
@@ -125,12 +125,6 @@ static double to_common(const rt_tracer *t, int r, double x)
     return x - (o0 + f * (t->off[1][r] - o0));
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int rt_tracer_write(rt_tracer *t, const char *path, const net *n, const platform *pl,
                     const plan *p, const double *lat, int warmup, char *err)
 {
@@ -144,7 +138,7 @@ int rt_tracer_write(rt_tracer *t, const char *path, const net *n, const platform
         double *v = malloc((size_t)reps * sizeof *v);
         if (v) {
             memcpy(v, lat, (size_t)reps * sizeof *v);
-            qsort(v, (size_t)reps, sizeof *v, cmpd);
+            qsort(v, (size_t)reps, sizeof *v, base_cmp_double);
             double med = v[(reps - 1) / 2];
             for (int k = 0; k < reps; k++)
                 if (lat[k] == med) {
@@ -168,10 +162,9 @@ int rt_tracer_write(rt_tracer *t, const char *path, const net *n, const platform
                 double *o2, *x = rt_tracer_rep(t, r, &o2);
                 dur[r] = x[2 * i + 1] - x[2 * i];
             }
-            qsort(dur, (size_t)reps, sizeof *dur, cmpd);
             mine[1 + 3 * i] = rec[2 * i];
             mine[2 + 3 * i] = rec[2 * i + 1];
-            mine[3 + 3 * i] = reps % 2 ? dur[reps / 2] : 0.5 * (dur[reps / 2 - 1] + dur[reps / 2]);
+            mine[3 + 3 * i] = base_median(dur, reps);
         }
     } else {
         rc = 1;
@@ -203,8 +196,10 @@ int rt_tracer_write(rt_tracer *t, const char *path, const net *n, const platform
     if (rank == 0) {
         trace_span *span = calloc((size_t)p->nsteps + 1, sizeof *span);
         double origin = INFINITY, skew = 0, drift = 0;
+        /* The origin: the earliest first step of a rank that has steps (an
+         * idle rank leaves the start barrier at its own moment). */
         for (int r = 0; r < size; r++) {
-            double c = to_common(t, r, all[disp[r]]);
+            double c = plan_nsteps_dev(p, r) ? to_common(t, r, all[disp[r]] + all[disp[r] + 1]) : INFINITY;
             if (c < origin) origin = c;
             for (int ph = 0; ph < 2; ph++)
                 if (t->synced[ph] && t->half_rtt[ph][r] > skew) skew = t->half_rtt[ph][r];
