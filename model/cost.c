@@ -527,6 +527,7 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
         return -1;
     }
     cost_result res = {0, 0, latency * 1e3, 0, 0};
+    int64_t moved = 0; /* summed exactly, divided once */
     for (int d = 0; d < nd; d++) {
         const dev_state *s = &m->st[d];
         const dev_coef *v = &m->dv[d];
@@ -552,10 +553,11 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
             if (bytes > v->cap_bytes) res.violation_bytes += bytes - v->cap_bytes;
             if (o.energy_j > res.energy_j) res.energy_j = o.energy_j;
             if (o.mem_mb > res.mem_mb) res.mem_mb = o.mem_mb;
-            res.comm_mb += (double)s->tx / 1e6;
+            moved += s->tx;
         }
         if (per_dev) per_dev[d] = o;
     }
+    res.comm_mb = (double)moved / 1e6;
     *r = res;
     return 0;
 }
@@ -568,38 +570,4 @@ int cost_schedule(cost_model *m, const plan *p, cost_result *r, cost_device *per
     int rc = cost_eval(m, p, r, per_dev);
     m->sched0 = m->sched1 = NULL;
     return rc;
-}
-
-/* ---- the objectives ---- */
-
-const cost_objective cost_objectives[COST_NOBJ] = {
-#define OBJ(ID, name, key, unit, label, dir, value, device_value) {#name, key, unit, label},
-#include DSE_OBJECTIVES_DEF
-#undef OBJ
-};
-
-/* The engine minimises; its hypervolume takes the box [0, ref] of
- * non-negative costs.  A quantity to maximise enters the table as a cost
- * (its inverse, or a bound minus it), so every row says dir +1. */
-#define OBJ(ID, name, key, unit, label, dir, value, device_value) \
-    _Static_assert((dir) == +1, "objective " #name ": dir must be +1 (see the comment above)");
-#include DSE_OBJECTIVES_DEF
-#undef OBJ
-
-void cost_objectives_of(const cost_result *r, double obj[COST_NOBJ])
-{
-    int k = 0;
-#define OBJ(ID, name, key, unit, label, dir, value, device_value) obj[k++] = (value);
-#include DSE_OBJECTIVES_DEF
-#undef OBJ
-    (void)k;
-}
-
-void cost_objectives_dev(const cost_device *d, double obj[COST_NOBJ])
-{
-    int k = 0;
-#define OBJ(ID, name, key, unit, label, dir, value, device_value) obj[k++] = (device_value);
-#include DSE_OBJECTIVES_DEF
-#undef OBJ
-    (void)k;
 }

@@ -89,7 +89,8 @@ int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t 
         close(po[0]);
         close(pe[0]);
         execvp(argv[0], (char *const *)argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        /* The child's report to the parent, through the stderr pipe. */
+        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid); /* also here: no race with the child's own call */

@@ -383,23 +383,34 @@ static void test_claim(void)
     CHECK(res_campaign_set_status(db, id, "interrupted", NULL, err) == 0);
     res_close(db);
     setenv("DSE_FAULT", "claim-pause", 1);
+    /* Each claimant reports through res_pipe and stays alive until the
+     * parent closes go_pipe: a winner that had exited would leave a
+     * "running" campaign of a dead process, which may be claimed again. */
+    int res_pipe[2], go_pipe[2];
+    CHECK(pipe(res_pipe) == 0 && pipe(go_pipe) == 0);
     pid_t pid[2];
     for (int w = 0; w < 2; w++)
         if ((pid[w] = fork()) == 0) {
+            close(go_pipe[1]);
             char e[RES_ERRLEN];
             res_db *d = res_open(p, RES_OPEN_WRITE, e);
             int r = d ? res_campaign_claim(d, id, "interrupted failed", NULL, e) : -1;
             res_close(d);
-            _exit(r == 1 ? 0 : r == 0 ? 1 : 2);
+            char c = (char)(r == 1 ? 'w' : r == 0 ? 'l' : 'e');
+            if (write(res_pipe[1], &c, 1) != 1) _exit(3);
+            if (read(go_pipe[0], &c, 1) < 0) {}
+            _exit(0);
         }
     unsetenv("DSE_FAULT");
+    close(go_pipe[0]);
     int won = 0, lost = 0;
     for (int w = 0; w < 2; w++) {
-        int status = -1;
-        waitpid(pid[w], &status, 0);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) won++;
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 1) lost++;
+        char c = 0;
+        if (read(res_pipe[0], &c, 1) == 1) won += c == 'w', lost += c == 'l';
     }
+    close(go_pipe[1]);
+    for (int w = 0; w < 2; w++) waitpid(pid[w], NULL, 0);
+    close(res_pipe[0]), close(res_pipe[1]);
     CHECK(won == 1 && lost == 1, "%d claimed, %d refused", won, lost);
     /* A running campaign of a process that is gone can be claimed again. */
     db = res_open(p, RES_OPEN_WRITE, err);
