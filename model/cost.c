@@ -28,27 +28,42 @@
 
 /* ---- classes ---- */
 
+/* The classes beyond the layer kinds: name and the algorithms they cost. */
+static const struct {
+    int cls;
+    const char *name;
+} conv_classes[] = {{COST_CLASS_CONV_WINOGRAD, "ConvWinograd"},
+                    {COST_CLASS_CONV_POINTWISE, "ConvPointwise"},
+                    {COST_CLASS_CONV_DIRECT, "ConvDirect"}};
+
 int cost_class(const net *n, int layer)
 {
     /* The runtime's algorithm, by the one rule both share (convalgo.h). */
-    int alg = convalgo_of(n, layer);
-    if (alg < 0) return n->layers[layer].kind;
-    return alg == CONVALGO_WINO2 || alg == CONVALGO_WINO4 ? COST_CLASS_CONV_WINOGRAD : NET_CONV;
+    switch (convalgo_of(n, layer)) {
+    case CONVALGO_WINO2:
+    case CONVALGO_WINO4: return COST_CLASS_CONV_WINOGRAD;
+    case CONVALGO_POINTWISE: return COST_CLASS_CONV_POINTWISE;
+    case CONVALGO_DIRECT: return COST_CLASS_CONV_DIRECT;
+    case CONVALGO_IM2COL: return NET_CONV;
+    default: return n->layers[layer].kind; /* not a Conv */
+    }
 }
 
 const char *cost_class_name(int cls)
 {
-    if (cls == COST_CLASS_CONV_WINOGRAD) return "ConvWinograd";
+    for (size_t i = 0; i < sizeof conv_classes / sizeof *conv_classes; i++)
+        if (conv_classes[i].cls == cls) return conv_classes[i].name;
     return net_kind_name((net_kind)cls);
 }
 
 int cost_class_parse(const char *s, int *cls)
 {
+    for (size_t i = 0; i < sizeof conv_classes / sizeof *conv_classes; i++)
+        if (!strcmp(s, conv_classes[i].name)) {
+            *cls = conv_classes[i].cls;
+            return 0;
+        }
     net_kind k;
-    if (strcmp(s, "ConvWinograd") == 0) {
-        *cls = COST_CLASS_CONV_WINOGRAD;
-        return 0;
-    }
     if (net_kind_parse(s, &k)) return -1;
     *cls = (int)k;
     return 0;
@@ -250,7 +265,8 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             const coeffs_rates *lr =
                 D == F ? NULL : coeffs_find_layer(c, (plat_kind)k, n->name, L->name);
             const coeffs_rates *kr = &D->cls[cls];
-            const coeffs_rates *cr = cls == COST_CLASS_CONV_WINOGRAD ? &D->cls[NET_CONV] : NULL;
+            /* An algorithm's class falls back on the file's "Conv". */
+            const coeffs_rates *cr = cls >= NET_KIND_COUNT ? &D->cls[NET_CONV] : NULL;
             const coeffs_value *pc = pick(lr ? &lr->per_cycle : NULL, wr ? &wr->per_cycle : NULL,
                                           &kr->per_cycle, cr ? &cr->per_cycle : NULL, NULL);
             if (!pc) {

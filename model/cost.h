@@ -37,13 +37,17 @@
 #include "platform.h"
 
 /* ---- coefficient classes ----
- * Compute coefficients are looked up per class: the layer kinds, plus
- * COST_CLASS_CONV_WINOGRAD for the Conv layers the runtime computes with
- * Winograd (model/convalgo.h, the one rule the runtime follows too; thesis
- * 4.3.1 keeps a separate coefficient for them).  A file without a
- * "ConvWinograd" entry uses its "Conv" entry for them. */
-#define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT
-#define COST_NCLASS (NET_KIND_COUNT + 1)
+ * Compute coefficients are looked up per class: the layer kinds, plus one
+ * class per convolution algorithm other than im2col, for the Conv layers
+ * the runtime computes that way (model/convalgo.h, the one rule the
+ * runtime follows too): their speed per MAC differs by several times
+ * (thesis 4.3.1 keeps a separate coefficient for Winograd; a depthwise
+ * convolution is memory-bound, a pointwise one a plain product).  A file
+ * without an entry for one of them uses its "Conv" entry. */
+#define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT         /* "ConvWinograd": F(2x2) and F(4x4) */
+#define COST_CLASS_CONV_POINTWISE (NET_KIND_COUNT + 1)  /* "ConvPointwise": 1x1, one product */
+#define COST_CLASS_CONV_DIRECT (NET_KIND_COUNT + 2)     /* "ConvDirect": depthwise, direct loop */
+#define COST_NCLASS (NET_KIND_COUNT + 3)
 int cost_class(const net *n, int layer);
 const char *cost_class_name(int cls);          /* "Conv", ..., "ConvWinograd" */
 int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */

@@ -493,14 +493,17 @@ static void test_fallbacks(void)
     CHECK_HAS(warn, "fitted for platform elsewhere, not two");
     CHECK_HAS(warn, "2 layers (FC) have no cpu rate: built-in defaults");
     CHECK(strchr(warn, '\n') == NULL);
-    /* ConvWinograd falls back to Conv, not to the defaults.  branchy's 3x3
-     * convs have 8 channels: too few for the runtime's Winograd (below). */
+    /* The algorithms' classes fall back to Conv, not to the defaults.
+     * branchy's 3x3 convs have 8 channels: too few for the runtime's
+     * Winograd (below); its "left" is 1x1. */
     net *br = net_zoo("branchy", err);
     CHECK(cost_class(br, net_find(br, "right")) == NET_CONV);
-    CHECK(cost_class(br, net_find(br, "left")) == NET_CONV);
+    CHECK(cost_class(br, net_find(br, "left")) == COST_CLASS_CONV_POINTWISE);
     CHECK(cost_class(br, net_find(br, "head")) == NET_CONV); /* stride 2 */
     cost_coeffs *c3 = unit_coeffs("branchy", 0, 0, 1, 0);
     c3->dev[PLAT_CPU].cls[COST_CLASS_CONV_WINOGRAD].per_cycle = coeffs_given(0, COEFFS_UNSET);
+    c3->dev[PLAT_CPU].cls[COST_CLASS_CONV_POINTWISE].per_cycle = coeffs_given(0, COEFFS_UNSET);
+    c3->dev[PLAT_CPU].cls[COST_CLASS_CONV_DIRECT].per_cycle = coeffs_given(0, COEFFS_UNSET);
     c3->dev[PLAT_CPU].cls[NET_CONV].per_cycle = coeffs_given(2, COEFFS_ASSUMPTION);
     mapping *mb = mapping_new(br->n, 2);
     mapping_set_single(mb, br, 0);
@@ -740,7 +743,11 @@ static void test_convalgo(void)
               cases[i].st, cases[i].g, convalgo_name((convalgo)alg), convalgo_name(cases[i].want));
         int wino = alg == CONVALGO_WINO2 || alg == CONVALGO_WINO4;
         n_wino += wino;
-        CHECK(cost_class(n, 0) == (wino ? COST_CLASS_CONV_WINOGRAD : NET_CONV));
+        static const int cls_of[CONVALGO_COUNT] = {
+            [CONVALGO_IM2COL] = NET_CONV, [CONVALGO_POINTWISE] = COST_CLASS_CONV_POINTWISE,
+            [CONVALGO_DIRECT] = COST_CLASS_CONV_DIRECT, [CONVALGO_WINO2] = COST_CLASS_CONV_WINOGRAD,
+            [CONVALGO_WINO4] = COST_CLASS_CONV_WINOGRAD};
+        CHECK(cost_class(n, 0) == cls_of[alg], "case %zu: class %s", i, cost_class_name(cost_class(n, 0)));
         /* workspace: none for direct and pointwise; a slice's never above
          * the layer's; im2col's is one band of the column matrix */
         size_t whole = convalgo_workspace_of(n, 0, cases[i].cout);
