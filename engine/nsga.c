@@ -1,7 +1,7 @@
 /* nsga.c -- the NSGA-II engine (Deb, Pratap, Agarwal, Meyarivan 2002):
  * state, variation operators, evaluation cache, (mu+lambda) survival,
- * statistics, termination, checkpoints, and the parallel-evaluation
- * helpers.
+ * statistics, termination.  Its checkpoints are in checkpoint.c, its
+ * thread pool in pool.c, sorting in nsga_sort.c, hypervolume in hv.c.
  *
  * Invariants:
  *  - The population lives in the first N slots of arrays of 2N slots; a
@@ -32,10 +32,9 @@
 _Static_assert(sizeof(int) == 4, "integer genes are 32-bit ints");
 _Static_assert(sizeof(double) == 8, "objectives are IEEE doubles");
 
-enum { MAX_POP = 1 << 24 };
 
-static int fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, int code, const char *fmt, ...)
+int nsga_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int nsga_fail(char *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -58,7 +57,7 @@ static inline uint64_t fmix64(uint64_t h)
     return h;
 }
 
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
+uint64_t nsga_hash_bytes(const unsigned char *p, size_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
     size_t i = 0;
@@ -79,15 +78,10 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n)
 /* ---- evaluation cache: genome -> (objectives, cv) --------------------------------
  * Records in one growing arena: [u64 hash][m objectives][cv][genome].
  * Open addressing over record numbers + 1 (0 = empty), load <= 1/2. */
-typedef struct {
-    size_t rec_size, nrec, caprec, tcap;
-    unsigned char *recs;
-    uint32_t *table;
-} cache_t;
 
 static unsigned char *rec_at(const cache_t *c, size_t r) { return c->recs + r * c->rec_size; }
 
-static int cache_reserve(cache_t *c, size_t extra)
+int nsga_cache_reserve(cache_t *c, size_t extra)
 {
     size_t need = c->nrec + extra;
     if (need >= UINT32_MAX / 2) return NSGA_ENOMEM;
@@ -119,7 +113,7 @@ static int cache_reserve(cache_t *c, size_t extra)
 }
 
 /* Record number holding genome g (hash h), or -1. */
-static long cache_find(const cache_t *c, uint64_t h, const unsigned char *g, size_t gbytes,
+long nsga_cache_find(const cache_t *c, uint64_t h, const unsigned char *g, size_t gbytes,
                        size_t goff)
 {
     if (!c->tcap) return -1;
@@ -134,7 +128,7 @@ static long cache_find(const cache_t *c, uint64_t h, const unsigned char *g, siz
 }
 
 /* Appends a record; room was reserved. */
-static void cache_add(cache_t *c, uint64_t h, const unsigned char *g, size_t gbytes, size_t goff,
+void nsga_cache_add(cache_t *c, uint64_t h, const unsigned char *g, size_t gbytes, size_t goff,
                       const double *obj, int m, double cv)
 {
     unsigned char *rec = rec_at(c, c->nrec);
@@ -149,55 +143,6 @@ static void cache_add(cache_t *c, uint64_t h, const unsigned char *g, size_t gby
 
 /* ---- the engine ------------------------------------------------------------------ */
 
-struct nsga {
-    nsga_problem prob; /* bounds point to the copies below */
-    nsga_options opt;  /* ref and seeds point to the copies below */
-    int *ilo, *ihi;
-    double *lo, *hi, *ref, *seeds_real;
-    int *seeds_int;
-    int N, nv, m;
-    size_t gbytes;  /* bytes of one genome */
-    double pm;      /* effective per-gene mutation rate */
-    gsl_rng *rng, *rng_saved;
-
-    /* population (slots 0..N-1) and offspring (N..2N-1); *2 = other buffer */
-    unsigned char *g, *g2;
-    double *obj, *obj2, *cv, *cv2, *crowd, *crowd2;
-    int *rank, *rank2;
-    unsigned char *pair; /* two genomes: scratch for duplicate re-draws */
-
-    /* evaluation batch (misses of the cache) */
-    unsigned char *bg;
-    double *bobj, *bcv;
-    uint64_t *bh;
-    long *res;
-
-    /* genome set for duplicate elimination and in-batch duplicates */
-    int *set;
-    uint64_t *set_h;
-    const unsigned char **set_g;
-    size_t set_cap;
-
-    nsga_sortws sw;
-    nsga_hvws hw;
-    double *hvbuf, *negc;
-    int *fcount, *mem;
-    int *perm, perm_pos; /* tournament contestants; reset every generation */
-    unsigned char *sel;
-    cache_t cache;
-
-    /* archive of non-dominated feasible solutions (options.archive) */
-    int ar_n, ar_cap;
-    unsigned char *ar_g;
-    double *ar_obj;
-    nsga_sortws aw; /* pruning workspace when archive_max > 0 */
-    int *ar_mem;
-
-    int inited;
-    nsga_stats st;
-    double prev_hv;
-    int stag_count;
-};
 
 void nsga_options_default(nsga_options *o)
 {
@@ -216,33 +161,32 @@ void nsga_options_default(nsga_options *o)
     o->stag_tol = 1e-6;
 }
 
-static unsigned char *G(const nsga *e, unsigned char *buf, int i) { return buf + (size_t)i * e->gbytes; }
 
 /* ---- argument checks ------------------------------------------------------------- */
 
 static int check_problem(const nsga_problem *p, char *err)
 {
-    if (!p) return fail(err, NSGA_EINVAL, "no problem given");
+    if (!p) return nsga_fail(err, NSGA_EINVAL, "no problem given");
     if (p->kind != NSGA_INT && p->kind != NSGA_REAL)
-        return fail(err, NSGA_EINVAL, "problem kind must be NSGA_INT or NSGA_REAL");
-    if (p->nvar < 1) return fail(err, NSGA_EINVAL, "problem has %d variables; needs at least 1", p->nvar);
+        return nsga_fail(err, NSGA_EINVAL, "problem kind must be NSGA_INT or NSGA_REAL");
+    if (p->nvar < 1) return nsga_fail(err, NSGA_EINVAL, "problem has %d variables; needs at least 1", p->nvar);
     if (p->nobj < 2 || p->nobj > NSGA_MAX_OBJ)
-        return fail(err, NSGA_EINVAL, "problem has %d objectives; needs 2 to %d", p->nobj, NSGA_MAX_OBJ);
+        return nsga_fail(err, NSGA_EINVAL, "problem has %d objectives; needs 2 to %d", p->nobj, NSGA_MAX_OBJ);
     if (p->kind == NSGA_INT) {
-        if (!p->ilo || !p->ihi) return fail(err, NSGA_EINVAL, "integer problem without bounds");
-        if (!p->eval_int) return fail(err, NSGA_EINVAL, "integer problem without eval_int");
+        if (!p->ilo || !p->ihi) return nsga_fail(err, NSGA_EINVAL, "integer problem without bounds");
+        if (!p->eval_int) return nsga_fail(err, NSGA_EINVAL, "integer problem without eval_int");
         for (int j = 0; j < p->nvar; j++)
             if (p->ilo[j] > p->ihi[j])
-                return fail(err, NSGA_EINVAL, "variable %d: lower bound %d > upper bound %d", j,
+                return nsga_fail(err, NSGA_EINVAL, "variable %d: lower bound %d > upper bound %d", j,
                             p->ilo[j], p->ihi[j]);
     } else {
-        if (!p->lo || !p->hi) return fail(err, NSGA_EINVAL, "real problem without bounds");
-        if (!p->eval_real) return fail(err, NSGA_EINVAL, "real problem without eval_real");
+        if (!p->lo || !p->hi) return nsga_fail(err, NSGA_EINVAL, "real problem without bounds");
+        if (!p->eval_real) return nsga_fail(err, NSGA_EINVAL, "real problem without eval_real");
         for (int j = 0; j < p->nvar; j++) {
             if (!isfinite(p->lo[j]) || !isfinite(p->hi[j]))
-                return fail(err, NSGA_EINVAL, "variable %d: bounds must be finite", j);
+                return nsga_fail(err, NSGA_EINVAL, "variable %d: bounds must be finite", j);
             if (p->lo[j] > p->hi[j])
-                return fail(err, NSGA_EINVAL, "variable %d: lower bound %g > upper bound %g", j,
+                return nsga_fail(err, NSGA_EINVAL, "variable %d: lower bound %g > upper bound %g", j,
                             p->lo[j], p->hi[j]);
         }
     }
@@ -251,50 +195,50 @@ static int check_problem(const nsga_problem *p, char *err)
 
 static int check_options(const nsga_problem *p, const nsga_options *o, char *err)
 {
-    if (!o) return fail(err, NSGA_EINVAL, "no options given");
+    if (!o) return nsga_fail(err, NSGA_EINVAL, "no options given");
     if (o->pop_size < 4 || o->pop_size % 2 || o->pop_size > MAX_POP)
-        return fail(err, NSGA_EINVAL, "population %d: must be even and in [4, %d]", o->pop_size,
+        return nsga_fail(err, NSGA_EINVAL, "population %d: must be even and in [4, %d]", o->pop_size,
                     MAX_POP);
-    if (!(o->pc >= 0 && o->pc <= 1)) return fail(err, NSGA_EINVAL, "crossover probability %g not in [0, 1]", o->pc);
-    if (!(o->pm <= 1)) return fail(err, NSGA_EINVAL, "mutation rate %g above 1", o->pm);
+    if (!(o->pc >= 0 && o->pc <= 1)) return nsga_fail(err, NSGA_EINVAL, "crossover probability %g not in [0, 1]", o->pc);
+    if (!(o->pm <= 1)) return nsga_fail(err, NSGA_EINVAL, "mutation rate %g above 1", o->pm);
     if (!(o->eta_c >= 0 && o->eta_c < 1e6) || !(o->eta_m >= 0 && o->eta_m < 1e6))
-        return fail(err, NSGA_EINVAL, "distribution indices must be in [0, 1e6)");
+        return nsga_fail(err, NSGA_EINVAL, "distribution indices must be in [0, 1e6)");
     if (o->xover != NSGA_XO_UNIFORM && o->xover != NSGA_XO_TWOPOINT)
-        return fail(err, NSGA_EINVAL, "unknown crossover %d", (int)o->xover);
+        return nsga_fail(err, NSGA_EINVAL, "unknown crossover %d", (int)o->xover);
     if (o->pm_form != NSGA_PM_CLAMPED && o->pm_form != NSGA_PM_BOUNDED)
-        return fail(err, NSGA_EINVAL, "unknown polynomial mutation form %d", (int)o->pm_form);
+        return nsga_fail(err, NSGA_EINVAL, "unknown polynomial mutation form %d", (int)o->pm_form);
     if (o->truncation != NSGA_TRUNC_ITERATIVE && o->truncation != NSGA_TRUNC_ONESHOT)
-        return fail(err, NSGA_EINVAL, "unknown truncation %d", (int)o->truncation);
-    if (o->archive_max < 0) return fail(err, NSGA_EINVAL, "archive_max must be >= 0");
-    if (o->archive_max > MAX_POP) return fail(err, NSGA_EINVAL, "archive_max above %d", MAX_POP);
-    if (o->dedup_retries < 0) return fail(err, NSGA_EINVAL, "dedup_retries must be >= 0");
+        return nsga_fail(err, NSGA_EINVAL, "unknown truncation %d", (int)o->truncation);
+    if (o->archive_max < 0) return nsga_fail(err, NSGA_EINVAL, "archive_max must be >= 0");
+    if (o->archive_max > MAX_POP) return nsga_fail(err, NSGA_EINVAL, "archive_max above %d", MAX_POP);
+    if (o->dedup_retries < 0) return nsga_fail(err, NSGA_EINVAL, "dedup_retries must be >= 0");
     if (o->max_gens < 0 || o->max_evals < 0 || !(o->max_seconds >= 0) || o->stag_gens < 0 ||
         !(o->stag_tol >= 0))
-        return fail(err, NSGA_EINVAL, "termination criteria must be >= 0");
+        return nsga_fail(err, NSGA_EINVAL, "termination criteria must be >= 0");
     if (o->ref)
         for (int k = 0; k < p->nobj; k++)
-            if (!isfinite(o->ref[k])) return fail(err, NSGA_EINVAL, "reference point must be finite");
+            if (!isfinite(o->ref[k])) return nsga_fail(err, NSGA_EINVAL, "reference point must be finite");
     if (o->stag_gens > 0 && !o->ref)
-        return fail(err, NSGA_EINVAL, "stagnation criterion needs a reference point (options.ref)");
+        return nsga_fail(err, NSGA_EINVAL, "stagnation criterion needs a reference point (options.ref)");
     if (o->nseeds < 0 || o->nseeds > o->pop_size)
-        return fail(err, NSGA_EINVAL, "%d seed genomes for a population of %d", o->nseeds, o->pop_size);
+        return nsga_fail(err, NSGA_EINVAL, "%d seed genomes for a population of %d", o->nseeds, o->pop_size);
     if (o->nseeds == 0) return 0;
     if (p->kind == NSGA_INT) {
-        if (!o->seed_int) return fail(err, NSGA_EINVAL, "integer problem: seed genomes go in seed_int");
+        if (!o->seed_int) return nsga_fail(err, NSGA_EINVAL, "integer problem: seed genomes go in seed_int");
         for (int s = 0; s < o->nseeds; s++)
             for (int j = 0; j < p->nvar; j++) {
                 int v = o->seed_int[(size_t)s * p->nvar + j];
                 if (v < p->ilo[j] || v > p->ihi[j])
-                    return fail(err, NSGA_EINVAL, "seed genome %d, gene %d: %d outside [%d, %d]", s, j,
+                    return nsga_fail(err, NSGA_EINVAL, "seed genome %d, gene %d: %d outside [%d, %d]", s, j,
                                 v, p->ilo[j], p->ihi[j]);
             }
     } else {
-        if (!o->seed_real) return fail(err, NSGA_EINVAL, "real problem: seed genomes go in seed_real");
+        if (!o->seed_real) return nsga_fail(err, NSGA_EINVAL, "real problem: seed genomes go in seed_real");
         for (int s = 0; s < o->nseeds; s++)
             for (int j = 0; j < p->nvar; j++) {
                 double v = o->seed_real[(size_t)s * p->nvar + j];
                 if (!(v >= p->lo[j] && v <= p->hi[j]))
-                    return fail(err, NSGA_EINVAL, "seed genome %d, gene %d: %g outside [%g, %g]", s, j,
+                    return nsga_fail(err, NSGA_EINVAL, "seed genome %d, gene %d: %g outside [%g, %g]", s, j,
                                 v, p->lo[j], p->hi[j]);
             }
     }
@@ -315,7 +259,7 @@ nsga *nsga_create(const nsga_problem *p, const nsga_options *o, char *err)
     if (check_problem(p, err) || check_options(p, o, err)) return NULL;
     nsga *e = calloc(1, sizeof *e);
     if (!e) {
-        fail(err, NSGA_ENOMEM, "out of memory");
+        nsga_fail(err, NSGA_ENOMEM, "out of memory");
         return NULL;
     }
     e->prob = *p;
@@ -376,7 +320,7 @@ nsga *nsga_create(const nsga_problem *p, const nsga_options *o, char *err)
     }
     if (!ok || nsga_sortws_init(&e->sw, (int)N2, m) || nsga_hvws_init(&e->hw, N)) {
         nsga_destroy(e);
-        fail(err, NSGA_ENOMEM, "out of memory");
+        nsga_fail(err, NSGA_ENOMEM, "out of memory");
         return NULL;
     }
     e->cache.rec_size = (8 + 8 * ((size_t)m + 1) + e->gbytes + 7) & ~(size_t)7;
@@ -384,7 +328,7 @@ nsga *nsga_create(const nsga_problem *p, const nsga_options *o, char *err)
     e->rng_saved = gsl_rng_alloc(gsl_rng_mt19937);
     if (!e->rng || !e->rng_saved) {
         nsga_destroy(e);
-        fail(err, NSGA_ENOMEM, "out of memory");
+        nsga_fail(err, NSGA_ENOMEM, "out of memory");
         return NULL;
     }
     /* Zero the state first: the struct has padding that gsl_rng_set leaves
@@ -610,7 +554,7 @@ static long long make_offspring(nsga *e)
         set_clear(e);
         for (int i = 0; i < N; i++) {
             unsigned char *g = G(e, e->g, i);
-            uint64_t h = hash_bytes(g, e->gbytes);
+            uint64_t h = nsga_hash_bytes(g, e->gbytes);
             if (!set_has(e, h, g, NULL)) set_add(e, i, h, g);
         }
     }
@@ -619,11 +563,11 @@ static long long make_offspring(nsga *e)
         if (!e->opt.dedup) continue;
         for (int c = i; c < i + 2; c++) {
             unsigned char *g = G(e, e->g, c);
-            uint64_t h = hash_bytes(g, e->gbytes);
+            uint64_t h = nsga_hash_bytes(g, e->gbytes);
             for (int t = 0; t < e->opt.dedup_retries && set_has(e, h, g, NULL); t++) {
                 make_pair(e, e->pair, e->pair + e->gbytes);
                 memcpy(g, e->pair, e->gbytes);
-                h = hash_bytes(g, e->gbytes);
+                h = nsga_hash_bytes(g, e->gbytes);
                 redrawn++;
             }
             if (!set_has(e, h, g, NULL)) set_add(e, c, h, g);
@@ -642,14 +586,14 @@ static int call_eval(nsga *e, int n, const unsigned char *g, double *obj, double
                  ? e->prob.eval_int(e->prob.ctx, n, (const int *)g, obj, cv, msg)
                  : e->prob.eval_real(e->prob.ctx, n, (const double *)g, obj, cv, msg);
     msg[NSGA_ERRLEN - 1] = 0;
-    if (rc) return fail(err, NSGA_EEVAL, "evaluate failed: %s", msg[0] ? msg : "(no message)");
+    if (rc) return nsga_fail(err, NSGA_EEVAL, "evaluate failed: %s", msg[0] ? msg : "(no message)");
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < e->m; k++)
             if (!isfinite(obj[(size_t)i * e->m + k]))
-                return fail(err, NSGA_EEVAL, "evaluate returned objective %d = %g for individual %d of %d",
+                return nsga_fail(err, NSGA_EEVAL, "evaluate returned objective %d = %g for individual %d of %d",
                             k, obj[(size_t)i * e->m + k], i, n);
         if (!(cv[i] >= 0) || !isfinite(cv[i]))
-            return fail(err, NSGA_EEVAL, "evaluate returned constraint violation %g for individual %d of %d",
+            return nsga_fail(err, NSGA_EEVAL, "evaluate returned constraint violation %g for individual %d of %d",
                         cv[i], i, n);
     }
     return 0;
@@ -671,13 +615,13 @@ static int evaluate(nsga *e, int first, int n, long long *evals, long long *hits
     }
     cache_t *c = &e->cache;
     size_t goff = 8 + 8 * ((size_t)m + 1);
-    if (cache_reserve(c, (size_t)n)) return fail(err, NSGA_ENOMEM, "out of memory (evaluation cache)");
+    if (nsga_cache_reserve(c, (size_t)n)) return nsga_fail(err, NSGA_ENOMEM, "out of memory (evaluation cache)");
     set_clear(e);
     int nb = 0, nhit = 0;
     for (int j = 0; j < n; j++) {
         const unsigned char *g = G(e, e->g, first + j);
-        uint64_t h = hash_bytes(g, e->gbytes);
-        long r = cache_find(c, h, g, e->gbytes, goff);
+        uint64_t h = nsga_hash_bytes(g, e->gbytes);
+        long r = nsga_cache_find(c, h, g, e->gbytes, goff);
         int b;
         if (r >= 0) {
             e->res[j] = r;
@@ -710,7 +654,7 @@ static int evaluate(nsga *e, int first, int n, long long *evals, long long *hits
         }
     }
     for (int b = 0; b < nb; b++)
-        cache_add(c, e->bh[b], G(e, e->bg, b), e->gbytes, goff, e->bobj + (size_t)b * m, m, e->bcv[b]);
+        nsga_cache_add(c, e->bh[b], G(e, e->bg, b), e->gbytes, goff, e->bobj + (size_t)b * m, m, e->bcv[b]);
     *evals = nb;
     *hits = nhit;
     return 0;
@@ -719,7 +663,7 @@ static int evaluate(nsga *e, int first, int n, long long *evals, long long *hits
 /* ---- archive ------------------------------------------------------------------------------ */
 
 /* Room for `extra` more members, so that adding can never fail. */
-static int archive_reserve(nsga *e, int extra)
+int nsga_archive_reserve(nsga *e, int extra)
 {
     if (!e->opt.archive) return 0;
     long need = (long)e->ar_n + extra;
@@ -844,7 +788,7 @@ static void rank_population(nsga *e)
     nsga_crowding_all(&e->sw, e->N, e->m, e->obj, e->rank, nf, e->crowd);
 }
 
-static void compute_stats(nsga *e)
+void nsga_compute_stats(nsga *e)
 {
     int m = e->m, nfront = 0, feas = 0, nhv = 0;
     for (int k = 0; k < m; k++) e->st.best[k] = NAN;
@@ -868,7 +812,7 @@ static void compute_stats(nsga *e)
 
 int nsga_init(nsga *e, char *err)
 {
-    if (!e) return fail(err, NSGA_EINVAL, "no engine");
+    if (!e) return nsga_fail(err, NSGA_EINVAL, "no engine");
     double t0 = base_now();
     int N = e->N, nv = e->nv;
     gsl_rng_memcpy(e->rng_saved, e->rng);
@@ -889,9 +833,9 @@ int nsga_init(nsga *e, char *err)
         }
     }
     long long evals, hits;
-    if (archive_reserve(e, N)) {
+    if (nsga_archive_reserve(e, N)) {
         gsl_rng_memcpy(e->rng, e->rng_saved);
-        return fail(err, NSGA_ENOMEM, "out of memory (archive)");
+        return nsga_fail(err, NSGA_ENOMEM, "out of memory (archive)");
     }
     int rc = evaluate(e, 0, N, &evals, &hits, err);
     if (rc) {
@@ -907,7 +851,7 @@ int nsga_init(nsga *e, char *err)
     e->st.cache_hits = hits;
     e->st.redrawn = 0;
     e->stag_count = 0;
-    compute_stats(e);
+    nsga_compute_stats(e);
     e->prev_hv = e->st.hv;
     e->st.elapsed = base_now() - t0;
     return 0;
@@ -915,11 +859,11 @@ int nsga_init(nsga *e, char *err)
 
 int nsga_step(nsga *e, char *err)
 {
-    if (!e) return fail(err, NSGA_EINVAL, "no engine");
-    if (!e->inited) return fail(err, NSGA_ESTATE, "nsga_step before nsga_init or nsga_restore");
+    if (!e) return nsga_fail(err, NSGA_EINVAL, "no engine");
+    if (!e->inited) return nsga_fail(err, NSGA_ESTATE, "nsga_step before nsga_init or nsga_restore");
     double t0 = base_now();
     gsl_rng_memcpy(e->rng_saved, e->rng);
-    if (archive_reserve(e, e->N)) return fail(err, NSGA_ENOMEM, "out of memory (archive)");
+    if (nsga_archive_reserve(e, e->N)) return nsga_fail(err, NSGA_ENOMEM, "out of memory (archive)");
     long long redrawn = make_offspring(e), evals, hits;
     int rc = evaluate(e, e->N, e->N, &evals, &hits, err);
     if (rc) {
@@ -932,7 +876,7 @@ int nsga_step(nsga *e, char *err)
     e->st.evaluations += evals;
     e->st.cache_hits += hits;
     e->st.redrawn += redrawn;
-    compute_stats(e);
+    nsga_compute_stats(e);
     if (e->ref) {
         /* relative gain; NSGA-II is not monotone in hv, so a loss counts as
          * no gain */
@@ -957,10 +901,10 @@ int nsga_should_stop(const nsga *e)
 
 int nsga_run(nsga *e, char *err)
 {
-    if (!e) return fail(err, NSGA_EINVAL, "no engine");
+    if (!e) return nsga_fail(err, NSGA_EINVAL, "no engine");
     const nsga_options *o = &e->opt;
     if (!o->max_gens && !o->max_evals && !(o->max_seconds > 0) && !o->stag_gens && !o->on_gen)
-        return fail(err, NSGA_EINVAL, "no termination criterion (generations, evaluations, time, "
+        return nsga_fail(err, NSGA_EINVAL, "no termination criterion (generations, evaluations, time, "
                                       "stagnation or callback)");
     if (!e->inited) {
         int rc = nsga_init(e, err);
@@ -1021,430 +965,4 @@ const double *nsga_archive_genome_real(const nsga *e, int i)
 const double *nsga_archive_objectives(const nsga *e, int i)
 {
     return valid_a(e, i) ? e->ar_obj + (size_t)i * e->m : NULL;
-}
-
-/* ---- checkpoint ----------------------------------------------------------------------------
- * Layout (native byte order, checked by a byte-order mark; see docs/engine.md):
- *   "NSGACKPT" u32 version u32 0x01020304
- *   u32 kind nvar nobj pop xover truncation pm_form dedup dedup_retries
- *       archive archive_max has_ref
- *   u64 seed   f64 pc pm eta_c eta_m   f64 ref[nobj] (if has_ref)
- *   bounds: nvar x (lo, hi) as i32 (integer) or f64 (real)
- *   i64 generation evaluations cache_hits redrawn   f64 elapsed prev_hv
- *   i32 stag_count   u32 rng_size   rng state bytes (gsl mt19937)
- *   genomes pop*nvar (i32 or f64)  obj pop*nobj f64  cv pop f64
- *   rank pop i32  crowding pop f64
- *   u32 archive_n  archive genomes  archive obj archive_n*nobj f64
- *   u64 FNV-1a hash of everything before it
- */
-enum { CKPT_VERSION = 1 };
-static const char CKPT_MAGIC[8] = {'N', 'S', 'G', 'A', 'C', 'K', 'P', 'T'};
-
-typedef struct {
-    unsigned char *p;
-    size_t cap, len;
-} wbuf;
-
-static void put(wbuf *w, const void *src, size_t n)
-{
-    if (w->p && w->len + n <= w->cap) memcpy(w->p + w->len, src, n);
-    w->len += n;
-}
-static void put_u32(wbuf *w, uint32_t v) { put(w, &v, 4); }
-static void put_u64(wbuf *w, uint64_t v) { put(w, &v, 8); }
-static void put_f64(wbuf *w, double v) { put(w, &v, 8); }
-
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-static void write_state(const nsga *e, wbuf *w)
-{
-    int N = e->N, nv = e->nv, m = e->m;
-    put(w, CKPT_MAGIC, 8);
-    put_u32(w, CKPT_VERSION);
-    put_u32(w, 0x01020304);
-    put_u32(w, (uint32_t)e->prob.kind);
-    put_u32(w, (uint32_t)nv);
-    put_u32(w, (uint32_t)m);
-    put_u32(w, (uint32_t)N);
-    put_u32(w, (uint32_t)e->opt.xover);
-    put_u32(w, (uint32_t)e->opt.truncation);
-    put_u32(w, (uint32_t)e->opt.pm_form);
-    put_u32(w, (uint32_t)!!e->opt.dedup);
-    put_u32(w, (uint32_t)e->opt.dedup_retries);
-    put_u32(w, (uint32_t)!!e->opt.archive);
-    put_u32(w, (uint32_t)e->opt.archive_max);
-    put_u32(w, e->ref != NULL);
-    put_u64(w, (uint64_t)e->opt.seed);
-    put_f64(w, e->opt.pc);
-    put_f64(w, e->pm);
-    put_f64(w, e->opt.eta_c);
-    put_f64(w, e->opt.eta_m);
-    if (e->ref) put(w, e->ref, (size_t)m * 8);
-    for (int j = 0; j < nv; j++) {
-        if (e->prob.kind == NSGA_INT) {
-            put(w, &e->ilo[j], 4);
-            put(w, &e->ihi[j], 4);
-        } else {
-            put_f64(w, e->lo[j]);
-            put_f64(w, e->hi[j]);
-        }
-    }
-    put_u64(w, (uint64_t)e->st.generation);
-    put_u64(w, (uint64_t)e->st.evaluations);
-    put_u64(w, (uint64_t)e->st.cache_hits);
-    put_u64(w, (uint64_t)e->st.redrawn);
-    put_f64(w, e->st.elapsed);
-    put_f64(w, e->prev_hv);
-    put_u32(w, (uint32_t)e->stag_count);
-    put_u32(w, (uint32_t)gsl_rng_size(e->rng));
-    put(w, gsl_rng_state(e->rng), gsl_rng_size(e->rng));
-    put(w, e->g, (size_t)N * e->gbytes);
-    put(w, e->obj, (size_t)N * m * 8);
-    put(w, e->cv, (size_t)N * 8);
-    put(w, e->rank, (size_t)N * 4);
-    put(w, e->crowd, (size_t)N * 8);
-    put_u32(w, (uint32_t)e->ar_n);
-    if (e->ar_n) {
-        put(w, e->ar_g, (size_t)e->ar_n * e->gbytes);
-        put(w, e->ar_obj, (size_t)e->ar_n * m * 8);
-    }
-}
-
-size_t nsga_checkpoint(const nsga *e, void *buf, size_t cap)
-{
-    if (!e || !e->inited) return 0;
-    wbuf w = {buf, cap, 0};
-    write_state(e, &w);
-    size_t total = w.len + 8;
-    if (buf && total <= cap) {
-        uint64_t h = fnv1a(buf, w.len);
-        memcpy((unsigned char *)buf + w.len, &h, 8);
-    }
-    return total;
-}
-
-typedef struct {
-    const unsigned char *p;
-    size_t len, pos;
-    int bad;
-} rbuf;
-
-static const unsigned char *take(rbuf *r, size_t n)
-{
-    if (r->bad || n > r->len - r->pos) {
-        r->bad = 1;
-        return NULL;
-    }
-    const unsigned char *q = r->p + r->pos;
-    r->pos += n;
-    return q;
-}
-static uint32_t get_u32(rbuf *r)
-{
-    uint32_t v = 0;
-    const unsigned char *q = take(r, 4);
-    if (q) memcpy(&v, q, 4);
-    return v;
-}
-static uint64_t get_u64(rbuf *r)
-{
-    uint64_t v = 0;
-    const unsigned char *q = take(r, 8);
-    if (q) memcpy(&v, q, 8);
-    return v;
-}
-static double get_f64(rbuf *r)
-{
-    double v = 0;
-    const unsigned char *q = take(r, 8);
-    if (q) memcpy(&v, q, 8);
-    return v;
-}
-
-#define CK_EXPECT(cond, ...)                                     \
-    do {                                                         \
-        if (r.bad) return fail(err, NSGA_ECKPT, "checkpoint truncated"); \
-        if (!(cond)) return fail(err, NSGA_ECKPT, __VA_ARGS__); \
-    } while (0)
-
-int nsga_restore(nsga *e, const void *buf, size_t len, char *err)
-{
-    if (!e || (!buf && len)) return fail(err, NSGA_EINVAL, "no engine or buffer");
-    int N = e->N, nv = e->nv, m = e->m;
-    if (len < 16 || memcmp(buf, CKPT_MAGIC, 8) != 0) return fail(err, NSGA_ECKPT, "not an engine checkpoint");
-    uint64_t h;
-    memcpy(&h, (const unsigned char *)buf + len - 8, 8);
-    rbuf r = {buf, len - 8, 8, 0};
-    uint32_t version = get_u32(&r), bom = get_u32(&r);
-    CK_EXPECT(bom == 0x01020304, "checkpoint written on a machine of another byte order");
-    CK_EXPECT(version == CKPT_VERSION, "checkpoint version %u, this engine reads %d", version, CKPT_VERSION);
-    CK_EXPECT(fnv1a(buf, len - 8) == h, "checkpoint damaged (checksum mismatch)");
-    uint32_t kind = get_u32(&r), cnv = get_u32(&r), cm = get_u32(&r), cN = get_u32(&r);
-    CK_EXPECT(kind == (uint32_t)e->prob.kind, "checkpoint is for a problem of another kind");
-    CK_EXPECT(cnv == (uint32_t)nv && cm == (uint32_t)m,
-              "checkpoint has %u variables and %u objectives, the problem %d and %d", cnv, cm, nv, m);
-    CK_EXPECT(cN == (uint32_t)N, "checkpoint has population %u, the options %d", cN, N);
-    uint32_t xo = get_u32(&r), tr = get_u32(&r), pf = get_u32(&r), dd = get_u32(&r), ddr = get_u32(&r), arc = get_u32(&r),
-             arm = get_u32(&r), has_ref = get_u32(&r);
-    uint64_t seed = get_u64(&r);
-    double pc = get_f64(&r), pm = get_f64(&r), ec = get_f64(&r), em = get_f64(&r);
-    CK_EXPECT(seed == (uint64_t)e->opt.seed, "checkpoint seed %llu, the options %lu",
-              (unsigned long long)seed, e->opt.seed);
-    CK_EXPECT(xo == (uint32_t)e->opt.xover && tr == (uint32_t)e->opt.truncation &&
-                  pf == (uint32_t)e->opt.pm_form && dd == (uint32_t)!!e->opt.dedup &&
-                  ddr == (uint32_t)e->opt.dedup_retries && pc == e->opt.pc && pm == e->pm &&
-                  ec == e->opt.eta_c && em == e->opt.eta_m,
-              "checkpoint made with other operator options (crossover, mutation, dedup)");
-    CK_EXPECT(arc == (uint32_t)!!e->opt.archive && arm == (uint32_t)e->opt.archive_max,
-              "checkpoint made with other archive options");
-    CK_EXPECT(has_ref == (e->ref != NULL), "checkpoint and options disagree on the reference point");
-    if (has_ref) {
-        const unsigned char *q = take(&r, (size_t)m * 8);
-        CK_EXPECT(memcmp(q, e->ref, (size_t)m * 8) == 0, "checkpoint made with another reference point");
-    }
-    for (int j = 0; j < nv; j++) {
-        int same;
-        if (e->prob.kind == NSGA_INT) {
-            const unsigned char *q = take(&r, 8);
-            same = q && memcmp(q, &e->ilo[j], 4) == 0 && memcmp(q + 4, &e->ihi[j], 4) == 0;
-        } else {
-            double lo = get_f64(&r), hi = get_f64(&r);
-            same = lo == e->lo[j] && hi == e->hi[j];
-        }
-        CK_EXPECT(same, "checkpoint made with other bounds (variable %d)", j);
-    }
-    nsga_stats st = e->st;
-    st.generation = (long)get_u64(&r);
-    st.evaluations = (long long)get_u64(&r);
-    st.cache_hits = (long long)get_u64(&r);
-    st.redrawn = (long long)get_u64(&r);
-    st.elapsed = get_f64(&r);
-    double prev_hv = get_f64(&r);
-    int stag = (int)get_u32(&r);
-    uint32_t rsize = get_u32(&r);
-    CK_EXPECT(rsize == gsl_rng_size(e->rng), "checkpoint RNG state has %u bytes, expected %zu", rsize,
-              gsl_rng_size(e->rng));
-    const unsigned char *rstate = take(&r, rsize);
-    const unsigned char *g = take(&r, (size_t)N * e->gbytes);
-    const unsigned char *obj = take(&r, (size_t)N * m * 8), *cv = take(&r, (size_t)N * 8);
-    const unsigned char *rank = take(&r, (size_t)N * 4), *crowd = take(&r, (size_t)N * 8);
-    uint32_t ar_n = get_u32(&r);
-    CK_EXPECT(e->opt.archive || ar_n == 0, "checkpoint has an archive, the options none");
-    CK_EXPECT(ar_n <= (uint32_t)MAX_POP * 4 && (!e->opt.archive_max || ar_n <= (uint32_t)e->opt.archive_max),
-              "checkpoint archive of %u members is too large", ar_n);
-    const unsigned char *ar_g = take(&r, (size_t)ar_n * e->gbytes);
-    const unsigned char *ar_obj = take(&r, (size_t)ar_n * m * 8);
-    CK_EXPECT(r.pos == r.len, "checkpoint has %zu unexpected trailing bytes", r.len - r.pos);
-    CK_EXPECT(st.generation >= 0 && st.evaluations >= 0 && st.cache_hits >= 0 && stag >= 0,
-              "checkpoint counters out of range");
-    /* Values must be what the engine could have produced. */
-    for (int i = 0; i < N; i++) {
-        for (int j = 0; j < nv; j++) {
-            int ok;
-            if (e->prob.kind == NSGA_INT) {
-                int v;
-                memcpy(&v, g + ((size_t)i * nv + j) * 4, 4);
-                ok = v >= e->ilo[j] && v <= e->ihi[j];
-            } else {
-                double v;
-                memcpy(&v, g + ((size_t)i * nv + j) * 8, 8);
-                ok = v >= e->lo[j] && v <= e->hi[j];
-            }
-            CK_EXPECT(ok, "checkpoint genome %d, gene %d out of bounds", i, j);
-        }
-        double c, d;
-        int rk;
-        memcpy(&c, cv + (size_t)i * 8, 8);
-        memcpy(&d, crowd + (size_t)i * 8, 8);
-        memcpy(&rk, rank + (size_t)i * 4, 4);
-        CK_EXPECT(c >= 0 && isfinite(c) && d >= 0 && rk >= 0 && rk < N,
-                  "checkpoint member %d has a bad violation, crowding or rank", i);
-        for (int k = 0; k < m; k++) {
-            double v;
-            memcpy(&v, obj + ((size_t)i * m + k) * 8, 8);
-            CK_EXPECT(isfinite(v), "checkpoint member %d has a non-finite objective", i);
-        }
-    }
-    for (uint32_t i = 0; i < ar_n; i++)
-        for (int k = 0; k < m; k++) {
-            double v;
-            memcpy(&v, ar_obj + ((size_t)i * m + k) * 8, 8);
-            CK_EXPECT(isfinite(v), "checkpoint archive member %u has a non-finite objective", i);
-        }
-    if (e->opt.cache && cache_reserve(&e->cache, (size_t)N))
-        return fail(err, NSGA_ENOMEM, "out of memory (evaluation cache)");
-    if (archive_reserve(e, (int)ar_n - e->ar_n + N)) return fail(err, NSGA_ENOMEM, "out of memory (archive)");
-    /* commit */
-    memcpy(gsl_rng_state(e->rng), rstate, rsize);
-    memcpy(e->g, g, (size_t)N * e->gbytes);
-    memcpy(e->obj, obj, (size_t)N * m * 8);
-    memcpy(e->cv, cv, (size_t)N * 8);
-    memcpy(e->rank, rank, (size_t)N * 4);
-    memcpy(e->crowd, crowd, (size_t)N * 8);
-    e->ar_n = (int)ar_n;
-    if (ar_n) {
-        memcpy(e->ar_g, ar_g, (size_t)ar_n * e->gbytes);
-        memcpy(e->ar_obj, ar_obj, (size_t)ar_n * m * 8);
-    }
-    e->st = st;
-    e->prev_hv = prev_hv;
-    e->stag_count = stag;
-    e->inited = 1;
-    compute_stats(e);
-    if (e->opt.cache) { /* refill from the population: results never depend on it */
-        size_t goff = 8 + 8 * ((size_t)m + 1);
-        for (int i = 0; i < N; i++) {
-            const unsigned char *gi = G(e, e->g, i);
-            uint64_t hh = hash_bytes(gi, e->gbytes);
-            if (cache_find(&e->cache, hh, gi, e->gbytes, goff) < 0)
-                cache_add(&e->cache, hh, gi, e->gbytes, goff, e->obj + (size_t)i * m, m, e->cv[i]);
-        }
-    }
-    return 0;
-}
-
-/* ---- parallel evaluation helpers -------------------------------------------------------
- * Items are claimed in chunks from an atomic counter; which thread runs an
- * item never matters because fn(ctx, i) writes only item i's outputs. */
-
-struct nsga_pool {
-    int nthreads; /* workers including the caller */
-    int nstarted;
-    pthread_t *th;
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
-    unsigned long job;
-    int quit, busy;
-    /* current job */
-    nsga_item_fn fn;
-    void *ctx;
-    int n, chunk;
-    atomic_int next;
-    int err_i, err_rc;
-};
-
-static void run_items(nsga_pool *p)
-{
-    for (;;) {
-        int b = atomic_fetch_add(&p->next, p->chunk);
-        if (b >= p->n) return;
-        int e = b + p->chunk < p->n ? b + p->chunk : p->n;
-        for (int i = b; i < e; i++) {
-            int rc = p->fn(p->ctx, i);
-            if (rc) {
-                pthread_mutex_lock(&p->mu);
-                if (i < p->err_i) {
-                    p->err_i = i;
-                    p->err_rc = rc;
-                }
-                pthread_mutex_unlock(&p->mu);
-            }
-        }
-    }
-}
-
-static void *worker(void *arg)
-{
-    nsga_pool *p = arg;
-    unsigned long seen = 0;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (!p->quit && p->job == seen) pthread_cond_wait(&p->work, &p->mu);
-        if (p->quit) break;
-        seen = p->job;
-        pthread_mutex_unlock(&p->mu);
-        run_items(p);
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0) pthread_cond_signal(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-nsga_pool *nsga_pool_create(int nthreads)
-{
-    nsga_pool *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
-    p->nthreads = nthreads < 1 ? 1 : nthreads;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->work, NULL);
-    pthread_cond_init(&p->done, NULL);
-    if (p->nthreads > 1) {
-        p->th = malloc((size_t)(p->nthreads - 1) * sizeof *p->th);
-        if (!p->th) {
-            nsga_pool_destroy(p);
-            return NULL;
-        }
-        for (int t = 0; t < p->nthreads - 1; t++) {
-            if (pthread_create(&p->th[t], NULL, worker, p)) {
-                nsga_pool_destroy(p);
-                return NULL;
-            }
-            p->nstarted++;
-        }
-    }
-    return p;
-}
-
-int nsga_pool_run(nsga_pool *p, int n, nsga_item_fn fn, void *ctx)
-{
-    if (!p || !fn || n <= 0) return 0;
-    p->fn = fn;
-    p->ctx = ctx;
-    p->n = n;
-    p->err_i = n;
-    p->err_rc = 0;
-    int parts = 4 * p->nthreads;
-    p->chunk = n / parts > 0 ? n / parts : 1;
-    atomic_store(&p->next, 0);
-    if (p->nstarted > 0 && n > 1) {
-        pthread_mutex_lock(&p->mu);
-        p->busy = p->nstarted;
-        p->job++;
-        pthread_cond_broadcast(&p->work);
-        pthread_mutex_unlock(&p->mu);
-        run_items(p);
-        pthread_mutex_lock(&p->mu);
-        while (p->busy > 0) pthread_cond_wait(&p->done, &p->mu);
-        pthread_mutex_unlock(&p->mu);
-    } else {
-        run_items(p);
-    }
-    return p->err_rc;
-}
-
-void nsga_pool_destroy(nsga_pool *p)
-{
-    if (!p) return;
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->mu);
-    for (int t = 0; t < p->nstarted; t++) pthread_join(p->th[t], NULL);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->done);
-    free(p->th);
-    free(p);
-}
-
-int nsga_eval_parallel(int nthreads, int n, nsga_item_fn fn, void *ctx)
-{
-    if (!fn || n <= 0) return 0;
-    nsga_pool *p = nsga_pool_create(nthreads > n ? n : nthreads);
-    if (!p) { /* no threads: the same results in this thread */
-        for (int i = 0; i < n; i++) {
-            int rc = fn(ctx, i);
-            if (rc) return rc;
-        }
-        return 0;
-    }
-    int rc = nsga_pool_run(p, n, fn, ctx);
-    nsga_pool_destroy(p);
-    return rc;
 }

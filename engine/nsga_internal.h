@@ -9,7 +9,11 @@
 #ifndef DSE_NSGA_INTERNAL_H
 #define DSE_NSGA_INTERNAL_H
 
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "nsga.h"
 
 /* Sorting / crowding workspace for up to cap points. */
 typedef struct {
@@ -60,5 +64,79 @@ int nsga_hvws_init(nsga_hvws *w, int cap);
 void nsga_hvws_free(nsga_hvws *w);
 /* pts row-major n*m; returns the volume (>= 0) or < 0 on no memory. */
 double nsga_hv_ws(nsga_hvws *w, int n, int m, const double *pts, const double *ref);
+
+/* ---- the engine's state, shared by nsga.c and checkpoint.c ---- */
+
+/* The evaluation cache (nsga.c): records in one growing arena,
+ * [u64 hash][m objectives][cv][genome]; open addressing over record
+ * numbers + 1 (0 = empty), load <= 1/2. */
+typedef struct {
+    size_t rec_size, nrec, caprec, tcap;
+    unsigned char *recs;
+    uint32_t *table;
+} cache_t;
+
+enum { MAX_POP = 1 << 24 };
+struct nsga {
+    nsga_problem prob; /* bounds point to the copies below */
+    nsga_options opt;  /* ref and seeds point to the copies below */
+    int *ilo, *ihi;
+    double *lo, *hi, *ref, *seeds_real;
+    int *seeds_int;
+    int N, nv, m;
+    size_t gbytes;  /* bytes of one genome */
+    double pm;      /* effective per-gene mutation rate */
+    gsl_rng *rng, *rng_saved;
+
+    /* population (slots 0..N-1) and offspring (N..2N-1); *2 = other buffer */
+    unsigned char *g, *g2;
+    double *obj, *obj2, *cv, *cv2, *crowd, *crowd2;
+    int *rank, *rank2;
+    unsigned char *pair; /* two genomes: scratch for duplicate re-draws */
+
+    /* evaluation batch (misses of the cache) */
+    unsigned char *bg;
+    double *bobj, *bcv;
+    uint64_t *bh;
+    long *res;
+
+    /* genome set for duplicate elimination and in-batch duplicates */
+    int *set;
+    uint64_t *set_h;
+    const unsigned char **set_g;
+    size_t set_cap;
+
+    nsga_sortws sw;
+    nsga_hvws hw;
+    double *hvbuf, *negc;
+    int *fcount, *mem;
+    int *perm, perm_pos; /* tournament contestants; reset every generation */
+    unsigned char *sel;
+    cache_t cache;
+
+    /* archive of non-dominated feasible solutions (options.archive) */
+    int ar_n, ar_cap;
+    unsigned char *ar_g;
+    double *ar_obj;
+    nsga_sortws aw; /* pruning workspace when archive_max > 0 */
+    int *ar_mem;
+
+    int inited;
+    nsga_stats st;
+    double prev_hv;
+    int stag_count;
+};
+
+/* Genome i of a buffer of e's genomes. */
+static inline unsigned char *G(const nsga *e, unsigned char *buf, int i) { return buf + (size_t)i * e->gbytes; }
+
+int nsga_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+uint64_t nsga_hash_bytes(const unsigned char *p, size_t n);
+int nsga_cache_reserve(cache_t *c, size_t extra);
+long nsga_cache_find(const cache_t *c, uint64_t h, const unsigned char *g, size_t gbytes, size_t goff);
+void nsga_cache_add(cache_t *c, uint64_t h, const unsigned char *g, size_t gbytes, size_t goff,
+                    const double *obj, int m, double cv);
+int nsga_archive_reserve(nsga *e, int extra);
+void nsga_compute_stats(nsga *e);
 
 #endif

@@ -143,8 +143,8 @@ static int kill_at_random(pid_t pid, const char *db, long gens, double span)
 {
     if (rnd() % 3) {
         long long g = (long long)(rnd() % (unsigned long long)(gens > 1 ? gens - 1 : 1));
-        double t0 = now_s();
-        while (gens_done(db) < g && !ended(pid) && now_s() - t0 < 60) sleep_s(0.0005);
+        double t0 = base_now();
+        while (gens_done(db) < g && !ended(pid) && base_now() - t0 < 60) sleep_s(0.0005);
         sleep_s(rnd01() * 0.002);
     } else {
         sleep_s(rnd01() * span);
@@ -235,9 +235,9 @@ static int run_cell(cell *c, int kills)
                  c->plat, c->chrom, c->seed, c->gens);
         unlink(ref);
         run_args(c, ref, "1", a);
-        double t0 = now_s();
+        double t0 = base_now();
         int rc = dse_wait(dse_start(NULL, tpath("ref.err"), a));
-        span = now_s() - t0;
+        span = base_now() - t0;
         CHECK(rc == 0, " %s: uninterrupted run exit %d", tag, rc);
         if (rc) return 0;
         long g = atol(c->gens);
@@ -302,7 +302,7 @@ int main(int argc, char **argv)
     printf("resume matrix: %d networks x %d platforms x %d chromosomes = %d cells; %s: %d cells, "
            "%d kills each, seed %llu (DSE_MATRIX_SEED)\n",
            nnet, nplat, NCHROM, total, full && cells == total ? "full" : "subset", cells, kills, seed);
-    double t0 = now_s();
+    double t0 = base_now();
     int mid = 0;
     for (int i = 0; i < cells; i++) {
         int x = order[i];
@@ -318,7 +318,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     printf("%d cells in %.0f s; %d of %d kills left a checkpoint to resume from\n", cells,
-           now_s() - t0, mid, cells * kills);
+           base_now() - t0, mid, cells * kills);
     /* kill moments are random, but a matrix whose kills all missed the
      * search would prove nothing */
     CHECK(mid > 0);
