@@ -1,0 +1,51 @@
+/* campaign_internal.h -- what the files of campaign/ share, private to
+ * it (the public API is campaign.h): the campaign's state and the helpers
+ * that end a campaign.
+ * Invariant: a camp owns everything it points to (campaign.h). */
+#ifndef DSE_CAMPAIGN_INTERNAL_H
+#define DSE_CAMPAIGN_INTERNAL_H
+
+#include "campaign.h"
+#include "chrom.h"
+#include "cost.h"
+#include "mapping.h"
+#include "nsga.h"
+#include "plan.h"
+
+typedef struct {
+    mapping *map;
+    plan *pl;
+    cost_model *cost; /* the model keeps scratch: one per thread */
+    char err[CAMP_ERRLEN];
+} workspace;
+
+struct camp {
+    camp_options opt; /* strings below are owned copies */
+    char *s_network, *s_platform, *s_coeffs, *s_chromosome, *s_split_kinds, *s_kind;
+    char *config;
+    net *net;
+    platform *plat;
+    cost_coeffs *coeffs;
+    char warn[NET_ERRLEN]; /* the cost model's fallback warning, or "" */
+    chrom *ch;
+    int nvar;
+    int *lo, *hi;
+    int *fastest;
+    double ref[COST_NOBJ];
+    int threads;
+    nsga_pool *pool;
+    workspace *ws;
+    /* batch handed to the workers */
+    int job_n;
+    const int *job_g;
+    double *job_obj, *job_cv;
+};
+
+/* Store the front of a final population (n genomes, their objectives,
+ * violations and ranks) and set the campaign finished: 0 or -1 with err. */
+int camp_finish_front(camp *c, res_db *db, long long id, int n, const int *genomes,
+                      const double *obj, const double *cv, const int *rank, long gen, char *err);
+/* Set the campaign failed with msg (best effort: it is already failing). */
+void camp_mark_failed(res_db *db, long long id, const char *msg);
+
+#endif
