@@ -198,3 +198,16 @@ int cli_bench(const char *text, int *warm, int *reps)
     *reps = (int)r;
     return 0;
 }
+
+int cli_start(cli_args *a, const char *cmd, int argc, char **argv, const char *flags,
+              const char *help)
+{
+    char all[256];
+    snprintf(all, sizeof all, "help %s", flags);
+    if (cli_parse(a, cmd, argc, argv, all)) return EXIT_USAGE;
+    if (cli_flag(a, "help")) {
+        fputs(help, stdout);
+        return EXIT_OK;
+    }
+    return -1;
+}

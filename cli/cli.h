@@ -29,6 +29,11 @@ typedef struct {
 /* flags: space-separated names of options that take no value.  Returns 0,
  * or prints a usage line and returns EXIT_USAGE. */
 int cli_parse(cli_args *a, const char *cmd, int argc, char **argv, const char *flags);
+/* How every command starts: cli_parse with the flags and --help; with
+ * --help, prints help on stdout.  Returns -1 to go on, or the exit code to
+ * return (EXIT_OK after the help, EXIT_USAGE on a parse error). */
+int cli_start(cli_args *a, const char *cmd, int argc, char **argv, const char *flags,
+              const char *help);
 const char *cli_get(cli_args *a, const char *name);          /* last value or NULL */
 int cli_getall(cli_args *a, const char *name, const char **out, int max); /* repeated */
 int cli_flag(cli_args *a, const char *name);

@@ -92,11 +92,8 @@ int cmd_calibrate(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN];
-    if (cli_parse(&a, "calibrate", argc, argv, "help quick")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "calibrate", argc, argv, "quick", help);
+    if (started >= 0) return started;
     calib_options o;
     memset(&o, 0, sizeof o);
     long reps = CALIB_REPS, seed = 1;
@@ -198,11 +195,8 @@ static const char worker_help[] =
 int cmd_calib_worker(int argc, char **argv)
 {
     cli_args a;
-    if (cli_parse(&a, "calib-worker", argc, argv, "help quick")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(worker_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "calib-worker", argc, argv, "quick", worker_help);
+    if (started >= 0) return started;
     calib_worker_opts o;
     memset(&o, 0, sizeof o);
     long reps = CALIB_REPS, seed = 1;

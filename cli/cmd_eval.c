@@ -182,11 +182,8 @@ int cmd_eval(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN], warn[NET_ERRLEN];
-    if (cli_parse(&a, "eval", argc, argv, "json help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(eval_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "eval", argc, argv, "json", eval_help);
+    if (started >= 0) return started;
     const char *netname = cli_get(&a, "network"), *platname = cli_get(&a, "platform");
     const char *mapfile = cli_get(&a, "mapping"), *single = cli_get(&a, "single");
     const char *cfile = cli_get(&a, "coeffs"), *tfile = cli_get(&a, "trace");
@@ -266,11 +263,8 @@ int cmd_plan(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN];
-    if (cli_parse(&a, "plan", argc, argv, "check help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(plan_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "plan", argc, argv, "check", plan_help);
+    if (started >= 0) return started;
     const char *netname = cli_get(&a, "network"), *platname = cli_get(&a, "platform");
     const char *mapfile = cli_get(&a, "mapping"), *single = cli_get(&a, "single");
     int check = cli_flag(&a, "check");

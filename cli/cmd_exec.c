@@ -52,11 +52,8 @@ int cmd_exec(int argc, char **argv)
     cli_args a;
     rt_options o;
     memset(&o, 0, sizeof o);
-    if (cli_parse(&a, "exec", argc, argv, "json help no-check")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(exec_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "exec", argc, argv, "json no-check", exec_help);
+    if (started >= 0) return started;
     long single = -1, seed = 1;
     double timeout = 0;
     int json = cli_flag(&a, "json");

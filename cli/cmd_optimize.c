@@ -26,14 +26,18 @@ static const char optimize_help[] =
     "  --dedup       re-draw duplicate offspring (always on for integer problems)\n"
     "Problems:\n";
 
-static void usage(FILE *f)
+/* The help with the built-in problems listed. */
+static const char *usage(void)
 {
-    fputs(optimize_help, f);
-    for (int i = 0; i < nsga_builtin_count(); i++)
-        fprintf(f, "  %-9s %s\n", nsga_builtin_name(i), nsga_builtin_describe(i));
-    fputs("Reference points: (1.1, 1.1) or (1.1, 1.1, 1.1); zdt5 (32, 11); knapsack (0, 0),\n"
-          "its objectives being the negated profits.\n",
-          f);
+    static char h[4096];
+    size_t k = (size_t)snprintf(h, sizeof h, "%s", optimize_help);
+    for (int i = 0; i < nsga_builtin_count() && k < sizeof h; i++)
+        k += (size_t)snprintf(h + k, sizeof h - k, "  %-9s %s\n", nsga_builtin_name(i),
+                              nsga_builtin_describe(i));
+    if (k < sizeof h)
+        snprintf(h + k, sizeof h - k, "Reference points: (1.1, 1.1) or (1.1, 1.1, 1.1); zdt5 (32, 11); "
+                 "knapsack (0, 0),\nits objectives being the negated profits.\n");
+    return h;
 }
 
 /* the printed front: indices ordered by objectives, lexicographically */
@@ -53,11 +57,8 @@ static int cmp_row(const void *a, const void *b)
 int cmd_optimize(int argc, char **argv)
 {
     cli_args a;
-    if (cli_parse(&a, "optimize", argc, argv, "json help dedup archive")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        usage(stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "optimize", argc, argv, "json dedup archive", usage());
+    if (started >= 0) return started;
     long pop, gens, seed, threads;
     if (cli_int(&a, "pop", 100, 4, 1 << 24, &pop) || cli_int(&a, "gens", 250, 0, 100000000, &gens) ||
         cli_int(&a, "seed", 1, 0, 0x7fffffffL, &seed) || cli_int(&a, "threads", 1, 1, 256, &threads))

@@ -112,11 +112,8 @@ int cmd_platform(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN];
-    if (cli_parse(&a, "platform", argc, argv, "json help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(platform_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "platform", argc, argv, "json", platform_help);
+    if (started >= 0) return started;
     if (a.npos == 2 && !strcmp(a.pos[0], "show")) {
         int json = cli_flag(&a, "json");
         if (cli_finish(&a)) return EXIT_USAGE;

@@ -32,11 +32,8 @@ int cmd_plot(int argc, char **argv)
 {
     cli_args a;
     char err[BASE_ERRLEN];
-    if (cli_parse(&a, "plot", argc, argv, "help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(plot_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "plot", argc, argv, "", plot_help);
+    if (started >= 0) return started;
     const char *ids = cli_get(&a, "campaign"), *dbpath = cli_get(&a, "db"), *dir = cli_get(&a, "o");
     long point;
     if (cli_int(&a, "point", -1, 0, 1000000000, &point) || cli_finish(&a)) return EXIT_USAGE;

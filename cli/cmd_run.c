@@ -228,11 +228,8 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
 {
     cli_args a;
     char err[CAMP_ERRLEN];
-    if (cli_parse(&a, cmd, argc, argv, "quiet help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, cmd, argc, argv, "quiet", help);
+    if (started >= 0) return started;
     camp_options o = {0};
     long splits, pop, gens, seed, threads;
     double budget, maxp;
@@ -349,11 +346,8 @@ int cmd_resume(int argc, char **argv)
     char err[CAMP_ERRLEN];
     long long id;
     long threads;
-    if (cli_parse(&a, "resume", argc, argv, "quiet help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(resume_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "resume", argc, argv, "quiet", resume_help);
+    if (started >= 0) return started;
     const char *dbpath = cli_get(&a, "db");
     session s = {{"resume", cli_flag(&a, "quiet"), isatty(2), 0, 0}, 1};
     if (campaign_id(&a, &id) || cli_int(&a, "threads", default_threads(), 1, 256, &threads) ||
@@ -416,11 +410,8 @@ int cmd_list(int argc, char **argv)
 {
     cli_args a;
     char err[RES_ERRLEN];
-    if (cli_parse(&a, "list", argc, argv, "help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(list_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "list", argc, argv, "", list_help);
+    if (started >= 0) return started;
     const char *dbpath = cli_get(&a, "db");
     if (cli_finish(&a)) return EXIT_USAGE;
     res_db *db = res_open(dbpath ? dbpath : DEFAULT_DB, RES_OPEN_READ, err);
@@ -479,11 +470,8 @@ int cmd_front(int argc, char **argv)
     cli_args a;
     char err[CAMP_ERRLEN];
     long long id;
-    if (cli_parse(&a, "front", argc, argv, "csv json help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(front_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "front", argc, argv, "csv json", front_help);
+    if (started >= 0) return started;
     const char *dbpath = cli_get(&a, "db");
     int csv = cli_flag(&a, "csv"), json = cli_flag(&a, "json");
     if (campaign_id(&a, &id) || cli_finish(&a)) return EXIT_USAGE;
@@ -569,11 +557,8 @@ int cmd_export(int argc, char **argv)
     cli_args a;
     char err[CAMP_ERRLEN];
     long long id;
-    if (cli_parse(&a, "export", argc, argv, "help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(export_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "export", argc, argv, "", export_help);
+    if (started >= 0) return started;
     const char *dbpath = cli_get(&a, "db"), *point = cli_get(&a, "point"), *dir = cli_get(&a, "o");
     if (campaign_id(&a, &id) || cli_finish(&a)) return EXIT_USAGE;
     if (!point || !dir) {

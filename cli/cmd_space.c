@@ -21,11 +21,8 @@ int cmd_space(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN];
-    if (cli_parse(&a, "space", argc, argv, "json help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(space_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "space", argc, argv, "json", space_help);
+    if (started >= 0) return started;
     const char *netname = cli_get(&a, "network"), *kname = cli_get(&a, "chromosome");
     const char *kinds = cli_get(&a, "split-kinds");
     long ndev, p;

@@ -82,11 +82,8 @@ int cmd_validate(int argc, char **argv)
 {
     cli_args a;
     char err[BASE_ERRLEN] = "";
-    if (cli_parse(&a, "validate", argc, argv, "help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "validate", argc, argv, "", help);
+    if (started >= 0) return started;
     long id = -1, top = 0;
     double timeout = -1;
     const char *tops = cli_get(&a, "top"), *bench = cli_get(&a, "bench");

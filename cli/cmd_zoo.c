@@ -91,11 +91,8 @@ int cmd_zoo(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN];
-    if (cli_parse(&a, "zoo", argc, argv, "json help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(zoo_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "zoo", argc, argv, "json", zoo_help);
+    if (started >= 0) return started;
     if (a.npos == 1 && !strcmp(a.pos[0], "list")) {
         if (cli_finish(&a)) return EXIT_USAGE;
         printf("%-14s %6s %14s %9s  %s\n", "name", "layers", "params", "GMACs", "description");
@@ -133,11 +130,8 @@ int cmd_net(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN];
-    if (cli_parse(&a, "net", argc, argv, "json help")) return EXIT_USAGE;
-    if (cli_flag(&a, "help")) {
-        fputs(net_help, stdout);
-        return EXIT_OK;
-    }
+    int started = cli_start(&a, "net", argc, argv, "json", net_help);
+    if (started >= 0) return started;
     if (a.npos == 2 && !strcmp(a.pos[0], "show")) {
         net *n = net_open(a.pos[1], err);
         if (!n) {
