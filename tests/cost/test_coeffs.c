@@ -4,7 +4,7 @@
  * refused with one line naming the file and the problem. */
 #include "cost.h"
 #include "check.h"
-#include "model/run.h"
+#include "run.h"
 
 #include <math.h>
 #include <stdlib.h>

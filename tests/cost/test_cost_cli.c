@@ -2,7 +2,7 @@
  * (Table 2 through the CLI, bytes moved counted by hand), the one-line
  * notices on stderr, and exit code 2 with one line for each bad input. */
 #include "check.h"
-#include "model/run.h"
+#include "run.h"
 
 #include <cJSON.h>
 #include <stdlib.h>

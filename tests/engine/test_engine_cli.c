@@ -3,6 +3,7 @@
  * report for good runs, identical fronts for identical options (also
  * across thread counts), JSON output. */
 #include "check.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,26 +13,18 @@
 
 static char out[1 << 20], errtxt[1 << 16];
 
-static void slurp(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    buf[n] = 0;
-    if (f) fclose(f);
-    remove(path);
-}
-
-/* Runs `dse optimize ARGS`; stdout into out, stderr into errtxt. */
+/* Runs `dse optimize ARGS` through the tests' runner (run.h); stdout into
+ * out, stderr into errtxt. */
 static int run(const char *args)
 {
-    char cmd[1024], po[64], pe[64];
-    snprintf(po, sizeof po, "/tmp/dse_opt_out.%d", (int)getpid());
-    snprintf(pe, sizeof pe, "/tmp/dse_opt_err.%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "%s optimize %s >%s 2>%s", DSE_BIN, args, po, pe);
-    int st = system(cmd);
-    slurp(po, out, sizeof out);
-    slurp(pe, errtxt, sizeof errtxt);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s optimize %s", DSE_BIN, args);
+    run_result r;
+    int st = run_sh(&r, cmd);
+    snprintf(out, sizeof out, "%s", r.out);
+    snprintf(errtxt, sizeof errtxt, "%s", r.err);
+    run_free(&r);
+    return st;
 }
 
 static int lines(const char *s)

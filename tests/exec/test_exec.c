@@ -12,6 +12,7 @@
 #include <cJSON.h>
 #include <math.h>
 #include "check.h"
+#include "run.h"
 #include "tfile.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,19 +25,14 @@
 static char tmpdir[256];
 
 /* Run a shell command; stderr captured to a file; returns the exit code. */
+/* cmd through the tests' runner (run.h); its stderr into errbuf. */
 static int run(const char *cmd, char *errbuf, size_t errlen)
 {
-    char full[4096], errf[300];
-    snprintf(errf, sizeof errf, "%s/stderr.txt", tmpdir);
-    snprintf(full, sizeof full, "%s 2>%s", cmd, errf);
-    int st = system(full);
-    if (errbuf) {
-        FILE *f = fopen(errf, "r");
-        size_t k = f ? fread(errbuf, 1, errlen - 1, f) : 0;
-        errbuf[k] = 0;
-        if (f) fclose(f);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    run_result r;
+    int st = run_sh(&r, cmd);
+    if (errbuf) snprintf(errbuf, errlen, "%s", r.err);
+    run_free(&r);
+    return st;
 }
 
 static float *read_floats(const char *path, size_t n)

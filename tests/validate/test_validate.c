@@ -8,6 +8,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include "check.h"
+#include "run.h"
 #include "trace.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +19,8 @@
 
 static char dir[256];
 
-static int sh(const char *fmt, const char *arg)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, fmt, arg);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
+/* A command line through the tests' runner (run.h). */
+static int sh(const char *fmt, const char *arg) { return run_shf(fmt, arg); }
 
 static long long scalar(const char *db, const char *sql)
 {

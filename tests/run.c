@@ -1,8 +1,10 @@
-/* run.c -- see run.h.  Output is collected through files in the scratch
+/* run.c -- see run.h (the tests' one runner of the dse program).  Output is collected through files in the scratch
  * folder rather than pipes, so a chatty child can never block. */
 #include "run.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 static char dir[256];
+
 static char *made[256];
 static int nmade;
 
@@ -64,14 +67,10 @@ int count_lines(const char *s)
     return n;
 }
 
-int run_dse(run_result *r, const char *const *args)
+/* Run argv[0] with argv, stdout and stderr into files, then read them. */
+static int run_argv(run_result *r, const char *prog, const char *const *argv)
 {
     char *out = scratch_path("run.stdout"), *err = scratch_path("run.stderr");
-    const char *argv[64];
-    int k = 0;
-    argv[k++] = DSE_BIN;
-    for (int i = 0; args[i] && k < 63; i++) argv[k++] = args[i];
-    argv[k] = NULL;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -84,19 +83,49 @@ int run_dse(run_result *r, const char *const *args)
         if (fo < 0 || fe < 0) _exit(127);
         dup2(fo, 1);
         dup2(fe, 2);
-        execv(DSE_BIN, (char *const *)argv);
+        execv(prog, (char *const *)argv);
         _exit(127);
     }
     int st = 0;
-    waitpid(pid, &st, 0);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r->out = tfile_read(out, NULL);
-    r->err = tfile_read(err, NULL);
-    if (!r->out) r->out = strdup("");
-    if (!r->err) r->err = strdup("");
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) break;
+    int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (r) {
+        r->status = status;
+        r->out = tfile_read(out, NULL);
+        r->err = tfile_read(err, NULL);
+        if (!r->out) r->out = strdup("");
+        if (!r->err) r->err = strdup("");
+    }
     free(out);
     free(err);
-    return r->status;
+    return status;
+}
+
+int run_dse(run_result *r, const char *const *args)
+{
+    const char *argv[64];
+    int k = 0;
+    argv[k++] = DSE_BIN;
+    for (int i = 0; args[i] && k < 63; i++) argv[k++] = args[i];
+    argv[k] = NULL;
+    return run_argv(r, DSE_BIN, argv);
+}
+
+int run_sh(run_result *r, const char *cmdline)
+{
+    const char *argv[] = {"/bin/sh", "-c", cmdline, NULL};
+    return run_argv(r, "/bin/sh", argv);
+}
+
+int run_shf(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return run_sh(NULL, cmd);
 }
 
 void run_free(run_result *r)

@@ -1,6 +1,8 @@
-/* run.h -- what the model tests need around the built `dse` program: run
- * it with arguments and collect exit code, stdout and stderr; and scratch
- * files in a private temporary folder that scratch_cleanup() removes.
+/* run.h -- the one way the tests run the built `dse` program (or a shell
+ * command line around it: environment, mpirun): wait for it and collect
+ * exit code, stdout and stderr; and scratch files in a private temporary
+ * folder that scratch_cleanup() removes.  Linked into every test
+ * (tests/CMakeLists.txt's dse_testrun).
  * Strings returned here are owned by the caller (free()).
  */
 #ifndef DSE_TEST_RUN_H
@@ -16,6 +18,11 @@ typedef struct {
 
 /* Run DSE_BIN with args (NULL-terminated, program name excluded). */
 int run_dse(run_result *r, const char *const *args);
+/* Run a shell command line (sh -c), e.g. "DSE_FAULT=stall@1 dse mpirun ...";
+ * r may be NULL (outputs discarded).  Returns the exit code (128 + signal). */
+int run_sh(run_result *r, const char *cmdline);
+/* run_sh with printf-style formatting, outputs discarded. */
+int run_shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void run_free(run_result *r);
 
 /* A path inside the test's scratch folder (created on first use). */
