@@ -35,6 +35,8 @@ char *base_strdup(const char *s);
 
 /* Seconds of CLOCK_MONOTONIC: for durations and deadlines, never dates. */
 double base_now(void);
+/* The current UTC time as ISO 8601 ("2026-11-25T20:12:51Z") into buf[n]. */
+void base_now_iso(char *buf, size_t n);
 /* This thread's CPU seconds: other load on the machine does not inflate them. */
 double base_cpu_now(void);
 

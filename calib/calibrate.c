@@ -791,14 +791,6 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-static void now_iso(char *buf, size_t len)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 void calib_result_free(calib_result *r)
 {
     if (!r) return;
@@ -852,7 +844,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
         goto out;
     }
     char date[32], board[300], desc[600], host[128] = "this machine";
-    now_iso(date, sizeof date);
+    base_now_iso(date, sizeof date);
     gethostname(host, sizeof host);
     host[sizeof host - 1] = 0;
     snprintf(board, sizeof board, "%s (%s)", R.pl->description ? R.pl->description : R.pl->name, host);

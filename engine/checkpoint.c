@@ -135,27 +135,16 @@ static const unsigned char *take(rbuf *r, size_t n)
     r->pos += n;
     return q;
 }
-static uint32_t get_u32(rbuf *r)
+/* One fixed-size field; zero once the buffer ran out (r->bad says so). */
+static void get(rbuf *r, void *v, size_t n)
 {
-    uint32_t v = 0;
-    const unsigned char *q = take(r, 4);
-    if (q) memcpy(&v, q, 4);
-    return v;
+    const unsigned char *q = take(r, n);
+    if (q) memcpy(v, q, n);
+    else memset(v, 0, n);
 }
-static uint64_t get_u64(rbuf *r)
-{
-    uint64_t v = 0;
-    const unsigned char *q = take(r, 8);
-    if (q) memcpy(&v, q, 8);
-    return v;
-}
-static double get_f64(rbuf *r)
-{
-    double v = 0;
-    const unsigned char *q = take(r, 8);
-    if (q) memcpy(&v, q, 8);
-    return v;
-}
+static uint32_t get_u32(rbuf *r) { uint32_t v; get(r, &v, sizeof v); return v; }
+static uint64_t get_u64(rbuf *r) { uint64_t v; get(r, &v, sizeof v); return v; }
+static double get_f64(rbuf *r) { double v; get(r, &v, sizeof v); return v; }
 
 #define CK_EXPECT(cond, ...)                                     \
     do {                                                         \

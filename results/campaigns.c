@@ -22,7 +22,7 @@ int res_campaign_new(res_db *db, const char *name, const char *kind, const char 
                      long long *id, char *err)
 {
     char now[32], host[256];
-    res_now_iso(now, sizeof now);
+    base_now_iso(now, sizeof now);
     this_host(host, sizeof host);
     sqlite3_stmt *s = res_prep(db,
                                "INSERT INTO campaigns(name, kind, status, created, updated, network,"
@@ -139,7 +139,7 @@ int res_campaign_set_status(res_db *db, long long id, const char *status, const 
                             char *err)
 {
     char now[32], host[256];
-    res_now_iso(now, sizeof now);
+    base_now_iso(now, sizeof now);
     this_host(host, sizeof host);
     sqlite3_stmt *s = res_prep(db,
                                "UPDATE campaigns SET status = ?, message = ?, updated = ?, pid = ?,"
@@ -173,7 +173,7 @@ static int dead_here(const res_campaign *c, const char *host)
 int res_campaign_claim(res_db *db, long long id, const char *from, res_campaign *out, char *err)
 {
     char now[32], host[256];
-    res_now_iso(now, sizeof now);
+    base_now_iso(now, sizeof now);
     this_host(host, sizeof host);
     res_campaign c;
     /* The read, the decision and the update are one write transaction:

@@ -253,14 +253,6 @@ int res_grow(void **v, int n, int *cap, size_t size)
     return 0;
 }
 
-void res_now_iso(char *buf, size_t n)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 int res_exec(res_db *db, const char *sql, char *err)
 {
     char *msg = NULL;

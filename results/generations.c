@@ -53,7 +53,7 @@ int res_generation_write(res_db *db, long long id, const res_gen *g, const res_p
                          const void *ckpt, size_t ckpt_len, char *err)
 {
     char now[32];
-    res_now_iso(now, sizeof now);
+    base_now_iso(now, sizeof now);
     if (res_begin(db, err)) return -1;
     /* Anything at or after this generation is stale (a resume from an
      * older state); the primary keys make the rewrite an upsert anyway. */

@@ -63,7 +63,6 @@ int res_readerr(res_db *db, char *err, int rc, const char *what);
 /* Room for row n of an array of `size`-byte rows grown by doubling: 0, or
  * -1 when out of memory (*v and *cap then untouched). */
 int res_grow(void **v, int n, int *cap, size_t size);
-void res_now_iso(char *buf, size_t n);
 int res_exec(res_db *db, const char *sql, char *err);
 /* A prepared statement of the table above, reset and unbound. */
 sqlite3_stmt *res_stmt(res_db *db, int which, char *err);

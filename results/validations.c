@@ -45,7 +45,7 @@ int res_validation_add(res_db *db, const res_validation *v, const res_step *step
                        long long *id, char *err)
 {
     char now[32], cols[512] = "", marks[128] = "";
-    res_now_iso(now, sizeof now);
+    base_now_iso(now, sizeof now);
     res_sql_pairs(cols, sizeof cols, "pred_", "", "meas_", "");
     res_sql_marks(marks, sizeof marks, 2 * COST_NOBJ);
     char *sql = res_sql_fmt("INSERT INTO validations(campaign, point, device, status, reason,"
@@ -194,7 +194,7 @@ int res_calibration_add(res_db *db, const char *platform, const char *network,
                         const char *coeffs, const char *report, long long *id, char *err)
 {
     char now[32];
-    res_now_iso(now, sizeof now);
+    base_now_iso(now, sizeof now);
     sqlite3_stmt *s = res_prep(db,
                                "INSERT INTO calibrations(created, platform, network, coeffs, report)"
                                " VALUES (?,?,?,?,?)",

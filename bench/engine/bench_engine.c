@@ -19,12 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-static double median5(double *t)
-{
-    qsort(t, 5, sizeof *t, base_cmp_double);
-    return t[2];
-}
-
 static void run(const char *name, int pop, int gens, int archive)
 {
     double t[5], hv = 0;
@@ -54,7 +48,7 @@ static void run(const char *name, int pop, int gens, int archive)
         nsga_builtin_free(b);
     }
     printf("engine %-6s pop %4d x %3d gens, archive %-3s: median %.3f s, mean final hv %.5f\n", name, pop, gens,
-           archive ? "on" : "off", median5(t), hv);
+           archive ? "on" : "off", base_median(t, 5), hv);
 }
 
 static void sorts(int n)
@@ -76,8 +70,8 @@ static void sorts(int n)
         ff = nsga_sort_fast(n, 3, obj, NULL, r2);
         tf[r] = base_now() - t0;
     }
-    printf("sort %5d random 3-objective points: deb %.4f s, ens-bs %.4f s (%d fronts, ranks %s)\n", n, median5(td),
-           median5(tf), ff, fd == ff && !memcmp(r1, r2, (size_t)n * sizeof *r1) ? "identical" : "DIFFER");
+    printf("sort %5d random 3-objective points: deb %.4f s, ens-bs %.4f s (%d fronts, ranks %s)\n", n, base_median(td, 5),
+           base_median(tf, 5), ff, fd == ff && !memcmp(r1, r2, (size_t)n * sizeof *r1) ? "identical" : "DIFFER");
     free(obj), free(r1), free(r2);
 }
 
