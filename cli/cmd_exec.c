@@ -5,6 +5,7 @@
 #include "runtime.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,10 +151,43 @@ static int mpirun_outcome(int rc, const char *etext, const char *eline)
     return EXIT_FAIL;
 }
 
+/* The placement of `--platform P` among the program's arguments when P is
+ * emulated (scripts/emulate-boards): seqfile gets its hostfile, in a fresh
+ * tmpdir.  0 (seqfile[0] = 0 for any other platform or none), or -1 after
+ * one line on stderr. */
+static int emulated_placement(int nargs, char **args, char *tmpdir, int *made, char *seqfile,
+                              size_t len)
+{
+    const char *name = NULL;
+    for (int k = 0; k + 1 < nargs; k++)
+        if (!strcmp(args[k], "--platform")) name = args[k + 1];
+    if (!name) return 0;
+    char err[BASE_ERRLEN], remote[512];
+    platform *pl = platform_open(name, err);
+    if (!pl) return 0; /* the program says what is wrong with it */
+    int rc = 0;
+    if (pl->emulated) {
+        if (!mkdtemp(tmpdir)) {
+            cli_error("mpirun", "%s: cannot make a folder: %s", tmpdir, strerror(errno));
+            rc = -1;
+        } else {
+            *made = 1;
+            if (rt_placement_file(pl, tmpdir, seqfile, len, remote, sizeof remote, err)) {
+                cli_error("mpirun", "%s", err);
+                rc = -1;
+            }
+        }
+    }
+    platform_free(pl);
+    return rc;
+}
+
 static const char mpirun_help[] =
     "usage: dse mpirun -np N [--hostfile F] PROGRAM [ARGS...]\n"
     "Runs mpirun with what Open MPI needs on this machine (root allowed,\n"
-    "--oversubscribe); tests, scripts and dse validate launch through it.\n";
+    "--oversubscribe); tests, scripts and dse validate launch through it.\n"
+    "When ARGS name an emulated platform (--platform P with an \"emulate\"\n"
+    "section, docs/emulated-boards.md), rank r runs on device r's board.\n";
 
 int cmd_mpirun(int argc, char **argv)
 {
@@ -180,7 +214,18 @@ int cmd_mpirun(int argc, char **argv)
     if (!av) return EXIT_FAIL;
     /* A bare "dse" means this very program. */
     if (!strcmp(argv[i], "dse")) argv[i] = (char *)rt_self_exe();
-    rt_mpirun_argv(np, hostfile, NULL, (const char *const *)argv + i, argc - i, av);
+    /* An emulated platform's boards are reached as dse validate reaches
+     * them: rank r on device r's board, with the emulation's launch
+     * settings (rt_placement_file). */
+    char tmpdir[] = "/tmp/dse-mpirun-XXXXXX", seqfile[600] = "";
+    int made_tmp = 0;
+    if (!hostfile && emulated_placement(argc - i, argv + i, tmpdir, &made_tmp, seqfile,
+                                        sizeof seqfile)) {
+        free(av);
+        return EXIT_USAGE;
+    }
+    rt_mpirun_argv(np, hostfile, seqfile[0] ? seqfile : NULL, (const char *const *)argv + i,
+                   argc - i, av);
     rt_mpirun_env();
     /* mpirun runs as a job of its own (stdout passed through): a rank that
      * dies becomes one line and exit 1 instead of mpirun's own report;
@@ -195,5 +240,7 @@ int cmd_mpirun(int argc, char **argv)
     free(av);
     rc = mpirun_outcome(rc, etext ? etext : "", eline);
     free(etext);
+    if (seqfile[0]) remove(seqfile);
+    if (made_tmp) rmdir(tmpdir);
     return rc;
 }

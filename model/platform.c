@@ -85,7 +85,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
             strcmp(c->string, "name") && strcmp(c->string, "description") &&
             strcmp(c->string, "devices") && strcmp(c->string, "links") &&
-            strcmp(c->string, "source")) {
+            strcmp(c->string, "source") && strcmp(c->string, "emulate")) {
             snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
@@ -229,6 +229,14 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         }
         p->link[a * n + b] = p->link[b * n + a] = l;
     }
+    /* Emulated boards (scripts/emulate-boards reads the section's details). */
+    const cJSON *je = cJSON_GetObjectItemCaseSensitive(root, "emulate");
+    if (je && !cJSON_IsObject(je)) {
+        snprintf(err, NET_ERRLEN, "%s: \"emulate\" must be an object (docs/emulated-boards.md)",
+                 what);
+        goto fail;
+    }
+    p->emulated = je != NULL;
     const char *src = NULL;
     if (ju_str(root, "source", &src, 0, what, err)) goto fail;
     if (src) {

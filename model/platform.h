@@ -43,6 +43,8 @@ typedef struct {
     plat_link *link;                 /* ndev x ndev, resolved (row-major) */
     link_class *link_cls;            /* ndev x ndev, class of each pair */
     char *text;                      /* the JSON it was read from (stored by campaigns) */
+    int emulated;                    /* has an "emulate" section: its boards are network
+                                        namespaces made by scripts/emulate-boards */
 } platform;
 
 platform *platform_load(const char *path, char *err);

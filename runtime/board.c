@@ -52,12 +52,45 @@ int rt_board_is_here(const char *board)
     return !strcmp(board, host) || (strlen(board) == l && !strncmp(board, host, l));
 }
 
+/* An emulated platform's launch settings, written by scripts/emulate-boards
+ * up as "key value" lines, become OMPI_MCA_key variables that mpirun (a
+ * child) reads: the agent that enters a board's namespace, direct routing,
+ * TCP on the bridge's subnet. */
+static int emulated_env(const platform *pl, char *err)
+{
+    char path[512], line[600];
+    const char *root = getenv("DSE_EMU_DIR");
+    snprintf(path, sizeof path, "%s/%s/mca", root && root[0] ? root : "/run/dse-emu", pl->name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        base_seterr(err, "platform %s is emulated but its boards are not up (%.300s: %s): run "
+                    "scripts/emulate-boards up on its platform file", pl->name, path,
+                    strerror(errno));
+        return -1;
+    }
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char key[128], val[460], var[160];
+        if (sscanf(line, "%127s %459[^\n]", key, val) != 2) continue;
+        snprintf(var, sizeof var, "OMPI_MCA_%s", key);
+        setenv(var, val, 1);
+        n++;
+    }
+    fclose(f);
+    if (!n) {
+        base_seterr(err, "%.300s: no launch settings (run scripts/emulate-boards up again)", path);
+        return -1;
+    }
+    return 0;
+}
+
 int rt_placement_file(const platform *pl, const char *dir, char *path, size_t len, char *remote,
                       size_t rlen, char *err)
 {
     char host[256];
     size_t k = 0;
     path[0] = remote[0] = 0;
+    if (pl->emulated && emulated_env(pl, err)) return -1;
     for (int d = 0; d < pl->ndev; d++) {
         const char *b = pl->dev[d].board;
         int seen = rt_board_is_here(b);

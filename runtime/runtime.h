@@ -147,7 +147,11 @@ int rt_board_is_here(const char *board);
  * of device r, this machine's boards spelt by its host name, so that rank r
  * runs on device r's board whatever the order of the devices.  Returns 0
  * with the file's path in path[len] and the boards other than this machine
- * in remote[rlen] ("jetson-1, jetson-2", for messages), or -1 with err. */
+ * in remote[rlen] ("jetson-1, jetson-2", for messages), or -1 with err.
+ * An emulated platform (an "emulate" section) also sets, in this process's
+ * environment for the mpirun it starts, the OMPI_MCA_* launch settings that
+ * scripts/emulate-boards up wrote to /run/dse-emu/NAME/mca ($DSE_EMU_DIR
+ * instead of /run/dse-emu); -1 with err when they are missing (not up). */
 int rt_placement_file(const platform *pl, const char *dir, char *path, size_t len, char *remote,
                       size_t rlen, char *err);
 

@@ -1,0 +1,204 @@
+#!/bin/sh
+# boards.sh -- scripts/emulate-boards and the runtime across emulated boards.
+# A 3-board platform (CPU shares 0.6/0.4/0.4, links 200/200/50 Mbit/s) is
+# brought up; the test checks what exists (namespaces with their addresses
+# and host names, tbf both ways at the configured rates, CFS quotas), that a
+# transfer across the bridge is no faster than the shaped rate and a busy
+# loop on a board gets no more than its share (upper bounds: load only makes
+# them slower, so they cannot fail from a busy machine, but fail when the
+# shaping or the quota is missing), runs a campaign's hybrid mappings across
+# the boards with `dse mpirun ... dse exec` and compares their output with a
+# single-device run on this machine, then `down` must leave nothing, also
+# after an interrupted `up`.
+# usage: boards.sh DSE_BIN SOURCE_DIR
+set -eu
+DSE=$1
+SRC=$2
+EMU=$SRC/scripts/emulate-boards
+PY=/usr/bin/python3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+skip() {
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: $* (CI machines allow network namespaces: a skip is a failure there)" >&2
+        exit 1
+    fi
+    echo "SKIP: $*"
+    exit 77
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+command -v ip >/dev/null && command -v tc >/dev/null || skip "needs ip and tc (iproute2)"
+[ -w /sys/fs/cgroup/cpu/cpu.cfs_period_us ] || skip "no writable cgroup-v1 cpu controller"
+probe=dse-probe-$$
+ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace here"
+ip netns del "$probe"
+
+T=$(mktemp -d /tmp/dse-boards.XXXXXX)
+PLAT=$T/emu-test.json
+# One emulated cluster at a time on this machine (other suites run too).
+exec 9>/run/dse-emu-test.lock
+flock -w 900 9 || fail "another boards test held /run/dse-emu-test.lock for 15 minutes"
+cleanup() { "$EMU" down "$PLAT" >/dev/null 2>&1 || true; rm -rf "$T"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+cat > "$PLAT" <<'JSON'
+{ "format": "dse-platform", "version": 1, "name": "dse-test-boards",
+  "devices": [
+    { "name": "b0-cpu", "board": "b0", "kind": "cpu", "freq_mhz": 1200, "cores": 1, "memory_mb": 2048, "idle_w": 2, "busy_w": 6 },
+    { "name": "b1-cpu", "board": "b1", "kind": "cpu", "freq_mhz": 800, "cores": 1, "memory_mb": 2048, "idle_w": 2, "busy_w": 6 },
+    { "name": "b2-cpu", "board": "b2", "kind": "cpu", "freq_mhz": 800, "cores": 1, "memory_mb": 2048, "idle_w": 2, "busy_w": 6 } ],
+  "links": { "network": { "latency_us": 100, "bandwidth_mbs": 25 },
+             "pairs": [ { "a": "b0-cpu", "b": "b2-cpu", "latency_us": 100, "bandwidth_mbs": 6.25 },
+                        { "a": "b1-cpu", "b": "b2-cpu", "latency_us": 100, "bandwidth_mbs": 6.25 } ] },
+  "emulate": { "subnet": "10.199.250.0/24", "period_us": 2000,
+               "boards": { "b0": { "cpu": 0.6, "link_mbit": 200 }, "b1": { "cpu": 0.4, "link_mbit": 200 },
+                           "b2": { "cpu": 0.4, "link_mbit": 50 } } } }
+JSON
+
+# ---- bad input: one line, exit 2, nothing made ----
+sed 's/"cpu": 0.6/"cpu": 60/' "$PLAT" > "$T/over.json"
+rc=0; "$EMU" up "$T/over.json" 2>"$T/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "add up to" "$T/err" || fail "CPU shares over the cores: exit $rc, $(cat "$T/err")"
+rc=0; "$EMU" up "$SRC/examples/platforms/local-2.json" 2>"$T/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "no \"emulate\" section" "$T/err" || fail "no emulate section: exit $rc"
+
+# ---- an interrupted up leaves nothing after down ----
+"$EMU" up "$PLAT" >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -KILL $pid 2>/dev/null || true
+wait $pid 2>/dev/null || true
+"$EMU" down "$PLAT" >/dev/null || fail "down after an interrupted up failed"
+rc=0; "$EMU" status "$PLAT" >/dev/null || rc=$?
+[ $rc -eq 3 ] || fail "down after an interrupted up left: $("$EMU" status "$PLAT")"
+
+# ---- up, twice ----
+"$EMU" up "$PLAT" >/dev/null || fail "up failed"
+"$EMU" up "$PLAT" >/dev/null || fail "a second up failed"
+STATE=/run/dse-emu/dse-test-boards
+AGENT=$STATE/agent
+id=$(printf %s dse-test-boards | md5sum | cut -c1-4)
+[ "$(ip netns list | grep -c "^dse-$id-")" -eq 3 ] || fail "expected 3 namespaces: $(ip netns list)"
+k=0
+for b in b0 b1 b2; do
+    ns=dse-$id-$b
+    ip -n "$ns" -4 -br addr | grep -q "10.199.250.$((11 + k))/24" || fail "$b has no address .$((11 + k))"
+    [ "$("$AGENT" "$b" hostname)" = "$b" ] || fail "the agent does not give $b its host name"
+    k=$((k + 1))
+done
+ip -br addr show "dse$id" | grep -q "10.199.250.1/24" || fail "the bridge has no address"
+# tbf both ways at the configured rate (tc prints 200Mbit / 50Mbit).
+for pair in "0 b0 200Mbit" "1 b1 200Mbit" "2 b2 50Mbit"; do
+    set -- $pair
+    tc qdisc show dev "d${id}h$1" | grep -q "tbf .* rate $3" || fail "board $2: no tbf at $3 toward it"
+    ip netns exec "dse-$id-$2" tc qdisc show dev "d${id}b$1" | grep -q "tbf .* rate $3" ||
+        fail "board $2: no tbf at $3 from it"
+done
+# CFS quotas: share x period, short periods.
+for pair in "b0 1200 2000" "b1 1000 2500" "b2 1000 2500"; do
+    set -- $pair
+    cg=/sys/fs/cgroup/cpu/dse-$id/$1
+    [ "$(cat $cg/cpu.cfs_quota_us)" = "$2" ] && [ "$(cat $cg/cpu.cfs_period_us)" = "$3" ] ||
+        fail "board $1: quota $(cat $cg/cpu.cfs_quota_us) period $(cat $cg/cpu.cfs_period_us), want $2/$3"
+done
+
+# ---- shaping: 8 MB from b0 to b2 (50 Mbit/s) takes at least ~1.2 s ----
+"$AGENT" b2 "$PY -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((\"10.199.250.13\", 5019)); s.listen(1); c, _ = s.accept(); n = 0
+while True:
+    d = c.recv(1 << 16)
+    if not d: break
+    n += len(d)
+c.sendall(str(n).encode()); c.close()
+'" &
+srv=$!
+sleep 1
+rate=$("$AGENT" b0 "$PY -c '
+import socket, time
+for i in range(50):
+    try:
+        s = socket.create_connection((\"10.199.250.13\", 5019)); break
+    except OSError: time.sleep(0.1)
+buf = bytes(1 << 20); t = time.monotonic()
+for i in range(8): s.sendall(buf)
+s.shutdown(socket.SHUT_WR); n = int(s.recv(64)); dt = time.monotonic() - t
+assert n == 8 << 20, n
+print(\"%.2f\" % (n * 8 / dt / 1e6))
+'") || fail "no transfer from b0 to b2"
+wait $srv || true
+echo "transfer b0 -> b2: $rate Mbit/s of payload (link shaped to 50 Mbit/s)"
+# Payload cannot beat the wire rate (plus the 64 KiB bucket over 8 MiB).
+awk -v r="$rate" 'BEGIN { exit !(r > 0 && r <= 50 * 1.05) }' ||
+    fail "b0 -> b2 carried $rate Mbit/s, more than the 50 Mbit/s shaped link allows"
+
+# ---- quota: a busy loop on b1 (0.4 CPU) gets at most its share ----
+share=$("$AGENT" b1 "$PY -c '
+import time
+w, c = time.monotonic(), time.process_time()
+while time.monotonic() - w < 1.0: pass
+print(\"%.3f\" % ((time.process_time() - c) / (time.monotonic() - w)))
+'")
+thr=$(awk '/nr_throttled/ { print $2 }' /sys/fs/cgroup/cpu/dse-$id/b1/cpu.stat)
+echo "busy loop on b1: $share CPU (quota 0.4), throttled $thr times"
+awk -v s="$share" 'BEGIN { exit !(s > 0 && s <= 0.4 * 1.15) }' ||
+    fail "a busy loop on b1 got $share CPU, more than its 0.4 share"
+
+# ---- the runtime across the boards: hybrid mappings of a campaign ----
+cd "$T"
+NET=mobilenetv2
+"$DSE" run --network $NET --platform "$PLAT" --chromosome hybrid --pop 8 --gens 2 --seed 5 \
+    --db "$T/c.db" --quiet > "$T/run.txt" || fail "dse run on the emulated platform failed"
+"$DSE" mpirun -np 2 "$DSE" exec --network $NET --platform local-2 --single 0 --seed 7 \
+    --bench 0,1 --output "$T/ref.f32" > /dev/null || fail "the single-device reference run failed"
+npts=$("$DSE" front --campaign 1 --db "$T/c.db" --csv | tail -n +2 | wc -l)
+ran=0
+i=0
+while [ $i -lt "$npts" ] && [ $ran -lt 2 ]; do
+    "$DSE" export --campaign 1 --db "$T/c.db" --point $i -o "$T/p$i" > /dev/null || fail "export $i"
+    used=$($PY -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["layers"]
+devs = set()
+for v in m.values():
+    devs.update([v] if isinstance(v, str) else [s[0] for s in v])
+split = sum(1 for v in m.values() if not isinstance(v, str) and len(v) > 1)
+print(len(devs), split)' "$T/p$i/dse-mapping.json")
+    set -- $used
+    i=$((i + 1))
+    [ "$1" -ge 2 ] || continue
+    "$DSE" mpirun -np 3 "$DSE" exec --network $NET --platform "$PLAT" --mapping "$T/p$((i - 1))/dse-mapping.json" \
+        --seed 7 --bench 0,1 --json --output "$T/out.f32" > "$T/rec.json" 2> "$T/err" ||
+        fail "front point $((i - 1)) across the boards: $(cat "$T/err")"
+    $PY - "$T/ref.f32" "$T/out.f32" "$T/rec.json" <<'PYEOF' || fail "front point $((i - 1)): output differs"
+import json, sys, numpy as np
+ref, out = np.fromfile(sys.argv[1], np.float32), np.fromfile(sys.argv[2], np.float32)
+assert ref.size > 0 and ref.size == out.size, (ref.size, out.size)
+scale = float(np.abs(ref).max())
+bad = int((np.abs(out - ref) > 1e-4 * np.abs(ref) + 1e-5 * scale).sum())
+assert bad == 0, f"{bad} of {ref.size} outputs differ"
+r = json.load(open(sys.argv[3]))
+sent = sum(d["bytes_sent"] for d in r["devices"])
+recv = sum(d["bytes_recv"] for d in r["devices"])
+assert sent == recv and sent > 0, (sent, recv)
+PYEOF
+    echo "front point $((i - 1)): $1 boards, $2 split layers, output equals the single-device run"
+    ran=$((ran + 1))
+done
+[ $ran -ge 1 ] || fail "no front point of the campaign used two boards"
+
+# ---- down leaves nothing ----
+"$EMU" down "$PLAT" >/dev/null || fail "down failed"
+rc=0; "$EMU" status "$PLAT" > "$T/left" || rc=$?
+[ $rc -eq 3 ] || fail "down left: $(cat "$T/left")"
+[ -z "$(ip -o link | grep "d${id}")" ] && [ ! -d /sys/fs/cgroup/cpu/dse-$id ] &&
+    [ -z "$(ip netns list | grep "dse-$id")" ] || fail "down left links, namespaces or cgroups"
+# A launch on a platform that is down fails with one line naming it.
+rc=0
+"$DSE" mpirun -np 3 "$DSE" exec --network $NET --platform "$PLAT" --single 0 2> "$T/err" >/dev/null || rc=$?
+[ $rc -eq 2 ] && grep -q "not up" "$T/err" || fail "exec on a platform that is down: exit $rc, $(cat "$T/err")"
+echo "ok: emulated boards up, shaped, quota'd, used by the runtime, and down"
