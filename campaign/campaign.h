@@ -107,9 +107,15 @@ int camp_decode(const camp *c, const int *genome, mapping *m, char *err);
 int camp_picture(const camp *c, const int *genome, res_mapping_picture *pic, char *err);
 void camp_picture_free(res_mapping_picture *pic);
 
-/* Write DIR/dse-mapping.json, DIR/mapping.json and DIR/horizontal.json
- * for a genome (DIR is created if missing; its parent must exist). */
-int camp_export(const camp *c, const int *genome, const char *dir, char *err);
+/* Write a genome's mapping as DIR/dse-mapping.json and AutoDiCE's
+ * DIR/mapping.json, horizontal.json, autodice-devices.json, all or none
+ * (DIR is created if missing; its parent must exist).  Where AutoDiCE
+ * cannot express the mapping, only dse-mapping.json is written (AutoDiCE
+ * files of an earlier export are removed) and 1 is returned; else 0 (all
+ * four written); -1 with err.  warn (NET_ERRLEN, may be NULL) says why
+ * AutoDiCE's files are missing, or what AutoDiCE would get wrong; "" when
+ * nothing. */
+int camp_export(const camp *c, const int *genome, const char *dir, char *warn, char *err);
 
 /* ---- running ---- */
 

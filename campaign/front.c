@@ -14,12 +14,10 @@
 #include "plan.h"
 
 #include <cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- fronts ---- */
 
@@ -195,28 +193,20 @@ void camp_picture_free(res_mapping_picture *pic)
     memset(pic, 0, sizeof *pic);
 }
 
-int camp_export(const camp *c, const int *genome, const char *dir, char *err)
+int camp_export(const camp *c, const int *genome, const char *dir, char *warn, char *err)
 {
-    char e[NET_ERRLEN], p1[4096], p2[4096];
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        base_seterr(err, "%s: cannot create folder: %s", dir, strerror(errno));
-        return -1;
-    }
+    char e[NET_ERRLEN], w[NET_ERRLEN];
+    if (warn) warn[0] = 0;
     mapping *m = mapping_new(c->net->n, c->plat->ndev);
     if (!m) {
         base_seterr(err, "out of memory");
         return -1;
     }
-    int rc = -1;
-    if (chrom_decode(c->ch, genome, c->nvar, m, e)) goto done;
-    snprintf(p1, sizeof p1, "%s/dse-mapping.json", dir);
-    if (mapping_save(m, c->net, c->plat, p1, e)) goto done;
-    snprintf(p1, sizeof p1, "%s/mapping.json", dir);
-    snprintf(p2, sizeof p2, "%s/horizontal.json", dir);
-    if (mapping_export_autodice(m, c->net, c->plat, p1, p2, e)) goto done;
-    rc = 0;
-done:
-    if (rc) base_seterr(err, "%s", e);
+    int rc = chrom_decode(c->ch, genome, c->nvar, m, e) ? -1
+                                                          : mapping_export_dir(m, c->net, c->plat,
+                                                                               dir, w, e);
+    if (rc < 0) base_seterr(err, "%s", e);
+    else if (warn) snprintf(warn, NET_ERRLEN, "%s", w);
     mapping_free(m);
     return rc;
 }

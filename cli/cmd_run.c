@@ -9,6 +9,7 @@
  */
 #include "campaign.h"
 #include "cli.h"
+#include "mapping.h"
 #include "results.h"
 
 #include <cJSON.h>
@@ -549,8 +550,57 @@ int cmd_front(int argc, char **argv)
 static const char export_help[] =
     "usage: dse export --campaign ID --point best-latency|best-energy|best-memory|INDEX\n"
     "                  -o DIR [--db F]\n"
+    "       dse export --network N --platform P --mapping M.json|FOLDER -o DIR\n"
     "Writes one front point's mapping as DIR/dse-mapping.json (dse's format) and as\n"
-    "AutoDiCE's DIR/mapping.json + DIR/horizontal.json.  INDEX is a front index (dse front).\n";
+    "AutoDiCE's DIR/mapping.json + DIR/horizontal.json, with DIR/autodice-devices.json\n"
+    "(our device names -> AutoDiCE's keys).  Where AutoDiCE cannot express the mapping\n"
+    "(or would run it wrongly), one line on stderr says so; the exit code stays 0.\n"
+    "INDEX is a front index (dse front).  With --mapping, converts a mapping (ours, or a\n"
+    "folder of AutoDiCE's files) into both formats.  docs/mapping-format.md\n";
+
+/* What an export wrote: one stdout line, and AutoDiCE's limits as one
+ * line on stderr (the exit code stays 0: docs/mapping-format.md). */
+static void export_report(const char *dir, int ex, const char *warn)
+{
+    if (ex == 1)
+        printf("wrote %s/dse-mapping.json\n", dir);
+    else
+        printf("wrote %s/dse-mapping.json, %s/mapping.json, %s/horizontal.json, "
+               "%s/autodice-devices.json\n", dir, dir, dir, dir);
+    if (warn[0]) cli_error("export", "%s", warn);
+}
+
+/* dse export --network N --platform P --mapping M -o DIR. */
+static int export_mapping(cli_args *a, const char *mapfile, const char *dir)
+{
+    char err[CAMP_ERRLEN], warn[CAMP_ERRLEN];
+    const char *nn = cli_get(a, "network"), *pp = cli_get(a, "platform");
+    if (cli_finish(a)) return EXIT_USAGE;
+    if (!nn || !pp || !dir) {
+        cli_error("export", "--mapping needs --network, --platform and -o DIR");
+        return EXIT_USAGE;
+    }
+    net *n = net_open(nn, err);
+    platform *p = n ? platform_open(pp, err) : NULL;
+    mapping *m = p ? mapping_load(mapfile, n, p, err) : NULL;
+    int rc = EXIT_USAGE;
+    if (!m) {
+        cli_error("export", "%s", err);
+    } else {
+        int ex = mapping_export_dir(m, n, p, dir, warn, err);
+        if (ex < 0) {
+            cli_error("export", "%s", err);
+            rc = EXIT_FAIL;
+        } else {
+            export_report(dir, ex, warn);
+            rc = EXIT_OK;
+        }
+    }
+    mapping_free(m);
+    platform_free(p);
+    net_free(n);
+    return rc;
+}
 
 int cmd_export(int argc, char **argv)
 {
@@ -560,6 +610,8 @@ int cmd_export(int argc, char **argv)
     int started = cli_start(&a, "export", argc, argv, "", export_help);
     if (started >= 0) return started;
     const char *dbpath = cli_get(&a, "db"), *point = cli_get(&a, "point"), *dir = cli_get(&a, "o");
+    const char *mapfile = cli_get(&a, "mapping");
+    if (mapfile && !cli_get(&a, "campaign")) return export_mapping(&a, mapfile, dir);
     if (campaign_id(&a, &id) || cli_finish(&a)) return EXIT_USAGE;
     if (!point || !dir) {
         cli_error("export", "--point and -o DIR are required");
@@ -618,16 +670,17 @@ int cmd_export(int argc, char **argv)
                   p[k].nvar, camp_nvar(c));
         goto out;
     }
-    if (camp_export(c, p[k].genome, dir, err)) {
+    char warn[CAMP_ERRLEN];
+    int ex = camp_export(c, p[k].genome, dir, warn, err);
+    if (ex < 0) {
         cli_error("export", "%s", err);
         rc = EXIT_FAIL;
         goto out;
     }
     char all[256];
     cli_objectives(all, sizeof all, p[k].obj, ", ", "%.6g");
-    printf("front point %d of campaign %lld (%s)\n"
-           "wrote %s/dse-mapping.json, %s/mapping.json, %s/horizontal.json\n",
-           k, id, all, dir, dir, dir);
+    printf("front point %d of campaign %lld (%s)\n", k, id, all);
+    export_report(dir, ex, warn);
     rc = EXIT_OK;
 out:
     camp_free(c);

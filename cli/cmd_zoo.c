@@ -124,13 +124,15 @@ int cmd_zoo(int argc, char **argv)
 static const char net_help[] =
     "usage: dse net show FILE|NAME [--json]\n"
     "       dse net import MODEL.onnx -o NET.json [--weights FILE]\n"
-    "       dse net export NAME|NET.json -o MODEL.onnx\n";
+    "       dse net export NAME|NET.json -o MODEL.onnx [--autodice]\n"
+    "  --autodice  also list every initializer among the graph inputs, as AutoDiCE's\n"
+    "              model splitter needs (docs/onnx.md)\n";
 
 int cmd_net(int argc, char **argv)
 {
     cli_args a;
     char err[NET_ERRLEN];
-    int started = cli_start(&a, "net", argc, argv, "json", net_help);
+    int started = cli_start(&a, "net", argc, argv, "json autodice", net_help);
     if (started >= 0) return started;
     if (a.npos == 2 && !strcmp(a.pos[0], "show")) {
         net *n = net_open(a.pos[1], err);
@@ -164,6 +166,7 @@ int cmd_net(int argc, char **argv)
     if (a.npos == 2 && !strcmp(a.pos[0], "export")) {
         const char *out = cli_get(&a, "o");
         if (!out) out = cli_get(&a, "output");
+        unsigned flags = cli_flag(&a, "autodice") ? ONNX_EXPORT_INIT_INPUTS : 0;
         if (cli_finish(&a)) return EXIT_USAGE;
         if (!out) {
             cli_error("net export", "-o MODEL.onnx is required");
@@ -174,7 +177,7 @@ int cmd_net(int argc, char **argv)
             cli_error("net export", "%s", err);
             return EXIT_USAGE;
         }
-        int rc = onnx_export(n, out, err);
+        int rc = onnx_export_flags(n, out, flags, err);
         if (rc) cli_error("net export", "%s", err);
         net_free(n);
         return rc ? EXIT_FAIL : EXIT_OK;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* First object (depth first) holding a key twice; cJSON keeps both and its
@@ -286,4 +287,45 @@ int ju_write_file_atomic(const char *path, const char *text, char *err)
     }
     free(tmp);
     return 0;
+}
+
+int ju_write_files_atomic(int n, const char *const *paths, const char *const *texts, char *err)
+{
+    struct stat st;
+    for (int k = 0; k < n; k++)
+        if (stat(paths[k], &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(err, NET_ERRLEN, "%s: cannot write: is a folder", paths[k]);
+            return -1;
+        }
+    char **tmp = calloc((size_t)n + 1, sizeof *tmp);
+    int rc = tmp ? 0 : -1, k;
+    if (!tmp) snprintf(err, NET_ERRLEN, "%s: out of memory", n ? paths[0] : "");
+    for (k = 0; k < n && rc == 0; k++) {
+        size_t len = strlen(paths[k]) + 32;
+        if (!(tmp[k] = malloc(len))) {
+            snprintf(err, NET_ERRLEN, "%s: out of memory", paths[k]);
+            rc = -1;
+            break;
+        }
+        snprintf(tmp[k], len, "%s.tmp.%ld", paths[k], (long)getpid());
+        FILE *f = fopen(tmp[k], "wb");
+        size_t tl = strlen(texts[k]);
+        int ok = f && fwrite(texts[k], 1, tl, f) == tl && fputc('\n', f) != EOF;
+        if (f) ok = (fclose(f) == 0) && ok;
+        if (!ok) {
+            snprintf(err, NET_ERRLEN, "%s: cannot write: %s", paths[k], strerror(errno));
+            rc = -1;
+        }
+    }
+    for (k = 0; k < n && rc == 0; k++)
+        if (rename(tmp[k], paths[k]) != 0) {
+            snprintf(err, NET_ERRLEN, "%s: cannot write: %s", paths[k], strerror(errno));
+            rc = -1;
+        }
+    for (k = 0; tmp && k < n; k++) {
+        if (tmp[k]) unlink(tmp[k]); /* the ones not renamed */
+        free(tmp[k]);
+    }
+    free(tmp);
+    return rc;
 }

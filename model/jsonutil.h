@@ -36,5 +36,9 @@ char *ju_read_file(const char *path, char *err);
 /* Write via a temporary file in the same folder and rename, so a reader
  * never sees a half-written file. */
 int ju_write_file_atomic(const char *path, const char *text, char *err);
+/* Several files, all or none: a path that is a folder is refused before
+ * anything is written; every text goes to a temporary file first; only
+ * when all are complete are they renamed into place. */
+int ju_write_files_atomic(int n, const char *const *paths, const char *const *texts, char *err);
 
 #endif

@@ -9,12 +9,18 @@
  */
 #include "mapping.h"
 #include "jsonutil.h"
+#include "onnx.h"
 
 #include <cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- construction ---- */
 
@@ -395,8 +401,12 @@ fail:
     return NULL;
 }
 
+static mapping *load_autodice_dir(const char *dir, const net *n, const platform *p, char *err);
+
 mapping *mapping_load(const char *path, const net *n, const platform *p, char *err)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return load_autodice_dir(path, n, p, err);
     char *text = ju_read_file(path, err);
     if (!text) return NULL;
     mapping *m = mapping_from_json(text, path, n, p, err);
@@ -445,60 +455,585 @@ int mapping_save(const mapping *m, const net *n, const platform *p, const char *
     return rc;
 }
 
-/* ---- AutoDiCE ---- */
+/* ---- AutoDiCE ----
+ * How AutoDiCE reads its two files (github.com/parrotsky/AutoDiCE,
+ * tools/distributed/vertical/interface.py and horizontal/interface.py,
+ * Interface.__init__ and HorizontalInplace; onnx_split.py, format_onnx and
+ * horizontal_split), which the writer below follows and the reader accepts:
+ *
+ * - a mapping.json key is "<host>_<resource>": key.split('_')[0] is the MPI
+ *   host of its rankfile, [1] the resource: "cpu" or "arm" followed by one
+ *   digit per core (the rankfile's slots; their count is the thread count),
+ *   or "gpu".  The key order is the MPI rank order.
+ * - layer names are ONNX node names after format_onnx(), which renames every
+ *   node to its first output and turns '/' into '_'.
+ * - horizontal.json {"layer": ["lop", ends, keys]}: the ends are the
+ *   cumulative end channels of the slices, used literally (the last one is
+ *   the layer's channel count).
+ *
+ * docs/mapping-format.md has the translation both ways. */
 
-#define AUTODICE_REST 65535 /* AutoDiCE's "up to the last channel" marker */
+#define AD_LEGACY_REST 65535 /* dse's old "to the last channel"; read, never written */
+#define AD_HOSTLEN 256
 
-int mapping_export_autodice(const mapping *m, const net *n, const platform *p,
-                            const char *mapping_path, const char *horizontal_path, char *err)
+/* AutoDiCE's view of one device of a platform. */
+typedef struct {
+    char host[AD_HOSTLEN];     /* the host name a hostfile uses for its board */
+    int core0;                 /* CPU: its first core on the host (CPU devices in platform order) */
+    int gpu_idx;               /* GPU: its index among the host's GPUs */
+    char key[AD_HOSTLEN + 16]; /* its AutoDiCE key, "" when it has none */
+    char why[NET_ERRLEN];      /* why it has none */
+} ad_dev;
+
+static int host_char_ok(int c) { return isalnum(c) || c == '-' || c == '.'; }
+
+/* Hosts, core ranges and keys of every device of p. */
+static ad_dev *ad_devices(const platform *p)
 {
-    cJSON *jm = cJSON_CreateObject(), *jh = cJSON_CreateObject();
+    ad_dev *a = calloc((size_t)p->ndev, sizeof *a);
+    if (!a) return NULL;
+    for (int d = 0; d < p->ndev; d++) {
+        const plat_device *D = &p->dev[d];
+        ad_dev *A = &a[d];
+        platform_board_host(D->board, A->host, sizeof A->host);
+        for (int e = 0; e < d; e++)
+            if (!strcmp(a[e].host, A->host) && p->dev[e].kind == D->kind) {
+                if (D->kind == PLAT_CPU) A->core0 += p->dev[e].cores;
+                else A->gpu_idx++;
+            }
+        int ok = A->host[0] != 0;
+        for (const char *c = A->host; *c; c++) ok &= host_char_ok((unsigned char)*c);
+        if (strchr(A->host, '_'))
+            snprintf(A->why, sizeof A->why, "device %s: its host \"%s\" has a \"_\", which "
+                     "AutoDiCE takes for the end of the host name", D->name, A->host);
+        else if (!ok)
+            snprintf(A->why, sizeof A->why, "device %s: its host \"%s\" is not made of letters, "
+                     "digits, '-' and '.', as AutoDiCE's keys and rankfile need", D->name, A->host);
+        else if (D->kind == PLAT_GPU && A->gpu_idx > 0)
+            snprintf(A->why, sizeof A->why, "device %s: host %s has a second GPU, and AutoDiCE "
+                     "knows one GPU per host (%s_gpu)", D->name, A->host, A->host);
+        else if (D->kind == PLAT_CPU && A->core0 + D->cores > 10)
+            snprintf(A->why, sizeof A->why, "device %s: AutoDiCE reads one digit per core, so "
+                     "cores %d..%d of host %s cannot be written", D->name, A->core0,
+                     A->core0 + D->cores - 1, A->host);
+        else if (D->kind == PLAT_GPU)
+            snprintf(A->key, sizeof A->key, "%s_gpu", A->host);
+        else {
+            int k = snprintf(A->key, sizeof A->key, "%s_cpu", A->host);
+            for (int c = 0; c < D->cores; c++) A->key[k++] = (char)('0' + A->core0 + c);
+            A->key[k] = 0;
+        }
+    }
+    return a;
+}
+
+/* A name as AutoDiCE's format_onnx() leaves it: '/' -> '_'. */
+static char *ad_name(const char *s)
+{
+    char *t = base_strdup(s);
+    if (t)
+        for (char *c = t; *c; c++)
+            if (*c == '/') *c = '_';
+    return t;
+}
+
+/* Every ONNX node dse's export writes (onnx_node_names), by layer, with
+ * the name AutoDiCE knows it by. */
+typedef struct {
+    int n, cap;
+    int *layer;
+    char **name;   /* AutoDiCE's name */
+    char **dse;    /* the node name in dse's ONNX */
+    char *glue;    /* 1: glue before the layer, 0: the layer's own node */
+    int *first;    /* nodes of layer i: first[i] .. first[i+1]-1 */
+    int failed;
+} ad_nodes;
+
+static void ad_nodes_add(void *ctx, int layer, const char *name)
+{
+    ad_nodes *N = ctx;
+    if (N->failed) return;
+    if (N->n == N->cap) {
+        int cap = N->cap ? 2 * N->cap : 64;
+        int *l = realloc(N->layer, (size_t)cap * sizeof *l);
+        if (l) N->layer = l;
+        char **a = realloc(N->name, (size_t)cap * sizeof *a);
+        if (a) N->name = a;
+        char **b = realloc(N->dse, (size_t)cap * sizeof *b);
+        if (b) N->dse = b;
+        char *g = realloc(N->glue, (size_t)cap);
+        if (g) N->glue = g;
+        if (!l || !a || !b || !g) {
+            N->failed = 1;
+            return;
+        }
+        N->cap = cap;
+    }
+    N->layer[N->n] = layer;
+    N->name[N->n] = ad_name(name);
+    N->dse[N->n] = base_strdup(name);
+    N->glue[N->n] = 0;
+    if (!N->name[N->n] || !N->dse[N->n]) {
+        free(N->name[N->n]);
+        free(N->dse[N->n]);
+        N->failed = 1;
+        return;
+    }
+    N->n++;
+}
+
+static void ad_nodes_free(ad_nodes *N)
+{
+    for (int k = 0; k < N->n; k++) free(N->name[k]), free(N->dse[k]);
+    free(N->layer), free(N->name), free(N->dse), free(N->glue), free(N->first);
+    memset(N, 0, sizeof *N);
+}
+
+static int ad_nodes_build(ad_nodes *N, const net *n)
+{
+    memset(N, 0, sizeof *N);
+    N->first = calloc((size_t)n->n + 1, sizeof *N->first);
+    if (!N->first || onnx_node_names(n, ad_nodes_add, N) || N->failed) {
+        ad_nodes_free(N);
+        return -1;
+    }
+    int k = 0; /* nodes come layer by layer, each layer's own node last */
+    for (int i = 0; i <= n->n; i++) {
+        while (k < N->n && N->layer[k] < i) k++;
+        N->first[i] = k;
+    }
+    for (k = 0; k < N->n; k++) N->glue[k] = strcmp(N->dse[k], n->layers[N->layer[k]].name) != 0;
+    return 0;
+}
+
+static int c_identifier(const char *s)
+{
+    if (!isalpha((unsigned char)*s) && *s != '_') return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return 0;
+    return 1;
+}
+
+/* The first of the problems AutoDiCE would have with files it can read,
+ * and how many there are. */
+typedef struct {
+    char first[NET_ERRLEN];
+    int count;
+} ad_warn;
+
+static void warn_add(ad_warn *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn_add(ad_warn *w, const char *fmt, ...)
+{
+    if (w->count++) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->first, sizeof w->first, fmt, ap);
+    va_end(ap);
+}
+
+static int on_dev(const mapping *m, int i, int d)
+{
+    const map_slice *s = mapping_slices(m, i);
+    for (int a = 0; a < mapping_nslices(m, i); a++)
+        if (s[a].dev == d) return 1;
+    return 0;
+}
+
+/* What AutoDiCE gets wrong with a mapping it can read: a split grouped
+ * convolution (its split copies `group` onto every slice), a name that the
+ * renaming of a split layer changes too (HorizontalInplace replaces the
+ * layer's name as a substring of every name its devices list), two names
+ * that '/' -> '_' makes equal, a tensor sent between devices whose name is
+ * not a C identifier (its generated C++ declares one variable per such
+ * tensor). */
+static void ad_hazards(const mapping *m, const net *n, const platform *p, const ad_nodes *N,
+                       ad_warn *w)
+{
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        int k = mapping_nslices(m, i);
+        if (L->kind == NET_CONV && L->a.groups > 1 && k > 1)
+            warn_add(w, "AutoDiCE computes wrong results for this mapping: its output-channel "
+                     "split copies group=%d onto every slice of the grouped convolution %s "
+                     "(split across %d devices)", L->a.groups, L->name, k);
+    }
+    for (int i = 0; i < n->n; i++) {
+        if (mapping_nslices(m, i) < 2) continue;
+        int own = N->first[i + 1] - 1; /* the layer's own node; its glue counts too */
+        const char *x = N->name[own];
+        for (int d = 0; d < p->ndev; d++) {
+            if (!on_dev(m, i, d)) continue;
+            for (int k = 0; k < N->n; k++)
+                if (k != own && on_dev(m, N->layer[k], d) && strstr(N->name[k], x))
+                    warn_add(w, "AutoDiCE cannot read this mapping: it renames the split layer "
+                             "%s wherever its name occurs in the names device %s lists, and so "
+                             "also changes %s", x, p->dev[d].name, N->name[k]);
+        }
+    }
+    for (int a = 0; a < N->n; a++)
+        for (int b = a + 1; b < N->n; b++)
+            if (!strcmp(N->name[a], N->name[b]))
+                warn_add(w, "AutoDiCE cannot read this mapping: it turns '/' into '_' in node "
+                         "names, which makes %s and %s the same name", N->dse[a], N->dse[b]);
+    /* Tensors sent between devices: the input, the output, every split
+     * layer's and every layer with a reader on another device. */
+    if (!c_identifier(n->input_name))
+        warn_add(w, "AutoDiCE's generated program will not compile: the input %s is not a C "
+                 "identifier", n->input_name);
+    for (int i = 0; i < n->n; i++) {
+        const char *x = N->name[N->first[i + 1] - 1];
+        int sent = i == n->n - 1 || mapping_nslices(m, i) > 1;
+        for (int j = i + 1; j < n->n && !sent; j++)
+            for (int q = 0; q < n->layers[j].nin && !sent; q++)
+                if (n->layers[j].in[q] == i)
+                    for (int a = 0; a < mapping_nslices(m, j) && !sent; a++)
+                        sent = !on_dev(m, i, mapping_slices(m, j)[a].dev);
+        if (sent && !c_identifier(x))
+            warn_add(w, "AutoDiCE's generated program will not compile: tensor %s, sent between "
+                     "devices, is not a C identifier", x);
+    }
+}
+
+int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, char **texts,
+                           char *warn, char *err)
+{
+    texts[0] = texts[1] = texts[2] = NULL;
+    warn[0] = 0;
+    ad_dev *A = ad_devices(p);
+    ad_nodes N;
+    if (!A || ad_nodes_build(&N, n)) {
+        free(A);
+        snprintf(err, NET_ERRLEN, "out of memory");
+        return -1;
+    }
+    for (int d = 0; d < p->ndev; d++) {
+        int used = 0;
+        for (int i = 0; i < n->n && !used; i++) used = on_dev(m, i, d);
+        if (used && !A[d].key[0]) {
+            snprintf(warn, NET_ERRLEN, "AutoDiCE's files not written: %.450s", A[d].why);
+            ad_nodes_free(&N);
+            free(A);
+            return 1;
+        }
+    }
+    cJSON *jm = cJSON_CreateObject(), *jh = cJSON_CreateObject(), *jd = cJSON_CreateObject();
+    /* mapping.json: used devices in platform order; a device's nodes in
+     * graph order: a layer it computes (all or a slice of), with its glue. */
     for (int d = 0; d < p->ndev; d++) {
         cJSON *arr = NULL;
-        for (int i = 0; i < m->nlayers; i++) {
-            const map_slice *s = mapping_slices(m, i);
-            for (int a = 0; a < mapping_nslices(m, i); a++)
-                if (s[a].dev == d) {
-                    if (!arr) arr = cJSON_AddArrayToObject(jm, p->dev[d].name);
-                    cJSON_AddItemToArray(arr, cJSON_CreateString(n->layers[i].name));
-                }
-        }
+        for (int k = 0; k < N.n; k++)
+            if (on_dev(m, N.layer[k], d)) {
+                if (!arr) arr = cJSON_AddArrayToObject(jm, A[d].key);
+                cJSON_AddItemToArray(arr, cJSON_CreateString(N.name[k]));
+            }
     }
     for (int i = 0; i < m->nlayers; i++) {
         int k = mapping_nslices(m, i);
         if (k < 2) continue;
         const map_slice *s = mapping_slices(m, i);
-        cJSON *e = cJSON_AddArrayToObject(jh, n->layers[i].name);
+        cJSON *e = cJSON_AddArrayToObject(jh, N.name[N.first[i + 1] - 1]);
         cJSON *ends = cJSON_CreateArray(), *devs = cJSON_CreateArray();
         for (int a = 0; a < k; a++) {
-            cJSON_AddItemToArray(ends, cJSON_CreateNumber(a < k - 1 ? s[a].c0 + s[a].nc
-                                                                    : AUTODICE_REST));
-            cJSON_AddItemToArray(devs, cJSON_CreateString(p->dev[s[a].dev].name));
+            cJSON_AddItemToArray(ends, cJSON_CreateNumber(s[a].c0 + s[a].nc));
+            cJSON_AddItemToArray(devs, cJSON_CreateString(A[s[a].dev].key));
         }
         cJSON_AddItemToArray(e, cJSON_CreateString("lop"));
         cJSON_AddItemToArray(e, ends);
         cJSON_AddItemToArray(e, devs);
     }
-    char *tm = ju_print(jm, 1), *th = ju_print(jh, 1);
+    /* autodice-devices.json: our device -> key for every device that has
+     * one, and the hosts of mapping.json's keys (AutoDiCE's `platforms`). */
+    cJSON_AddStringToObject(jd, "format", "dse-autodice-devices");
+    cJSON_AddNumberToObject(jd, "version", 1);
+    cJSON_AddStringToObject(jd, "platform", p->name);
+    cJSON *dv = cJSON_AddObjectToObject(jd, "devices"), *hs = cJSON_AddArrayToObject(jd, "hosts");
+    for (int d = 0; d < p->ndev; d++) {
+        if (A[d].key[0]) cJSON_AddStringToObject(dv, p->dev[d].name, A[d].key);
+        if (!cJSON_GetObjectItemCaseSensitive(jm, A[d].key)) continue;
+        int seen = 0;
+        for (int e = 0; e < d && !seen; e++)
+            seen = !strcmp(A[e].host, A[d].host) && cJSON_GetObjectItemCaseSensitive(jm, A[e].key);
+        if (!seen) cJSON_AddItemToArray(hs, cJSON_CreateString(A[d].host));
+    }
+    texts[0] = ju_print(jm, 1);
+    texts[1] = ju_print(jh, 1);
+    texts[2] = ju_print(jd, 1);
     cJSON_Delete(jm);
     cJSON_Delete(jh);
-    int rc = -1;
-    if (!tm || !th) snprintf(err, NET_ERRLEN, "%s: out of memory", mapping_path);
-    else if (ju_write_file_atomic(mapping_path, tm, err) == 0) {
-        rc = ju_write_file_atomic(horizontal_path, th, err);
-        /* Never leave a mapping.json without its horizontal.json. */
-        if (rc) remove(mapping_path);
+    cJSON_Delete(jd);
+    int rc = 0;
+    if (!texts[0] || !texts[1] || !texts[2]) {
+        for (int k = 0; k < 3; k++) free(texts[k]), texts[k] = NULL;
+        snprintf(err, NET_ERRLEN, "out of memory");
+        rc = -1;
+    } else {
+        ad_warn w = {{0}, 0};
+        ad_hazards(m, n, p, &N, &w);
+        if (w.count > 1)
+            snprintf(warn, NET_ERRLEN, "warning: %.400s (and %d more problem%s)", w.first,
+                     w.count - 1, w.count > 2 ? "s" : "");
+        else if (w.count)
+            snprintf(warn, NET_ERRLEN, "warning: %.480s", w.first);
     }
-    free(tm);
-    free(th);
+    ad_nodes_free(&N);
+    free(A);
     return rc;
+}
+
+const char *const mapping_autodice_files[3] = {"mapping.json", "horizontal.json",
+                                               "autodice-devices.json"};
+
+/* dir/ours (when given) and AutoDiCE's three files, all or none; see
+ * mapping_export_dir. */
+static int export_files(const mapping *m, const net *n, const platform *p, const char *dir,
+                        const char *ours, char *warn, char *err)
+{
+    char *texts[4] = {NULL, NULL, NULL, NULL}, *paths[4] = {NULL, NULL, NULL, NULL};
+    const char *names[4] = {mapping_autodice_files[0], mapping_autodice_files[1],
+                            mapping_autodice_files[2], ours};
+    int nf = ours ? 4 : 3, rc = 0;
+    char e[NET_ERRLEN];
+    if (ours && mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, NET_ERRLEN, "%s: cannot create folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    for (int k = 0; k < nf && rc == 0; k++) {
+        size_t len = strlen(dir) + strlen(names[k]) + 2;
+        if ((paths[k] = malloc(len))) snprintf(paths[k], len, "%s/%s", dir, names[k]);
+        else rc = -1;
+    }
+    if (rc == 0 && ours && !(texts[3] = mapping_to_json(m, n, p))) rc = -1;
+    if (rc < 0) snprintf(e, sizeof e, "out of memory");
+    else rc = mapping_autodice_texts(m, n, p, texts, warn, e);
+    if (rc < 0) {
+        snprintf(err, NET_ERRLEN, "%.200s: %.300s", dir, e);
+    } else if (rc == 1) { /* ours only; never AutoDiCE files of another mapping */
+        if (ours && ju_write_files_atomic(1, (const char *const *)paths + 3,
+                                          (const char *const *)texts + 3, err))
+            rc = -1;
+        else
+            for (int k = 0; k < 3; k++) remove(paths[k]);
+    } else if (ju_write_files_atomic(nf, (const char *const *)paths, (const char *const *)texts,
+                                     err)) {
+        rc = -1;
+    }
+    for (int k = 0; k < 4; k++) free(texts[k]), free(paths[k]);
+    return rc;
+}
+
+int mapping_export_autodice(const mapping *m, const net *n, const platform *p, const char *dir,
+                            char *warn, char *err)
+{
+    return export_files(m, n, p, dir, NULL, warn, err);
+}
+
+int mapping_export_dir(const mapping *m, const net *n, const platform *p, const char *dir,
+                       char *warn, char *err)
+{
+    return export_files(m, n, p, dir, "dse-mapping.json", warn, err);
+}
+
+/* ---- reading AutoDiCE's files ---- */
+
+/* What a reader resolves names against: the platform's devices as AutoDiCE
+ * sees them, the translation of autodice-devices.json, the net's nodes. */
+typedef struct {
+    const net *n;
+    const platform *p;
+    ad_dev *A;
+    ad_nodes N;
+    int ntr;
+    char **tr_key;
+    int *tr_dev;
+} ad_reader;
+
+static void reader_free(ad_reader *r)
+{
+    for (int k = 0; k < r->ntr; k++) free(r->tr_key[k]);
+    free(r->tr_key);
+    free(r->tr_dev);
+    ad_nodes_free(&r->N);
+    free(r->A);
+}
+
+/* autodice-devices.json: {"format": "dse-autodice-devices", "devices":
+ * {"our device": "AutoDiCE key", ...}, ...}. */
+static int read_translation(ad_reader *r, const char *path, char *err)
+{
+    char *text = ju_read_file(path, err);
+    if (!text) return -1;
+    cJSON *root = ju_parse(text, path, err);
+    free(text);
+    if (!root) return -1;
+    const char *fmt = NULL;
+    const cJSON *dv = cJSON_GetObjectItemCaseSensitive(root, "devices");
+    int version = 1;
+    if (!cJSON_IsObject(root) || ju_str(root, "format", &fmt, 0, path, err) || !fmt ||
+        strcmp(fmt, "dse-autodice-devices")) {
+        snprintf(err, NET_ERRLEN, "%s: not a dse AutoDiCE device file (\"format\": "
+                 "\"dse-autodice-devices\" missing)", path);
+        goto fail;
+    }
+    if (ju_int(root, "version", &version, 0, path, err)) goto fail;
+    if (version != 1) {
+        snprintf(err, NET_ERRLEN, "%s: version %d is not supported (only 1)", path, version);
+        goto fail;
+    }
+    for (const cJSON *c = root->child; c; c = c->next)
+        if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
+            strcmp(c->string, "platform") && strcmp(c->string, "devices") &&
+            strcmp(c->string, "hosts") && strcmp(c->string, "note")) {
+            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", path, c->string);
+            goto fail;
+        }
+    if (!cJSON_IsObject(dv)) {
+        snprintf(err, NET_ERRLEN, "%s: \"devices\" must be an object {device: AutoDiCE key}", path);
+        goto fail;
+    }
+    int cnt = cJSON_GetArraySize(dv);
+    r->tr_key = calloc((size_t)cnt + 1, sizeof *r->tr_key);
+    r->tr_dev = calloc((size_t)cnt + 1, sizeof *r->tr_dev);
+    if (!r->tr_key || !r->tr_dev) {
+        snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+        goto fail;
+    }
+    for (const cJSON *c = dv->child; c; c = c->next) {
+        int d = platform_find(r->p, c->string);
+        if (d < 0) {
+            snprintf(err, NET_ERRLEN, "%s: device \"%s\" is not in platform %s", path, c->string,
+                     r->p->name);
+            goto fail;
+        }
+        if (!cJSON_IsString(c)) {
+            snprintf(err, NET_ERRLEN, "%s: device \"%s\": its AutoDiCE key must be a string",
+                     path, c->string);
+            goto fail;
+        }
+        for (int k = 0; k < r->ntr; k++)
+            if (!strcmp(r->tr_key[k], c->valuestring)) {
+                snprintf(err, NET_ERRLEN, "%s: key \"%s\" names two devices, %s and %s", path,
+                         c->valuestring, r->p->dev[r->tr_dev[k]].name, c->string);
+                goto fail;
+            }
+        if (!(r->tr_key[r->ntr] = base_strdup(c->valuestring))) {
+            snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+            goto fail;
+        }
+        r->tr_dev[r->ntr++] = d;
+    }
+    cJSON_Delete(root);
+    return 0;
+fail:
+    cJSON_Delete(root);
+    return -1;
+}
+
+/* Does the host part of a key name the host of device d? */
+static int host_matches(const ad_reader *r, const char *host, int d)
+{
+    const char *board = r->p->dev[d].board;
+    return !strcmp(host, r->A[d].host) || !strcmp(host, board) ||
+           (platform_board_is_here(host) && platform_board_is_here(board));
+}
+
+/* The device a mapping.json or horizontal.json key names: one of ours by
+ * name; else the device autodice-devices.json gives; else an AutoDiCE key
+ * "<host>_cpu|arm<cores>" matched to the CPU device of that host whose cores
+ * (counted as the writer counts them) hold those cores, or "<host>_gpu[N]" to
+ * the host's (N-th) GPU.  -1 with err ("what: device "key": ..."). */
+static int resolve_key(const ad_reader *r, const char *key, const char *what, char *err)
+{
+    const platform *p = r->p;
+    int d = platform_find(p, key);
+    if (d >= 0) return d;
+    for (int k = 0; k < r->ntr; k++)
+        if (!strcmp(r->tr_key[k], key)) return r->tr_dev[k];
+    const char *us = strchr(key, '_');
+    if (!us) {
+        snprintf(err, NET_ERRLEN, "%s: device \"%s\": not in platform %s, nor an AutoDiCE key "
+                 "<host>_cpu<cores>, <host>_arm<cores> or <host>_gpu", what, key, p->name);
+        return -1;
+    }
+    const char *res = us + 1;
+    int gpu = !strncmp(res, "gpu", 3), cpu = !strncmp(res, "cpu", 3) || !strncmp(res, "arm", 3);
+    const char *dig = res + 3;
+    int ndig = (int)strspn(dig, "0123456789");
+    if (us == key || strchr(res, '_') || (!gpu && !cpu) || dig[ndig] || (cpu && ndig == 0) ||
+        (gpu && ndig > 2)) {
+        snprintf(err, NET_ERRLEN, "%s: device \"%s\": not in platform %s, nor an AutoDiCE key "
+                 "(one \"_\" between the host and cpu or arm with one digit per core, or gpu)",
+                 what, key, p->name);
+        return -1;
+    }
+    char host[AD_HOSTLEN];
+    snprintf(host, sizeof host, "%.*s", (int)(us - key), key);
+    int any = 0;
+    for (int e = 0; e < p->ndev; e++) any |= host_matches(r, host, e);
+    if (!any) {
+        snprintf(err, NET_ERRLEN, "%s: device \"%s\": platform %s has no device on host %s", what,
+                 key, p->name, host);
+        return -1;
+    }
+    if (gpu) {
+        int want = ndig ? atoi(dig) : 0, seen = 0;
+        for (int e = 0; e < p->ndev; e++)
+            if (p->dev[e].kind == PLAT_GPU && host_matches(r, host, e) && seen++ == want) return e;
+        snprintf(err, NET_ERRLEN, "%s: device \"%s\": host %s has %d GPU%s in platform %s", what,
+                 key, host, seen, seen == 1 ? "" : "s", p->name);
+        return -1;
+    }
+    d = -1;
+    for (int c = 0; c < ndig; c++) {
+        int core = dig[c] - '0', found = -1, total = 0;
+        for (int q = 0; q < c; q++)
+            if (dig[q] == dig[c]) {
+                snprintf(err, NET_ERRLEN, "%s: device \"%s\": core %d listed twice", what, key, core);
+                return -1;
+            }
+        for (int e = 0; e < p->ndev; e++) {
+            if (p->dev[e].kind != PLAT_CPU || !host_matches(r, host, e)) continue;
+            total += p->dev[e].cores;
+            if (core >= r->A[e].core0 && core < r->A[e].core0 + p->dev[e].cores) found = e;
+        }
+        if (found < 0) {
+            snprintf(err, NET_ERRLEN, "%s: device \"%s\": core %d, but host %s has %d CPU "
+                     "core%s in platform %s", what, key, core, host, total, total == 1 ? "" : "s",
+                     p->name);
+            return -1;
+        }
+        if (d >= 0 && found != d) {
+            snprintf(err, NET_ERRLEN, "%s: device \"%s\": its cores belong to two devices of "
+                     "platform %s, %s and %s", what, key, p->name, p->dev[d].name,
+                     p->dev[found].name);
+            return -1;
+        }
+        d = found;
+    }
+    return d;
+}
+
+/* A layer named in AutoDiCE's files: by its name in dse, or as AutoDiCE's
+ * format_onnx() spells it; *glue = 1 for a glue node of dse's ONNX export
+ * (which belongs to its layer).  -1 when unknown. */
+static int resolve_layer(const ad_reader *r, const char *name, int *glue)
+{
+    *glue = 0;
+    int i = net_find(r->n, name);
+    if (i >= 0) return i;
+    for (int k = 0; k < r->N.n; k++)
+        if (!strcmp(r->N.name[k], name) || !strcmp(r->N.dse[k], name)) {
+            *glue = r->N.glue[k];
+            return r->N.layer[k];
+        }
+    return -1;
 }
 
 /* Parse horizontal.json into m's staged layout: for each split layer, its
  * slices in file order with their channel ranges. */
-static int read_horizontal(const char *path, const net *n, const platform *p, mapping *m,
-                           int *hcnt, char *err)
+static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int *hcnt, char *err)
 {
+    const net *n = r->n;
+    const platform *p = r->p;
     char *text = ju_read_file(path, err);
     if (!text) return -1;
     cJSON *root = ju_parse(text, path, err);
@@ -510,8 +1045,8 @@ static int read_horizontal(const char *path, const net *n, const platform *p, ma
         goto fail;
     }
     for (const cJSON *c = root->child; c; c = c->next) {
-        int i = net_find(n, c->string);
-        if (i < 0) {
+        int glue, i = resolve_layer(r, c->string, &glue);
+        if (i < 0 || glue) {
             snprintf(err, NET_ERRLEN, "%s: layer \"%s\": not in network %s", path, c->string,
                      n->name);
             goto fail;
@@ -560,17 +1095,16 @@ static int read_horizontal(const char *path, const net *n, const platform *p, ma
                          "devices strings", path, c->string);
                 goto fail;
             }
-            int dev = platform_find(p, d->valuestring);
+            char e2[NET_ERRLEN];
+            int dev = resolve_key(r, d->valuestring, path, e2);
             if (dev < 0) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device \"%s\" is not in platform %s",
-                         path, c->string, d->valuestring, p->name);
+                snprintf(err, NET_ERRLEN, "%.200s (layer \"%s\")", e2, c->string);
                 goto fail;
             }
             if (a == k - 1) {
-                if (end != AUTODICE_REST && end != L->out.c) {
-                    snprintf(err, NET_ERRLEN, "%s: layer \"%s\": the last end channel must be %d "
-                             "(or %d, the layer's channel count), not %d", path, c->string,
-                             AUTODICE_REST, L->out.c, end);
+                if (end != L->out.c && end != AD_LEGACY_REST) {
+                    snprintf(err, NET_ERRLEN, "%s: layer \"%s\": the last end channel must be the "
+                             "layer's channel count %d, not %d", path, c->string, L->out.c, end);
                     goto fail;
                 }
                 end = L->out.c;
@@ -600,19 +1134,24 @@ fail:
 }
 
 mapping *mapping_import_autodice(const char *mapping_path, const char *horizontal_path,
-                                 const net *n, const platform *p, char *err)
+                                 const char *devices_path, const net *n, const platform *p,
+                                 char *err)
 {
     mapping *m = mapping_new(n->n, p->ndev);
     int *hcnt = calloc((size_t)n->n + 1, sizeof *hcnt); /* slices per layer from horizontal */
     int *lcnt = calloc((size_t)n->n + 1, sizeof *lcnt); /* devices listing it in mapping.json */
     int *ldev = calloc((size_t)n->n + 1, sizeof *ldev); /* the first such device */
     unsigned char *listed = calloc((size_t)n->n * p->ndev + 1, 1);
+    const char **keyof = calloc((size_t)p->ndev + 1, sizeof *keyof); /* key naming device d */
+    ad_reader r = {n, p, ad_devices(p), {0}, 0, NULL, NULL};
     cJSON *root = NULL;
-    if (!m || !hcnt || !lcnt || !ldev || !listed) {
+    int nodes_ok = r.A && ad_nodes_build(&r.N, n) == 0;
+    if (!m || !hcnt || !lcnt || !ldev || !listed || !keyof || !nodes_ok) {
         snprintf(err, NET_ERRLEN, "%s: out of memory", mapping_path);
         goto fail;
     }
-    if (horizontal_path && read_horizontal(horizontal_path, n, p, m, hcnt, err)) goto fail;
+    if (devices_path && read_translation(&r, devices_path, err)) goto fail;
+    if (horizontal_path && read_horizontal(&r, horizontal_path, m, hcnt, err)) goto fail;
     char *text = ju_read_file(mapping_path, err);
     if (!text) goto fail;
     root = ju_parse(text, mapping_path, err);
@@ -623,25 +1162,28 @@ mapping *mapping_import_autodice(const char *mapping_path, const char *horizonta
         goto fail;
     }
     for (const cJSON *c = root->child; c; c = c->next) {
-        int d = platform_find(p, c->string);
-        if (d < 0) {
-            snprintf(err, NET_ERRLEN, "%s: device \"%s\": not in platform %s", mapping_path,
-                     c->string, p->name);
+        int d = resolve_key(&r, c->string, mapping_path, err);
+        if (d < 0) goto fail;
+        if (keyof[d]) {
+            snprintf(err, NET_ERRLEN, "%s: devices \"%s\" and \"%s\" are both device %s of "
+                     "platform %s", mapping_path, keyof[d], c->string, p->dev[d].name, p->name);
             goto fail;
         }
+        keyof[d] = c->string;
         if (!cJSON_IsArray(c)) {
             snprintf(err, NET_ERRLEN, "%s: device \"%s\": must be a list of layer names",
                      mapping_path, c->string);
             goto fail;
         }
         for (const cJSON *e = c->child; e; e = e->next) {
-            int i = cJSON_IsString(e) ? net_find(n, e->valuestring) : -1;
+            int glue, i = cJSON_IsString(e) ? resolve_layer(&r, e->valuestring, &glue) : -1;
             if (i < 0) {
                 snprintf(err, NET_ERRLEN, "%s: device \"%s\": layer \"%s\" is not in network %s",
                          mapping_path, c->string, cJSON_IsString(e) ? e->valuestring : "?",
                          n->name);
                 goto fail;
             }
+            if (glue) continue; /* dse's glue node: part of its layer */
             if (listed[(size_t)i * p->ndev + d]++) {
                 snprintf(err, NET_ERRLEN, "%s: device \"%s\": layer \"%s\" listed twice",
                          mapping_path, c->string, e->valuestring);
@@ -690,17 +1232,36 @@ mapping *mapping_import_autodice(const char *mapping_path, const char *horizonta
         goto fail;
     }
     cJSON_Delete(root);
-    free(hcnt);
-    free(lcnt);
-    free(ldev);
-    free(listed);
+    free(hcnt), free(lcnt), free(ldev), free(listed), free(keyof);
+    reader_free(&r);
     return m;
 fail:
     cJSON_Delete(root);
-    free(hcnt);
-    free(lcnt);
-    free(ldev);
-    free(listed);
+    free(hcnt), free(lcnt), free(ldev), free(listed), free(keyof);
+    reader_free(&r);
     mapping_free(m);
     return NULL;
+}
+
+/* A folder given as a mapping: AutoDiCE's mapping.json, with horizontal.json
+ * and autodice-devices.json when present. */
+static mapping *load_autodice_dir(const char *dir, const net *n, const platform *p, char *err)
+{
+    char *paths[3];
+    int have[3];
+    mapping *m = NULL;
+    for (int k = 0; k < 3; k++) {
+        size_t len = strlen(dir) + strlen(mapping_autodice_files[k]) + 2;
+        paths[k] = malloc(len);
+        if (paths[k]) snprintf(paths[k], len, "%s/%s", dir, mapping_autodice_files[k]);
+        have[k] = paths[k] && access(paths[k], F_OK) == 0;
+    }
+    if (!paths[0] || !paths[1] || !paths[2]) snprintf(err, NET_ERRLEN, "%s: out of memory", dir);
+    else if (!have[0])
+        snprintf(err, NET_ERRLEN, "%s: a folder given as a mapping must hold AutoDiCE's "
+                 "mapping.json (and horizontal.json for split layers): no mapping.json", dir);
+    else m = mapping_import_autodice(paths[0], have[1] ? paths[1] : NULL, have[2] ? paths[2] : NULL,
+                                     n, p, err);
+    for (int k = 0; k < 3; k++) free(paths[k]);
+    return m;
 }

@@ -65,12 +65,43 @@ mapping *mapping_load(const char *path, const net *n, const platform *p, char *e
 char *mapping_to_json(const mapping *m, const net *n, const platform *p);
 int mapping_save(const mapping *m, const net *n, const platform *p, const char *path, char *err);
 
-/* AutoDiCE's pair of files: mapping.json {"device": ["layer", ...]} (a split
- * layer listed under every device computing part of it) and horizontal.json
- * {"layer": ["lop", [end_0, ..., 65535], ["device", ...]]}. */
-int mapping_export_autodice(const mapping *m, const net *n, const platform *p,
-                            const char *mapping_path, const char *horizontal_path, char *err);
+/* `--mapping` everywhere: a dse-mapping file, or a folder holding
+ * AutoDiCE's mapping.json (+ horizontal.json, + autodice-devices.json),
+ * read by mapping_import_autodice. */
+
+/* AutoDiCE's files (docs/mapping-format.md): mapping.json {"<host>_cpu0123":
+ * ["layer", ...], "<host>_gpu": [...]} (a split layer listed under every
+ * device computing part of it), horizontal.json {"layer": ["lop",
+ * [cumulative end channels], ["key", ...]]}, and dse's translation
+ * autodice-devices.json {"devices": {"our device": "key"}, "hosts": [...]}.
+ * Their names, in that order: */
+extern const char *const mapping_autodice_files[3];
+/* The three texts for m (texts[0..2], malloc'd).  Returns 0, with warn set
+ * (one line) when AutoDiCE can read them but would fail or compute wrong
+ * results (a split grouped convolution, ...); 1 when AutoDiCE cannot express
+ * m (a used device whose host has a "_", more than 10 cores on a host, a
+ * second GPU on a host): no texts, warn says why; -1 with err. */
+int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, char **texts,
+                           char *warn, char *err);
+/* Write the three files into dir, all or none (ju_write_files_atomic).
+ * Returns as mapping_autodice_texts; on 1, removes any of the three files
+ * that an earlier export left in dir, so dir never pairs two mappings. */
+int mapping_export_autodice(const mapping *m, const net *n, const platform *p, const char *dir,
+                            char *warn, char *err);
+/* What `dse export` writes: dir/dse-mapping.json and AutoDiCE's three
+ * files, all four or none; where AutoDiCE cannot express m (returns 1),
+ * dse-mapping.json alone, as mapping_export_autodice.  dir is created if
+ * missing (its parent must exist). */
+int mapping_export_dir(const mapping *m, const net *n, const platform *p, const char *dir,
+                       char *warn, char *err);
+/* Read AutoDiCE's files (horizontal_path NULL: no split layer; devices_path
+ * NULL: keys matched to devices by host and kind).  Keys resolve to a device
+ * by our name, by autodice-devices.json, or as <host>_cpu|arm<cores> /
+ * <host>_gpu[N] against the platform's boards (host names as in a hostfile)
+ * and the cores the writer gives each CPU device of a host; layer names as
+ * dse or AutoDiCE's format_onnx() ('/' -> '_') spells them. */
 mapping *mapping_import_autodice(const char *mapping_path, const char *horizontal_path,
-                                 const net *n, const platform *p, char *err);
+                                 const char *devices_path, const net *n, const platform *p,
+                                 char *err);
 
 #endif

@@ -31,6 +31,18 @@ float *onnx_read_weights(const char *path, const net *n, char *err);
  * the net's own (weights_load) when it has a weights file, otherwise
  * weights_generate(..., WEIGHTS_SEED_DEFAULT, ...) (weights.h). */
 int onnx_export(const net *n, const char *path, char *err);
+/* The same with options: ONNX_EXPORT_INIT_INPUTS also lists every
+ * initializer among the graph inputs (after the network input), the IR 3
+ * convention that AutoDiCE's model splitter needs (docs/onnx.md); valid in
+ * every IR version, and dse's importer skips such inputs. */
+enum { ONNX_EXPORT_INIT_INPUTS = 1 };
+int onnx_export_flags(const net *n, const char *path, unsigned flags, char *err);
+
+/* The names of the ONNX nodes onnx_export writes, in graph order: for each
+ * layer, its glue nodes (a Reshape to 4-D named "L.inK_4d", a Flatten
+ * before a Gemm named "L.flat"), then its own node, named after the layer.
+ * Calls fn(ctx, layer index, name) for each.  -1 when out of memory. */
+int onnx_node_names(const net *n, void (*fn)(void *ctx, int layer, const char *name), void *ctx);
 
 /* Read a serialised float32 TensorProto (input_K.pb / output_K.pb files in
  * the ONNX test suite): returns its values (caller frees; at least one

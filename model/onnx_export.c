@@ -213,6 +213,37 @@ static Onnx__ValueInfoProto *ex_vi(ex *E, const char *name, int rank, net_shape 
     return v;
 }
 
+/* A value_info with the type and shape of initializer t (graph inputs that
+ * are initializers too: ONNX_EXPORT_INIT_INPUTS). */
+static Onnx__ValueInfoProto *ex_vi_init(ex *E, const Onnx__TensorProto *t)
+{
+    Onnx__ValueInfoProto *v = ex_alloc(E, sizeof *v);
+    Onnx__TypeProto *ty = ex_alloc(E, sizeof *ty);
+    Onnx__TypeProto__Tensor *tt = ex_alloc(E, sizeof *tt);
+    Onnx__TensorShapeProto *sh = ex_alloc(E, sizeof *sh);
+    Onnx__TensorShapeProto__Dimension **dims = ex_alloc(E, (t->n_dims + 1) * sizeof *dims);
+    if (!v || !ty || !tt || !sh || !dims) return NULL;
+    for (size_t k = 0; k < t->n_dims; k++) {
+        dims[k] = ex_alloc(E, sizeof *dims[k]);
+        if (!dims[k]) return NULL;
+        onnx__tensor_shape_proto__dimension__init(dims[k]);
+        dims[k]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        dims[k]->dim_value = t->dims[k];
+    }
+    onnx__tensor_shape_proto__init(sh);
+    sh->n_dim = t->n_dims, sh->dim = dims;
+    onnx__type_proto__tensor__init(tt);
+    tt->has_elem_type = 1, tt->elem_type = t->data_type;
+    tt->shape = sh;
+    onnx__type_proto__init(ty);
+    ty->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    ty->tensor_type = tt;
+    onnx__value_info_proto__init(v);
+    v->name = t->name;
+    v->type = ty;
+    return v;
+}
+
 /* The rank the exported tensor of layer i (or the input, i < 0) has. */
 static int rank_of(const int *rank, int i) { return i < 0 ? 4 : rank[i]; }
 
@@ -235,47 +266,121 @@ static void fb_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
     if (!fb->failed && len && fwrite(data, 1, len, fb->f) != len) fb->failed = 1;
 }
 
+/* The glue onnx_export puts before input k of layer i, marked OX_IMPLICIT
+ * so that import makes no layer of it: a 4-D view of [1, C] for operators
+ * that need NCHW, a Flatten before a Gemm.  rank: the exported rank of
+ * every earlier layer's tensor.  One rule for the exporter and
+ * onnx_node_names. */
+enum { GLUE_NONE, GLUE_4D, GLUE_FLAT };
+
+static int need_4d(const net *n, int i, const int *rank)
+{
+    const net_layer *L = &n->layers[i];
+    int need4 = spatial_kind(L->kind);
+    if (L->kind == NET_ADD || L->kind == NET_CONCAT)
+        for (int k = 0; k < L->nin; k++) need4 |= rank_of(rank, L->in[k]) == 4;
+    return need4;
+}
+
+static int glue_of(const net *n, int i, int k, const int *rank)
+{
+    const net_layer *L = &n->layers[i];
+    int pr = rank_of(rank, L->in[k]);
+    if (need_4d(n, i, rank) && pr == 2) return GLUE_4D;
+    if (L->kind == NET_FC && pr == 4) return GLUE_FLAT;
+    return GLUE_NONE;
+}
+
+/* The name of that glue node (and of its output tensor). */
+static void glue_name(char *buf, size_t len, const char *layer, int k, int glue)
+{
+    if (glue == GLUE_4D) snprintf(buf, len, "%s.in%d_4d", layer, k);
+    else snprintf(buf, len, "%s.flat", layer);
+}
+
+/* The exported rank of layer i's tensor. */
+static int out_rank(const net *n, int i, const int *rank)
+{
+    const net_layer *L = &n->layers[i];
+    switch (L->kind) {
+    case NET_FC:
+    case NET_FLATTEN:
+        return 2;
+    case NET_RELU:
+    case NET_DROPOUT:
+    case NET_SOFTMAX:
+        return rank_of(rank, L->in[0]);
+    case NET_ADD:
+    case NET_CONCAT:
+        return need_4d(n, i, rank) ? 4 : 2;
+    default:
+        return 4;
+    }
+}
+
+int onnx_node_names(const net *n, void (*fn)(void *ctx, int layer, const char *name), void *ctx)
+{
+    int *rank = calloc((size_t)n->n + 1, sizeof *rank);
+    if (!rank) return -1;
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        for (int k = 0; k < L->nin; k++) {
+            int g = glue_of(n, i, k, rank);
+            if (g == GLUE_NONE) continue;
+            size_t len = strlen(L->name) + 32;
+            char *b = malloc(len);
+            if (!b) {
+                free(rank);
+                return -1;
+            }
+            glue_name(b, len, L->name, k, g);
+            fn(ctx, i, b);
+            free(b);
+        }
+        fn(ctx, i, L->name);
+        rank[i] = out_rank(n, i, rank);
+    }
+    free(rank);
+    return 0;
+}
+
 static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
 {
     const net_layer *L = &n->layers[i];
     const net_attr *a = &L->a;
     const char *in[1024];
     Onnx__AttributeProto *at[8];
-    int na = 0, r = 4;
+    int na = 0;
     for (int k = 0; k < L->nin; k++) {
         int p = L->in[k];
         in[k] = p == NET_INPUT ? n->input_name : n->layers[p].name;
     }
-    /* Glue, marked IMPLICIT so that import makes no layer of it: a 4-D view
-     * of [1, C] for operators that need NCHW, a Flatten before a Gemm. */
-    int need4 = spatial_kind(L->kind);
-    if (L->kind == NET_ADD || L->kind == NET_CONCAT)
-        for (int k = 0; k < L->nin; k++) need4 |= rank_of(rank, L->in[k]) == 4;
     for (int k = 0; k < L->nin; k++) {
-        int pr = rank_of(rank, L->in[k]);
         net_shape ps = net_in_shape(n, i, k);
-        Onnx__NodeProto *g = NULL;
-        if (need4 && pr == 2) {
+        int glue = glue_of(n, i, k, rank);
+        if (glue == GLUE_NONE) continue;
+        size_t gl = strlen(L->name) + 32;
+        char *o = ex_alloc(E, gl);
+        if (!o) return -1;
+        glue_name(o, gl, L->name, k, glue);
+        Onnx__NodeProto *g;
+        if (glue == GLUE_4D) {
             int64_t four = 4, sh[4] = {1, ps.c, 1, 1}; /* a [1, N] tensor is N x 1 x 1 */
             const char *shn = ex_init(E, ex_str(E, "%s.in%d_shape", L->name, k), 1, &four, NULL, sh);
             const char *gi[2] = {in[k], shn};
-            const char *o = ex_str(E, "%s.in%d_4d", L->name, k);
             g = ex_node(E, "Reshape", o, o, 2, gi, 0, NULL);
             if (g) ex_push(E, (void ***)&E->vis, &E->nvis, &E->capv, ex_vi(E, o, 4, ps));
-            in[k] = o;
-        } else if (L->kind == NET_FC && pr == 4) {
-            const char *o = ex_str(E, "%s.flat", L->name);
+        } else {
             const char *gi[1] = {in[k]};
             Onnx__AttributeProto *ax = a_int(E, "axis", 1);
             g = ex_node(E, "Flatten", o, o, 1, gi, 1, &ax);
             if (g) ex_push(E, (void ***)&E->vis, &E->nvis, &E->capv, ex_vi(E, o, 2, ps));
-            in[k] = o;
-        } else {
-            continue;
         }
+        in[k] = o;
         if (!g) return -1;
         g->doc_string = (char *)OX_IMPLICIT;
     }
+    int r = out_rank(n, i, rank);
     const char *op = NULL;
     int nin = L->nin;
     const float *lw = w;
@@ -311,7 +416,6 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         }
         at[na++] = a_int(E, "transB", 1);
         op = "Gemm";
-        r = 2;
         break;
     }
     case NET_RELU:
@@ -328,7 +432,6 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         } else {
             op = "Relu";
         }
-        r = rank_of(rank, L->in[0]);
         break;
     case NET_LRN:
         at[na++] = a_int(E, "size", a->lrn_size);
@@ -363,26 +466,21 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
     }
     case NET_ADD:
         op = L->nin == 2 ? "Add" : "Sum";
-        r = need4 ? 4 : 2;
         break;
     case NET_CONCAT:
         at[na++] = a_int(E, "axis", 1);
         op = "Concat";
-        r = need4 ? 4 : 2;
         break;
     case NET_FLATTEN:
         at[na++] = a_int(E, "axis", 1);
         op = "Flatten";
-        r = 2;
         break;
     case NET_DROPOUT:
         op = "Dropout";
-        r = rank_of(rank, L->in[0]);
         break;
     case NET_SOFTMAX:
         at[na++] = a_int(E, "axis", 1);
         op = "Softmax";
-        r = rank_of(rank, L->in[0]);
         break;
     default:
         return -1;
@@ -395,6 +493,11 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
 }
 
 int onnx_export(const net *n, const char *path, char *err)
+{
+    return onnx_export_flags(n, path, 0, err);
+}
+
+int onnx_export_flags(const net *n, const char *path, unsigned flags, char *err)
 {
     char werr[NET_ERRLEN];
     float *w = n->weights_path ? weights_load(n, werr) : weights_generate_all(n, WEIGHTS_SEED_DEFAULT);
@@ -443,7 +546,19 @@ int onnx_export(const net *n, const char *path, char *err)
     g.name = n->name;
     g.n_node = E.nnodes, g.node = E.nodes;
     g.n_initializer = E.ninits, g.initializer = E.inits;
-    g.n_input = 1, g.input = &gin;
+    /* Graph inputs: the network input, then (ONNX_EXPORT_INIT_INPUTS) every
+     * initializer again, in initializer order. */
+    size_t nin = 1 + ((flags & ONNX_EXPORT_INIT_INPUTS) ? E.ninits : 0);
+    Onnx__ValueInfoProto **gins = ex_alloc(&E, nin * sizeof *gins);
+    if (gins) {
+        gins[0] = gin;
+        for (size_t k = 1; k < nin; k++) gins[k] = ex_vi_init(&E, E.inits[k - 1]);
+    }
+    if (E.failed) {
+        ox_seterr(err, "%s: out of memory", path);
+        goto out;
+    }
+    g.n_input = nin, g.input = gins;
     g.n_output = 1, g.output = &gout;
     g.n_value_info = E.nvis, g.value_info = E.vis;
     onnx__operator_set_id_proto__init(&op);

@@ -315,8 +315,10 @@ int ox_alias(ox_imp *I, int src, int rank, int flat)
     return 0;
 }
 
-/* A unique layer name for the current node: its own name, else Op_index;
- * a clash (duplicate, the input's name, another node's name) gets _2, _3... */
+/* A unique layer name for the current node: its own name, else the name of
+ * its first output (as ONNX tools and AutoDiCE name a nameless node), else
+ * Op_index; a clash (duplicate, the input's name, another node's name) gets
+ * _2, _3... */
 static char *layer_name(ox_imp *I)
 {
     const Onnx__NodeProto *nd = I->nd;
@@ -326,7 +328,9 @@ static char *layer_name(ox_imp *I)
         ox_fail(I, "node name contains control characters");
         return NULL;
     }
+    const char *out0 = nd->n_output > 0 ? nd->output[0] : NULL;
     if (own) snprintf(base, sizeof base, "%.150s", nd->name);
+    else if (out0 && out0[0] && ox_printable(out0)) snprintf(base, sizeof base, "%.150s", out0);
     else snprintf(base, sizeof base, "%.60s_%d", nd->op_type, I->nd_idx);
     snprintf(cand, sizeof cand, "%s", base);
     const char *inname = I->t[I->input].name;

@@ -37,6 +37,28 @@ int platform_find(const platform *p, const char *name)
     return -1;
 }
 
+int platform_board_is_here(const char *board)
+{
+    char host[256];
+    if (!strcmp(board, "localhost") || !strcmp(board, "127.0.0.1") || !strcmp(board, "::1"))
+        return 1;
+    if (gethostname(host, sizeof host)) return 0;
+    host[sizeof host - 1] = 0;
+    size_t l = strcspn(host, ".");
+    return !strcmp(board, host) || (strlen(board) == l && !strncmp(board, host, l));
+}
+
+char *platform_board_host(const char *board, char *buf, size_t len)
+{
+    if (!len) return buf;
+    if (!platform_board_is_here(board) || gethostname(buf, len)) {
+        snprintf(buf, len, "%s", platform_board_is_here(board) ? "localhost" : board);
+        return buf;
+    }
+    buf[len - 1] = 0;
+    return buf;
+}
+
 int platform_fastest(const platform *p)
 {
     int best = 0;

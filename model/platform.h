@@ -60,6 +60,15 @@ static inline const plat_link *platform_link(const platform *p, int a, int b)
 {
     return &p->link[a * p->ndev + b];
 }
+/* Is `board` this machine: localhost, 127.0.0.1, ::1, or this host's name
+ * (with or without its domain)?  The one rule for "here" (the runtime's
+ * placement, AutoDiCE's keys). */
+int platform_board_is_here(const char *board);
+/* The host name a hostfile uses for `board` (docs/runtime.md): the board
+ * itself, or this machine's host name (gethostname) for a board that is this
+ * machine, since Open MPI takes "localhost" next to other nodes for another
+ * node.  Writes at most len bytes (NUL-terminated) into buf and returns buf. */
+char *platform_board_host(const char *board, char *buf, size_t len);
 /* Index of the fastest device (highest freq_mhz x cores; ties: lowest index). */
 int platform_fastest(const platform *p);
 

@@ -41,16 +41,7 @@ void rt_mpirun_env(void)
     setenv("OMPI_MCA_btl_base_warn_component_unused", "0", 0);
 }
 
-int rt_board_is_here(const char *board)
-{
-    char host[256];
-    if (!strcmp(board, "localhost") || !strcmp(board, "127.0.0.1") || !strcmp(board, "::1"))
-        return 1;
-    if (gethostname(host, sizeof host)) return 0;
-    host[sizeof host - 1] = 0;
-    size_t l = strcspn(host, ".");
-    return !strcmp(board, host) || (strlen(board) == l && !strncmp(board, host, l));
-}
+int rt_board_is_here(const char *board) { return platform_board_is_here(board); }
 
 /* An emulated platform's launch settings, written by scripts/emulate-boards
  * up as "key value" lines, become OMPI_MCA_key variables that mpirun (a
@@ -99,10 +90,6 @@ int rt_placement_file(const platform *pl, const char *dir, char *path, size_t le
             k += (size_t)snprintf(remote + k, rlen - k, "%s%s", k ? ", " : "", b);
     }
     if (!remote[0] && local_platform(pl)) return 0;
-    /* Open MPI knows this machine by its host name only: a line "localhost"
-     * next to remote boards is taken for another node. */
-    if (gethostname(host, sizeof host)) snprintf(host, sizeof host, "localhost");
-    host[sizeof host - 1] = 0;
     snprintf(path, len, "%s/hosts", dir);
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -111,7 +98,7 @@ int rt_placement_file(const platform *pl, const char *dir, char *path, size_t le
         return -1;
     }
     for (int d = 0; d < pl->ndev; d++)
-        fprintf(f, "%s\n", rt_board_is_here(pl->dev[d].board) ? host : pl->dev[d].board);
+        fprintf(f, "%s\n", platform_board_host(pl->dev[d].board, host, sizeof host));
     if (fclose(f)) {
         snprintf(err, NET_ERRLEN, "%.300s: cannot write: %s", path, strerror(errno));
         remove(path);

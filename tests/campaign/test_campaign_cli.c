@@ -218,8 +218,11 @@ static void test_outputs(void)
         snprintf(p2, sizeof p2, "%s/mapping.json", dir);
         snprintf(p3, sizeof p3, "%s/horizontal.json", dir);
         mapping *m1 = mapping_load(p1, nt, pl, err);
-        mapping *m2 = mapping_import_autodice(p2, p3, nt, pl, err);
+        mapping *m2 = mapping_import_autodice(p2, p3, NULL, nt, pl, err);
+        mapping *m3 = mapping_load(dir, nt, pl, err); /* the folder, as --mapping takes it */
         CHECK(m1 && m2 && mapping_equal(m1, m2));
+        CHECK(m3 && mapping_equal(m1, m3));
+        mapping_free(m3);
         double o[3];
         CHECK(m1 && eval_mapping(m1, nt, pl, o) == 0);
         long long bi = db_int(h, "SELECT idx FROM front WHERE campaign=1 ORDER BY latency, idx LIMIT 1");

@@ -131,24 +131,27 @@ static void test_content(void)
     cJSON_Delete(o);
     free(txt);
 
-    CHECK(mapping_export_autodice(m, t, p, path("mapping.json"), path("horizontal.json"), err) == 0);
-    char *tm = ju_read_file(path("mapping.json"), err), *th = ju_read_file(path("horizontal.json"), err);
+    char warn[NET_ERRLEN];
+    mkdir(path("ad"), 0755);
+    CHECK(mapping_export_autodice(m, t, p, path("ad"), warn, err) == 0);
+    CHECK(warn[0] == 0);
+    char *tm = ju_read_file(path("ad/mapping.json"), err), *th = ju_read_file(path("ad/horizontal.json"), err);
     cJSON *jm = cJSON_Parse(tm), *jh = cJSON_Parse(th);
     CHECK(jm && jh);
-    /* mapping.json: devices in platform order, layers in network order,
-     * a split layer under every device computing part of it. */
+    /* mapping.json: devices in platform order as <board>_cpu<core>, layers
+     * in network order, a split layer under every device computing part of it. */
     CHECK_I64(cJSON_GetArraySize(jm), 5);
-    CHECK(!strcmp(jm->child->string, "d0"));
-    cJSON *d0 = cJSON_GetObjectItem(jm, "d0"), *d2 = cJSON_GetObjectItem(jm, "d2");
+    CHECK(!strcmp(jm->child->string, "b0_cpu0"));
+    cJSON *d0 = cJSON_GetObjectItem(jm, "b0_cpu0"), *d2 = cJSON_GetObjectItem(jm, "b2_cpu0");
     CHECK_I64(cJSON_GetArraySize(d0), 2); /* conv, fc */
     CHECK(!strcmp(cJSON_GetArrayItem(d0, 0)->valuestring, "conv"));
     CHECK(!strcmp(cJSON_GetArrayItem(d0, 1)->valuestring, "fc"));
     CHECK_I64(cJSON_GetArraySize(d2), 4); /* conv relu pool flatten */
     CHECK(!strcmp(cJSON_GetArrayItem(d2, 3)->valuestring, "flatten"));
-    cJSON *d3 = cJSON_GetObjectItem(jm, "d3");
+    cJSON *d3 = cJSON_GetObjectItem(jm, "b3_cpu0");
     CHECK_I64(cJSON_GetArraySize(d3), 2); /* fc softmax */
-    /* horizontal.json: only split layers; ends of every slice but the last,
-     * then 65535; devices in slice order. */
+    /* horizontal.json: only split layers; the end channel of every slice,
+     * the last one the layer's channel count; devices in slice order. */
     CHECK_I64(cJSON_GetArraySize(jh), 2);
     cJSON *hc = cJSON_GetObjectItem(jh, "conv"), *hf = cJSON_GetObjectItem(jh, "fc");
     CHECK(!strcmp(cJSON_GetArrayItem(hc, 0)->valuestring, "lop"));
@@ -156,29 +159,43 @@ static void test_content(void)
     CHECK_I64(cJSON_GetArraySize(ends), 3);
     CHECK_I64(cJSON_GetArrayItem(ends, 0)->valueint, 4);
     CHECK_I64(cJSON_GetArrayItem(ends, 1)->valueint, 12);
-    CHECK_I64(cJSON_GetArrayItem(ends, 2)->valueint, 65535);
-    CHECK(!strcmp(cJSON_GetArrayItem(devs, 0)->valuestring, "d2"));
-    CHECK(!strcmp(cJSON_GetArrayItem(devs, 2)->valuestring, "d1"));
+    CHECK_I64(cJSON_GetArrayItem(ends, 2)->valueint, 20);
+    CHECK(!strcmp(cJSON_GetArrayItem(devs, 0)->valuestring, "b2_cpu0"));
+    CHECK(!strcmp(cJSON_GetArrayItem(devs, 2)->valuestring, "b1_cpu0"));
     ends = cJSON_GetArrayItem(hf, 1);
     CHECK_I64(cJSON_GetArrayItem(ends, 2)->valueint, 6);
+    CHECK_I64(cJSON_GetArrayItem(ends, 3)->valueint, 10);
     cJSON_Delete(jm);
     cJSON_Delete(jh);
     free(tm);
     free(th);
-    mapping *back = mapping_import_autodice(path("mapping.json"), path("horizontal.json"), t, p, err);
+    mapping *back = mapping_import_autodice(path("ad/mapping.json"), path("ad/horizontal.json"),
+                                            path("ad/autodice-devices.json"), t, p, err);
+    CHECK(back && mapping_equal(back, m));
+    mapping_free(back);
+    /* the folder as --mapping takes it */
+    back = mapping_load(path("ad"), t, p, err);
     CHECK(back && mapping_equal(back, m));
     mapping_free(back);
     /* A vertical-only AutoDiCE mapping needs no horizontal.json. */
     mapping *single = mapping_new(t->n, 5);
     mapping_set_single(single, t, 3);
-    CHECK(mapping_export_autodice(single, t, p, path("m1.json"), path("h1.json"), err) == 0);
-    back = mapping_import_autodice(path("m1.json"), NULL, t, p, err);
+    mkdir(path("ad1"), 0755);
+    CHECK(mapping_export_autodice(single, t, p, path("ad1"), warn, err) == 0);
+    back = mapping_import_autodice(path("ad1/mapping.json"), NULL, NULL, t, p, err);
     CHECK(back && mapping_equal(back, single));
     mapping_free(back);
     mapping_free(single);
-    /* Export into a missing folder fails and leaves no mapping.json behind. */
-    CHECK(mapping_export_autodice(m, t, p, path("m2.json"), "/nonexistent-dir/h.json", err) == -1);
-    CHECK(access(path("m2.json"), F_OK) != 0);
+    /* Export into a missing folder fails and leaves nothing behind; so does
+     * a folder where horizontal.json must go. */
+    CHECK(mapping_export_autodice(m, t, p, "/nonexistent-dir", warn, err) == -1);
+    mkdir(path("ad2"), 0755);
+    mkdir(path("ad2/horizontal.json"), 0755);
+    CHECK(mapping_export_autodice(m, t, p, path("ad2"), warn, err) == -1);
+    TERR(err, "horizontal.json", "folder");
+    CHECK(access(path("ad2/mapping.json"), F_OK) != 0);
+    CHECK(access(path("ad2/autodice-devices.json"), F_OK) != 0);
+    rmdir(path("ad2/horizontal.json"));
     CHECK(mapping_save(m, t, p, "/nonexistent-dir/m.json", err) == -1);
     mapping_free(m);
     platform_free(p);
@@ -193,6 +210,7 @@ static void test_round_trips(void)
     char err[NET_ERRLEN];
     uint64_t s = 99;
     long trips = 0;
+    mkdir(path("rt"), 0755);
     for (int ni = 0; nets[ni]; ni++) {
         net *n = zoo(nets[ni]);
         for (int di = 0; di < 3; di++) {
@@ -224,8 +242,12 @@ static void test_round_trips(void)
                         CHECK(b && mapping_equal(b, m));
                         mapping_free(b);
                     }
-                    CHECK(mapping_export_autodice(m, n, p, path("am.json"), path("ah.json"), err) == 0);
-                    b = mapping_import_autodice(path("am.json"), path("ah.json"), n, p, err);
+                    char warn[NET_ERRLEN];
+                    CHECK(mapping_export_autodice(m, n, p, path("rt"), warn, err) == 0);
+                    /* with the translation file and without (by board and kind) */
+                    b = mapping_import_autodice(path("rt/mapping.json"), path("rt/horizontal.json"),
+                                                r & 1 ? path("rt/autodice-devices.json") : NULL, n,
+                                                p, err);
                     if (!b || !mapping_equal(b, m)) {
                         fprintf(stderr, "%s: AutoDiCE round trip differs (%s)\n", nets[ni],
                                 b ? "different" : err);
@@ -321,7 +343,8 @@ static void bad_autodice(int line, const net *n, const platform *p, const char *
     char err[NET_ERRLEN] = "";
     put(path("bm.json"), mj);
     if (hj) put(path("bh.json"), hj);
-    mapping *m = mapping_import_autodice(path("bm.json"), hj ? path("bh.json") : NULL, n, p, err);
+    mapping *m = mapping_import_autodice(path("bm.json"), hj ? path("bh.json") : NULL, NULL, n, p,
+                                         err);
     if (m) {
         fprintf(stderr, "line %d: bad AutoDiCE files accepted\n", line);
         check_failures++;
@@ -343,7 +366,7 @@ static void test_bad_autodice(void)
                      "\"fc\":[\"lop\",[3,65535],[\"d0\",\"d1\"]]}";
     put(path("gm.json"), mj);
     put(path("gh.json"), hj);
-    mapping *m = mapping_import_autodice(path("gm.json"), path("gh.json"), t, p, err);
+    mapping *m = mapping_import_autodice(path("gm.json"), path("gh.json"), NULL, t, p, err);
     CHECK(m != NULL);
     if (m) {
         const map_slice *s = mapping_slices(m, 0);
@@ -374,13 +397,43 @@ static void test_bad_autodice(void)
     BADA(mj, "{\"conv\":[\"lop\",[6],[\"d1\",\"d0\"]]}", "bh.json", "\"conv\"", "end channels");
     BADA(mj, "{\"conv\":[\"lop\",[25,65535],[\"d1\",\"d0\"]]}", "bh.json", "\"conv\"", "25");
     BADA(mj, "{\"conv\":[\"lop\",[0,65535],[\"d1\",\"d0\"]]}", "bh.json", "\"conv\"", "end channel 0");
-    BADA(mj, "{\"conv\":[\"lop\",[6,19],[\"d1\",\"d0\"]]}", "bh.json", "\"conv\"", "65535");
+    BADA(mj, "{\"conv\":[\"lop\",[6,19],[\"d1\",\"d0\"]]}", "bh.json", "\"conv\"", "count 20");
     BADA(mj, "{\"conv\":[\"lop\",[6,65535],[\"d1\",\"d9\"]]}", "bh.json", "\"conv\"", "\"d9\"");
     BADA(mj, "{\"conv\":[\"lop\",[6,65535],[\"d1\",\"d1\"]]}", "bh.json", "\"conv\"", "twice");
     BADA(mj, "{\"relu\":[\"lop\",[6,65535],[\"d1\",\"d0\"]]}", "bh.json", "\"relu\"",
          "cannot be split");
     BADA(mj, "{\"conv\":\"d0\"}", "bh.json", "\"conv\"", "lop");
     BADA(mj, "[1,2]", "bh.json", "bh.json", "object");
+    /* AutoDiCE keys: <host>_cpu|arm<one digit per core> or <host>_gpu[N],
+     * against boards b0..b2 of one 1-core CPU each. */
+    const char *mk = "{\"b0_cpu0\":[\"conv\",\"relu\",\"pool\",\"flatten\",\"fc\"],"
+                     "\"b1_arm0\":[\"conv\",\"fc\",\"softmax\"]}";
+    put(path("km.json"), mk);
+    put(path("kh.json"), "{\"conv\":[\"lop\",[6,20],[\"b1_arm0\",\"b0_cpu0\"]],"
+                         "\"fc\":[\"lop\",[3,10],[\"b0_cpu0\",\"d1\"]]}");
+    m = mapping_import_autodice(path("km.json"), path("kh.json"), NULL, t, p, err);
+    CHECK(m != NULL);
+    mapping *same = mapping_import_autodice(path("gm.json"), path("gh.json"), NULL, t, p, err);
+    CHECK(m && same && mapping_equal(m, same));
+    mapping_free(same);
+    mapping_free(m);
+#define KEY(k, a, b) BADA("{\"" k "\":[\"conv\",\"relu\",\"pool\",\"flatten\",\"fc\",\"softmax\"]}", \
+                          NULL, "bm.json", a, b)
+    KEY("b9_cpu0", "\"b9_cpu0\"", "no device on host b9");
+    KEY("b0_cpu1", "core 1", "1 CPU core");
+    KEY("b0_cpu01", "core 1", "1 CPU core");
+    KEY("b0_gpu", "\"b0_gpu\"", "0 GPUs");
+    KEY("b0_cpu00", "core 0", "twice");
+    KEY("b0_xpu0", "\"b0_xpu0\"", "AutoDiCE key");
+    KEY("b0_cpu0_x", "\"b0_cpu0_x\"", "one \"_\"");
+    KEY("_cpu0", "\"_cpu0\"", "AutoDiCE key");
+    KEY("b0_cpu", "\"b0_cpu\"", "AutoDiCE key");
+    KEY("b0_cpu0x", "\"b0_cpu0x\"", "AutoDiCE key");
+    KEY("nokey", "\"nokey\"", "not in platform");
+    BADA("{\"b0_cpu0\":[\"conv\",\"relu\",\"pool\",\"flatten\"],\"d0\":[\"fc\",\"softmax\"]}",
+         NULL, "bm.json", "\"b0_cpu0\" and \"d0\"", "both device d0");
+    BADA(mj, "{\"conv\":[\"lop\",[6,20],[\"b1_cpu0\",\"b7_cpu0\"]]}", "bh.json", "\"conv\"",
+         "host b7");
     BADA("{\"d0\":\"conv\"}", NULL, "bm.json", "\"d0\"", "list");
     BADA("{\"d0\":[\"conv\"", NULL, "bm.json", "malformed", "JSON");
     platform_free(p);
@@ -423,7 +476,7 @@ static void test_doc_examples(void)
     mapping *a = mapping_load(path(names[0]), t, p, err);
     if (!a) fprintf(stderr, "%s\n", err);
     CHECK(a && mapping_equal(a, m));
-    mapping *b = mapping_import_autodice(path(names[1]), path(names[2]), t, p, err);
+    mapping *b = mapping_import_autodice(path(names[1]), path(names[2]), NULL, t, p, err);
     if (!b) fprintf(stderr, "%s\n", err);
     CHECK(b && mapping_equal(b, m));
     mapping *e = example(t);

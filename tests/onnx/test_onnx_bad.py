@@ -244,7 +244,8 @@ def main():
                                        [vi("x", [1, 3, 8, 8]), vi("w", [4, 3, 3, 3])],
                                        [vi("y", [1, 4, 6, 6])]),
             "the graph has 2 inputs")
-        # Names: an unnamed node gets Op_index, a duplicate name a suffix.
+        # Names: an unnamed node gets its output's name (Op_index when that
+        # is empty), a duplicate name a suffix.
         dup = model([helper.make_node("Relu", ["x"], ["h"], name="same"),
                      helper.make_node("Relu", ["h"], ["g"], name="same"),
                      helper.make_node("Relu", ["g"], ["y"])],
@@ -255,7 +256,7 @@ def main():
             import json
             with open(js) as f:
                 names = [l["name"] for l in json.load(f)["layers"]]
-            check(names == ["same", "same_2", "Relu_2"], "names: %s" % names)
+            check(names == ["same", "same_2", "y"], "names: %s" % names)
     print("test_onnx_bad: %d checks, %d failed" % (checks, failures))
     return 1 if failures else 0
 

@@ -1,0 +1,604 @@
+#!/usr/bin/python3
+"""test_autodice.py -- dse's AutoDiCE files against AutoDiCE's reading rules,
+AutoDiCE-written files through dse, and the warnings and exit codes
+(issue 18, docs/mapping-format.md "AutoDiCE's files").
+
+The rules are re-implemented here from AutoDiCE's source
+(github.com/parrotsky/AutoDiCE, tools/distributed/vertical/interface.py
+Interface.__init__ and GenerateRankFile; horizontal/interface.py
+HorizontalInplace; */onnx_split.py format_onnx, onnx_extract,
+horizontal_split), independently of dse's code:
+
+* a key is key.split('_') == [host, resource]; resource "cpu"/"arm" + one
+  digit per core (the rankfile's slots) or "gpu"; the host is the name the
+  hostfile uses for the device's board (this machine's host name for
+  localhost);
+* names are ONNX node names after format_onnx (node -> its first output,
+  '/' -> '_'), and every node of the model is listed (its consistency
+  check);
+* horizontal.json ends are used literally as cumulative end channels;
+* onnx_extract keeps only initializers that are graph inputs.
+
+usage: test_autodice.py DSE_BIN [--frontend]
+--frontend: also run AutoDiCE's own front end (run_autodice.py) on dse's
+files; needs DSE_AUTODICE_DIR = AutoDiCE's tools/distributed (else exit 77).
+Exit 77 (skipped) when this python has no onnx module.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError:
+    print("SKIP: /usr/bin/python3 has no onnx/numpy (python3-onnx; scripts/bootstrap)")
+    sys.exit(77)
+
+DSE = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+failures = 0
+checks = 0
+
+
+def check(cond, msg):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL:", msg)
+    return cond
+
+
+def dse(*args, env=None):
+    p = subprocess.run([DSE] + [str(a) for a in args], capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def save(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f)
+
+
+def platform_json(name, devices, boards_link=True):
+    """devices: (name, board, kind, cores)."""
+    return {"format": "dse-platform", "name": name,
+            "devices": [{"name": n, "board": b, "kind": k, "freq_mhz": 1000, "cores": c,
+                         "memory_mb": 8000, "idle_w": 1, "busy_w": 5} for n, b, k, c in devices],
+            "links": {"same_board": {"latency_us": 10, "bandwidth_mbs": 1000},
+                      "network": {"latency_us": 100, "bandwidth_mbs": 100}}}
+
+
+# ---- AutoDiCE's reading rules ----
+
+LOCAL = ("localhost", "127.0.0.1", "::1")
+
+
+def hostfile_name(board):
+    """docs/runtime.md: this machine's boards are written as its host name."""
+    me = socket.gethostname()
+    if board in LOCAL or board == me or board == me.split(".")[0]:
+        return me
+    return board
+
+
+def autodice_key(key):
+    """Interface.__init__: (host, hardware, rankfile slots)."""
+    parts = key.split("_")
+    if len(parts) != 2:
+        return None
+    host, res = parts
+    if res == "gpu":
+        return host, "gpu", "5"
+    for kind in ("cpu", "arm"):
+        if res.startswith(kind) and res[3:].isdigit():
+            return host, "cpu", ",".join(res[3:])
+    return None
+
+
+def format_names(model):
+    """format_onnx: every node renamed to its first output, '/' -> '_'."""
+    return [n.output[0].replace("/", "_") for n in model.graph.node]
+
+
+def out_channels(model):
+    """Output channels of each node (by format_onnx name), from shape inference."""
+    inf = onnx.shape_inference.infer_shapes(model)
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in list(inf.graph.value_info) + list(inf.graph.output)}
+    return {n.output[0].replace("/", "_"): shapes[n.output[0]][1]
+            for n in model.graph.node if n.output[0] in shapes}
+
+
+def check_rules(tag, d, model, plat):
+    """The files in d against AutoDiCE's rules, and against dse-mapping.json
+    decoded independently.  plat: the platform JSON."""
+    mj, hj = load(os.path.join(d, "mapping.json")), load(os.path.join(d, "horizontal.json"))
+    tr = load(os.path.join(d, "autodice-devices.json"))
+    ours = load(os.path.join(d, "dse-mapping.json"))["layers"]
+    devs = {x["name"]: x for x in plat["devices"]}
+    check(tr["format"] == "dse-autodice-devices" and tr["version"] == 1, tag + ": translation header")
+    key_dev = {v: k for k, v in tr["devices"].items()}
+    check(len(key_dev) == len(tr["devices"]), tag + ": translation not one to one")
+    # keys: grammar, host, kind, distinct cores within each host's cores
+    cores_of_host = {}
+    for k, dev in key_dev.items():
+        p = autodice_key(k)
+        if not check(p is not None, "%s: key %s does not parse as AutoDiCE's" % (tag, k)):
+            continue
+        host, hw, slots = p
+        D = devs[dev]
+        check(host == hostfile_name(D["board"]), "%s: key %s host for board %s" % (tag, k, D["board"]))
+        check(hw == D["kind"], "%s: key %s kind %s for a %s" % (tag, k, hw, D["kind"]))
+        if hw == "cpu":
+            cs = [int(c) for c in slots.split(",")]
+            check(len(cs) == D["cores"] and len(set(cs)) == len(cs),
+                  "%s: key %s has cores %s for %d" % (tag, k, cs, D["cores"]))
+            used = cores_of_host.setdefault(host, set())
+            check(not (used & set(cs)), "%s: key %s reuses cores of its host" % (tag, k))
+            used |= set(cs)
+    for host, used in cores_of_host.items():
+        total = sum(x["cores"] for x in plat["devices"]
+                    if x["kind"] == "cpu" and hostfile_name(x["board"]) == host)
+        check(max(used) < total, "%s: host %s cores %s beyond its %d" % (tag, host, used, total))
+    check(all(k in key_dev for k in mj), tag + ": a mapping.json key is not in the translation")
+    # hosts = AutoDiCE's platforms: the keys' hosts in key order, each once
+    hosts = []
+    for k in mj:
+        h = k.split("_")[0]
+        if h not in hosts:
+            hosts.append(h)
+    check(tr["hosts"] == hosts, "%s: hosts %s, want %s" % (tag, tr["hosts"], hosts))
+    # names: exactly the model's nodes (ConsistencyCheck), each known
+    names = format_names(model)
+    listed = set(n for v in mj.values() for n in v)
+    check(listed == set(names), "%s: mapping.json names differ from the model's nodes: %s" %
+          (tag, sorted(listed ^ set(names))[:6]))
+    # rank order follows the platform
+    order = [x["name"] for x in plat["devices"]]
+    check([order.index(key_dev[k]) for k in mj] == sorted(order.index(key_dev[k]) for k in mj),
+          tag + ": keys not in platform order")
+    # horizontal.json: lop, cumulative ends, last = channel count
+    cc = out_channels(model)
+    for layer, (way, ends, keys) in hj.items():
+        check(way == "lop", "%s: %s partitioning %s" % (tag, layer, way))
+        check(len(ends) == len(keys) >= 2, "%s: %s ends/keys" % (tag, layer))
+        check(all(isinstance(e, int) for e in ends) and ends == sorted(set(ends)) and ends[0] > 0,
+              "%s: %s ends %s not increasing" % (tag, layer, ends))
+        check(ends[-1] == cc.get(layer), "%s: %s last end %s, channels %s" %
+              (tag, layer, ends[-1], cc.get(layer)))
+        for k in keys:
+            check(layer in mj.get(k, []), "%s: %s split onto %s, which does not list it" %
+                  (tag, layer, k))
+    # onnx_extract: a node's weights survive only as graph inputs
+    ginputs = {i.name for i in model.graph.input}
+    inits = {t.name for t in model.graph.initializer}
+    check(inits <= ginputs, "%s: initializers missing from graph.input: %s" %
+          (tag, sorted(inits - ginputs)[:4]))
+    # the same mapping as dse-mapping.json, decoded here
+    dec = {}
+    for k, lst in mj.items():
+        for n in lst:
+            dec.setdefault(n, []).append(key_dev[k])
+    for layer, (way, ends, keys) in hj.items():
+        starts = [0] + ends[:-1]
+        dec[layer] = [[key_dev[k], s, e - s] for k, s, e in zip(keys, starts, ends)]
+    for layer, v in ours.items():
+        want = [[v, 0, cc.get(layer.replace("/", "_"))]] if isinstance(v, str) else v
+        got = dec.get(layer.replace("/", "_"))
+        if isinstance(got, list) and got and isinstance(got[0], str):
+            got = [[got[0], 0, cc.get(layer.replace("/", "_"))]] if len(got) == 1 else got
+        check(got == want, "%s: layer %s decodes to %s, dse-mapping.json says %s" %
+              (tag, layer, got, want))
+
+
+def hazards(mj, hj, model):
+    """What AutoDiCE gets wrong with files it reads (docs/mapping-format.md):
+    a split grouped Conv (horizontal_split copies `group` onto each slice);
+    a name listed under a split layer's key that contains the layer's name
+    (HorizontalInplace's str.replace renames it too)."""
+    out = []
+    group = {n.output[0].replace("/", "_"): a.i for n in model.graph.node
+             for a in n.attribute if n.op_type == "Conv" and a.name == "group"}
+    for layer, (_, _, keys) in hj.items():
+        if group.get(layer, 1) > 1:
+            out.append("group=%d" % group[layer])
+        for k in keys:
+            out += ["renames the split layer " + layer for n in mj[k] if n != layer and layer in n]
+    return out
+
+
+def check_onnx_autodice(tag, path, dse_net):
+    """--autodice: valid ONNX; input 0 the network input, then every
+    initializer with its type and shape; dse imports it to the same net."""
+    m = onnx.load(path)
+    try:
+        onnx.checker.check_model(m, full_check=True)
+        ok = True
+    except Exception as e:  # noqa: BLE001
+        ok = False
+        print(e)
+    check(ok, tag + ": onnx.checker rejects the --autodice export")
+    inits = list(m.graph.initializer)
+    gi = list(m.graph.input)
+    check([i.name for i in gi[1:]] == [t.name for t in inits], tag + ": initializers as inputs")
+    for i, t in zip(gi[1:], inits):
+        tt = i.type.tensor_type
+        check(tt.elem_type == t.data_type and [d.dim_value for d in tt.shape.dim] == list(t.dims),
+              "%s: input %s type/shape" % (tag, i.name))
+    rc, a, _ = dse("net", "show", path, "--json")
+    rc2, b, _ = dse("net", "show", dse_net, "--json")
+    ja, jb = json.loads(a), json.loads(b)
+    check(rc == 0 and rc2 == 0 and len(ja["layers"]) == len(jb["layers"]),
+          tag + ": dse does not import its --autodice export to the same layers")
+    return m
+
+
+# ---- the networks ----
+
+def glue_net(path):
+    """'/' in names, an FC straight after a conv (glue Flatten) and a
+    split-hazard name."""
+    save(path, {"format": "dse-network", "name": "gluey", "input": {"name": "data", "shape": [3, 16, 16]},
+                "layers": [
+                    {"name": "blk/conv", "kind": "Conv", "inputs": ["data"], "out_channels": 8,
+                     "kernel": 3, "pads": 1},
+                    {"name": "blk/relu", "kind": "ReLU", "inputs": ["blk/conv"]},
+                    {"name": "pool", "kind": "MaxPool", "inputs": ["blk/relu"], "kernel": 2},
+                    {"name": "fc", "kind": "FC", "inputs": ["pool"], "out_features": 12},
+                    {"name": "fc_relu", "kind": "ReLU", "inputs": ["fc"]},
+                    {"name": "head", "kind": "FC", "inputs": ["fc_relu"], "out_features": 5},
+                    {"name": "prob", "kind": "Softmax", "inputs": ["head"]}]})
+
+
+def mini_bvlc(path):
+    """A model in the ONNX model zoo's bvlcalexnet-9 convention (opset 9, IR
+    3, nameless nodes named by their outputs conv1_1, conv1_2, ...,
+    initializers among the inputs, Reshape OC2_DUMMY_0), with small
+    channel counts: what AutoDiCE's example mapping.json names."""
+    rng = np.random.default_rng(1)
+    inits, nodes = [], []
+
+    def w(name, shape):
+        inits.append(numpy_helper.from_array((rng.standard_normal(shape) * 0.1).astype(np.float32),
+                                             name))
+        return name
+
+    def conv(x, y, cin, cout, k, s=1, p=0, g=1):
+        nodes.append(helper.make_node("Conv", [x, w(y + "_w", [cout, cin // g, k, k]),
+                                               w(y + "_b", [cout])], [y], kernel_shape=[k, k],
+                                      strides=[s, s], pads=[p] * 4, group=g))
+
+    def op(t, x, y, **a):
+        nodes.append(helper.make_node(t, [x], [y], **a))
+
+    conv("data_0", "conv1_1", 3, 8, 11, 4, 0)
+    op("Relu", "conv1_1", "conv1_2")
+    op("LRN", "conv1_2", "norm1_1", size=5, alpha=1e-4, beta=0.75, bias=1.0)
+    op("MaxPool", "norm1_1", "pool1_1", kernel_shape=[3, 3], strides=[2, 2])
+    conv("pool1_1", "conv2_1", 8, 16, 5, 1, 2, 2)
+    op("Relu", "conv2_1", "conv2_2")
+    op("LRN", "conv2_2", "norm2_1", size=5, alpha=1e-4, beta=0.75, bias=1.0)
+    op("MaxPool", "norm2_1", "pool2_1", kernel_shape=[3, 3], strides=[2, 2])
+    conv("pool2_1", "conv3_1", 16, 24, 3, 1, 1)
+    op("Relu", "conv3_1", "conv3_2")
+    conv("conv3_2", "conv4_1", 24, 24, 3, 1, 1, 2)
+    op("Relu", "conv4_1", "conv4_2")
+    conv("conv4_2", "conv5_1", 24, 16, 3, 1, 1, 2)
+    op("Relu", "conv5_1", "conv5_2")
+    op("MaxPool", "conv5_2", "pool5_1", kernel_shape=[3, 3], strides=[2, 2])
+    inits.append(numpy_helper.from_array(np.array([1, 400], dtype=np.int64), "OC2_DUMMY_1"))
+    nodes.append(helper.make_node("Reshape", ["pool5_1", "OC2_DUMMY_1"], ["OC2_DUMMY_0"]))
+    for i, (x, cin, cout) in enumerate([("OC2_DUMMY_0", 400, 64), ("fc6_3", 64, 64),
+                                        ("fc7_3", 64, 10)]):
+        n = 6 + i
+        nodes.append(helper.make_node("Gemm", [x, w("fc%d_w" % n, [cout, cin]),
+                                               w("fc%d_b" % n, [cout])], ["fc%d_1" % n],
+                                      transB=1))
+        if n < 8:
+            op("Relu", "fc%d_1" % n, "fc%d_2" % n)
+            op("Dropout", "fc%d_2" % n, "fc%d_3" % n, ratio=0.5)
+    op("Softmax", "fc8_1", "prob_1")
+    inputs = [helper.make_tensor_value_info("data_0", TensorProto.FLOAT, [1, 3, 224, 224])]
+    inputs += [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in inits]
+    g = helper.make_graph(nodes, "mini-bvlc", inputs,
+                          [helper.make_tensor_value_info("prob_1", TensorProto.FLOAT, [1, 10])],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 9)])
+    m.ir_version = 3
+    onnx.save(m, path)
+
+
+# AutoDiCE's own example, tools/distributed/vertical/mapping.json (its
+# tutorial: "lenovo" is the host name; two ranks on cores 0 and 1).
+AUTODICE_EXAMPLE = {
+    "lenovo_cpu0": ["conv1_1", "conv1_2", "norm1_1", "pool1_1", "conv2_1", "conv2_2", "norm2_1",
+                    "pool2_1", "conv3_1", "conv3_2", "conv4_1", "conv4_2", "conv5_1", "conv5_2",
+                    "pool5_1", "OC2_DUMMY_0", "fc6_1", "fc6_2"],
+    "lenovo_cpu1": ["fc6_3", "fc7_1", "fc7_2", "fc7_3", "fc8_1", "prob_1"]}
+
+
+def one_line(tag, err, *words):
+    lines = [l for l in err.splitlines() if l.strip()]
+    ok = len(lines) == 1 and all(w in lines[0] for w in words)
+    return check(ok, "%s: want one stderr line with %s, got %r" % (tag, words, err))
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="dse-autodice-") as tmp:
+        T = lambda *p: os.path.join(tmp, *p)  # noqa: E731
+        presets = {}
+        for name in ("local-2", "jetson-nx-8-cpugpu"):
+            rc, out, _ = dse("platform", "show", name, "--json")
+            presets[name] = json.loads(out)
+
+        # 1. campaigns, exported as a user would: AutoDiCE's rules hold, and
+        # the warnings come exactly when AutoDiCE would go wrong
+        mini_bvlc(T("bvlc.onnx"))
+        for net, plat in (("toy6", "local-2"), ("branchy", "jetson-nx-8-cpugpu"),
+                          (T("bvlc.onnx"), "jetson-nx-8-cpugpu")):
+            tag = os.path.basename(net).replace(".onnx", "")
+            db = T(tag + ".db")
+            rc, _, err = dse("run", "--network", net, "--platform", plat, "--chromosome", "hybrid",
+                             "--pop", 16, "--gens", 4, "--seed", 3, "--db", db, "--quiet")
+            check(rc == 0, "run %s: %s" % (tag, err))
+            onnx_path = T(tag + "-dse.onnx")
+            rc, _, err = dse("net", "export", net, "-o", onnx_path, "--autodice")
+            check(rc == 0, "net export %s: %s" % (tag, err))
+            model = check_onnx_autodice(tag, onnx_path, net)
+            rc, out, _ = dse("front", "--campaign", 1, "--db", db, "--json")
+            npts = len(json.loads(out)["points"])
+            splits = warned = 0
+            for i in range(npts):
+                d = T("%s-%d" % (tag, i))
+                rc, out, err = dse("export", "--campaign", 1, "--db", db, "--point", i, "-o", d)
+                check(rc == 0, "export %s %d: %s" % (tag, i, err))
+                check_rules("%s point %d" % (tag, i), d, model, presets[plat])
+                mj, hj = load(os.path.join(d, "mapping.json")), load(os.path.join(d, "horizontal.json"))
+                splits += len(hj)
+                hz = hazards(mj, hj, model)
+                if hz:
+                    warned += 1
+                    one_line("%s point %d" % (tag, i), err, "warning", hz[0],
+                             *(["more problem"] if len(hz) > 1 else []))
+                else:
+                    check(err == "", "%s point %d: stderr %r" % (tag, i, err))
+                # the folder read back is the same mapping
+                rc1, a, _ = dse("eval", "--network", net, "--platform", plat, "--mapping", d, "--json")
+                rc2, b, _ = dse("eval", "--network", net, "--platform", plat, "--mapping",
+                                os.path.join(d, "dse-mapping.json"), "--json")
+                check(rc1 == 0 and a == b, "%s point %d: eval of the folder differs" % (tag, i))
+            print("%s on %s: %d front points, %d split layers, %d warned of, all by AutoDiCE's rules"
+                  % (tag, plat, npts, splits, warned))
+            check(plat == "local-2" or splits > 0, tag + ": no split layer exported")
+
+        # 2. a platform with two CPU devices on one board and a GPU; '/' in
+        # names, glue nodes, a name the renaming of a split layer breaks
+        plat = platform_json("mixed", [("pi-a", "pi", "cpu", 4), ("pi-b", "pi", "cpu", 4),
+                                       ("jx-cpu", "jx", "cpu", 6), ("jx-gpu", "jx", "gpu", 384)])
+        save(T("mixed.json"), plat)
+        glue_net(T("gluey.json"))
+        rc, _, err = dse("net", "export", T("gluey.json"), "-o", T("gluey.onnx"), "--autodice")
+        check(rc == 0, "net export gluey: " + err)
+        gm = check_onnx_autodice("gluey", T("gluey.onnx"), T("gluey.json"))
+        check("fc.flat" in [n.name for n in gm.graph.node], "gluey: no glue node")
+        vertical = {"format": "dse-mapping", "layers": {
+            "blk/conv": [["pi-a", 0, 3], ["pi-b", 3, 5]], "blk/relu": "pi-b", "pool": "pi-b",
+            "fc": "jx-cpu", "fc_relu": "jx-cpu", "head": [["jx-gpu", 0, 2], ["pi-a", 2, 3]],
+            "prob": "pi-a"}}
+        save(T("g1.json"), vertical)
+        rc, out, err = dse("export", "--network", T("gluey.json"), "--platform", T("mixed.json"),
+                           "--mapping", T("g1.json"), "-o", T("g1"))
+        check(rc == 0 and err == "", "gluey g1: rc %d %r" % (rc, err))
+        check_rules("gluey g1", T("g1"), gm, plat)
+        mj = load(T("g1", "mapping.json"))
+        check(list(mj) == ["pi_cpu0123", "pi_cpu4567", "jx_cpu012345", "jx_gpu"],
+              "gluey g1 keys %s" % list(mj))
+        check(mj["jx_cpu012345"] == ["fc.flat", "fc", "fc_relu"], "gluey g1: glue %s" % mj)
+        check(mj["pi_cpu0123"][0] == "blk_conv", "gluey g1: '/' -> '_' %s" % mj)
+        # split fc: its glue and fc_relu are renamed by AutoDiCE too
+        hazard = dict(vertical["layers"], fc=[["jx-cpu", 0, 6], ["pi-b", 6, 6]], fc_relu="pi-b")
+        save(T("g2.json"), {"format": "dse-mapping", "layers": hazard})
+        rc, out, err = dse("export", "--network", T("gluey.json"), "--platform", T("mixed.json"),
+                           "--mapping", T("g2.json"), "-o", T("g2"))
+        check(rc == 0, "gluey g2 rc %d" % rc)
+        one_line("gluey g2", err, "warning", "renames the split layer fc", "and 2 more problems")
+        check(os.path.exists(T("g2", "mapping.json")), "gluey g2: files not written")
+        check_rules("gluey g2", T("g2"), gm, plat)
+        # the round trip through the folder (translation) and without it
+        for d in ("g1", "g2"):
+            rc, _, err = dse("export", "--network", T("gluey.json"), "--platform", T("mixed.json"),
+                             "--mapping", T(d), "-o", T(d + "-back"))
+            check(rc == 0 and load(T(d, "dse-mapping.json")) == load(T(d + "-back", "dse-mapping.json")),
+                  "gluey %s: folder round trip %s" % (d, err))
+            os.remove(T(d, "autodice-devices.json"))
+            rc, _, err = dse("export", "--network", T("gluey.json"), "--platform", T("mixed.json"),
+                             "--mapping", T(d), "-o", T(d + "-back2"))
+            check(rc == 0 and load(T(d, "dse-mapping.json")) == load(T(d + "-back2", "dse-mapping.json")),
+                  "gluey %s: round trip by board and kind %s" % (d, err))
+
+        # hybrid mappings AutoDiCE can run (no grouped split, no name the
+        # renaming of a split layer breaks): branches, Add and Concat across
+        # devices, CPU and GPU keys of one board
+        crafted = {
+            "toy6-h": ("toy6", "local-2", {
+                "conv": [["rank1", 0, 7], ["rank0", 7, 13]], "relu": "rank0", "pool": "rank1",
+                "flatten": "rank1", "fc": [["rank0", 0, 4], ["rank1", 4, 6]], "softmax": "rank0"}),
+            "branchy-h": ("branchy", "jetson-nx-8-cpugpu", {
+                "stem": [["nx0-cpu", 0, 5], ["nx0-gpu", 5, 3]], "stem_relu": "nx1-cpu",
+                "left": "nx1-cpu", "right": [["nx2-cpu", 0, 2], ["nx3-gpu", 2, 3], ["nx1-gpu", 5, 3]],
+                "add": "nx2-cpu", "side_pool": "nx3-cpu", "cat": "nx3-cpu",
+                "head": [["nx4-cpu", 0, 9], ["nx2-gpu", 9, 7]], "head_relu": "nx5-cpu",
+                "gap": "nx5-cpu", "flatten": "nx5-cpu", "fc": [["nx6-cpu", 0, 3], ["nx5-cpu", 3, 7]],
+                "softmax": "nx6-cpu"}),
+        }
+        for d, (net, pname, layers) in crafted.items():
+            save(T(d + ".json"), {"format": "dse-mapping", "layers": layers})
+            rc, _, err = dse("export", "--network", net, "--platform", pname, "--mapping",
+                             T(d + ".json"), "-o", T(d))
+            check(rc == 0 and err == "", "%s: rc %d %r" % (d, rc, err))
+            check_rules(d, T(d), onnx.load(T(net + "-dse.onnx")), presets[pname])
+
+        # 3. what AutoDiCE cannot express: dse-mapping.json alone, one line, exit 0
+        single = lambda dev: {"format": "dse-mapping", "layers": {  # noqa: E731
+            l: dev for l in ("conv", "relu", "pool", "flatten", "fc", "softmax")}}
+        cases = [
+            ("underscore", [("nx_1-cpu", "nx_1", "cpu", 4)], "has a \"_\""),
+            ("cores", [("big", "srv", "cpu", 12)], "one digit per core"),
+            ("cores2", [("a", "srv", "cpu", 6), ("b", "srv", "cpu", 6)], "cores 6..11"),
+            ("gpus", [("g0", "srv", "gpu", 100), ("g1", "srv", "gpu", 100)], "second GPU"),
+        ]
+        for tag, devices, words in cases:
+            save(T(tag + ".json"), platform_json(tag, devices))
+            save(T(tag + "-m.json"), single(devices[-1][0]))
+            d = T(tag)
+            os.makedirs(d)
+            for f in ("mapping.json", "horizontal.json", "autodice-devices.json"):
+                save(os.path.join(d, f), {"stale": 1})  # an earlier export's
+            rc, out, err = dse("export", "--network", "toy6", "--platform", T(tag + ".json"),
+                               "--mapping", T(tag + "-m.json"), "-o", d)
+            check(rc == 0, "%s: exit %d" % (tag, rc))
+            one_line(tag, err, "AutoDiCE's files not written", words)
+            check(sorted(os.listdir(d)) == ["dse-mapping.json"], "%s: files %s" % (tag, os.listdir(d)))
+            # an idle inexpressible device does not matter
+            if len(devices) == 2:
+                save(T(tag + "-m0.json"), single(devices[0][0]))
+                rc, out, err = dse("export", "--network", "toy6", "--platform", T(tag + ".json"),
+                                   "--mapping", T(tag + "-m0.json"), "-o", T(tag + "0"))
+                check(rc == 0 and err == "" and len(os.listdir(T(tag + "0"))) == 4,
+                      "%s: idle device: %r %s" % (tag, err, os.listdir(T(tag + "0"))))
+        # a folder where a file must go: nothing written, not exit 0
+        os.makedirs(T("blocked", "horizontal.json"))
+        save(T("blk-m.json"), single("pi-a"))
+        rc, out, err = dse("export", "--network", "toy6", "--platform", T("mixed.json"),
+                           "--mapping", T("blk-m.json"), "-o", T("blocked"))
+        check(rc != 0 and sorted(os.listdir(T("blocked"))) == ["horizontal.json"],
+              "blocked: rc %d, files %s" % (rc, os.listdir(T("blocked"))))
+        one_line("blocked", err, "horizontal.json")
+
+        # 4. AutoDiCE-written files through dse
+        save(T("lenovo.json"), platform_json("lenovo", [("lenovo-a", "lenovo", "cpu", 1),
+                                                        ("lenovo-b", "lenovo", "cpu", 1)]))
+        os.makedirs(T("example"))
+        save(T("example", "mapping.json"), AUTODICE_EXAMPLE)
+        for cmd in ("eval", "plan"):
+            rc, _, err = dse(cmd, "--network", T("bvlc.onnx"), "--platform", T("lenovo.json"),
+                             "--mapping", T("example"))
+            check(rc == 0, "AutoDiCE's example through dse %s: %s" % (cmd, err))
+        rc, _, err = dse("export", "--network", T("bvlc.onnx"), "--platform", T("lenovo.json"),
+                         "--mapping", T("example"), "-o", T("example-dse"))
+        check(rc == 0, "AutoDiCE's example converted: " + err)
+        if rc == 0:
+            got = load(T("example-dse", "dse-mapping.json"))["layers"]
+            want = {n: "lenovo-a" for n in AUTODICE_EXAMPLE["lenovo_cpu0"]}
+            want.update({n: "lenovo-b" for n in AUTODICE_EXAMPLE["lenovo_cpu1"]})
+            check(got == want, "AutoDiCE's example: %s" % got)
+            # and written back, AutoDiCE's example again
+            check(load(T("example-dse", "mapping.json")) == AUTODICE_EXAMPLE,
+                  "AutoDiCE's example does not come back: %s" % load(T("example-dse", "mapping.json")))
+        # keys like nx01_arm0123 / nx01_gpu, a horizontal split
+        save(T("nx.json"), platform_json("nx", [("nx01-cpu", "nx01", "cpu", 6),
+                                                ("nx01-gpu", "nx01", "gpu", 384),
+                                                ("nx02-cpu", "nx02", "cpu", 6)]))
+        hm = {"nx01_arm0123": AUTODICE_EXAMPLE["lenovo_cpu0"][:4] + ["conv3_1"],
+              "nx02_arm012345": ["conv3_1"] + AUTODICE_EXAMPLE["lenovo_cpu0"][4:8] +
+              AUTODICE_EXAMPLE["lenovo_cpu0"][9:] + ["fc6_3", "fc7_1"],
+              "nx01_gpu": ["fc7_1", "fc7_2", "fc7_3", "fc8_1", "prob_1"]}
+        hz = {"conv3_1": ["lop", [10, 24], ["nx02_arm012345", "nx01_arm0123"]],
+              "fc7_1": ["lop", [40, 64], ["nx01_gpu", "nx02_arm012345"]]}
+        os.makedirs(T("hx"))
+        save(T("hx", "mapping.json"), hm)
+        save(T("hx", "horizontal.json"), hz)
+        rc, _, err = dse("export", "--network", T("bvlc.onnx"), "--platform", T("nx.json"),
+                         "--mapping", T("hx"), "-o", T("hx-dse"))
+        check(rc == 0, "nx01_arm0123 files: " + err)
+        if rc == 0:
+            got = load(T("hx-dse", "dse-mapping.json"))["layers"]
+            check(got["conv3_1"] == [["nx02-cpu", 0, 10], ["nx01-cpu", 10, 14]] and
+                  got["fc7_1"] == [["nx01-gpu", 0, 40], ["nx02-cpu", 40, 24]] and
+                  got["conv1_1"] == "nx01-cpu" and got["prob_1"] == "nx01-gpu",
+                  "nx01_arm0123 files: %s" % got)
+        # bad keys: exit 2, one line naming the file and key
+        for key, words in (("nx03_cpu0", "no device on host nx03"), ("nx01_cpu6", "core 6"),
+                           ("nx01_cpu0_1", "AutoDiCE key"), ("nx02_gpu", "0 GPUs")):
+            os.makedirs(T("bad-" + key))
+            save(T("bad-" + key, "mapping.json"), {key: format_names(onnx.load(T("bvlc.onnx")))})
+            rc, _, err = dse("eval", "--network", T("bvlc.onnx"), "--platform", T("nx.json"),
+                             "--mapping", T("bad-" + key))
+            check(rc == 2, "bad key %s: exit %d" % (key, rc))
+            one_line("bad key " + key, err, "mapping.json", key, words)
+        rc, _, err = dse("eval", "--network", "toy6", "--platform", "local-2", "--mapping", tmp)
+        check(rc == 2, "a folder without mapping.json: exit %d" % rc)
+        one_line("no mapping.json", err, "no mapping.json")
+        # dse exec takes the folder too (localhost_ keys on this machine)
+        os.makedirs(T("local"))
+        save(T("local", "mapping.json"), {"localhost_cpu0": ["conv", "relu", "pool", "flatten"],
+                                         "localhost_cpu1": ["fc", "softmax"]})
+        save(T("local", "horizontal.json"), {"fc": ["lop", [4, 10], ["localhost_cpu1",
+                                                                     "localhost_cpu0"]]})
+        m = load(T("local", "mapping.json"))
+        m["localhost_cpu0"].append("fc")
+        save(T("local", "mapping.json"), m)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        rc, out, err = dse("mpirun", "-np", 2, DSE, "exec", "--network", "toy6", "--platform",
+                           "local-2", "--mapping", T("local"), "--json", env=env)
+        ok = rc == 0
+        if ok:
+            rec = json.loads(out)
+            ok = rec["check"]["ok"] and [d["steps"] > 0 for d in rec["devices"]] == [True, True]
+        check(ok, "dse exec with an AutoDiCE folder: rc %d %s" % (rc, err[-300:]))
+
+        # 5. AutoDiCE's own front end on dse's files (by hand or --frontend)
+        if "--frontend" in sys.argv:
+            adir = os.environ.get("DSE_AUTODICE_DIR")
+            if not adir or not os.path.isdir(os.path.join(adir, "vertical")):
+                print("SKIP: DSE_AUTODICE_DIR must name AutoDiCE's tools/distributed")
+                return 77
+            # every campaign point: run as AutoDiCE runs it; where dse warned,
+            # AutoDiCE must go wrong as warned (wrong numbers or a crash)
+            runs = {}
+            for x in sorted(os.listdir(tmp)):
+                if not x.startswith(("toy6-", "branchy-", "bvlc-")) or "." in x or x == "bvlc-dse":
+                    continue
+                model = T(x.split("-")[0] + "-dse.onnx")
+                hz = hazards(load(T(x, "mapping.json")), load(T(x, "horizontal.json")),
+                             onnx.load(model))
+                if not hz:
+                    runs[x] = (model, [])
+                elif all(h.startswith("renames") for h in hz):
+                    runs[x] = (model, ["--expect-crash"])
+                elif all(h.startswith("group=") for h in hz):
+                    runs[x] = (model, ["--expect-wrong"])
+            runs["g1-back"] = (T("gluey.onnx"), [])
+            runs["g2-back"] = (T("gluey.onnx"), ["--expect-crash"])
+            # a grouped convolution split: AutoDiCE computes it wrongly
+            split2 = {"format": "dse-mapping", "layers": {n: "nx01-cpu" for n in
+                                                          format_names(onnx.load(T("bvlc.onnx")))}}
+            split2["layers"]["conv2_1"] = [["nx01-cpu", 0, 8], ["nx02-cpu", 8, 8]]
+            save(T("split2.json"), split2)
+            rc, _, err = dse("export", "--network", T("bvlc.onnx"), "--platform", T("nx.json"),
+                             "--mapping", T("split2.json"), "-o", T("split2"))
+            one_line("split2", err, "group=2")
+            runs["split2"] = (T("bvlc-dse.onnx"), ["--expect-wrong"])
+            runs["hx-dse"] = (T("bvlc-dse.onnx"), [])
+            for d, (model, flags) in runs.items():
+                p = subprocess.run([sys.executable, os.path.join(HERE, "run_autodice.py"), adir,
+                                    model, T(d), T("work-" + d)] + flags,
+                                   capture_output=True, text=True)
+                print(p.stdout.strip())
+                check(p.returncode == 0, "AutoDiCE's front end on %s: %s" % (d, p.stderr[-600:]))
+    print("test_autodice: %d checks, %d failed" % (checks, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
