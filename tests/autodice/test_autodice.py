@@ -448,6 +448,25 @@ def main():
             check(rc == 0 and err == "", "%s: rc %d %r" % (d, rc, err))
             check_rules(d, T(d), onnx.load(T(net + "-dse.onnx")), presets[pname])
 
+        # exported on another machine: local-2's keys name that machine; the
+        # translation file still finds the devices, the keys alone do not
+        me = socket.gethostname()
+        os.makedirs(T("moved"))
+        for f in ("mapping.json", "horizontal.json", "autodice-devices.json"):
+            with open(T("toy6-h", f)) as a, open(T("moved", f), "w") as b:
+                b.write(a.read().replace('"%s_' % me, '"elsewhere_').replace('"%s"' % me,
+                                                                             '"elsewhere"'))
+        check("elsewhere_cpu1" in load(T("moved", "mapping.json")), "moved: keys not rewritten")
+        rc1, a, err = dse("eval", "--network", "toy6", "--platform", "local-2", "--mapping",
+                          T("moved"), "--json")
+        rc2, b, _ = dse("eval", "--network", "toy6", "--platform", "local-2", "--mapping",
+                        T("toy6-h.json"), "--json")
+        check(rc1 == 0 and a == b, "moved: the translation does not find the devices: " + err)
+        os.remove(T("moved", "autodice-devices.json"))
+        rc, _, err = dse("eval", "--network", "toy6", "--platform", "local-2", "--mapping", T("moved"))
+        check(rc == 2, "moved without translation: exit %d" % rc)
+        one_line("moved without translation", err, "elsewhere_cpu", "no device on host elsewhere")
+
         # 3. what AutoDiCE cannot express: dse-mapping.json alone, one line, exit 0
         single = lambda dev: {"format": "dse-mapping", "layers": {  # noqa: E731
             l: dev for l in ("conv", "relu", "pool", "flatten", "fc", "softmax")}}
