@@ -334,6 +334,10 @@ def one_line(tag, err, *words):
 
 
 def main():
+    adir = os.environ.get("DSE_AUTODICE_DIR")
+    if "--frontend" in sys.argv and (not adir or not os.path.isdir(os.path.join(adir, "vertical"))):
+        print("SKIP: DSE_AUTODICE_DIR must name AutoDiCE's tools/distributed")
+        return 77
     with tempfile.TemporaryDirectory(prefix="dse-autodice-") as tmp:
         T = lambda *p: os.path.join(tmp, *p)  # noqa: E731
         presets = {}
@@ -578,10 +582,6 @@ def main():
 
         # 5. AutoDiCE's own front end on dse's files (by hand or --frontend)
         if "--frontend" in sys.argv:
-            adir = os.environ.get("DSE_AUTODICE_DIR")
-            if not adir or not os.path.isdir(os.path.join(adir, "vertical")):
-                print("SKIP: DSE_AUTODICE_DIR must name AutoDiCE's tools/distributed")
-                return 77
             # every campaign point: run as AutoDiCE runs it; where dse warned,
             # AutoDiCE must go wrong as warned (wrong numbers or a crash)
             runs = {}
