@@ -112,7 +112,8 @@ void camp_picture_free(res_mapping_picture *pic);
  * (DIR is created if missing; its parent must exist).  Where AutoDiCE
  * cannot express the mapping, only dse-mapping.json is written (AutoDiCE
  * files of an earlier export are removed) and 1 is returned; else 0 (all
- * four written); -1 with err.  warn (NET_ERRLEN, may be NULL) says why
+ * four written); -1 with err, -2 when the output path cannot be used
+ * (mapping_export_dir).  warn (NET_ERRLEN, may be NULL) says why
  * AutoDiCE's files are missing, or what AutoDiCE would get wrong; "" when
  * nothing. */
 int camp_export(const camp *c, const int *genome, const char *dir, char *warn, char *err);

@@ -590,7 +590,7 @@ static int export_mapping(cli_args *a, const char *mapfile, const char *dir)
         int ex = mapping_export_dir(m, n, p, dir, warn, err);
         if (ex < 0) {
             cli_error("export", "%s", err);
-            rc = EXIT_FAIL;
+            rc = ex == -2 ? EXIT_USAGE : EXIT_FAIL; /* an unusable path is bad usage */
         } else {
             export_report(dir, ex, warn);
             rc = EXIT_OK;
@@ -674,7 +674,7 @@ int cmd_export(int argc, char **argv)
     int ex = camp_export(c, p[k].genome, dir, warn, err);
     if (ex < 0) {
         cli_error("export", "%s", err);
-        rc = EXIT_FAIL;
+        rc = ex == -2 ? EXIT_USAGE : EXIT_FAIL; /* an unusable path is bad usage */
         goto out;
     }
     char all[256];

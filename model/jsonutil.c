@@ -295,7 +295,7 @@ int ju_write_files_atomic(int n, const char *const *paths, const char *const *te
     for (int k = 0; k < n; k++)
         if (stat(paths[k], &st) == 0 && S_ISDIR(st.st_mode)) {
             snprintf(err, NET_ERRLEN, "%s: cannot write: is a folder", paths[k]);
-            return -1;
+            return -2;
         }
     char **tmp = calloc((size_t)n + 1, sizeof *tmp);
     int rc = tmp ? 0 : -1, k;
@@ -309,9 +309,14 @@ int ju_write_files_atomic(int n, const char *const *paths, const char *const *te
         }
         snprintf(tmp[k], len, "%s.tmp.%ld", paths[k], (long)getpid());
         FILE *f = fopen(tmp[k], "wb");
+        if (!f) { /* a missing or unwritable folder: the path cannot be used */
+            snprintf(err, NET_ERRLEN, "%s: cannot write: %s", paths[k], strerror(errno));
+            rc = -2;
+            break;
+        }
         size_t tl = strlen(texts[k]);
-        int ok = f && fwrite(texts[k], 1, tl, f) == tl && fputc('\n', f) != EOF;
-        if (f) ok = (fclose(f) == 0) && ok;
+        int ok = fwrite(texts[k], 1, tl, f) == tl && fputc('\n', f) != EOF;
+        ok = (fclose(f) == 0) && ok;
         if (!ok) {
             snprintf(err, NET_ERRLEN, "%s: cannot write: %s", paths[k], strerror(errno));
             rc = -1;

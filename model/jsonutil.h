@@ -38,7 +38,10 @@ char *ju_read_file(const char *path, char *err);
 int ju_write_file_atomic(const char *path, const char *text, char *err);
 /* Several files, all or none: a path that is a folder is refused before
  * anything is written; every text goes to a temporary file first; only
- * when all are complete are they renamed into place. */
+ * when all are complete are they renamed into place.  Returns 0; -2 when
+ * a path cannot be used (a folder there, a folder missing or not
+ * writable: bad usage); -1 when writing failed (disk full: a runtime
+ * failure); nothing is left behind either way. */
 int ju_write_files_atomic(int n, const char *const *paths, const char *const *texts, char *err);
 
 #endif

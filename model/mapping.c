@@ -795,7 +795,7 @@ static int export_files(const mapping *m, const net *n, const platform *p, const
     char e[NET_ERRLEN];
     if (ours && mkdir(dir, 0755) != 0 && errno != EEXIST) {
         snprintf(err, NET_ERRLEN, "%s: cannot create folder: %s", dir, strerror(errno));
-        return -1;
+        return -2;
     }
     for (int k = 0; k < nf && rc == 0; k++) {
         size_t len = strlen(dir) + strlen(names[k]) + 2;
@@ -808,14 +808,15 @@ static int export_files(const mapping *m, const net *n, const platform *p, const
     if (rc < 0) {
         snprintf(err, NET_ERRLEN, "%.200s: %.300s", dir, e);
     } else if (rc == 1) { /* ours only; never AutoDiCE files of another mapping */
-        if (ours && ju_write_files_atomic(1, (const char *const *)paths + 3,
-                                          (const char *const *)texts + 3, err))
-            rc = -1;
+        int w = ours ? ju_write_files_atomic(1, (const char *const *)paths + 3,
+                                             (const char *const *)texts + 3, err) : 0;
+        if (w) rc = w;
         else
             for (int k = 0; k < 3; k++) remove(paths[k]);
-    } else if (ju_write_files_atomic(nf, (const char *const *)paths, (const char *const *)texts,
-                                     err)) {
-        rc = -1;
+    } else {
+        int w = ju_write_files_atomic(nf, (const char *const *)paths, (const char *const *)texts,
+                                      err);
+        if (w) rc = w;
     }
     for (int k = 0; k < 4; k++) free(texts[k]), free(paths[k]);
     return rc;

@@ -85,13 +85,15 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
                            char *warn, char *err);
 /* Write the three files into dir, all or none (ju_write_files_atomic).
  * Returns as mapping_autodice_texts; on 1, removes any of the three files
- * that an earlier export left in dir, so dir never pairs two mappings. */
+ * that an earlier export left in dir, so dir never pairs two mappings;
+ * -2 (with err) when a path cannot be used (ju_write_files_atomic). */
 int mapping_export_autodice(const mapping *m, const net *n, const platform *p, const char *dir,
                             char *warn, char *err);
 /* What `dse export` writes: dir/dse-mapping.json and AutoDiCE's three
  * files, all four or none; where AutoDiCE cannot express m (returns 1),
  * dse-mapping.json alone, as mapping_export_autodice.  dir is created if
- * missing (its parent must exist). */
+ * missing; -2 when it cannot be (no parent, not writable) or a file's path
+ * cannot be used, -1 when writing fails; nothing is written then. */
 int mapping_export_dir(const mapping *m, const net *n, const platform *p, const char *dir,
                        char *warn, char *err);
 /* Read AutoDiCE's files (horizontal_path NULL: no split layer; devices_path

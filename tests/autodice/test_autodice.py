@@ -499,14 +499,19 @@ def main():
                                    "--mapping", T(tag + "-m0.json"), "-o", T(tag + "0"))
                 check(rc == 0 and err == "" and len(os.listdir(T(tag + "0"))) == 4,
                       "%s: idle device: %r %s" % (tag, err, os.listdir(T(tag + "0"))))
-        # a folder where a file must go: nothing written, not exit 0
+        # an output path that cannot be used is bad usage: exit 2, one line,
+        # nothing written (a folder where a file must go, a missing parent)
         os.makedirs(T("blocked", "horizontal.json"))
         save(T("blk-m.json"), single("pi-a"))
         rc, out, err = dse("export", "--network", "toy6", "--platform", T("mixed.json"),
                            "--mapping", T("blk-m.json"), "-o", T("blocked"))
-        check(rc != 0 and sorted(os.listdir(T("blocked"))) == ["horizontal.json"],
+        check(rc == 2 and sorted(os.listdir(T("blocked"))) == ["horizontal.json"],
               "blocked: rc %d, files %s" % (rc, os.listdir(T("blocked"))))
-        one_line("blocked", err, "horizontal.json")
+        one_line("blocked", err, "horizontal.json", "folder")
+        rc, out, err = dse("export", "--campaign", 1, "--db", T("toy6.db"), "--point", 0, "-o",
+                           T("no", "such", "dir"))
+        check(rc == 2 and not os.path.exists(T("no")), "missing parent: rc %d" % rc)
+        one_line("missing parent", err, "cannot create folder")
 
         # 4. AutoDiCE-written files through dse
         save(T("lenovo.json"), platform_json("lenovo", [("lenovo-a", "lenovo", "cpu", 1),

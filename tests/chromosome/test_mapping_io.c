@@ -186,12 +186,13 @@ static void test_content(void)
     CHECK(back && mapping_equal(back, single));
     mapping_free(back);
     mapping_free(single);
-    /* Export into a missing folder fails and leaves nothing behind; so does
-     * a folder where horizontal.json must go. */
-    CHECK(mapping_export_autodice(m, t, p, "/nonexistent-dir", warn, err) == -1);
+    /* Export into a missing folder fails (-2: the path cannot be used) and
+     * leaves nothing behind; so does a folder where horizontal.json must go. */
+    CHECK(mapping_export_autodice(m, t, p, "/nonexistent-dir", warn, err) == -2);
+    TERR(err, "/nonexistent-dir", "cannot write");
     mkdir(path("ad2"), 0755);
     mkdir(path("ad2/horizontal.json"), 0755);
-    CHECK(mapping_export_autodice(m, t, p, path("ad2"), warn, err) == -1);
+    CHECK(mapping_export_autodice(m, t, p, path("ad2"), warn, err) == -2);
     TERR(err, "horizontal.json", "folder");
     CHECK(access(path("ad2/mapping.json"), F_OK) != 0);
     CHECK(access(path("ad2/autodice-devices.json"), F_OK) != 0);
