@@ -132,6 +132,8 @@ typedef struct {
     int nrows;
     int nlayer_fits, nlayer_flagged; /* per-layer fits (rows hold only flagged ones) */
     double seconds;       /* wall time of the calibration */
+    char warn[NET_ERRLEN]; /* one line for the user, or "": the devices state another CPU
+                              architecture than the one that measured (coeffs_arch_warning) */
 } calib_result;
 
 /* Everything that can be said before measuring: platform and networks

@@ -249,6 +249,19 @@ static const char *str(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* The coefficients record the CPU architecture of the rank that timed the
+ * compute: the first CPU device's (the worker's "arch" section). */
+static int set_arch(run *R)
+{
+    int d0 = 0;
+    while (d0 < R->pl->ndev && R->pl->dev[d0].kind != PLAT_CPU) d0++;
+    const cJSON *arr = cJSON_GetObjectItem(R->raw, "arch");
+    for (const cJSON *e = arr ? arr->child : NULL; e; e = e->next)
+        if ((int)num(e, "rank") == d0 && str(e, "arch")[0])
+            return coeffs_set_arch(R->c, str(e, "arch"));
+    return 0;
+}
+
 static int load_recs(run *R, rec **out)
 {
     const cJSON *arr = cJSON_GetObjectItem(R->raw, "compute");
@@ -858,6 +871,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
 
     if ((rc = run_worker(&R))) goto out;
     rc = 1;
+    if (set_arch(&R)) goto oom;
     if (fit_compute(&R) || fit_copies_links(&R)) goto out;
     if ((rc = fit_memory(&R))) goto out;
     rc = 1;
@@ -887,6 +901,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     R.rows = NULL;
     res->nlayer_fits = R.nlayer_fits;
     res->nlayer_flagged = R.nlayer_flagged;
+    coeffs_arch_warning(res->coeffs, R.pl, res->warn);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
     rc = 0;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -535,11 +536,21 @@ int calib_worker(const calib_worker_opts *o, char *err)
     net *nets[CALIB_MAX_NETS + 8] = {0};
     int nn = 0;
     cJSON *mine = cJSON_CreateObject(), *root = NULL;
-    const char *secs[] = {"compute", "copy", "links", "power"};
-    for (int i = 0; i < 4; i++) cJSON_AddArrayToObject(mine, secs[i]);
+    /* "arch": each rank's CPU architecture (uname -m), which the
+     * coefficients record (docs/coefficients-format.md). */
+    const char *secs[] = {"compute", "copy", "links", "power", "arch"};
+    enum { NSECS = sizeof secs / sizeof *secs };
+    for (int i = 0; i < NSECS; i++) cJSON_AddArrayToObject(mine, secs[i]);
     err[0] = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    struct utsname un;
+    if (uname(&un) == 0) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "rank", rank);
+        cJSON_AddStringToObject(e, "arch", un.machine);
+        cJSON_AddItemToArray(cJSON_GetObjectItem(mine, "arch"), e);
+    }
     int reps = o->reps > 0 ? o->reps : CALIB_REPS;
 
     if (!(pl = platform_open(o->platform, err))) rc = 2;
@@ -648,7 +659,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
             cJSON_AddNumberToObject(e, "threads", rt_threads(pl, d));
             cJSON_AddItemToArray(dv, e);
         }
-        for (int i = 0; i < 4; i++) cJSON_AddArrayToObject(root, secs[i]);
+        for (int i = 0; i < NSECS; i++) cJSON_AddArrayToObject(root, secs[i]);
     }
     if (gather(mine, root, rank, size)) {
         snprintf(err, NET_ERRLEN, "rank 0: cannot merge the measurements of the other ranks");

@@ -181,6 +181,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     res_close(db);
     free(json);
+    if (r.warn[0]) cli_error("calibrate", "warning: %s", r.warn);
     print_summary(&r, o.platform, o.networks, o.nnetworks, o.reps);
     printf("wrote %s; calibration %lld stored in %s\n", outp, id, dbpath);
     calib_result_free(&r);

@@ -23,13 +23,13 @@ static void show_text(const platform *p)
     int n = p->ndev;
     printf("platform %s: %d device%s, network input on %s\n", p->name, n, n == 1 ? "" : "s",
            p->dev[p->source].name);
-    printf("%-3s %-16s %-12s %-4s %9s %6s %10s %7s %7s  %s\n", "#", "device", "board", "kind",
-           "freq_MHz", "cores", "memory_MB", "idle_W", "busy_W", "energy sensor");
+    printf("%-3s %-16s %-12s %-4s %-8s %9s %6s %10s %7s %7s  %s\n", "#", "device", "board",
+           "kind", "arch", "freq_MHz", "cores", "memory_MB", "idle_W", "busy_W", "energy sensor");
     for (int i = 0; i < n; i++) {
         const plat_device *d = &p->dev[i];
-        printf("%-3d %-16s %-12s %-4s %9g %6d %10g %7g %7g  %s\n", i, d->name, d->board,
-               plat_kind_name(d->kind), d->freq_mhz, d->cores, d->memory_mb, d->idle_w,
-               d->busy_w, d->energy_sensor ? d->energy_sensor : "-");
+        printf("%-3d %-16s %-12s %-4s %-8s %9g %6d %10g %7g %7g  %s\n", i, d->name, d->board,
+               plat_kind_name(d->kind), d->arch ? d->arch : "-", d->freq_mhz, d->cores,
+               d->memory_mb, d->idle_w, d->busy_w, d->energy_sensor ? d->energy_sensor : "-");
     }
     printf("link classes:\n");
     for (int c = 0; c < LINK_CLASS_COUNT; c++)
@@ -83,6 +83,7 @@ static void show_json(const platform *p)
         cJSON_AddNumberToObject(j, "idle_w", d->idle_w);
         cJSON_AddNumberToObject(j, "busy_w", d->busy_w);
         if (d->energy_sensor) cJSON_AddStringToObject(j, "energy_sensor", d->energy_sensor);
+        if (d->arch) cJSON_AddStringToObject(j, "arch", d->arch);
         cJSON_AddItemToArray(ds, j);
     }
     cJSON *cls = cJSON_AddObjectToObject(o, "classes");

@@ -126,6 +126,7 @@ int cmd_validate(int argc, char **argv)
         val_report_free(&r);
         return rc;
     }
+    if (r.warn[0]) cli_error("validate", "warning: %s", r.warn);
     print_report(&r, id);
     if (rc && err[0]) cli_error("validate", "%s", err);
     val_report_free(&r);

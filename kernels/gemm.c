@@ -4,7 +4,11 @@
  * On x86-64 CPUs with AVX-512 it is our own blocked product (Goto's
  * scheme: B packed in KC x NC blocks, A in MC x KC blocks, a 12 x 32
  * register-tile micro-kernel) unless OpenBLAS itself runs AVX-512 kernels;
- * elsewhere, or after kern_set_gemm(0), it is the BLAS's cblas_sgemm.  Why
+ * elsewhere, after kern_set_gemm(0), or with DSE_AVX512=0 in the
+ * environment (the CPU then counts as one without AVX-512: the ARM boards'
+ * path, on this machine), it is the BLAS's cblas_sgemm.  The AVX-512 code
+ * is compiled on x86-64 only, each function for that target alone; other
+ * targets (arm64) compile the #else branch at the end.  Why
  * our own: OpenBLAS picks its kernels once per process from
  * OPENBLAS_CORETYPE or the CPU, and a setting of Haswell (this project's CI
  * machines export one) leaves the AVX-512 units idle; the conv layers of
@@ -77,7 +81,8 @@ static int cpu_avx512, blas_avx512;
 
 static void probe(void)
 {
-    cpu_avx512 = __builtin_cpu_supports("avx512f") != 0;
+    const char *env = getenv("DSE_AVX512");
+    cpu_avx512 = __builtin_cpu_supports("avx512f") != 0 && !(env && !strcmp(env, "0"));
     blas_avx512 = blas_has_avx512();
 }
 

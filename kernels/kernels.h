@@ -56,7 +56,10 @@ void kern_set_winograd(int mode);
  * kernels of its own (OPENBLAS_CORETYPE=Haswell, say), the BLAS's
  * cblas_sgemm otherwise; mode 0 is always the BLAS, mode 2 our product
  * wherever the CPU allows (both for benchmarks and tests).
- * kern_gemm_own() says whether our product is the one in use. */
+ * kern_gemm_own() says whether our product is the one in use.
+ * DSE_AVX512=0 in the environment (read at the first product) makes the
+ * CPU count as one without AVX-512: every mode is then the BLAS, as on the
+ * ARM boards, whose builds contain no AVX-512 code at all. */
 void kern_set_gemm(int mode);
 int kern_gemm_own(void);
 

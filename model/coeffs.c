@@ -85,6 +85,7 @@ void coeffs_free(cost_coeffs *c)
     free(c->board);
     free(c->date);
     free(c->description);
+    free(c->arch);
     for (int k = 0; k < 2; k++) {
         for (int i = 0; i < c->dev[k].nlayers; i++) free(c->dev[k].layers[i].key);
         free(c->dev[k].layers);
@@ -114,6 +115,30 @@ static int setstr(char **dst, const char *s)
     free(*dst);
     *dst = d;
     return 0;
+}
+
+int coeffs_set_arch(cost_coeffs *c, const char *arch) { return setstr(&c->arch, arch); }
+
+int coeffs_arch_warning(const cost_coeffs *c, const platform *pl, char *warn)
+{
+    char devs[200] = "";
+    const char *other = NULL;
+    int n = 0;
+    warn[0] = 0;
+    if (!c->arch) return 0;
+    for (int d = 0; d < pl->ndev; d++) {
+        const char *a = pl->dev[d].arch;
+        if (pl->dev[d].kind != PLAT_CPU || !a || plat_arch_same(a, c->arch)) continue;
+        if (!other) other = a;
+        size_t l = strlen(devs);
+        if (n++ < 4) snprintf(devs + l, sizeof devs - l, "%s%s", l ? ", " : "", pl->dev[d].name);
+    }
+    if (!n) return 0;
+    snprintf(warn, NET_ERRLEN,
+             "coefficients measured on %s used for %d %s device%s (%s%s): timings do not carry "
+             "across CPU architectures; calibrate on the boards",
+             c->arch, n, other, n == 1 ? "" : "s", devs, n > 4 ? ", ..." : "");
+    return 1;
 }
 
 int coeffs_set_info(cost_coeffs *c, const char *board, const char *date, const char *description)
@@ -294,9 +319,13 @@ static int valid_key(const char *key)
 int coeffs_check(const cost_coeffs *c, char *err)
 {
     char ctx[300];
-    if (c->version != COEFFS_VERSION) {
-        snprintf(err, NET_ERRLEN, "coefficients version %d, this program reads version %d",
+    if (c->version < 1 || c->version > COEFFS_VERSION) {
+        snprintf(err, NET_ERRLEN, "coefficients version %d, this program reads versions 1 to %d",
                  c->version, COEFFS_VERSION);
+        return -1;
+    }
+    if (c->arch && !c->arch[0]) {
+        snprintf(err, NET_ERRLEN, "coefficients: empty \"arch\"");
         return -1;
     }
     for (int k = 0; k < 2; k++) {
@@ -558,15 +587,21 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
                  what);
         goto fail;
     }
-    static const char *const keys[] = {"format",   "version",     "platforms", "board", "date",
-                                       "networks", "description", "devices",   "links", NULL};
-    if (only_keys(&r, root, "top level", keys)) goto fail;
+    /* version 1 has no "arch": it is an unknown key there */
+    static const char *const keys[] = {"format",   "version",     "platforms", "board",
+                                       "date",     "networks",    "description", "devices",
+                                       "links",    "arch",        NULL};
     if (ju_int(root, "version", &c->version, 1, what, err)) goto fail;
-    if (c->version != COEFFS_VERSION) {
+    if (c->version < 1 || c->version > COEFFS_VERSION) {
         snprintf(err, NET_ERRLEN,
                  "%s: coefficients format version %d; this program reads "
-                 "version %d",
+                 "versions 1 to %d",
                  what, c->version, COEFFS_VERSION);
+        goto fail;
+    }
+    if (only_keys(&r, root, "top level", keys)) goto fail;
+    if (c->version < 2 && cJSON_GetObjectItemCaseSensitive(root, "arch")) {
+        snprintf(err, NET_ERRLEN, "%s: \"arch\" needs format version 2 (the file says 1)", what);
         goto fail;
     }
     if (read_names(&r, root, "platforms", &c->platforms, &c->nplatforms, 1) ||
@@ -578,6 +613,12 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     if (ju_str(root, "date", &s, 1, what, err) || setstr(&c->date, s)) goto fail;
     s = NULL;
     if (ju_str(root, "description", &s, 0, what, err) || setstr(&c->description, s)) goto fail;
+    s = NULL;
+    if (ju_str(root, "arch", &s, 0, what, err) || setstr(&c->arch, s)) goto fail;
+    if (s && !s[0]) {
+        snprintf(err, NET_ERRLEN, "%s: \"arch\" is empty", what);
+        goto fail;
+    }
     const cJSON *dv = cJSON_GetObjectItemCaseSensitive(root, "devices");
     if (!dv) {
         snprintf(err, NET_ERRLEN, "%s: missing \"devices\"", what);
@@ -671,12 +712,13 @@ char *coeffs_to_json(const cost_coeffs *c)
     char *out = NULL;
     if (!root) return NULL;
     if (!cJSON_AddStringToObject(root, "format", "dse-coefficients") ||
-        !cJSON_AddNumberToObject(root, "version", c->version) ||
+        !cJSON_AddNumberToObject(root, "version", COEFFS_VERSION) ||
         put_names(root, "platforms", c->platforms, c->nplatforms) ||
         !cJSON_AddStringToObject(root, "board", c->board ? c->board : "") ||
         !cJSON_AddStringToObject(root, "date", c->date ? c->date : "") ||
         put_names(root, "networks", c->networks, c->nnetworks) ||
-        (c->description && !cJSON_AddStringToObject(root, "description", c->description)))
+        (c->description && !cJSON_AddStringToObject(root, "description", c->description)) ||
+        (c->arch && !cJSON_AddStringToObject(root, "arch", c->arch)))
         goto out;
     cJSON *dv = cJSON_AddObjectToObject(root, "devices");
     if (!dv) goto out;

@@ -224,6 +224,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
         snprintf(tmp, sizeof tmp, "coefficients fitted for platform %s, not %s", names, pl->name);
         warn_add(warn, tmp);
     }
+    if (c != def && coeffs_arch_warning(c, pl, tmp)) warn_add(warn, tmp);
     if (c != def && !name_in(c->networks, c->nnetworks, n->name)) {
         char names[300];
         names_join(names, sizeof names, c->networks, c->nnetworks);

@@ -52,8 +52,11 @@ int cost_class(const net *n, int layer);
 const char *cost_class_name(int cls);          /* "Conv", ..., "ConvWinograd" */
 int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 
-/* ---- coefficients ---- */
-#define COEFFS_VERSION 1
+/* ---- coefficients ----
+ * Format versions: 1, and 2 = 1 plus the optional "arch" (the CPU
+ * architecture that measured them).  The reader takes both; the writer
+ * writes COEFFS_VERSION. */
+#define COEFFS_VERSION 2
 
 /* Where a coefficient comes from (the file's "source"). */
 typedef enum {
@@ -115,6 +118,7 @@ typedef struct cost_coeffs {
     char *board;       /* the hardware, free text */
     char *date;        /* of the calibration, free text (ISO 8601 advised) */
     char *description; /* or NULL */
+    char *arch;        /* CPU architecture that measured them (`uname -m`), or NULL */
     char **networks;   /* networks calibrated on */
     int nnetworks;
     coeffs_device dev[2]; /* indexed by plat_kind */
@@ -138,10 +142,16 @@ int coeffs_save(const cost_coeffs *c, const char *path, char *err);
 /* The reader's checks, for coefficients built in code: 0 or -1 + err. */
 int coeffs_check(const cost_coeffs *c, char *err);
 
-/* Building in code (calibration).  coeffs_new: version 1, nothing set.
+/* Building in code (calibration).  coeffs_new: version 2, nothing set.
  * The string setters copy; they return 0 or -1 on allocation failure. */
 cost_coeffs *coeffs_new(void);
 int coeffs_set_info(cost_coeffs *c, const char *board, const char *date, const char *description);
+int coeffs_set_arch(cost_coeffs *c, const char *arch); /* NULL: not known */
+/* When c states the architecture that measured it and a CPU device of pl
+ * states another (plat_arch_same), one line into warn (NET_ERRLEN) naming
+ * both and the devices, and 1; else warn = "" and 0.  Timings do not carry
+ * across CPU architectures.  cost_new() adds this line to its warning. */
+int coeffs_arch_warning(const cost_coeffs *c, const platform *pl, char *warn);
 int coeffs_add_platform(cost_coeffs *c, const char *name);
 int coeffs_add_network(cost_coeffs *c, const char *name);
 /* The section of kind k, marked present. */

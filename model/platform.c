@@ -2,10 +2,12 @@
 #include "platform.h"
 #include "jsonutil.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char *cls_names[LINK_CLASS_COUNT] = {"same_device", "same_board", "network"};
@@ -20,6 +22,7 @@ void platform_free(platform *p)
         free(p->dev[i].name);
         free(p->dev[i].board);
         free(p->dev[i].energy_sensor);
+        free(p->dev[i].arch);
     }
     free(p->dev);
     free(p->link);
@@ -66,6 +69,31 @@ int platform_fastest(const platform *p)
         if (p->dev[i].freq_mhz * p->dev[i].cores > p->dev[best].freq_mhz * p->dev[best].cores)
             best = i;
     return best;
+}
+
+const char *plat_arch_canonical(const char *arch)
+{
+    static const char *const alias[][2] = {{"arm64", "aarch64"}, {"amd64", "x86_64"}};
+    for (size_t i = 0; i < sizeof alias / sizeof *alias; i++)
+        if (strcasecmp(arch, alias[i][0]) == 0 || strcasecmp(arch, alias[i][1]) == 0)
+            return alias[i][1];
+    return arch;
+}
+
+int plat_arch_same(const char *a, const char *b)
+{
+    return strcasecmp(plat_arch_canonical(a), plat_arch_canonical(b)) == 0;
+}
+
+/* An architecture name as uname -m prints one: letters, digits, '_', '-',
+ * '.', at most 32 characters. */
+static int arch_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 32) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("_-.", s[i])) return 0;
+    return 1;
 }
 
 /* A link object: a class default, or (pair = 1) a per-pair override that
@@ -133,7 +161,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     int i = 0;
     for (const cJSON *o = jd->child; o; o = o->next, i++) {
         plat_device *d = &p->dev[i];
-        const char *name = NULL, *board = NULL, *kind = "cpu", *sensor = NULL;
+        const char *name = NULL, *board = NULL, *kind = "cpu", *sensor = NULL, *arch = NULL;
         snprintf(ctx, sizeof ctx, "%s: devices[%d]", what, i);
         if (!cJSON_IsObject(o)) {
             snprintf(err, NET_ERRLEN, "%s: must be an object", ctx);
@@ -150,7 +178,8 @@ platform *platform_from_json(const char *text, const char *what, char *err)
                 strcmp(c->string, "kind") && strcmp(c->string, "freq_mhz") &&
                 strcmp(c->string, "cores") && strcmp(c->string, "memory_mb") &&
                 strcmp(c->string, "idle_w") && strcmp(c->string, "busy_w") &&
-                strcmp(c->string, "energy_sensor") && strcmp(c->string, "note")) {
+                strcmp(c->string, "energy_sensor") && strcmp(c->string, "arch") &&
+                strcmp(c->string, "note")) {
                 snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
                 goto fail;
             }
@@ -161,10 +190,17 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             }
         d->name = strdup(name);
         if (ju_str(o, "board", &board, 1, ctx, err) || ju_str(o, "kind", &kind, 0, ctx, err) ||
-            ju_str(o, "energy_sensor", &sensor, 0, ctx, err))
+            ju_str(o, "energy_sensor", &sensor, 0, ctx, err) ||
+            ju_str(o, "arch", &arch, 0, ctx, err))
             goto fail;
+        if (arch && !arch_ok(arch)) {
+            snprintf(err, NET_ERRLEN, "%s: \"arch\" must be a CPU architecture as uname -m "
+                     "prints it (\"aarch64\", \"x86_64\"), not \"%s\"", ctx, arch);
+            goto fail;
+        }
         d->board = strdup(board);
         d->energy_sensor = base_strdup(sensor);
+        d->arch = base_strdup(arch);
         if (strcmp(kind, "cpu") == 0) d->kind = PLAT_CPU;
         else if (strcmp(kind, "gpu") == 0) d->kind = PLAT_GPU;
         else {

@@ -26,6 +26,7 @@ typedef struct {
     double memory_mb;    /* capacity */
     double idle_w, busy_w;
     char *energy_sensor; /* e.g. /sys/class/powercap/intel-rapl:0/energy_uj, or NULL */
+    char *arch;          /* CPU architecture as `uname -m` names it ("aarch64"), or NULL */
 } plat_device;
 
 typedef struct {
@@ -71,5 +72,10 @@ int platform_board_is_here(const char *board);
 char *platform_board_host(const char *board, char *buf, size_t len);
 /* Index of the fastest device (highest freq_mhz x cores; ties: lowest index). */
 int platform_fastest(const platform *p);
+/* CPU architecture names: `uname -m`'s, with Debian's aliases folded in
+ * ("arm64" is "aarch64", "amd64" is "x86_64"); letters compared without
+ * case.  plat_arch_canonical returns a static name or arch itself. */
+const char *plat_arch_canonical(const char *arch);
+int plat_arch_same(const char *a, const char *b);
 
 #endif

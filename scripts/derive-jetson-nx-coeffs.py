@@ -187,12 +187,13 @@ def main():
 
     doc = {
         "format": "dse-coefficients",
-        "version": 1,
+        "version": 2,
         "platforms": ["jetson-nx-8-cpu", "jetson-nx-8-cpugpu"],
         "board": "NVIDIA Jetson Xavier NX (6-core Carmel CPU at 1.4 GHz, 384-core Volta GPU at 1.1 GHz, 8 GB LPDDR4x)",
         "date": datetime.date.today().isoformat(),
         "networks": nets,
         "description": "Derived by scripts/derive-jetson-nx-coeffs.py from thesis seed 003 Table 2 (single-device CPU runs: AlexNet 28.3 ms / 152.746 MB / 0.352 J, VGG-16 122.46 ms / 446.852 MB / 1.959 J, DenseNet-121 138.68 ms / 95.969 MB / 1.026 J) and the assumptions named in each note; GPU figures are public specs and assumptions only (no GPU measurement exists). Powers not given here come from the platform file. Not a calibration: run dse calibrate on real boards.",
+        "arch": "aarch64",  # the thesis measured on the boards' Carmel CPUs
         "devices": {"cpu": cpu, "gpu": gpu},
     }
     tmp = out + ".tmp"

@@ -297,6 +297,8 @@ int val_run(const val_options *o, val_report *r, char *err)
         goto out;
     }
     if (!(X.cm = cost_new(X.n, X.pl, camp_coeffs(X.c), warn, err))) goto out;
+    /* of the model's fallbacks, the one that bears on predicted vs measured */
+    coeffs_arch_warning(camp_coeffs(X.c), X.pl, r->warn);
     /* Rank r on device r's board (a generated hostfile) unless all are here. */
     if (rt_placement_file(X.pl, X.dir, X.seqfile, sizeof X.seqfile, X.remote, sizeof X.remote, err))
         goto out;

@@ -59,6 +59,9 @@ typedef struct {
 
 typedef struct {
     char network[128], platform[128], chromosome[32];
+    char warn[BASE_ERRLEN];  /* one line for the user, or "": the campaign's coefficients
+                                were measured on another CPU architecture than its
+                                devices state (coeffs_arch_warning) */
     int warmup, reps;
     int n;
     val_point *pts;

@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static char dir[256];
@@ -261,6 +262,9 @@ static void test_success(void)
     CHECK(c->nplatforms == 1 && !strcmp(c->platforms[0], "local-test"), "platform");
     const coeffs_device *D = &c->dev[PLAT_CPU];
     CHECK(D->present && !c->dev[PLAT_GPU].present, "device sections");
+    struct utsname un;
+    CHECK(uname(&un) == 0 && c->arch && !strcmp(c->arch, un.machine),
+          "coefficients record arch %s, this machine is %s", c->arch ? c->arch : "(none)", un.machine);
     const char *nets[] = {"toy6", "branchy"};
     for (int k = 0; k < 2; k++) {
         net *n = net_zoo(nets[k], err);
@@ -323,24 +327,33 @@ static void test_success(void)
 }
 
 /* A power sensor file (milliwatts, as a Jetson INA3221 rail): the worker
- * reads it idle and busy; a constant 7500 gives 7.5 W for both. */
+ * reads it idle and busy; a constant 7500 gives 7.5 W for both.  Device r0
+ * states another CPU architecture than this machine's: the coefficients
+ * still record the measuring one, and calibrate warns in one line. */
 static void test_sensor(void)
 {
-    char args[2048], *e, err[NET_ERRLEN], d0[600], d1[600];
+    char args[2048], *e, err[NET_ERRLEN], d0[600], d1[600], want[200];
+    struct utsname un;
+    CHECK(uname(&un) == 0);
+    const char *other = strcmp(un.machine, "aarch64") ? "aarch64" : "x86_64";
     put("power_mw", "7500\n");
     snprintf(d0, sizeof d0, "{\"name\": \"r0\", \"board\": \"localhost\", \"kind\": \"cpu\", "
              "\"freq_mhz\": 2000, \"cores\": 1, \"memory_mb\": 4096, \"idle_w\": 5, \"busy_w\": 15, "
-             "\"energy_sensor\": \"%s\"}", path("power_mw"));
+             "\"arch\": \"%s\", \"energy_sensor\": \"%s\"}", other, path("power_mw"));
     snprintf(d1, sizeof d1, "%s", dev_json("r1", "localhost", "cpu"));
     platform_file("sensor.json", d0, d1);
     snprintf(args, sizeof args, "calibrate --platform %s --network toy6 --quick -o %s --db %s",
              path("sensor.json"), path("sensor-out.json"), path("s.db"));
     int rc = dse(NULL, args, 600, &e);
     CHECK(rc == 0, "calibrate with a sensor: exit %d: %s", rc, e);
+    snprintf(want, sizeof want, "warning: coefficients measured on %s used for 1 %s device (r0)",
+             un.machine, other);
+    CHECK(strstr(e, want) != NULL, "stderr lacks \"%s\": %s", want, e);
     free(e);
     cost_coeffs *c = coeffs_load(path("sensor-out.json"), err);
     CHECK(c != NULL, "%s", err);
     if (!c) return;
+    CHECK(c->arch && !strcmp(c->arch, un.machine), "arch %s", c->arch ? c->arch : "(none)");
     const coeffs_device *D = &c->dev[PLAT_CPU];
     CHECK(D->busy_w.source == COEFFS_MEASURED && NEAR(D->busy_w.value, 7.5, 1e-9) &&
               D->idle_w.source == COEFFS_MEASURED && NEAR(D->idle_w.value, 7.5, 1e-9),

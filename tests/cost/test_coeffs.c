@@ -27,6 +27,7 @@ static void test_roundtrip(void)
     CHECK(coeffs_add_platform(c, "p1") == 0 && coeffs_add_platform(c, "p2") == 0);
     CHECK(coeffs_add_network(c, "toy6") == 0);
     CHECK(coeffs_set_info(c, "test board", "2024-02-03", "made in code") == 0);
+    CHECK(coeffs_set_arch(c, "aarch64") == 0);
     coeffs_device *d = coeffs_dev(c, PLAT_CPU);
     d->overhead_us = coeffs_fitted(12.5, 0.97, 0.3, 9);
     d->overhead_us.note = coeffs_note(c, "intercept of the per-layer fits");
@@ -55,7 +56,8 @@ static void test_roundtrip(void)
         free(path);
         return;
     }
-    CHECK(e->version == 1 && e->nplatforms == 2 && e->nnetworks == 1);
+    CHECK(e->version == COEFFS_VERSION && e->nplatforms == 2 && e->nnetworks == 1);
+    CHECK_STR(e->arch, "aarch64");
     CHECK_STR(e->platforms[1], "p2");
     CHECK_STR(e->board, "test board");
     CHECK_STR(e->date, "2024-02-03");
@@ -127,9 +129,21 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":3,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 2"},
+     "version 3"},
+    {"arch-in-v1",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
+     "\"arch\" needs format version 2"},
+    {"arch-empty",
+     "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"arch\":\"\",\"devices\":{}}",
+     "\"arch\" is empty"},
+    {"arch-number",
+     "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"arch\":64,\"devices\":{}}",
+     "\"arch\""},
     {"no-version",
      "{\"format\":\"dse-coefficients\",\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
@@ -224,6 +238,7 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
+        CHECK(c->version == 2 && c->arch && !strcmp(c->arch, "x86_64"));
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
               d->overhead_us.n == 30 && d->overhead_us.r2 == 0.98);
         CHECK(d->mem_weights[NET_FC].value == 1.0 && d->mem_bias_mb.value == 38.0);
@@ -240,9 +255,61 @@ static void test_doc_example(void)
     free(doc);
 }
 
+/* Version 1 files (no "arch") are still read; coefficients from one
+ * architecture used for CPU devices that state another give one warning
+ * line, from coeffs_arch_warning and in cost_new's warning. */
+static void test_arch(void)
+{
+    const char *v1 = "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],"
+                     "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{}}}";
+    cost_coeffs *c = coeffs_from_json(v1, "v1", err);
+    CHECK(c && c->version == 1 && c->arch == NULL && c->dev[PLAT_CPU].present);
+    if (!c) return;
+    /* written back, it is version 2 */
+    char *txt = coeffs_to_json(c);
+    cost_coeffs *c2 = txt ? coeffs_from_json(txt, "v1 rewritten", err) : NULL;
+    CHECK(c2 && c2->version == 2 && c2->arch == NULL);
+    coeffs_free(c2);
+    free(txt);
+    platform *nx = platform_open("jetson-nx-8-cpu", err), *loc = platform_open("local-2", err);
+    net *n = net_zoo("toy6", err);
+    CHECK(nx && loc && n);
+    if (!nx || !loc || !n) goto out;
+    char w[NET_ERRLEN];
+    /* unknown architecture: nothing to say */
+    CHECK(coeffs_arch_warning(c, nx, w) == 0 && w[0] == 0);
+    CHECK(coeffs_set_arch(c, "x86_64") == 0);
+    CHECK(coeffs_arch_warning(c, nx, w) == 1);
+    CHECK_HAS(w, "measured on x86_64 used for 8 aarch64 devices (nx0-cpu, nx1-cpu, nx2-cpu, "
+                 "nx3-cpu, ...)");
+    CHECK(strchr(w, '\n') == NULL);
+    cost_model *m = cost_new(n, nx, c, w, err);
+    CHECK(m != NULL);
+    CHECK_HAS(w, "measured on x86_64");
+    cost_free(m);
+    /* devices that state no architecture; the same one under Debian's name */
+    CHECK(coeffs_arch_warning(c, loc, w) == 0 && w[0] == 0);
+    CHECK(coeffs_set_arch(c, "arm64") == 0);
+    CHECK(coeffs_arch_warning(c, nx, w) == 0 && w[0] == 0);
+    m = cost_new(n, nx, c, w, err);
+    CHECK(m && !strstr(w, "measured on"));
+    cost_free(m);
+    /* the shipped Jetson coefficients say aarch64, as the presets do */
+    cost_coeffs *th = coeffs_load(DSE_SOURCE_DIR "/examples/coeffs/jetson-nx-thesis.json", err);
+    CHECK(th && th->arch && !strcmp(th->arch, "aarch64"));
+    CHECK(th && coeffs_arch_warning(th, nx, w) == 0);
+    coeffs_free(th);
+out:
+    net_free(n);
+    platform_free(nx);
+    platform_free(loc);
+    coeffs_free(c);
+}
+
 int main(void)
 {
     test_doc_example();
+    test_arch();
     test_roundtrip();
     test_example();
     test_bad();

@@ -75,6 +75,47 @@ static void test_notices(void)
     run_free(&r);
 }
 
+/* Coefficients measured on x86_64 used for the presets' aarch64 boards:
+ * eval and run say so in their one warning line and go on. */
+static void test_arch_warning(void)
+{
+    char *text = tfile_read(THESIS, NULL), *at = text ? strstr(text, "\"arch\": \"aarch64\"") : NULL;
+    CHECK(at != NULL);
+    if (!at) {
+        free(text);
+        return;
+    }
+    const char *x86 = "\"arch\": \"x86_64\" "; /* as long as "arch": "aarch64" */
+    memcpy(at, x86, strlen(x86));
+    char *path = scratch_path("x86.json"), *db = scratch_path("arch.db");
+    write_text(path, text);
+    free(text);
+    run_result r;
+    const char *ev[] = {"eval", "--network", "alexnet-bvlc", "--platform", "jetson-nx-8-cpu",
+                        "--coeffs", path, "--single", "0", NULL};
+    run_dse(&r, ev);
+    CHECK(r.status == 0);
+    CHECK_HAS(r.err, "warning: coefficients measured on x86_64 used for 8 aarch64 devices");
+    CHECK(count_lines(r.err) == 1);
+    run_free(&r);
+    const char *rn[] = {"run", "--network", "alexnet-bvlc", "--platform", "jetson-nx-8-cpu",
+                        "--coeffs", path, "--chromosome", "naive", "--pop", "4", "--gens", "1",
+                        "--seed", "1", "--db", db, "--quiet", NULL};
+    run_dse(&r, rn);
+    CHECK(r.status == 0, "%s", r.err);
+    CHECK_HAS(r.err, "warning: coefficients measured on x86_64 used for 8 aarch64 devices");
+    CHECK(count_lines(r.err) == 1);
+    run_free(&r);
+    /* the shipped file says aarch64: no warning */
+    const char *ok[] = {"eval", "--network", "alexnet-bvlc", "--platform", "jetson-nx-8-cpu",
+                        "--coeffs", THESIS, "--single", "0", NULL};
+    run_dse(&r, ok);
+    CHECK(r.status == 0 && r.err[0] == 0, "%s", r.err);
+    run_free(&r);
+    free(path);
+    free(db);
+}
+
 static void test_mapping_file(void)
 {
     char *path = scratch_path("toy6-split.json");
@@ -177,6 +218,7 @@ int main(void)
 {
     test_table2_cli();
     test_notices();
+    test_arch_warning();
     test_mapping_file();
     test_bad_input();
     scratch_cleanup();

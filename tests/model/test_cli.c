@@ -199,10 +199,13 @@ static void test_platform_show(void)
         CHECK_I64(cJSON_GetArraySize(ds), 16);
         CHECK_I64(cJSON_GetArraySize(ls), 16);
         CHECK_STR(str(j, "source"), "nx0-cpu");
-        int gpus = 0;
+        int gpus = 0, arm = 0;
         const cJSON *d;
         cJSON_ArrayForEach(d, ds) gpus += !strcmp(str(d, "kind"), "gpu");
         CHECK_I64(gpus, 8);
+        /* the CPUs state their architecture (Carmel, aarch64), the GPUs none */
+        cJSON_ArrayForEach(d, ds) arm += !strcmp(str(d, "kind"), "cpu") && !strcmp(str(d, "arch"), "aarch64");
+        CHECK_I64(arm, 8);
         /* Row of nx3-cpu: same_board only with nx3-gpu. */
         int a = -1, g = -1, i = 0;
         cJSON_ArrayForEach(d, ds)

@@ -139,6 +139,13 @@ static void test_doc_example(void)
     CHECK(p->dev[agpu].kind == PLAT_GPU);
     CHECK(p->dev[acpu].energy_sensor && strstr(p->dev[acpu].energy_sensor, "in_power0"));
     CHECK(p->dev[bcpu].energy_sensor == NULL);
+    /* arch: as written, Debian's name the same as uname's; unstated is NULL */
+    CHECK_STR(p->dev[acpu].arch, "aarch64");
+    CHECK_STR(p->dev[bcpu].arch, "arm64");
+    CHECK(p->dev[agpu].arch == NULL);
+    CHECK(plat_arch_same(p->dev[acpu].arch, p->dev[bcpu].arch));
+    CHECK(plat_arch_same("AMD64", "x86_64") && !plat_arch_same("aarch64", "x86_64"));
+    CHECK(!plat_arch_same("armv7l", "aarch64"));
     CHECK_I64(cls(p, acpu, agpu), LINK_SAME_BOARD);
     CHECK_I64(cls(p, acpu, bcpu), LINK_NETWORK);
     CHECK(platform_link(p, acpu, bcpu)->latency_us == 150);
