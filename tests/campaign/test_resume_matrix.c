@@ -8,6 +8,8 @@
  *                               seed, printed (the default suite)
  *   test_resume_matrix --full   the whole matrix (label soak; with
  *                               DSE_SHORT=1 a larger subset)
+ *   test_resume_matrix --cells N  the first N cells of the subset (the
+ *                               arm64 label's form, under emulation)
  *
  * DSE_MATRIX_SEED=N draws another subset and other kill moments; the seed
  * in use is printed first so any failure can be replayed.  Kill moments
@@ -275,6 +277,7 @@ static int run_cell(cell *c, int kills)
 int main(int argc, char **argv)
 {
     int full = argc > 1 && !strcmp(argv[1], "--full");
+    int ncells = argc > 2 && !strcmp(argv[1], "--cells") ? atoi(argv[2]) : 0;
     int shrt = getenv("DSE_SHORT") && atoi(getenv("DSE_SHORT"));
     const char *se = getenv("DSE_MATRIX_SEED");
     unsigned long long seed = se ? strtoull(se, NULL, 10) : 20261125;
@@ -298,6 +301,7 @@ int main(int argc, char **argv)
 #else
     int cells = full ? (shrt ? 16 : total) : 8, kills = full ? 3 : 2;
 #endif
+    if (ncells > 0 && ncells < cells) cells = ncells;
     if (cells > total) cells = total;
     printf("resume matrix: %d networks x %d platforms x %d chromosomes = %d cells; %s: %d cells, "
            "%d kills each, seed %llu (DSE_MATRIX_SEED)\n",

@@ -16,6 +16,10 @@
 #define ATOL 1e-5
 
 static uint64_t rng = 12345;
+/* --small (the arm64 label's form, under emulation): fewer random cases of
+ * every kind, the same fixed ones; every kind and algorithm still runs. */
+static int small;
+#define COUNT(full, few) (small ? (few) : (full))
 static int ncases[NET_KIND_COUNT];
 static float input_scale = 1; /* inputs of check_layer: U(-1, 1) times this */
 
@@ -197,7 +201,7 @@ static void conv_tests(void)
     conv_case((net_shape){3, 20, 20}, 5, 20, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1); /* kernel = input */
     conv_case((net_shape){64, 40, 40}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1); /* several im2col bands */
     conv_case((net_shape){64, 40, 40}, 8, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 4, 0);  /* bands, grouped */
-    random_convs(300);
+    random_convs(COUNT(300, 30));
 }
 
 /* Winograd territory: 3x3 stride 1, >= 16 channels per group in and out;
@@ -216,7 +220,7 @@ static void wino_cases(void)
     conv_case((net_shape){32, 14, 14}, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
     conv_case((net_shape){32, 13, 13}, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1);
     conv_case((net_shape){16, 3, 3}, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1);
-    for (int t = 0; t < 20; t++) {
+    for (int t = 0; t < COUNT(20, 3); t++) {
         int g = trng_int(&rng, 1, 2), pt = trng_int(&rng, 0, 2), pb = trng_int(&rng, 0, 2);
         int pl = trng_int(&rng, 0, 2), pr = trng_int(&rng, 0, 2);
         net_shape in = {g * trng_int(&rng, 16, 40), trng_int(&rng, 5, 35), trng_int(&rng, 5, 35)};
@@ -255,7 +259,7 @@ static void winograd_switch(void)
 
 static void fc_tests(void)
 {
-    for (int t = 0; t < 40; t++) {
+    for (int t = 0; t < COUNT(40, 8); t++) {
         net_shape in = {trng_int(&rng, 1, 40), trng_int(&rng, 1, 4), trng_int(&rng, 1, 4)};
         net_attr a = net_attr_default(NET_FC);
         a.out_c = trng_int(&rng, 1, 70);
@@ -268,7 +272,7 @@ static void fc_tests(void)
 
 static void pool_tests(void)
 {
-    for (int t = 0; t < 400;) {
+    for (int t = 0; t < COUNT(400, 40);) {
         net_kind k = trng_int(&rng, 0, 1) ? NET_MAXPOOL : NET_AVGPOOL;
         net_attr a = net_attr_default(k);
         a.kh = trng_int(&rng, 1, 4), a.kw = trng_int(&rng, 1, 4);
@@ -305,7 +309,7 @@ static void misc_tests(void)
 {
     /* LRN of sizes 1..6 with random constants, incl. 3 and 5. */
     for (int size = 1; size <= 6; size++)
-        for (int t = 0; t < 3; t++) {
+        for (int t = 0; t < COUNT(3, 1); t++) {
             net_attr a = net_attr_default(NET_LRN);
             a.lrn_size = size;
             a.lrn_alpha = 1e-4 + 0.5 * fabs(trng_float(&rng));
@@ -315,7 +319,7 @@ static void misc_tests(void)
             check_layer(n);
             net_free(n);
         }
-    for (int t = 0; t < 10; t++) {
+    for (int t = 0; t < COUNT(10, 2); t++) {
         net_shape in = {trng_int(&rng, 1, 9), trng_int(&rng, 1, 7), trng_int(&rng, 1, 7)};
         net_attr a = net_attr_default(NET_RELU);
         a.relu_max = t % 2 ? 0.5 : 0.0;
@@ -348,7 +352,7 @@ static void misc_tests(void)
         net_free(n);
     }
     /* The mobile networks' activations and the squeeze-excitation scale. */
-    for (int t = 0; t < 10; t++) {
+    for (int t = 0; t < COUNT(10, 2); t++) {
         net_shape in = {trng_int(&rng, 1, 9), trng_int(&rng, 1, 7), trng_int(&rng, 1, 7)};
         net_attr a = net_attr_default(NET_HSIGMOID);
         if (t % 2) a.hs_alpha = 1 / 6.0, a.hs_beta = 0.5; /* PyTorch's */
@@ -457,8 +461,9 @@ static void error_tests(void)
     net_free(n);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    small = argc > 1 && !strcmp(argv[1], "--small");
     kern_set_threads(1);
     conv_tests();
     for (int mode = 1; mode <= 4; mode *= 2) { /* by shape, then F(2x2) and F(4x4) forced */
