@@ -13,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tfile.h"
 
 
 static char dir[256];
@@ -227,6 +230,44 @@ static void gpu(void)
     printf("ok: gpu-test: %lld points with GPU work stored unmeasured, %lld measured, exit 0\n", un, ok);
 }
 
+/* Coefficients measured on this machine's CPU architecture, a device that
+ * states another: validate says so in one warning line, and runs. */
+static void arch(void)
+{
+    char plat[300], co[300], db[300], err[300], cmd[2048];
+    struct utsname un;
+    CHECK(uname(&un) == 0);
+    const char *other = strcmp(un.machine, "aarch64") ? "aarch64" : "x86_64";
+    snprintf(plat, sizeof plat, "%s/arch.json", dir);
+    snprintf(co, sizeof co, "%s/arch-coeffs.json", dir);
+    snprintf(db, sizeof db, "%s/arch.db", dir);
+    snprintf(err, sizeof err, "%s/arch.err", dir);
+    FILE *f = fopen(plat, "w");
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"arch-test\",\"devices\":["
+               "{\"name\":\"c0\",\"board\":\"localhost\",\"arch\":\"%s\",\"freq_mhz\":2000,"
+               "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
+               "{\"name\":\"c1\",\"board\":\"localhost\",\"freq_mhz\":2000,\"cores\":1,"
+               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
+               "\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n", other);
+    fclose(f);
+    f = fopen(co, "w");
+    fprintf(f, "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[\"arch-test\"],"
+               "\"board\":\"here\",\"date\":\"-\",\"arch\":\"%s\",\"networks\":[\"toy6\"],"
+               "\"devices\":{\"cpu\":{}}}\n", un.machine);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, DSE_BIN " run --network toy6 --platform %s --coeffs %s --chromosome "
+             "hybrid --pop 8 --gens 2 --seed 3 --db %s --quiet >/dev/null 2>&1", plat, co, db);
+    CHECK(sh("%s", cmd) == 0, "campaign on arch-test failed");
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,1 >/dev/null 2>%s", db, err);
+    int rc = sh("%s", cmd);
+    char *e = tfile_read(err, NULL), want[200];
+    snprintf(want, sizeof want, "dse validate: warning: coefficients measured on %s used for 1 %s "
+             "device (c0)", un.machine, other);
+    CHECK(rc == 0 && e && strstr(e, want), "arch-test: exit %d, stderr: %s", rc, e ? e : "?");
+    free(e);
+    printf("ok: arch-test: %s\n", want);
+}
+
 int main(void)
 {
     char db[300], cmd[2048], buf[1024];
@@ -317,6 +358,7 @@ int main(void)
     steps(db);
     boards();
     gpu();
+    arch();
     sh("rm -rf %s", dir);
     return check_done("test_validate");
 }
