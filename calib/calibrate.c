@@ -11,7 +11,8 @@
  *             Per (class, kind) the same line over every layer and share
  *             of the calibrated and probe networks: the fallback.
  *   concat    time = overhead + bytes / copy_bandwidth
- *   links     one-way time = latency + bytes / bandwidth, per link class;
+ *   links     one-way time = latency + bytes / bandwidth, per link class,
+ *             and per device pair where the platform's pairs of a class differ;
  *             send overhead = median cost of issuing an MPI_Isend
  *   memory    peak RSS = coefficient * (weights + peak live activations of
  *             the model) + bias, per device kind, over runs that put one
@@ -433,31 +434,53 @@ static int fit_copies_links(run *R)
             add_row(R, what, "overhead_us", D->overhead_us))
             goto out;
     }
-    for (int c = 0; c < LINK_CLASS_COUNT; c++) {
-        const char *cn = link_class_name((link_class)c);
-        int n = 0, nclean = 0;
-        for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
-            nclean += !strcmp(str(e, "class"), cn) && cJSON_IsTrue(cJSON_GetObjectItem(e, "clean"));
-        /* Sizes no round trip of which escaped preemption (a loaded
-         * machine) are left out while two clean sizes remain. */
-        for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
-            if (!strcmp(str(e, "class"), cn) && num(e, "seconds") > 0 &&
-                (nclean < 2 || cJSON_IsTrue(cJSON_GetObjectItem(e, "clean")))) {
-                x[n] = num(e, "bytes");
-                y[n++] = num(e, "seconds");
+    /* Links: one fit per measured pair (calib_link_rep); the first pair of
+     * a class gives the class's coefficients, any other the per-pair
+     * coefficients of every pair it stands for. */
+    int nd = R->pl->ndev;
+    for (int a = 0; a < nd; a++)
+        for (int b = a + 1; b < nd; b++) {
+            int n = 0, nclean = 0;
+            for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
+                nclean += (int)num(e, "from") == a && (int)num(e, "to") == b &&
+                          cJSON_IsTrue(cJSON_GetObjectItem(e, "clean"));
+            /* Sizes no round trip of which escaped preemption (a loaded
+             * machine) are left out while two clean sizes remain. */
+            for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
+                if ((int)num(e, "from") == a && (int)num(e, "to") == b && num(e, "seconds") > 0 &&
+                    (nclean < 2 || cJSON_IsTrue(cJSON_GetObjectItem(e, "clean")))) {
+                    x[n] = num(e, "bytes");
+                    y[n++] = num(e, "seconds");
+                }
+            if (!n) continue;
+            link_class c = R->pl->link_cls[a * nd + b];
+            int first = 1; /* the class's first pair? */
+            for (int i = 0; i < nd && first; i++)
+                for (int j = i + 1; j < nd && first; j++)
+                    if (i * nd + j < a * nd + b && R->pl->link_cls[i * nd + j] == c) first = 0;
+            calib_fit f;
+            if (first) snprintf(what, sizeof what, "link %s", link_class_name(c));
+            else snprintf(what, sizeof what, "link %.60s-%.60s", R->pl->dev[a].name, R->pl->dev[b].name);
+            if (fit_time(x, y, n, 0, &f, R->err)) goto out;
+            coeffs_link L;
+            L.latency_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
+            L.bandwidth_mbs = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);
+            report_fit(R, what, "bytes", "one-way seconds", &f, x, y, n, NULL);
+            if (add_row(R, what, "latency_us", L.latency_us) ||
+                add_row(R, what, "bandwidth_mbs", L.bandwidth_mbs))
+                goto out;
+            if (first) {
+                R->c->link[c] = L;
+                continue;
             }
-        if (!n) continue;
-        calib_fit f;
-        snprintf(what, sizeof what, "link %s", cn);
-        if (fit_time(x, y, n, 0, &f, R->err)) goto out;
-        coeffs_link *L = &R->c->link[c];
-        L->latency_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
-        L->bandwidth_mbs = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);
-        report_fit(R, what, "bytes", "one-way seconds", &f, x, y, n, NULL);
-        if (add_row(R, what, "latency_us", L->latency_us) ||
-            add_row(R, what, "bandwidth_mbs", L->bandwidth_mbs))
-            goto out;
-    }
+            for (int i = 0; i < nd; i++)
+                for (int j = i + 1; j < nd; j++)
+                    if (calib_link_rep(R->pl, i, j) == a * nd + b) {
+                        coeffs_link *P = coeffs_pair_link(R->c, R->pl->dev[i].name, R->pl->dev[j].name);
+                        if (!P) goto out;
+                        *P = L;
+                    }
+        }
     /* Cost of issuing a send, per kind of the sending device. */
     for (int k = 0; k < 2; k++) {
         int n = 0;

@@ -201,3 +201,22 @@ int calib_share_channels(int out_c, int k)
     int c = out_c / k;
     return c < 1 ? 1 : c;
 }
+
+int calib_link_rep(const platform *pl, int a, int b)
+{
+    int n = pl->ndev;
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    const plat_link *L = platform_link(pl, a, b);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            const plat_link *M = platform_link(pl, i, j);
+            if (pl->link_cls[i * n + j] == pl->link_cls[a * n + b] &&
+                M->latency_us == L->latency_us && M->bandwidth_mbs == L->bandwidth_mbs)
+                return i * n + j;
+        }
+    return a * n + b;
+}

@@ -90,11 +90,39 @@ void coeffs_free(cost_coeffs *c)
         for (int i = 0; i < c->dev[k].nlayers; i++) free(c->dev[k].layers[i].key);
         free(c->dev[k].layers);
     }
+    for (int i = 0; i < c->npairs; i++) {
+        free(c->pairs[i].a);
+        free(c->pairs[i].b);
+    }
+    free(c->pairs);
     for (coeffs_note_s *n = c->notes, *nx; n; n = nx) {
         nx = n->next;
         free(n);
     }
     free(c);
+}
+
+coeffs_link *coeffs_pair_link(cost_coeffs *c, const char *a, const char *b)
+{
+    for (int i = 0; i < c->npairs; i++) {
+        coeffs_pair *p = &c->pairs[i];
+        if ((!strcmp(p->a, a) && !strcmp(p->b, b)) || (!strcmp(p->a, b) && !strcmp(p->b, a)))
+            return &p->l;
+    }
+    coeffs_pair *np = realloc(c->pairs, (size_t)(c->npairs + 1) * sizeof *np);
+    if (!np) return NULL;
+    c->pairs = np;
+    coeffs_pair *p = &np[c->npairs];
+    p->a = base_strdup(a);
+    p->b = base_strdup(b);
+    if (!p->a || !p->b) {
+        free(p->a);
+        free(p->b);
+        return NULL;
+    }
+    p->l.latency_us = p->l.bandwidth_mbs = unset();
+    c->npairs++;
+    return &p->l;
 }
 
 const char *coeffs_note(cost_coeffs *c, const char *text)
@@ -370,6 +398,14 @@ int coeffs_check(const cost_coeffs *c, char *err)
         snprintf(ctx, sizeof ctx, "links.%s.bandwidth_mbs", link_class_name((link_class)k));
         if (check_value(&c->link[k].bandwidth_mbs, 1, ctx, err)) return -1;
     }
+    for (int i = 0; i < c->npairs; i++) {
+        snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).latency_us", i, c->pairs[i].a,
+                 c->pairs[i].b);
+        if (check_value(&c->pairs[i].l.latency_us, 0, ctx, err)) return -1;
+        snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).bandwidth_mbs", i,
+                 c->pairs[i].a, c->pairs[i].b);
+        if (check_value(&c->pairs[i].l.bandwidth_mbs, 1, ctx, err)) return -1;
+    }
     return 0;
 }
 
@@ -632,9 +668,39 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     }
     const cJSON *lk = cJSON_GetObjectItemCaseSensitive(root, "links");
     if (lk) {
-        static const char *const lkeys[] = {"same_device", "same_board", "network", NULL};
+        static const char *const lkeys[] = {"same_device", "same_board", "network", "pairs", NULL};
         static const char *const vkeys[] = {"latency_us", "bandwidth_mbs", NULL};
+        static const char *const pkeys[] = {"a", "b", "latency_us", "bandwidth_mbs", NULL};
         if (want_object(&r, lk, "links") || only_keys(&r, lk, "links", lkeys)) goto fail;
+        const cJSON *jp = cJSON_GetObjectItemCaseSensitive(lk, "pairs");
+        if (jp && !cJSON_IsArray(jp)) {
+            snprintf(err, NET_ERRLEN, "%s: links.pairs must be an array", what);
+            goto fail;
+        }
+        int i = 0;
+        for (const cJSON *o = jp ? jp->child : NULL; o; o = o->next, i++) {
+            char ctx[100];
+            const char *a = NULL, *b = NULL;
+            snprintf(ctx, sizeof ctx, "links.pairs[%d]", i);
+            if (want_object(&r, o, ctx) || only_keys(&r, o, ctx, pkeys) ||
+                ju_str(o, "a", &a, 1, ctx, err) || ju_str(o, "b", &b, 1, ctx, err))
+                goto fail;
+            if (!strcmp(a, b)) {
+                snprintf(err, NET_ERRLEN, "%s: %s: a and b are the same device %.100s", what, ctx, a);
+                goto fail;
+            }
+            for (int j = 0; j < c->npairs; j++)
+                if ((!strcmp(c->pairs[j].a, a) && !strcmp(c->pairs[j].b, b)) ||
+                    (!strcmp(c->pairs[j].a, b) && !strcmp(c->pairs[j].b, a))) {
+                    snprintf(err, NET_ERRLEN, "%s: %s: the pair %.100s, %.100s is given twice",
+                             what, ctx, a, b);
+                    goto fail;
+                }
+            coeffs_link *L = coeffs_pair_link(c, a, b);
+            if (!L || read_value(&r, o, "latency_us", &L->latency_us, 0, ctx) ||
+                read_value(&r, o, "bandwidth_mbs", &L->bandwidth_mbs, 1, ctx))
+                goto fail;
+        }
         for (int k = 0; k < LINK_CLASS_COUNT; k++) {
             char ctx[100];
             const cJSON *o = cJSON_GetObjectItemCaseSensitive(lk, link_class_name((link_class)k));
@@ -761,7 +827,7 @@ char *coeffs_to_json(const cost_coeffs *c)
                 if (put_rates(ls, d->layers[j].key, &d->layers[j].r)) goto out;
         }
     }
-    int anyl = 0;
+    int anyl = c->npairs > 0;
     for (int k = 0; k < LINK_CLASS_COUNT; k++)
         anyl |= coeffs_isset(&c->link[k].latency_us) || coeffs_isset(&c->link[k].bandwidth_mbs);
     if (anyl) {
@@ -773,6 +839,16 @@ char *coeffs_to_json(const cost_coeffs *c)
             cJSON *o = cJSON_AddObjectToObject(lk, link_class_name((link_class)k));
             if (!o || put_value(o, "latency_us", &c->link[k].latency_us) ||
                 put_value(o, "bandwidth_mbs", &c->link[k].bandwidth_mbs))
+                goto out;
+        }
+        cJSON *ps = c->npairs ? cJSON_AddArrayToObject(lk, "pairs") : NULL;
+        if (c->npairs && !ps) goto out;
+        for (int i = 0; i < c->npairs; i++) {
+            cJSON *o = cJSON_CreateObject();
+            if (!o || !cJSON_AddItemToArray(ps, o) || !cJSON_AddStringToObject(o, "a", c->pairs[i].a) ||
+                !cJSON_AddStringToObject(o, "b", c->pairs[i].b) ||
+                put_value(o, "latency_us", &c->pairs[i].l.latency_us) ||
+                put_value(o, "bandwidth_mbs", &c->pairs[i].l.bandwidth_mbs))
                 goto out;
         }
     }

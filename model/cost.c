@@ -332,9 +332,19 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             int ab = a * nd + b;
             link_class lc = pl->link_cls[ab];
             const plat_link *L = &pl->link[ab];
-            const coeffs_link *C = &c->link[lc];
-            double lat = coeffs_isset(&C->latency_us) ? C->latency_us.value : L->latency_us;
-            double bw = coeffs_isset(&C->bandwidth_mbs) ? C->bandwidth_mbs.value : L->bandwidth_mbs;
+            const coeffs_link *C = &c->link[lc], *P = NULL;
+            /* A pair's own coefficients, then its class's, then the platform's figures. */
+            for (int i = 0; i < c->npairs && a != b && !P; i++) {
+                const coeffs_pair *q = &c->pairs[i];
+                int qa = platform_find(pl, q->a), qb = platform_find(pl, q->b);
+                if ((qa == a && qb == b) || (qa == b && qb == a)) P = &q->l;
+            }
+            double lat = P && coeffs_isset(&P->latency_us) ? P->latency_us.value
+                         : coeffs_isset(&C->latency_us)    ? C->latency_us.value
+                                                           : L->latency_us;
+            double bw = P && coeffs_isset(&P->bandwidth_mbs) ? P->bandwidth_mbs.value
+                        : coeffs_isset(&C->bandwidth_mbs)    ? C->bandwidth_mbs.value
+                                                             : L->bandwidth_mbs;
             m->lat_s[ab] = lat * 1e-6;
             m->spb[ab] = 1.0 / (bw * 1e6);
             m->lcls[ab] = (unsigned char)lc;

@@ -110,6 +110,14 @@ typedef struct {
     coeffs_value latency_us, bandwidth_mbs; /* override the platform's class figures */
 } coeffs_link;
 
+/* One device pair's link (links.pairs): overrides its class's coefficients
+ * and the platform's figures for that pair, both directions.  Devices are
+ * named; a pair the platform in use lacks is ignored. */
+typedef struct {
+    char *a, *b;
+    coeffs_link l;
+} coeffs_pair;
+
 typedef struct coeffs_note_s coeffs_note_s;
 typedef struct cost_coeffs {
     int version;
@@ -123,6 +131,8 @@ typedef struct cost_coeffs {
     int nnetworks;
     coeffs_device dev[2]; /* indexed by plat_kind */
     coeffs_link link[LINK_CLASS_COUNT];
+    int npairs;
+    coeffs_pair *pairs;   /* per device pair, where pairs of one class differ */
     coeffs_note_s *notes; /* private: interned strings */
 } cost_coeffs;
 
@@ -156,6 +166,9 @@ int coeffs_add_platform(cost_coeffs *c, const char *name);
 int coeffs_add_network(cost_coeffs *c, const char *name);
 /* The section of kind k, marked present. */
 coeffs_device *coeffs_dev(cost_coeffs *c, plat_kind k);
+/* The entry of the pair (a, b) (either order), created unset if missing
+ * (NULL on allocation failure). */
+coeffs_link *coeffs_pair_link(cost_coeffs *c, const char *a, const char *b);
 /* The entry of layer (or "*") of network on kind k, created empty if
  * missing (NULL on allocation failure). */
 coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network,

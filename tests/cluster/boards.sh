@@ -174,7 +174,10 @@ print(len(devs), split)' "$T/p$i/dse-mapping.json")
     "$DSE" mpirun -np 3 "$DSE" exec --network $NET --platform "$PLAT" --mapping "$T/p$((i - 1))/dse-mapping.json" \
         --seed 7 --bench 0,1 --json --output "$T/out.f32" > "$T/rec.json" 2> "$T/err" ||
         fail "front point $((i - 1)) across the boards: $(cat "$T/err")"
-    $PY - "$T/ref.f32" "$T/out.f32" "$T/rec.json" <<'PYEOF' || fail "front point $((i - 1)): output differs"
+    "$DSE" eval --network $NET --platform "$PLAT" --mapping "$T/p$((i - 1))/dse-mapping.json" \
+        --json > "$T/eval.json" 2>/dev/null || fail "dse eval of front point $((i - 1))"
+    $PY - "$T/ref.f32" "$T/out.f32" "$T/rec.json" "$T/eval.json" <<'PYEOF' ||
+        fail "front point $((i - 1)): output or bytes differ"
 import json, sys, numpy as np
 ref, out = np.fromfile(sys.argv[1], np.float32), np.fromfile(sys.argv[2], np.float32)
 assert ref.size > 0 and ref.size == out.size, (ref.size, out.size)
@@ -185,8 +188,14 @@ r = json.load(open(sys.argv[3]))
 sent = sum(d["bytes_sent"] for d in r["devices"])
 recv = sum(d["bytes_recv"] for d in r["devices"])
 assert sent == recv and sent > 0, (sent, recv)
+# Payload per device as the runtime counts it equals the model's Plan.
+e = json.load(open(sys.argv[4]))
+for dm, dp in zip(r["devices"], e["devices"]):
+    assert dm["name"] == dp["name"], (dm["name"], dp["name"])
+    assert (dm["bytes_sent"], dm["bytes_recv"]) == (dp["bytes_sent"], dp["bytes_recv"]), \
+        (dm["name"], dm["bytes_sent"], dm["bytes_recv"], dp["bytes_sent"], dp["bytes_recv"])
 PYEOF
-    echo "front point $((i - 1)): $1 boards, $2 split layers, output equals the single-device run"
+    echo "front point $((i - 1)): $1 boards, $2 split layers, output equals the single-device run, bytes per device equal the plan's"
     ran=$((ran + 1))
 done
 [ $ran -ge 1 ] || fail "no front point of the campaign used two boards"

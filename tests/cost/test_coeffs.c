@@ -45,6 +45,9 @@ static void test_roundtrip(void)
     coeffs_dev(c, PLAT_GPU)->cls[NET_FC].overhead_us = coeffs_given(30, COEFFS_ASSUMPTION);
     c->link[LINK_NETWORK].bandwidth_mbs = coeffs_fitted(110, 0.999, 1.5, 20);
     c->link[LINK_NETWORK].latency_us = coeffs_fitted(140, 0.999, 3, 20);
+    coeffs_link *pl = coeffs_pair_link(c, "b0-cpu", "b2-cpu");
+    CHECK(pl != NULL);
+    pl->bandwidth_mbs = coeffs_fitted(11.5, 0.998, 2, 5);
     CHECK(coeffs_check(c, err) == 0);
     char *path = scratch_path("rt.json");
     CHECK(coeffs_save(c, path, err) == 0);
@@ -88,6 +91,13 @@ static void test_roundtrip(void)
     for (int k = 0; k < LINK_CLASS_COUNT; k++) {
         CHECK(same_value(&c->link[k].latency_us, &e->link[k].latency_us));
         CHECK(same_value(&c->link[k].bandwidth_mbs, &e->link[k].bandwidth_mbs));
+    }
+    CHECK(e->npairs == 1);
+    if (e->npairs == 1) {
+        CHECK_STR(e->pairs[0].a, "b0-cpu");
+        CHECK_STR(e->pairs[0].b, "b2-cpu");
+        CHECK(same_value(&e->pairs[0].l.bandwidth_mbs, &c->pairs[0].l.bandwidth_mbs));
+        CHECK(!coeffs_isset(&e->pairs[0].l.latency_us));
     }
     /* Saving refuses what the reader would refuse, and writes nothing. */
     d->mem_bias_mb = coeffs_given(-1, COEFFS_DERIVED);
@@ -192,6 +202,21 @@ static const struct {
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"wifi\":{}}}",
      "unknown key \"wifi\""},
+    {"pair-twice",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"pairs\":["
+     "{\"a\":\"x\",\"b\":\"y\"},{\"a\":\"y\",\"b\":\"x\"}]}}",
+     "given twice"},
+    {"pair-self",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"pairs\":["
+     "{\"a\":\"x\",\"b\":\"x\"}]}}",
+     "the same device"},
+    {"pair-bad-bw",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"pairs\":["
+     "{\"a\":\"x\",\"b\":\"y\",\"bandwidth_mbs\":{\"value\":0,\"source\":\"measured\"}}]}}",
+     "links.pairs[0].bandwidth_mbs"},
     {"nan-ish",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"

@@ -348,6 +348,23 @@ static void test_channels(void)
     CLOSE(r.latency_ms, 1.0664);
     CLOSE(d[2].wait_s, 554 * US);
     CLOSE(d[1].wait_s, (833 + (1065.2 - 834.2)) * US);
+    /* A per-pair coefficient (links.pairs) for b-a only: fb now arrives at
+     * 54 + 200 = 254; rb 255.2, its send to g (the class's 500 us) busy
+     * 257.2..265.2, arrives 765.2, before ra ends at 834.2; g's receive
+     * still pulls the 800 bytes (8 us at 100 MB/s, test_fan):
+     * max(765.2, 842.2) = 842.2, out 843.4.
+     * A pair of devices this platform lacks changes nothing. */
+    coeffs_link *P = coeffs_pair_link(c, "b", "a");
+    CHECK(P != NULL);
+    P->latency_us = coeffs_given(200, COEFFS_MEASURED);
+    P = coeffs_pair_link(c, "a", "nosuch");
+    CHECK(P != NULL);
+    P->latency_us = coeffs_given(1, COEFFS_MEASURED);
+    P->bandwidth_mbs = coeffs_given(1e-3, COEFFS_MEASURED);
+    CHECK(coeffs_pair_link(c, "a", "b") == &c->pairs[0].l && c->npairs == 2);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 0.8434);
+    CLOSE(d[2].wait_s, 254 * US);
     mapping_free(m);
     coeffs_free(c);
     platform_free(pl);
