@@ -116,6 +116,7 @@ void camp_free(camp *c)
     free(c->lo);
     free(c->hi);
     free(c->fastest);
+    seeds_free(&c->seeds);
     free(c->config);
     free(c->s_network);
     free(c->s_platform);
@@ -136,6 +137,7 @@ static int own_options(camp *c, const camp_options *o)
     c->opt.chromosome = c->s_chromosome = base_strdup(o->chromosome ? o->chromosome : "hybrid");
     c->opt.split_kinds = c->s_split_kinds = base_strdup(o->split_kinds ? o->split_kinds : "conv,fc");
     c->opt.kind = c->s_kind = base_strdup(o->kind ? o->kind : "nsga");
+    c->opt.init = NULL; /* used by camp_new only; the seeds are what is kept */
     return (o->network && !c->s_network) || (o->platform && !c->s_platform) ||
                    (o->coeffs && !c->s_coeffs) || !c->s_chromosome || !c->s_split_kinds ||
                    !c->s_kind
@@ -169,6 +171,10 @@ static int setup(camp *c, int threads, char *err)
     }
     c->ch = chrom_new(c->net, c->plat->ndev, kind, c->opt.splits, mask, e);
     if (!c->ch) {
+        base_seterr(err, "%s", e);
+        return -1;
+    }
+    if (chrom_restrict(c->ch, c->plat, e)) { /* devices with a "supports" list */
         base_seterr(err, "%s", e);
         return -1;
     }
@@ -271,6 +277,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     cJSON *names = cJSON_AddArrayToObject(o, "objectives");
     for (int k = 0; k < COST_NOBJ; k++)
         cJSON_AddItemToArray(names, cJSON_CreateString(cost_objectives[k].name));
+    if (c->seeds.n) cJSON_AddItemToObject(o, "init", seeds_to_json(&c->seeds));
     cJSON *eng = cJSON_AddObjectToObject(o, "engine");
     nsga_options d;
     nsga_options_default(&d);
@@ -317,7 +324,19 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
     if (setup(c, threads, err)) goto fail;
     /* Built-in defaults are generic by design: warn about a file only. */
     if (c->warn[0] && warn && c->opt.coeffs) warn(warn_ctx, c->warn);
-    if (compute_ref(c, err) || build_config(c, c->opt.coeffs ? coeffs_text : NULL, err)) goto fail;
+    if (compute_ref(c, err)) goto fail;
+    if (o->init && !strcmp(c->opt.kind, "nsga")) { /* dse run --init: solve once, keep the genomes */
+        if (seeds_solve(&c->seeds, o->init, c->net, c->plat, c->ws[0].cost, c->ch, chrom_split_mask(c->ch), e)) {
+            base_seterr(err, "%s", e);
+            goto fail;
+        }
+        if (1 + c->seeds.n > c->opt.pop) {
+            base_seterr(err, "--pop %d is smaller than the %d seeded genomes (the fastest device's and --init's)",
+                        c->opt.pop, 1 + c->seeds.n);
+            goto fail;
+        }
+    }
+    if (build_config(c, c->opt.coeffs ? coeffs_text : NULL, err)) goto fail;
     free(coeffs_text);
     return c;
 fail:
@@ -456,6 +475,10 @@ camp *camp_from_config(const char *config, int threads, char *err)
         }
     }
     if (setup(c, threads, err) || compute_ref(c, err)) goto fail;
+    if (seeds_from_json(&c->seeds, cJSON_GetObjectItemCaseSensitive(o, "init"), c->nvar, c->lo, c->hi, e)) {
+        base_seterr(err, "%s", e);
+        goto fail;
+    }
     /* The reference point is derived from what is stored (network,
      * platform, coefficients, chromosome) and recomputed here.  The stored
      * copy is exact (ju_print) and is what the checkpoint was made with;
@@ -492,6 +515,9 @@ void camp_bounds(const camp *c, const int **lo, const int **hi)
     *lo = c->lo;
     *hi = c->hi;
 }
+const double *camp_ref(const camp *c) { return c->ref; }
+const int *camp_fastest_genome(const camp *c) { return c->fastest; }
+const camp_seeds *camp_get_seeds(const camp *c) { return &c->seeds; }
 double camp_log10_space(const camp *c) { return chrom_log10_space(c->ch); }
 
 long long camp_space_size(const camp *c, long long limit)

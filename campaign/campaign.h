@@ -49,7 +49,20 @@ typedef struct {
     unsigned long seed;
     long long max_points;    /* exhaust only */
     const char *kind;        /* "nsga" or "exhaust" */
+    const char *init;        /* solvers seeding the first population, "single,elim,..."
+                                (dse run --init; docs/solvers.md); NULL = none */
 } camp_options;
+
+/* The genomes --init put into the first population, as stored in the
+ * configuration: per solver, the closest genome of the chromosome to its
+ * mapping (chrom_encode) and that distance (0 = exact). */
+typedef struct {
+    int n, nvar;
+    char **method;      /* solver names */
+    double *distance;   /* mapping_distance of the genome's mapping to the solver's */
+    double *latency_ms; /* the solver's mapping's latency by the model */
+    int *genomes;       /* n x nvar */
+} camp_seeds;
 
 typedef struct camp camp;
 
@@ -77,6 +90,13 @@ const char *camp_platform_name(const camp *c);
 int camp_nvar(const camp *c);
 /* Inclusive gene bounds, camp_nvar entries each (owned by c). */
 void camp_bounds(const camp *c, const int **lo, const int **hi);
+const double *camp_ref(const camp *c); /* COST_NOBJ values: the hypervolume's reference point */
+/* Genome of the single-device mapping on the platform's fastest device
+ * (the first seed of every campaign; bench_seeding runs the engine as
+ * camp_drive does). */
+const int *camp_fastest_genome(const camp *c);
+/* The --init seeds (n = 0 without). */
+const camp_seeds *camp_get_seeds(const camp *c);
 double camp_log10_space(const camp *c);
 
 /* Evaluate n genomes (row-major) on the campaign's threads: obj n*3, cv n

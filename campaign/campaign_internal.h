@@ -11,6 +11,7 @@
 #include "mapping.h"
 #include "nsga.h"
 #include "plan.h"
+#include "seeds.h"
 
 typedef struct {
     mapping *map;
@@ -31,6 +32,7 @@ struct camp {
     int nvar;
     int *lo, *hi;
     int *fastest;
+    camp_seeds seeds; /* --init genomes (seeds.c) */
     double ref[COST_NOBJ];
     int threads;
     nsga_pool *pool;

@@ -155,8 +155,17 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     o.pop_size = c->opt.pop;
     o.seed = c->opt.seed;
     o.ref = c->ref;
-    o.nseeds = 1;
-    o.seed_int = c->fastest;
+    /* The first population starts with the fastest device's genome, then
+     * the --init genomes in their order. */
+    int *seed_g = malloc((size_t)(1 + c->seeds.n) * c->nvar * sizeof *seed_g);
+    if (!seed_g) {
+        base_seterr(err, "out of memory");
+        return -1;
+    }
+    memcpy(seed_g, c->fastest, (size_t)c->nvar * sizeof *seed_g);
+    if (c->seeds.n) memcpy(seed_g + c->nvar, c->seeds.genomes, (size_t)c->seeds.n * c->nvar * sizeof *seed_g);
+    o.nseeds = 1 + c->seeds.n;
+    o.seed_int = seed_g;
     o.max_gens = 0; /* the campaign decides when to stop (campaign_done) */
     o.max_seconds = 0;
     nsga_problem p = {0};
@@ -265,6 +274,7 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     rc = CAMP_FINISHED;
 done:
     nsga_destroy(e);
+    free(seed_g);
     free(d.gbuf), free(d.rank), free(d.crowd), free(d.ckpt);
     return rc;
 }

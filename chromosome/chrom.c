@@ -24,6 +24,8 @@ struct chrom {
     int *sidx;       /* S: layer index of splittable layer j (0-based j) */
     int *gene;       /* L: naive: offset of layer i's first gene */
     int *chan;       /* L: output channels of layer i */
+    int *sub;        /* NULL, or ndev * NET_KIND_COUNT: where a slice of kind k on device d
+                        goes (d itself when d supports k); see chrom_restrict */
 };
 
 static const char *kind_names[] = {"naive", "hybrid", "vertical"};
@@ -50,6 +52,7 @@ void chrom_free(chrom *c)
     free(c->sidx);
     free(c->gene);
     free(c->chan);
+    free(c->sub);
     free(c);
 }
 
@@ -126,8 +129,11 @@ oom:
 }
 
 int chrom_length(const chrom *c) { return c->len; }
+chrom_kind chrom_get_kind(const chrom *c) { return c->kind; }
 int chrom_ndev(const chrom *c) { return c->ndev; }
+int chrom_splits(const chrom *c) { return c->p; }
 int chrom_nsplittable(const chrom *c) { return c->S; }
+int chrom_split_mask(const chrom *c) { return c->mask; }
 const net *chrom_net(const chrom *c) { return c->n; }
 
 void chrom_bounds(const chrom *c, int *lo, int *hi)
@@ -310,6 +316,76 @@ static void decode_vertical(const chrom *c, const int *g, mapping *m)
     m->first[c->L] = pos;
 }
 
+/* The substitute of device d for kind k: d itself when it supports k;
+ * else a device supporting k, preferring d's board (no network hop), then
+ * the most cores x frequency (platform_fastest's measure), then the lowest
+ * index.  -1 when no device supports k. */
+static int substitute(const platform *p, int d, net_kind k)
+{
+    if (platform_supports(p, d, k)) return d;
+    int best = -1;
+    for (int e = 0; e < p->ndev; e++) {
+        if (!platform_supports(p, e, k)) continue;
+        if (best < 0) {
+            best = e;
+            continue;
+        }
+        int sb_e = !strcmp(p->dev[e].board, p->dev[d].board);
+        int sb_b = !strcmp(p->dev[best].board, p->dev[d].board);
+        double r_e = p->dev[e].freq_mhz * p->dev[e].cores;
+        double r_b = p->dev[best].freq_mhz * p->dev[best].cores;
+        if (sb_e > sb_b || (sb_e == sb_b && r_e > r_b)) best = e;
+    }
+    return best;
+}
+
+int chrom_restrict(chrom *c, const platform *p, char *err)
+{
+    if (p->ndev != c->ndev) {
+        snprintf(err, NET_ERRLEN, "chromosome: %d devices, platform %s has %d", c->ndev, p->name,
+                 p->ndev);
+        return -1;
+    }
+    free(c->sub);
+    c->sub = NULL;
+    if (!platform_restricted(p)) return 0;
+    if (platform_check_net(p, c->n, err)) return -1;
+    c->sub = malloc((size_t)c->ndev * NET_KIND_COUNT * sizeof *c->sub);
+    if (!c->sub) {
+        snprintf(err, NET_ERRLEN, "chromosome: out of memory");
+        return -1;
+    }
+    for (int d = 0; d < c->ndev; d++)
+        for (int k = 0; k < NET_KIND_COUNT; k++)
+            c->sub[d * NET_KIND_COUNT + k] = substitute(p, d, (net_kind)k);
+    return 0;
+}
+
+/* Move every slice on a device that does not support its layer's kind to
+ * that device's substitute.  A substitute already holding a slice of the
+ * layer takes the moved channels into its own share: shares stay in order
+ * of first appearance and are laid out again from channel 0.  In place: a
+ * layer never gains slices, so the write cursor never passes the read one. */
+static void repair(const chrom *c, mapping *m)
+{
+    map_slice *s = m->slices;
+    int w = 0, r = m->first[0];
+    for (int i = 0; i < c->L; i++) {
+        int r1 = m->first[i + 1], w0 = w;
+        const int *sub = c->sub + c->n->layers[i].kind;
+        m->first[i] = w0;
+        for (int t = r; t < r1; t++) {
+            int d = sub[s[t].dev * NET_KIND_COUNT], j = w0;
+            while (j < w && s[j].dev != d) j++;
+            if (j < w) s[j].nc += s[t].nc;
+            else s[w++] = (map_slice){d, 0, s[t].nc};
+        }
+        for (int j = w0, c0 = 0; j < w; j++) s[j].c0 = c0, c0 += s[j].nc;
+        r = r1;
+    }
+    m->first[c->L] = w;
+}
+
 int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *err)
 {
     if (len != c->len) {
@@ -333,6 +409,7 @@ int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *e
     case CHROM_HYBRID: decode_hybrid(c, genome, m); break;
     case CHROM_VERTICAL: decode_vertical(c, genome, m); break;
     }
+    if (c->sub) repair(c, m);
     return 0;
 }
 

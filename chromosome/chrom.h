@@ -20,6 +20,10 @@
  * after chrom_new(), so any number of threads may decode with one chrom
  * (each into its own mapping).
  *
+ * Devices that support only some layer kinds (platform "supports") are
+ * honoured after chrom_restrict(): decoding then repairs every mapping so
+ * that no layer lands on such a device unless it supports the layer's kind.
+ *
  * Ownership: chrom_new() keeps a pointer to the net (borrowed: the net
  * must outlive the chrom); chrom_free() releases the rest.  Errors go to a
  * char err[NET_ERRLEN] buffer as one line; nothing here prints.
@@ -59,19 +63,39 @@ double chrom_log10_space(const chrom *c);            /* log10 of the number of g
  * gene is out of bounds, or m has the wrong size; m is then unspecified. */
 int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *err);
 
+/* Devices that run only some layer kinds (platform "supports"): from now
+ * on chrom_decode repairs every mapping so that no layer lands on a device
+ * that does not support its kind (the slice moves to a substitute device,
+ * docs/chromosomes.md "Restricted devices").  A platform where no device
+ * lists supports changes nothing.  Call before sharing the chrom between
+ * threads.  Returns 0, or -1 with err when p's device count differs or
+ * some layer of the net runs on no device. */
+int chrom_restrict(chrom *c, const platform *p, char *err);
+
 /* Write into genome (chrom_length entries) a genome decoding to every layer
  * whole on device dev.  Returns 0, or -1 if dev is out of range or the
  * encoding cannot express it (hybrid with no splittable layer: only
  * device 0). */
 int chrom_single_device(const chrom *c, int dev, int *genome);
 
+/* The genome (chrom_length genes, written into genome) whose decoded
+ * mapping is closest to target by mapping_distance (the share of the
+ * work placed on other devices); docs/chromosomes.md "Encoding a mapping"
+ * says how it is searched.  Returns that distance, in [0, 1] (0: the
+ * encoding expresses target exactly), or -1 with err when target has the
+ * wrong size or memory runs out.  Deterministic; not for hot paths. */
+double chrom_encode(const chrom *c, const mapping *target, int *genome, char *err);
+
 /* A human-readable description of genome, snprintf-style: writes at most
  * len bytes (NUL-terminated) and returns the length it needed. */
 int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len);
 
 /* ---- accessors ---- */
+chrom_kind chrom_get_kind(const chrom *c);
 int chrom_ndev(const chrom *c);
+int chrom_splits(const chrom *c);      /* p for hybrid, 0 otherwise */
 int chrom_nsplittable(const chrom *c); /* S */
+int chrom_split_mask(const chrom *c);  /* split kinds (encode.c, campaign seeds) */
 const net *chrom_net(const chrom *c);
 
 #endif

@@ -74,6 +74,7 @@ int cmd_space(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_resume(int argc, char **argv);

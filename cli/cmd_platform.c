@@ -31,6 +31,13 @@ static void show_text(const platform *p)
                plat_kind_name(d->kind), d->arch ? d->arch : "-", d->freq_mhz, d->cores,
                d->memory_mb, d->idle_w, d->busy_w, d->energy_sensor ? d->energy_sensor : "-");
     }
+    for (int i = 0; i < n; i++) {
+        if (!p->dev[i].restricted) continue;
+        printf("%s supports only:", p->dev[i].name);
+        for (int k = 0; k < NET_KIND_COUNT; k++)
+            if (platform_supports(p, i, (net_kind)k)) printf(" %s", net_kind_name((net_kind)k));
+        putchar('\n');
+    }
     printf("link classes:\n");
     for (int c = 0; c < LINK_CLASS_COUNT; c++)
         printf("  %-12s latency %10g us  bandwidth %12g MB/s\n", link_class_name((link_class)c),
@@ -84,6 +91,12 @@ static void show_json(const platform *p)
         cJSON_AddNumberToObject(j, "busy_w", d->busy_w);
         if (d->energy_sensor) cJSON_AddStringToObject(j, "energy_sensor", d->energy_sensor);
         if (d->arch) cJSON_AddStringToObject(j, "arch", d->arch);
+        if (d->restricted) {
+            cJSON *sup = cJSON_AddArrayToObject(j, "supports");
+            for (int k = 0; k < NET_KIND_COUNT; k++)
+                if (platform_supports(p, i, (net_kind)k))
+                    cJSON_AddItemToArray(sup, cJSON_CreateString(net_kind_name((net_kind)k)));
+        }
         cJSON_AddItemToArray(ds, j);
     }
     cJSON *cls = cJSON_AddObjectToObject(o, "classes");

@@ -136,7 +136,7 @@ static void print_best(res_db *db, long long id)
 static const char run_help[] =
     "usage: dse run --network N --platform P [--coeffs C] --chromosome naive|hybrid|vertical\n"
     "               [--splits P] [--split-kinds conv,fc] --pop N --gens G [--time-budget S]\n"
-    "               --seed S [--db F] [--name X] [--threads T] [--quiet]\n"
+    "               --seed S [--init M,...] [--db F] [--name X] [--threads T] [--quiet]\n"
     "A DSE campaign: NSGA-II over the chromosome's genomes, every mapping evaluated with the\n"
     "analytical model (energy J, memory MB, latency ms), every generation stored in the\n"
     "results database.  Prints `campaign ID` first, the best point per objective at the end.\n"
@@ -150,6 +150,9 @@ static const char run_help[] =
     "  --gens G          generations after the initial population (default 100)\n"
     "  --time-budget S   also stop after S seconds of search (0 = none)\n"
     "  --seed S          random seed, 0..4294967295 (default 1)\n"
+    "  --init M,...      also seed the first population with these solvers' mappings\n"
+    "                    (single, greedy, elim, cluster, subgraph: docs/solvers.md), each\n"
+    "                    as the chromosome's closest genome; prints each one's distance\n"
     "  --db F            results database (default ./dse.db, created if missing)\n"
     "  --name X          campaign name (default: network/platform/chromosome)\n"
     "  --threads T       evaluation threads (default: all cores); results do not depend on it\n"
@@ -162,8 +165,8 @@ static const char exhaust_help[] =
     "                   [--quiet]\n"
     "Evaluates every genome of a small search space and stores its exact Pareto front as a\n"
     "campaign of kind exhaust.  Refuses (exit 2) a space larger than --max-points\n"
-    "(default 1000000).  run's --pop, --gens, --seed and --time-budget are accepted and\n"
-    "ignored.\n";
+    "(default 1000000).  run's --pop, --gens, --seed, --time-budget and --init are accepted\n"
+    "and ignored.\n";
 
 typedef struct {
     progress_ctx pc;
@@ -239,6 +242,7 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
     o.coeffs = cli_get(&a, "coeffs");
     o.chromosome = cli_get(&a, "chromosome");
     o.split_kinds = cli_get(&a, "split-kinds");
+    o.init = cli_get(&a, "init");
     o.kind = exhaust ? "exhaust" : "nsga";
     const char *dbpath = cli_get(&a, "db"), *name = cli_get(&a, "name");
     session s = {{cmd, cli_flag(&a, "quiet"), isatty(2), 0, 0}, 1};
@@ -309,6 +313,11 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
         return EXIT_FAIL;
     }
     printf("campaign %lld\n", id);
+    const camp_seeds *sd = camp_get_seeds(c);
+    for (int i = 0; i < sd->n; i++)
+        printf("seed %-8s distance %.4f%s (share of the work its genome places differently; "
+               "its mapping's latency %.6g ms)\n",
+               sd->method[i], sd->distance[i], sd->distance[i] == 0 ? " exact" : "", sd->latency_ms[i]);
     fflush(stdout);
     int rc = drive(c, db, id, 0, &s);
     res_close(db);

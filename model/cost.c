@@ -383,6 +383,33 @@ static int ensure_scratch(cost_model *m, const plan *p)
     return 0;
 }
 
+/* Duration of the COMPUTE of channels [c0, c0+nc) of layer l on device d
+ * (eq. 4.7): overhead + work / (frequency * cores * per_cycle). */
+static inline double compute_dur(const cost_model *m, int l, int d, int c0, int nc)
+{
+    const dev_coef *v = &m->dv[d];
+    const lk_coef *e = &m->lk[l * 2 + v->kind];
+    if (m->linear[l]) return e->ovh_s + nc * e->cyc_pc * v->inv_rate;
+    int64_t work = m->use_macs[l] ? net_slice_macs(m->n, l, c0, nc) : net_slice_ops(m->n, l, c0, nc);
+    return e->ovh_s + (double)work * e->cyc * v->inv_rate;
+}
+
+double cost_compute_s(const cost_model *m, int layer, int dev, int c0, int nc)
+{
+    return compute_dur(m, layer, dev, c0, nc);
+}
+
+double cost_concat_s(const cost_model *m, int dev, double bytes)
+{
+    return m->dv[dev].concat_ovh_s + bytes * m->dv[dev].copy_spb;
+}
+
+double cost_message_s(const cost_model *m, int from, int to, double bytes)
+{
+    int ab = from * m->nd + to;
+    return m->dv[from].send_ovh_s + bytes * m->spb[ab] + m->lat_s[ab];
+}
+
 /* Advance device d until it blocks on a message not yet sent or runs out
  * of steps.  Wakes receivers; sets *latency when it completes the output. */
 static void run_device(cost_model *m, const plan *p, int d, int *sp, double *latency)
@@ -402,16 +429,9 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         case PLAN_COMPUTE: {
             int l = st->layer;
             const lk_coef *e = &m->lk[l * 2 + v->kind];
-            double dur, w;
-            if (m->linear[l]) {
-                dur = e->ovh_s + st->nc * e->cyc_pc * v->inv_rate;
-                w = st->nc * m->wraw_pc[l];
-            } else {
-                int64_t work = m->use_macs[l] ? net_slice_macs(n, l, st->c0, st->nc)
-                                              : net_slice_ops(n, l, st->c0, st->nc);
-                dur = e->ovh_s + (double)work * e->cyc * v->inv_rate;
-                w = 4.0 * (double)net_slice_weights(n, l, st->c0, st->nc);
-            }
+            double dur = compute_dur(m, l, d, st->c0, st->nc);
+            double w = m->linear[l] ? st->nc * m->wraw_pc[l]
+                                    : 4.0 * (double)net_slice_weights(n, l, st->c0, st->nc);
             te = t + dur;
             s->compute += dur;
             s->ebusy += dur * (e->busy_w >= 0 ? e->busy_w : v->busy_w);
@@ -430,7 +450,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         }
         case PLAN_CONCAT: {
             double bytes = (double)T[st->tensor].bytes;
-            double dur = v->concat_ovh_s + bytes * v->copy_spb;
+            double dur = cost_concat_s(m, d, bytes);
             te = t + dur;
             s->concat += dur;
             s->ebusy += dur * v->busy_w;

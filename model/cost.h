@@ -255,4 +255,16 @@ int cost_schedule(cost_model *m, const plan *p, cost_result *r, cost_device *per
                   double *t1);
 const char *cost_error(const cost_model *m);
 
+/* ---- single steps, for planners (solve/, docs/solvers.md) ----
+ * The durations the schedule above gives one step taken alone, in seconds;
+ * the same expressions cost_eval uses, so a planner's estimate and the
+ * simulation never disagree on them. */
+/* COMPUTE of output channels [c0, c0+nc) of layer on device dev. */
+double cost_compute_s(const cost_model *m, int layer, int dev, int c0, int nc);
+/* CONCAT of a tensor of bytes on dev. */
+double cost_concat_s(const cost_model *m, int dev, double bytes);
+/* A message of bytes from device a to device b on an idle link: the
+ * sender's overhead + bytes / bandwidth + latency (eq. 4.8). */
+double cost_message_s(const cost_model *m, int from, int to, double bytes);
+
 #endif

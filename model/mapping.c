@@ -63,6 +63,31 @@ void mapping_set_single(mapping *m, const net *n, int dev)
     m->first[m->nlayers] = m->nlayers;
 }
 
+/* Work of channels [c0, c0+nc) of layer i: MACs (Conv, FC) or ops. */
+static double slice_work(const net *n, int i, int c0, int nc)
+{
+    return (double)(net_slice_macs(n, i, c0, nc) + net_slice_ops(n, i, c0, nc));
+}
+
+double mapping_distance(const mapping *a, const mapping *b, const net *n)
+{
+    double total = 0, moved = 0;
+    for (int i = 0; i < n->n; i++) {
+        const map_slice *sa = mapping_slices(a, i), *sb = mapping_slices(b, i);
+        int ka = mapping_nslices(a, i), kb = mapping_nslices(b, i);
+        double w = slice_work(n, i, 0, n->layers[i].out.c), same = 0;
+        for (int x = 0; x < ka; x++)
+            for (int y = 0; y < kb; y++)
+                if (sa[x].dev == sb[y].dev) {
+                    int nc = sa[x].nc < sb[y].nc ? sa[x].nc : sb[y].nc;
+                    same += slice_work(n, i, 0, nc);
+                }
+        total += w;
+        moved += w - same;
+    }
+    return total > 0 ? moved / total : 0;
+}
+
 int mapping_equal(const mapping *a, const mapping *b)
 {
     if (a->nlayers != b->nlayers || a->ndev != b->ndev) return 0;
@@ -242,6 +267,12 @@ static int check_staged(const net *n, int i, const map_slice *s, int k, const pl
             return -1;
         }
         next = s[a].c0 + s[a].nc;
+        if (!platform_supports(p, s[a].dev, L->kind)) {
+            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s does not support %s layers "
+                     "(its \"supports\" list)", what, L->name, p->dev[s[a].dev].name,
+                     net_kind_name(L->kind));
+            return -1;
+        }
         for (int b = 0; b < a; b++)
             if (s[b].dev == s[a].dev) {
                 snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s holds two slices (merge "
@@ -1185,6 +1216,12 @@ mapping *mapping_import_autodice(const char *mapping_path, const char *horizonta
                 goto fail;
             }
             if (glue) continue; /* dse's glue node: part of its layer */
+            if (!platform_supports(p, d, n->layers[i].kind)) {
+                snprintf(err, NET_ERRLEN, "%s: device \"%s\": layer \"%s\": the device does not "
+                         "support %s layers (its \"supports\" list)", mapping_path, c->string,
+                         e->valuestring, net_kind_name(n->layers[i].kind));
+                goto fail;
+            }
             if (listed[(size_t)i * p->ndev + d]++) {
                 snprintf(err, NET_ERRLEN, "%s: device \"%s\": layer \"%s\" listed twice",
                          mapping_path, c->string, e->valuestring);

@@ -38,6 +38,13 @@ void mapping_copy(mapping *dst, const mapping *src); /* same nlayers, ndev */
 /* Every layer whole on device dev. */
 void mapping_set_single(mapping *m, const net *n, int dev);
 int mapping_equal(const mapping *a, const mapping *b);
+/* How differently two mappings of n place the work: the share of the
+ * network's work (MACs of Conv and FC layers, elementwise ops of the
+ * others) that a device computes in a but not in b.  Per layer and device
+ * only the channel counts matter, not which channels: 0 when every device
+ * computes as many channels of every layer in both, 1 when no work stays
+ * on its device (docs/chromosomes.md, "Encoding a mapping"). */
+double mapping_distance(const mapping *a, const mapping *b, const net *n);
 static inline int mapping_nslices(const mapping *m, int layer)
 {
     return m->first[layer + 1] - m->first[layer];

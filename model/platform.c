@@ -62,6 +62,57 @@ char *platform_board_host(const char *board, char *buf, size_t len)
     return buf;
 }
 
+int platform_restricted(const platform *p)
+{
+    for (int i = 0; i < p->ndev; i++)
+        if (p->dev[i].restricted) return 1;
+    return 0;
+}
+
+int platform_check_net(const platform *p, const net *n, char *err)
+{
+    uint64_t any = 0;
+    for (int d = 0; d < p->ndev; d++) any |= p->dev[d].supports;
+    for (int i = 0; i < n->n; i++)
+        if (!(any >> n->layers[i].kind & 1u)) {
+            snprintf(err, NET_ERRLEN, "platform %s: no device supports layer %s (%s)", p->name,
+                     n->layers[i].name, net_kind_name(n->layers[i].kind));
+            return -1;
+        }
+    return 0;
+}
+
+/* "supports": a non-empty list of layer kinds (kinds.def names), each
+ * once.  Absent: every kind. */
+static int read_supports(const cJSON *o, plat_device *d, const char *ctx, char *err)
+{
+    _Static_assert(NET_KIND_COUNT <= 64, "supports is a 64-bit mask");
+    const cJSON *js = cJSON_GetObjectItemCaseSensitive(o, "supports");
+    d->supports = NET_KIND_COUNT == 64 ? ~0ull : (1ull << NET_KIND_COUNT) - 1;
+    if (!js) return 0;
+    if (!cJSON_IsArray(js) || cJSON_GetArraySize(js) < 1) {
+        snprintf(err, NET_ERRLEN, "%s: \"supports\" must be a non-empty array of layer kinds", ctx);
+        return -1;
+    }
+    d->restricted = 1;
+    d->supports = 0;
+    for (const cJSON *c = js->child; c; c = c->next) {
+        net_kind k;
+        if (!cJSON_IsString(c) || net_kind_parse(c->valuestring, &k)) {
+            snprintf(err, NET_ERRLEN, "%s: supports: %s%s%s is not a layer kind (Conv, FC, ReLU, ...)",
+                     ctx, cJSON_IsString(c) ? "\"" : "", cJSON_IsString(c) ? c->valuestring : "an entry",
+                     cJSON_IsString(c) ? "\"" : "");
+            return -1;
+        }
+        if (d->supports >> k & 1u) {
+            snprintf(err, NET_ERRLEN, "%s: supports: %s listed twice", ctx, c->valuestring);
+            return -1;
+        }
+        d->supports |= 1ull << k;
+    }
+    return 0;
+}
+
 int platform_fastest(const platform *p)
 {
     int best = 0;
@@ -179,6 +230,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
                 strcmp(c->string, "cores") && strcmp(c->string, "memory_mb") &&
                 strcmp(c->string, "idle_w") && strcmp(c->string, "busy_w") &&
                 strcmp(c->string, "energy_sensor") && strcmp(c->string, "arch") &&
+                strcmp(c->string, "supports") &&
                 strcmp(c->string, "note")) {
                 snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
                 goto fail;
@@ -201,6 +253,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         d->board = strdup(board);
         d->energy_sensor = base_strdup(sensor);
         d->arch = base_strdup(arch);
+        if (read_supports(o, d, ctx, err)) goto fail;
         if (strcmp(kind, "cpu") == 0) d->kind = PLAT_CPU;
         else if (strcmp(kind, "gpu") == 0) d->kind = PLAT_GPU;
         else {

@@ -12,6 +12,8 @@
 #ifndef DSE_PLATFORM_H
 #define DSE_PLATFORM_H
 
+#include <stdint.h>
+
 #include "net.h"
 
 typedef enum { PLAT_CPU, PLAT_GPU } plat_kind;
@@ -27,6 +29,8 @@ typedef struct {
     double idle_w, busy_w;
     char *energy_sensor; /* e.g. /sys/class/powercap/intel-rapl:0/energy_uj, or NULL */
     char *arch;          /* CPU architecture as `uname -m` names it ("aarch64"), or NULL */
+    int restricted;      /* the file lists "supports": only those kinds run here */
+    uint64_t supports;   /* bit k: layers of net_kind k may run here (all bits when not restricted) */
 } plat_device;
 
 typedef struct {
@@ -70,6 +74,17 @@ int platform_board_is_here(const char *board);
  * machine, since Open MPI takes "localhost" next to other nodes for another
  * node.  Writes at most len bytes (NUL-terminated) into buf and returns buf. */
 char *platform_board_host(const char *board, char *buf, size_t len);
+/* Whether layers of kind k may run on device dev ("supports"). */
+static inline int platform_supports(const platform *p, int dev, net_kind k)
+{
+    return (int)(p->dev[dev].supports >> k & 1u);
+}
+/* 1 if some device lists "supports" (decoders and planners then repair). */
+int platform_restricted(const platform *p);
+/* 0 if every layer of n may run on some device of p; else -1 and one line
+ * naming the first layer whose kind no device supports. */
+int platform_check_net(const platform *p, const net *n, char *err);
+
 /* Index of the fastest device (highest freq_mhz x cores; ties: lowest index). */
 int platform_fastest(const platform *p);
 /* CPU architecture names: `uname -m`'s, with Debian's aliases folded in

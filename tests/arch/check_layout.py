@@ -23,8 +23,8 @@ MAY_USE = {
     "kernels": ["model", "base"],
     "runtime": ["kernels", "model", "base"],
     "calib": ["runtime", "kernels", "results", "model", "base"],
-    "campaign": ["engine", "chromosome", "results", "model", "base"],
-    "solve": ["campaign", "engine", "chromosome", "results", "model", "base"],
+    "solve": ["model", "base"],
+    "campaign": ["solve", "engine", "chromosome", "results", "model", "base"],
     "validate": ["campaign", "runtime", "results", "model", "base"],
     "cli": None,  # the program: may use every module, and prints
 }

@@ -1,13 +1,17 @@
 /* test_campaign_resume.c -- a campaign killed with SIGKILL at several
  * moments (and one stopped by Ctrl-C), then resumed, ends with a front and
  * a final population byte-identical to an uninterrupted run with the same
- * seed; and every stored generation equals the uninterrupted one. */
+ * seed; and every stored generation equals the uninterrupted one.
+ * With `--init LIST` (CTest test_campaign_resume_seeded) the campaigns are
+ * seeded by those solvers (dse run --init): the same must hold, and the
+ * stored configuration (the seeds' genomes with it) too. */
 #include "cutil.h"
 
 /* densenet121 keeps the generations slow enough to kill a campaign in the
  * middle of one; gens are many so that kill points land everywhere. */
 #define NET "densenet121"
 static const char *gens = "300";
+static const char *init; /* --init LIST, or NULL */
 
 static const char *front_sql =
     "SELECT idx, genome, energy, memory, latency, violation, src_gen, src_idx FROM front"
@@ -31,6 +35,10 @@ static int run_args(const char *db, const char **args)
     int n = 0;
     for (size_t i = 0; i < sizeof base / sizeof *base; i++) args[n++] = base[i];
     args[n++] = gens;
+    if (init) {
+        args[n++] = "--init";
+        args[n++] = init;
+    }
     args[n++] = "--db";
     args[n++] = db;
     args[n] = NULL;
@@ -109,6 +117,7 @@ static void compare(const char *ref, const char *db, const char *tag)
     CHECK(same_rows(ref, db, final_pop_sql));
     CHECK(same_rows(ref, db, all_pop_sql));
     CHECK(same_rows(ref, db, gens_sql));
+    CHECK(same_rows(ref, db, "SELECT config FROM campaigns WHERE id = 1"));
     sqlite3 *h = db_open(db);
     if (h) {
         char *st = db_text(h, "SELECT status FROM campaigns WHERE id = 1");
@@ -122,8 +131,9 @@ static void compare(const char *ref, const char *db, const char *tag)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--init")) init = argv[2];
     mk_tdir("resume");
 #ifdef DSE_SANITIZED_BUILD
     gens = "60"; /* ASan + UBSan run about 3x slower */
@@ -136,6 +146,11 @@ int main(void)
     CHECK(dse_wait(dse_start(tpath("ref.out"), NULL, args)) == 0);
     fprintf(stderr, "uninterrupted run: %.2f s\n", base_now() - t0);
     CHECK(contains(tpath("ref.out"), "campaign 1\n"));
+    if (init) {
+        sqlite3 *h = db_open(ref);
+        CHECK(h && db_int(h, "SELECT json_array_length(config, '$.init') FROM campaigns WHERE id = 1") >= 1);
+        sqlite3_close(h);
+    }
 
     /* kill -9 at several moments: right at the start, then a little after
      * the campaign stored generation g (a little: to land inside the next
