@@ -1,5 +1,6 @@
 /* cli.c -- option parsing shared by every subcommand. */
 #include "cli.h"
+#include "jsonutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,6 +43,16 @@ char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, co
                               v, cost_objectives[i].unit);
     }
     return buf;
+}
+
+int cli_print_json(cJSON *o)
+{
+    char *txt = ju_print(o, 1);
+    cJSON_Delete(o);
+    if (!txt) return -1;
+    puts(txt);
+    free(txt);
+    return 0;
 }
 
 /* Option keys point into argv ("json" of "--json", "k=v" of "--k=v"), so

@@ -49,6 +49,10 @@ int cli_finish(cli_args *a);
 /* An objective vector as text: "energy 1.2 J<sep>memory 3 MB<sep>...",
  * each value printed with fmt (e.g. "%.6g"), into buf; returns buf. */
 char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, const char *fmt);
+/* Prints a JSON record (indented) on stdout and deletes it; -1 when out of
+ * memory (nothing printed). */
+struct cJSON;
+int cli_print_json(struct cJSON *o);
 /* A string from a file, a database or the command line made inert for the
  * terminal: control characters (escape sequences, newlines) shown as
  * \xHH, into buf; returns buf (docs/security.md). */

@@ -171,12 +171,7 @@ static int print_json(const ctx *c, const char *coeffs, const cost_result *r, co
         cJSON_AddNumberToObject(e, "energy_j", v->energy_j);
         cJSON_AddItemToArray(devs, e);
     }
-    char *txt = ju_print(o, 1);
-    cJSON_Delete(o);
-    if (!txt) return -1;
-    puts(txt);
-    free(txt);
-    return 0;
+    return cli_print_json(o);
 }
 
 int cmd_eval(int argc, char **argv)

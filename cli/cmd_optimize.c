@@ -159,10 +159,7 @@ int cmd_optimize(int argc, char **argv)
             cJSON_AddItemToObject(pt, "f", cJSON_CreateDoubleArray(rows[r].f, m));
             cJSON_AddItemToArray(fr, pt);
         }
-        char *txt = ju_print(j, 1);
-        if (txt) puts(txt);
-        free(txt);
-        cJSON_Delete(j);
+        cli_print_json(j);
     } else {
         printf("problem %s: %s\n", nsga_builtin_id(b), nsga_builtin_describe_of(b));
         printf("pop %ld, %ld generations, seed %ld, %ld thread%s: %lld evaluations, %lld cache hits, %.3f s\n",

@@ -111,10 +111,7 @@ static void show_json(const platform *p)
                                                 link_class_name(p->link_cls[a * n + b])));
         cJSON_AddItemToArray(m, row);
     }
-    char *txt = ju_print(o, 1);
-    puts(txt);
-    free(txt);
-    cJSON_Delete(o);
+    cli_print_json(o);
 }
 
 static const char platform_help[] =

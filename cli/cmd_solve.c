@@ -64,12 +64,7 @@ static int print_json(const solve_result *r, const net *n, const platform *pl, c
     for (int i = 0; i < r->nstat; i++) cJSON_AddNumberToObject(st, r->stat[i].key, r->stat[i].value);
     if (outp) cJSON_AddStringToObject(o, "mapping", outp);
     else cJSON_AddNullToObject(o, "mapping");
-    char *txt = ju_print(o, 1);
-    cJSON_Delete(o);
-    if (!txt) return -1;
-    puts(txt);
-    free(txt);
-    return 0;
+    return cli_print_json(o);
 }
 
 int cmd_solve(int argc, char **argv)

@@ -92,10 +92,7 @@ int cmd_space(int argc, char **argv)
         cJSON_AddNumberToObject(o, "gene_min", lo);
         cJSON_AddNumberToObject(o, "gene_max", hi);
         cJSON_AddNumberToObject(o, "log10_space", lg);
-        char *t = ju_print(o, 1);
-        puts(t);
-        free(t);
-        cJSON_Delete(o);
+        cli_print_json(o);
     } else {
         printf("network %s: %d layers, %d splittable (%s)\n", n->name, n->n,
                chrom_nsplittable(c), kbuf);

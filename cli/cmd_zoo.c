@@ -62,10 +62,7 @@ static void show_json(const net *n)
     cJSON_AddNumberToObject(tt, "ops", (double)t.ops);
     cJSON_AddNumberToObject(tt, "params", (double)t.params);
     cJSON_AddNumberToObject(tt, "splittable", t.nsplittable);
-    char *txt = ju_print(o, 1);
-    puts(txt);
-    free(txt);
-    cJSON_Delete(o);
+    cli_print_json(o);
 }
 
 static int show(cli_args *a, net *n)
