@@ -176,8 +176,10 @@ print(len(devs), split)' "$T/p$i/dse-mapping.json")
         fail "front point $((i - 1)) across the boards: $(cat "$T/err")"
     "$DSE" eval --network $NET --platform "$PLAT" --mapping "$T/p$((i - 1))/dse-mapping.json" \
         --json > "$T/eval.json" 2>/dev/null || fail "dse eval of front point $((i - 1))"
-    $PY - "$T/ref.f32" "$T/out.f32" "$T/rec.json" "$T/eval.json" <<'PYEOF' ||
-        fail "front point $((i - 1)): output or bytes differ"
+    # The check's verdict is its exit status (a heredoc cannot be followed
+    # by "|| fail" on the next line: that line would be read as Python).
+    rc=0
+    $PY - "$T/ref.f32" "$T/out.f32" "$T/rec.json" "$T/eval.json" <<'PYEOF' || rc=$?
 import json, sys, numpy as np
 ref, out = np.fromfile(sys.argv[1], np.float32), np.fromfile(sys.argv[2], np.float32)
 assert ref.size > 0 and ref.size == out.size, (ref.size, out.size)
@@ -195,6 +197,7 @@ for dm, dp in zip(r["devices"], e["devices"]):
     assert (dm["bytes_sent"], dm["bytes_recv"]) == (dp["bytes_sent"], dp["bytes_recv"]), \
         (dm["name"], dm["bytes_sent"], dm["bytes_recv"], dp["bytes_sent"], dp["bytes_recv"])
 PYEOF
+    [ $rc -eq 0 ] || fail "front point $((i - 1)): output or bytes differ"
     echo "front point $((i - 1)): $1 boards, $2 split layers, output equals the single-device run, bytes per device equal the plan's"
     ran=$((ran + 1))
 done
