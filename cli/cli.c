@@ -45,6 +45,17 @@ char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, co
     return buf;
 }
 
+int cli_json_objectives(cJSON *o, const double *obj)
+{
+    for (int i = 0; i < COST_NOBJ; i++) {
+        if (!cJSON_AddNumberToObject(o, cost_objectives[i].key, obj[i])) return -1;
+        /* The old spelling stays readable by existing scripts for one release. */
+        if (!strcmp(cost_objectives[i].key, "memory_mb") && !cJSON_AddNumberToObject(o, "mem_mb", obj[i]))
+            return -1;
+    }
+    return 0;
+}
+
 int cli_print_json(cJSON *o)
 {
     char *txt = ju_print(o, 1);

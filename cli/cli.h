@@ -53,6 +53,11 @@ char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, co
  * memory (nothing printed). */
 struct cJSON;
 int cli_print_json(struct cJSON *o);
+/* Adds an objective vector to a JSON record under the table's keys
+ * (model/objectives.def: "energy_j", "memory_mb", "latency_ms", ...) and,
+ * for one release, "mem_mb" beside "memory_mb" (the key dse eval and dse
+ * solve printed before 2026-11; docs/cost-model.md).  -1 when out of memory. */
+int cli_json_objectives(struct cJSON *o, const double *obj);
 /* A string from a file, a database or the command line made inert for the
  * terminal: control characters (escape sequences, newlines) shown as
  * \xHH, into buf; returns buf (docs/security.md). */

@@ -139,9 +139,9 @@ static int print_json(const ctx *c, const char *coeffs, const cost_result *r, co
         cJSON_AddStringToObject(o, "coefficients", coeffs);
     else
         cJSON_AddNullToObject(o, "coefficients");
-    cJSON_AddNumberToObject(o, "energy_j", r->energy_j);
-    cJSON_AddNumberToObject(o, "mem_mb", r->mem_mb);
-    cJSON_AddNumberToObject(o, "latency_ms", r->latency_ms);
+    double obj[COST_NOBJ];
+    cost_objectives_of(r, obj);
+    cli_json_objectives(o, obj);
     cJSON_AddNumberToObject(o, "violation_bytes", r->violation_bytes);
     cJSON_AddBoolToObject(o, "feasible", r->violation_bytes <= 0);
     cJSON_AddNumberToObject(o, "bytes_moved", (double)c->p->bytes_moved);
@@ -166,9 +166,11 @@ static int print_json(const ctx *c, const char *coeffs, const cost_result *r, co
         cJSON_AddNumberToObject(e, "weights_mb", v->weights_bytes / 1e6);
         cJSON_AddNumberToObject(e, "peak_act_mb", v->peak_act_bytes / 1e6);
         cJSON_AddNumberToObject(e, "workspace_mb", v->workspace_bytes / 1e6);
-        cJSON_AddNumberToObject(e, "mem_mb", v->mem_mb);
         cJSON_AddNumberToObject(e, "capacity_mb", c->pl->dev[i].memory_mb);
-        cJSON_AddNumberToObject(e, "energy_j", v->energy_j);
+        /* The device's share of each objective (what dse validate's
+         * per-device rows compare): latency is the device's finish time. */
+        cost_objectives_dev(v, obj);
+        cli_json_objectives(e, obj);
         cJSON_AddItemToArray(devs, e);
     }
     return cli_print_json(o);

@@ -53,9 +53,9 @@ static int print_json(const solve_result *r, const net *n, const platform *pl, c
     if (cfile) cJSON_AddStringToObject(o, "coeffs", cfile);
     else cJSON_AddNullToObject(o, "coeffs");
     cJSON_AddNumberToObject(o, "seconds", r->seconds);
-    cJSON_AddNumberToObject(o, "energy_j", r->obj.energy_j);
-    cJSON_AddNumberToObject(o, "mem_mb", r->obj.mem_mb);
-    cJSON_AddNumberToObject(o, "latency_ms", r->obj.latency_ms);
+    double obj[COST_NOBJ];
+    cost_objectives_of(&r->obj, obj);
+    cli_json_objectives(o, obj);
     cJSON_AddNumberToObject(o, "violation_bytes", r->obj.violation_bytes);
     if (isnan(r->estimate_ms)) cJSON_AddNullToObject(o, "estimate_ms");
     else cJSON_AddNumberToObject(o, "estimate_ms", r->estimate_ms);

@@ -80,7 +80,7 @@ def evaluate(dse, network, coeffs):
                           "--single", DEVICE, "--coeffs", coeffs, "--json"],
                          check=True, capture_output=True, text=True).stdout
     r = json.loads(out)
-    return r["latency_ms"] / 1e3, r["mem_mb"], r["energy_j"]
+    return r["latency_ms"] / 1e3, r["memory_mb"], r["energy_j"]
 
 
 def solve(a, b):

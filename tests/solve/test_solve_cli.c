@@ -57,7 +57,7 @@ static void methods(void)
             CHECK(num(o, "latency_ms") == num(src, "latency_ms"), "%s: solve %.17g, eval %.17g", cases[i].method,
                   num(o, "latency_ms"), num(src, "latency_ms"));
             CHECK(num(o, "energy_j") == num(src, "energy_j"));
-            CHECK(num(o, "mem_mb") == num(src, "mem_mb"));
+            CHECK(num(o, "memory_mb") == num(src, "memory_mb"));
             CHECK(num(o, "seconds") >= 0 && num(o, "latency_ms") > 0 && num(o, "energy_j") > 0);
             CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "stats")));
         }
