@@ -60,6 +60,19 @@ int calib_fit_line(const double *x, const double *y, int n, int relative, calib_
 int calib_fit_origin(const double *x, const double *y, int n, int relative, calib_fit *f,
                      char *err);
 
+/* A link's one-way time t = latency + bytes / bandwidth from ping-pong
+ * sizes spanning orders of magnitude (x bytes, y seconds): the slope b by
+ * unweighted least squares over the large sizes (x >= largest / 64, at
+ * least the two largest sizes), the intercept a = y - b x of the smallest
+ * size, or that size's time when this is negative (a shaper's bucket, or
+ * TCP's window, passes small messages faster than the rate: what a small
+ * message costs is then all latency).  A relative fit over every size let
+ * the small sizes decide the slope and showed 10-80x the shaped rate.
+ * Quality figures (unweighted) are those of the large sizes.  Returns 0;
+ * -1 with err when the data are not usable or b <= 0 (time does not grow
+ * with size: the caller falls back). */
+int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *err);
+
 /* Mean and maximum of 100 |pred - meas| / |meas| over n pairs. */
 double calib_mape(const double *pred, const double *meas, int n);
 double calib_max_ape(const double *pred, const double *meas, int n);

@@ -11,7 +11,8 @@
  *             Per (class, kind) the same line over every layer and share
  *             of the calibrated and probe networks: the fallback.
  *   concat    time = overhead + bytes / copy_bandwidth
- *   links     one-way time = latency + bytes / bandwidth, per link class,
+ *   links     one-way time = latency + bytes / bandwidth (the rate from the
+ *             large sizes: calib_fit_link), per link class,
  *             and per device pair where the platform's pairs of a class differ;
  *             send overhead = median cost of issuing an MPI_Isend
  *   memory    peak RSS = coefficient * (weights + peak live activations of
@@ -471,7 +472,13 @@ static int fit_copies_links(run *R)
             calib_fit f;
             if (first) snprintf(what, sizeof what, "link %s", link_class_name(c));
             else snprintf(what, sizeof what, "link %.60s-%.60s", R->pl->dev[a].name, R->pl->dev[b].name);
-            if (fit_time(x, y, n, 0, &f, R->err)) goto out;
+            /* The large sizes decide the rate (calib_fit_link); data too
+             * noisy for that (time not growing with size) get the relative
+             * fit of every other time. */
+            if (calib_fit_link(x, y, n, &f, R->err)) {
+                R->err[0] = 0;
+                if (fit_time(x, y, n, 0, &f, R->err)) goto out;
+            }
             coeffs_link L;
             L.latency_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
             L.bandwidth_mbs = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);

@@ -106,6 +106,48 @@ int calib_fit_origin(const double *x, const double *y, int n, int relative, cali
     return 0;
 }
 
+int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *err)
+{
+    memset(f, 0, sizeof *f);
+    if (check_data(x, y, n, 0, err)) return -1;
+    double xmax = x[0], xmin = x[0], x2 = -INFINITY; /* largest, smallest, second largest size */
+    for (int i = 1; i < n; i++) xmax = fmax(xmax, x[i]), xmin = fmin(xmin, x[i]);
+    for (int i = 0; i < n; i++)
+        if (x[i] < xmax) x2 = fmax(x2, x[i]);
+    if (!(x2 > -INFINITY)) {
+        snprintf(err, NET_ERRLEN, "fit: all %d points have the same size (%g)", n, xmax);
+        return -1;
+    }
+    double cut = fmin(xmax / 64, x2);
+    double *lx = malloc((size_t)n * sizeof *lx), *ly = malloc((size_t)n * sizeof *ly);
+    double *w = malloc((size_t)n * sizeof *w);
+    if (!lx || !ly || !w) {
+        free(lx), free(ly), free(w);
+        snprintf(err, NET_ERRLEN, "fit: out of memory");
+        return -1;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i] >= cut) lx[m] = x[i], ly[m] = y[i], w[m++] = 1.0;
+    double a, c00, c01, c11, chisq;
+    gsl_fit_wlinear(lx, 1, w, 1, ly, 1, (size_t)m, &a, &f->b, &c00, &c01, &c11, &chisq);
+    int rc = 0;
+    if (!(f->b > 0) || !isfinite(f->b)) {
+        snprintf(err, NET_ERRLEN, "fit: time does not grow with size over the %d largest sizes", m);
+        rc = -1;
+    } else {
+        /* The smallest size's time (the median of its samples, one point
+         * per size) less its transfer at the fitted rate. */
+        double ys = INFINITY;
+        for (int i = 0; i < n; i++)
+            if (x[i] == xmin) ys = fmin(ys, y[i]);
+        f->a = ys - f->b * xmin > 0 ? ys - f->b * xmin : ys;
+        quality(lx, ly, w, m, f);
+    }
+    free(lx), free(ly), free(w);
+    return rc;
+}
+
 double calib_mape(const double *pred, const double *meas, int n)
 {
     double s = 0;

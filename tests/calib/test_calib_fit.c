@@ -143,9 +143,56 @@ static void test_probes(void)
     CHECK(calib_probe_net(calib_probe_count(), err) == NULL, "probe out of range accepted");
 }
 
+/* calib_fit_link: the rate from the large sizes, the latency from the
+ * smallest (hand-worked data; then a real shaped link). */
+static void test_link(void)
+{
+    char err[NET_ERRLEN];
+    calib_fit f;
+    double x[8], y[8];
+    /* An affine link (50 us, 100 MB/s): recovered exactly. */
+    for (int i = 0; i < 8; i++) x[i] = 1024.0 * (1 << (2 * i)), y[i] = 50e-6 + x[i] * 1e-8;
+    CHECK(calib_fit_link(x, y, 8, &f, err) == 0, "affine: %s", err);
+    CHECK(NEAR(f.b, 1e-8, 1e-20) && NEAR(f.a, 50e-6, 1e-15), "affine: a %g b %g", f.a, f.b);
+    CHECK(f.n == 4, "affine: the 4 sizes >= 16 MB / 64 decide the rate, got %d", f.n);
+
+    /* A shaped link (tbf: 12.5 MB/s, a 64 KiB bucket, 10 us): a message
+     * of x bytes takes 10 us + max(0, x - 65536) / rate.  Sizes from
+     * 256 KiB up lie on the line of slope 1/rate; the smallest (1 KiB)
+     * passes in 10 us, less than its transfer at the rate, so that is the
+     * latency. */
+    for (int i = 0; i < 8; i++) y[i] = 10e-6 + fmax(0, x[i] - 65536) * 8e-8;
+    CHECK(calib_fit_link(x, y, 8, &f, err) == 0, "bucket: %s", err);
+    CHECK(NEAR(f.b, 8e-8, 1e-19) && NEAR(f.a, 10e-6, 1e-15), "bucket: a %g b %g", f.a, f.b);
+    /* The relative fit over every size, which calibration used before,
+     * is the defect: it makes the link more than 10x too fast. */
+    CHECK(calib_fit_line(x, y, 8, 1, &f, err) == 0 && f.b < 8e-9, "relative fit: b %g", f.b);
+
+    /* A real ping-pong across emulated boards (b0 -> b2 of emu-3-mixed,
+     * 100 Mbit/s, measured 25 Nov 2026): the rate is the unweighted slope
+     * of the four sizes from 256 KiB (normal equations here), 11.9 MB/s;
+     * 1 KiB took 12.4 us, less than its 86 us at that rate (the bucket),
+     * so that is the latency. */
+    double mx[] = {1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
+    double my[] = {1.24385e-05, 1.398899e-05, 2.35645e-05, 0.0012163705,
+                   0.0168466085, 0.0827835145, 0.349883863, 1.401202081};
+    double w[4] = {1, 1, 1, 1}, a, b;
+    wls(mx + 4, my + 4, w, 4, &a, &b);
+    CHECK(calib_fit_link(mx, my, 8, &f, err) == 0, "measured: %s", err);
+    CHECK(NEAR(f.b, b, 1e-12 * b), "measured: b %g, by hand %g", f.b, b);
+    CHECK(1 / b > 11.5e6 && 1 / b < 12.5e6, "measured: %g MB/s for 100 Mbit/s", 1 / b / 1e6);
+    CHECK(my[0] < b * 1024 && f.a == my[0], "measured: latency %g", f.a);
+
+    /* Unusable: one size only; time falling with size. */
+    double same[] = {4096, 4096, 4096}, t[] = {1, 2, 3}, down[] = {3, 2, 1};
+    CHECK(calib_fit_link(same, t, 3, &f, err) == -1 && strstr(err, "same size"), "one size: %s", err);
+    CHECK(calib_fit_link(x, down, 3, &f, err) == -1 && strstr(err, "does not grow"), "falling: %s", err);
+}
+
 int main(void)
 {
     test_line();
+    test_link();
     test_stats();
     test_work();
     test_probes();
