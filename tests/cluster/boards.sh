@@ -132,9 +132,40 @@ print(\"%.2f\" % (n * 8 / dt / 1e6))
 '") || fail "no transfer from b0 to b2"
 wait $srv || true
 echo "transfer b0 -> b2: $rate Mbit/s of payload (link shaped to 50 Mbit/s)"
-# Payload cannot beat the wire rate (plus the 64 KiB bucket over 8 MiB).
+# Payload cannot beat the wire rate (plus the 3 KiB bucket over 8 MiB).
 awk -v r="$rate" 'BEGIN { exit !(r > 0 && r <= 50 * 1.05) }' ||
     fail "b0 -> b2 carried $rate Mbit/s, more than the 50 Mbit/s shaped link allows"
+
+# A short message is held to the wire too (the bucket holds 0.25 ms, at
+# least 3,028 bytes): 64 KiB at 50 Mbit/s need >= 10 ms even when the
+# bucket is full (a 64 KiB bucket let them through in well under 1 ms).
+"$AGENT" b2 "$PY -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((\"10.199.250.13\", 5020)); s.listen(1); c, _ = s.accept(); n = 0
+while n < 65536:
+    d = c.recv(65536 - n)
+    if not d: break
+    n += len(d)
+c.sendall(b\"k\"); c.close()
+'" &
+srv=$!
+sleep 1
+ms=$("$AGENT" b0 "$PY -c '
+import socket, time
+for i in range(50):
+    try:
+        s = socket.create_connection((\"10.199.250.13\", 5020)); break
+    except OSError: time.sleep(0.1)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+time.sleep(0.2)
+t = time.monotonic(); s.sendall(bytes(65536)); assert s.recv(1) == b\"k\"
+print(\"%.2f\" % ((time.monotonic() - t) * 1e3))
+'") || fail "no short message from b0 to b2"
+wait $srv || true
+echo "64 KiB from b0 to b2 with a full bucket: $ms ms (>= 10 ms on a 50 Mbit/s wire)"
+awk -v t="$ms" 'BEGIN { exit !(t >= (65536 - 3028) * 8 / 50e6 * 1e3 * 0.999) }' ||
+    fail "64 KiB went from b0 to b2 in $ms ms, faster than a 50 Mbit/s wire allows"
 
 # ---- quota: a busy loop on b1 (0.4 CPU) gets at most its share ----
 share=$("$AGENT" b1 "$PY -c '
