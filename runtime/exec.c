@@ -228,7 +228,7 @@ static int run(rt_rank *s, const platform *pl, const rt_options *o, rt_tracer *t
     for (int it = 0; it < warm + reps; it++) {
         if (it == warm) sen = rt_sensor_start(pl->dev[s->dev].energy_sensor);
         s->rec = tr && it >= warm ? rt_tracer_rep(tr, it - warm, &s->rec_origin) : NULL;
-        MPI_Barrier(MPI_COMM_WORLD);
+        rt_barrier(s->nap_us);
         /* The first inference's output is the one checked. */
         if ((rc = rt_rank_run(s, it == 0 ? out : NULL, err))) break;
         if (it >= warm) {
@@ -375,6 +375,7 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, -1);
     rc = rt_rank_setup(&s, n, p, rank, o->input, o->seed, err);
+    s.nap_us = rt_wait_nap(pl);
     r->out_numel = net_shape_numel(n->layers[n->n - 1].out);
     if (!rc && (!tm.lat || !tm.busy || !tm.wait || !tm.fin)) base_seterr(err, "out of memory"), rc = 1;
     if (!rc && rank == p->out_dev && !(out = malloc((size_t)r->out_numel * sizeof(float))))

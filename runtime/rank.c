@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static size_t tensor_floats(const plan *p, int dev, int t)
@@ -125,6 +126,33 @@ void rt_rank_free(rt_rank *s)
     memset(s, 0, sizeof *s);
 }
 
+int rt_wait_nap(const platform *pl)
+{
+    const char *e = getenv("DSE_WAIT");
+    if (e && !strcmp(e, "spin")) return 0;
+    if (e && !strcmp(e, "nap")) return 20;
+    return pl->emulated ? 20 : 0;
+}
+
+int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us)
+{
+    if (nap_us <= 0) return MPI_Wait(r, st);
+    struct timespec ts = {0, nap_us * 1000L};
+    for (;;) {
+        int done = 0, rc = MPI_Test(r, &done, st);
+        if (rc != MPI_SUCCESS || done) return rc;
+        nanosleep(&ts, NULL);
+    }
+}
+
+int rt_barrier(int nap_us)
+{
+    if (nap_us <= 0) return MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Request r;
+    int rc = MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    return rc == MPI_SUCCESS ? rt_wait(&r, MPI_STATUS_IGNORE, nap_us) : rc;
+}
+
 static void release(rt_rank *s, int t)
 {
     free(s->buf[t]);
@@ -139,7 +167,7 @@ static void reap_sends(rt_rank *s, int wait_all)
         if (s->sreq[i] == MPI_REQUEST_NULL) continue;
         int done = 0;
         if (wait_all) {
-            MPI_Wait(&s->sreq[i], MPI_STATUS_IGNORE);
+            rt_wait(&s->sreq[i], MPI_STATUS_IGNORE, s->nap_us);
             done = 1;
         } else {
             MPI_Test(&s->sreq[i], &done, MPI_STATUS_IGNORE);
@@ -157,7 +185,7 @@ static int recv_done(rt_rank *s, int i, char *err)
 {
     const plan_step *st = &s->st[i];
     MPI_Status status;
-    int rc = MPI_Wait(&s->rreq[i], &status), count = -1;
+    int rc = rt_wait(&s->rreq[i], &status, s->nap_us), count = -1;
     if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_FLOAT, &count);
     size_t want = tensor_floats(s->p, s->dev, st->tensor);
     if (rc != MPI_SUCCESS || count != (int)want) {

@@ -48,7 +48,19 @@ typedef struct {
     double *rec, *rec_origin; /* --trace: this inference's step times, or NULL */
     double busy, wait, finish;
     int64_t sent, recvd;
+    int nap_us;         /* waits: 0 spins in MPI, else polls and naps (rt_wait_nap) */
 } rt_rank;
+
+/* How a waiting rank waits, in microseconds of nap between polls; 0 spins
+ * in MPI_Wait.  A board of its own loses nothing by spinning (the fastest
+ * wake-up).  An emulated board is a CPU quota (scripts/emulate-boards): a
+ * rank spinning there spends its board's share while it waits, which no
+ * real board does, so on an emulated platform it naps 20 us between polls.
+ * DSE_WAIT=spin or DSE_WAIT=nap overrides (docs/runtime.md). */
+int rt_wait_nap(const platform *pl);
+/* MPI_Wait / MPI_Barrier that nap between polls when nap_us > 0. */
+int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us);
+int rt_barrier(int nap_us);
 
 /* Set up device dev's rank of Plan p: weights of its slices (generated
  * from seed, or the network's weights), workspace, buffers, and on the
