@@ -40,21 +40,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A barrier that sleeps instead of spinning: the ranks that wait here must
+/* Ranks that wait at a barrier nap this long between polls: they must
  * leave the cores to the one measuring. */
-static void calm_barrier(void)
-{
-    MPI_Request rq;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &rq);
-    while (!done) {
-        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
-        if (!done) {
-            struct timespec ts = {0, 2 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
-    }
-}
+#define CALM_NAP_US 2000
 
 /* Same error on every rank: the largest code wins; rank 0 gets the text of
  * the lowest failing rank. */
@@ -592,7 +580,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
                  me->name);
         rc = 2;
     }
-    calm_barrier();
+    rt_barrier(CALM_NAP_US);
     if ((rc = agree(rc, err))) goto out;
 
     /* 2. Links: one pair per class and distinct platform figures
@@ -604,7 +592,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
                 if (pingpong(rank, a, b, link_class_name(pl->link_cls[a * size + b]), o->quick,
                              reps, cJSON_GetObjectItem(mine, "links"), err))
                     rc = 1;
-            calm_barrier();
+            rt_barrier(CALM_NAP_US);
             if ((rc = agree(rc, err))) goto out;
         }
 
@@ -613,10 +601,10 @@ int calib_worker(const calib_worker_opts *o, char *err)
     int any = me->energy_sensor != NULL, anyall = 0;
     MPI_Allreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (anyall) {
-        calm_barrier();
+        rt_barrier(CALM_NAP_US);
         if (any) idle = measure_power(me->energy_sensor, 1.0, NULL, NULL);
         else sleep(1);
-        calm_barrier();
+        rt_barrier(CALM_NAP_US);
         for (int d = 0; d < size; d++) {
             if (rank == d && any) {
                 seq_state s;
@@ -633,7 +621,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
                 if (isfinite(busy)) cJSON_AddNumberToObject(p, "busy_w", busy);
                 cJSON_AddItemToArray(cJSON_GetObjectItem(mine, "power"), p);
             }
-            calm_barrier();
+            rt_barrier(CALM_NAP_US);
         }
     }
 

@@ -58,9 +58,8 @@ typedef struct {
  * real board does, so on an emulated platform it naps 20 us between polls.
  * DSE_WAIT=spin or DSE_WAIT=nap overrides (docs/runtime.md). */
 int rt_wait_nap(const platform *pl);
-/* MPI_Wait / MPI_Barrier that nap between polls when nap_us > 0. */
+/* MPI_Wait that naps between polls when nap_us > 0 (rt_barrier likewise). */
 int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us);
-int rt_barrier(int nap_us);
 
 /* Set up device dev's rank of Plan p: weights of its slices (generated
  * from seed, or the network's weights), workspace, buffers, and on the

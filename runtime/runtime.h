@@ -133,6 +133,11 @@ int64_t rt_peak_rss(void);
  * calibration worker times kernels with the same count. */
 int rt_threads(const platform *pl, int dev);
 
+/* A barrier of MPI_COMM_WORLD (inside an MPI job) that polls and naps
+ * nap_us between polls, so waiting ranks leave the cores (and an emulated
+ * board's CPU quota) to the ones working; nap_us 0 is MPI_Barrier. */
+int rt_barrier(int nap_us);
+
 /* ---- boards and launching ---- */
 
 /* Is `board` this machine: localhost, 127.0.0.1, ::1, or this host's name
