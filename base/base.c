@@ -1,4 +1,4 @@
-/* base.c -- the helpers of base.h.  Invariant: no state, no output. */
+/* base.c -- the helpers of base.h (files: files.c).  Invariant: no state, no output. */
 #include "base.h"
 
 #include <stdarg.h>
@@ -35,6 +35,38 @@ char *base_strdup(const char *s)
     char *d = malloc(n);
     if (d) memcpy(d, s, n);
     return d;
+}
+
+int base_has_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) return 1;
+    return 0;
+}
+
+int base_utf8_len(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (p[0] < 0x80) return 1;
+    int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+            : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    if (!n) return 0;
+    long v = p[0] & (0x3f >> (n - 1));
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80) return 0;
+        v = v << 6 | (p[i] & 0x3f);
+    }
+    if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (n == 4 && (v < 0x10000 || v > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+int base_name_ok(const char *s)
+{
+    if (!s || !s[0] || base_has_control(s)) return 0;
+    for (int n; *s; s += n)
+        if (!(n = base_utf8_len(s))) return 0;
+    return 1;
 }
 
 double base_now(void)

@@ -96,6 +96,8 @@ int calib_check(const calib_options *o, char *err)
             }
         net_free(n);
     }
+    int made;
+    if (!rc && o->keep_dir && base_out_dir(o->keep_dir, &made, err)) rc = 2; /* --keep unusable */
     free(hosts);
     platform_free(pl);
     return rc;

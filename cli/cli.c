@@ -207,6 +207,26 @@ int cli_finish(cli_args *a)
     return 0;
 }
 
+int cli_outputs(const char *cmd, const char *const *paths, int n)
+{
+    char err[BASE_ERRLEN];
+    if (base_out_check_all(paths, n, err)) {
+        cli_error(cmd, "%s", err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cli_outdir(const char *cmd, const char *dir, int *created)
+{
+    char err[BASE_ERRLEN];
+    if (base_out_dir(dir, created, err)) {
+        cli_error(cmd, "%s", err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cli_bench(const char *text, int *warm, int *reps)
 {
     char *end;

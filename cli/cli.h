@@ -65,6 +65,19 @@ char *cli_inert(char *buf, size_t n, const char *s);
 /* Print "dse CMD: message" on stderr (the message made inert). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The outputs of a command, checked after it read its inputs and before
+ * it writes anything (docs/exit-codes.md): each path must be usable
+ * (base_out_check: its folder exists and is writable; it is absent or a
+ * regular file; it is none of the files this process read, through any
+ * path) and differ from the others.  NULL entries are skipped.  0, or one
+ * line on stderr and EXIT_USAGE.  Every command that writes files calls
+ * it (dse exec: the runtime checks its outputs the same way on the ranks). */
+int cli_outputs(const char *cmd, const char *const *paths, int n);
+/* An output folder (export -o, plot -o): created when missing (its parent
+ * must exist; *created = 1 then, so a command that fails can remove it),
+ * else a writable folder.  0, or one line and EXIT_USAGE. */
+int cli_outdir(const char *cmd, const char *dir, int *created);
+
 /* Subcommands: int cmd_X(int argc, char **argv) with argv[0] = "X". */
 typedef struct {
     const char *name;

@@ -53,18 +53,6 @@ static void on_progress(void *ctx, const char *line)
     fprintf(stderr, "calibrate: %s\n", line);
 }
 
-/* The folder of path exists and is writable. */
-static int folder_ok(const char *path, char *why, size_t len)
-{
-    char *copy = strdup(path);
-    if (!copy) return -1;
-    const char *dir = dirname(copy);
-    int ok = access(dir, W_OK) == 0;
-    if (!ok) snprintf(why, len, "folder %s: %s", dir, strerror(errno));
-    free(copy);
-    return ok ? 0 : -1;
-}
-
 static void print_summary(const calib_result *r, const char *platform, const char *const *nets,
                           int nn, int reps)
 {
@@ -119,12 +107,17 @@ int cmd_calibrate(int argc, char **argv)
     o.stop = &g_stop;
     o.progress = on_progress;
 
-    /* Everything that can be refused is refused before measuring. */
-    char why[NET_ERRLEN];
-    if (folder_ok(outp, why, sizeof why)) {
-        cli_error("calibrate", "%s: cannot write the coefficients: %s", outp, why);
-        return EXIT_USAGE;
+    /* Everything that can be refused is refused before measuring: the
+     * inputs (calib_check reads the platform and networks), then the
+     * outputs (the coefficients file and the database: usable, and none
+     * of the inputs), then an existing database opened once. */
+    int rc = calib_check(&o, err);
+    if (rc) {
+        cli_error("calibrate", "%s", err);
+        return rc;
     }
+    const char *outs[2] = {outp, dbpath};
+    if (cli_outputs("calibrate", outs, 2)) return EXIT_USAGE;
     struct stat st;
     if (stat(dbpath, &st) == 0) {
         res_db *db = res_open(dbpath, RES_OPEN_WRITE, err);
@@ -133,14 +126,6 @@ int cmd_calibrate(int argc, char **argv)
             return EXIT_USAGE;
         }
         res_close(db);
-    } else if (folder_ok(dbpath, why, sizeof why)) {
-        cli_error("calibrate", "%s: cannot create the database: %s", dbpath, why);
-        return EXIT_USAGE;
-    }
-    int rc = calib_check(&o, err);
-    if (rc) {
-        cli_error("calibrate", "%s", err);
-        return rc;
     }
 
     struct sigaction sa;

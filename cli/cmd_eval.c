@@ -214,6 +214,7 @@ int cmd_eval(int argc, char **argv)
         goto out;
     }
     if (warn[0]) cli_error("eval", "warning: %s", warn);
+    if ((rc = cli_outputs("eval", &tfile, 1))) goto out; /* every input is read */
     per = calloc((size_t)c.pl->ndev, sizeof *per);
     cost_result r;
     if (!per) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAXC 32
 
@@ -25,8 +26,9 @@ static const char plot_help[] =
     "as Gantt charts on one time axis (timeline-ID-POINT.png).  --point N (one campaign):\n"
     "mapping-ID-N.png, front point N's mapping: layers x devices shaded by the share of\n"
     "each layer's output channels, and the bytes each device sends to each other.\n"
-    "The data (*.dat) and the gnuplot scripts (*.gp) are written too; every file is\n"
-    "written whole or not at all.  The gnuplot program is $DSE_GNUPLOT, else `gnuplot`.\n";
+    "The data (*.dat) and the gnuplot scripts (*.gp) are written too; all the files are\n"
+    "written whole or none (docs/exit-codes.md).  The gnuplot program is $DSE_GNUPLOT,\n"
+    "else `gnuplot`.\n";
 
 int cmd_plot(int argc, char **argv)
 {
@@ -61,6 +63,11 @@ int cmd_plot(int argc, char **argv)
     res_db *db = res_open(dbpath ? dbpath : "dse.db", RES_OPEN_READ, err);
     if (!db) {
         cli_error("plot", "%s", err);
+        return EXIT_USAGE;
+    }
+    int made = 0;
+    if (cli_outdir("plot", dir, &made)) {
+        res_close(db);
         return EXIT_USAGE;
     }
     res_mapping_picture pic; /* its names point into c: c lives until plotted */
@@ -98,6 +105,7 @@ int cmd_plot(int argc, char **argv)
     if (r) {
         cli_error("plot", "%s", err);
         free(list);
+        if (made) rmdir(dir); /* nothing left behind */
         return r == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
     fputs(list ? list : "", stdout);

@@ -290,6 +290,12 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
         return EXIT_USAGE;
     }
     if (!dbpath) dbpath = DEFAULT_DB;
+    /* The database is an output: a file (or absent) in a writable folder,
+     * none of the network, platform or coefficients files just read. */
+    if (cli_outputs(cmd, &dbpath, 1)) {
+        camp_free(c);
+        return EXIT_USAGE;
+    }
     if (!exhaust && check_size(cmd, dbpath, camp_nvar(c), o.pop, o.gens)) {
         camp_free(c);
         return EXIT_USAGE;

@@ -147,18 +147,27 @@ int cmd_net(int argc, char **argv)
             cli_error("net import", "-o NET.json is required");
             return EXIT_USAGE;
         }
-        net *n = onnx_import(a.pos[1], w, err);
+        float *wts = NULL;
+        net *n = w ? onnx_import_weights(a.pos[1], &wts, err) : onnx_import(a.pos[1], NULL, err);
         if (!n) {
             cli_error("net import", "%s", err);
             return EXIT_USAGE;
         }
-        int rc = net_save(n, out, err);
-        if (rc) {
-            cli_error("net import", "%s", err);
-            if (w) remove(w); /* nothing half-written: no weights without their JSON */
+        /* The model (and its external data) is read: neither output may be
+         * one of those files, nor the other output. */
+        const char *outs[2] = {out, w};
+        int rc = cli_outputs("net import", outs, 2);
+        if (!rc && w) {
+            free(n->weights_path);
+            if (!(n->weights_path = base_strdup(w))) cli_error("net import", "out of memory"), rc = EXIT_FAIL;
         }
+        if (!rc && net_save_with(n, out, wts, err)) { /* both files, or neither */
+            cli_error("net import", "%s", err);
+            rc = EXIT_FAIL;
+        }
+        free(wts);
         net_free(n);
-        return rc ? EXIT_FAIL : EXIT_OK;
+        return rc;
     }
     if (a.npos == 2 && !strcmp(a.pos[0], "export")) {
         const char *out = cli_get(&a, "o");
@@ -174,10 +183,13 @@ int cmd_net(int argc, char **argv)
             cli_error("net export", "%s", err);
             return EXIT_USAGE;
         }
-        int rc = onnx_export_flags(n, out, flags, err);
-        if (rc) cli_error("net export", "%s", err);
+        int rc = cli_outputs("net export", &out, 1);
+        if (!rc && onnx_export_flags(n, out, flags, err)) {
+            cli_error("net export", "%s", err);
+            rc = EXIT_FAIL;
+        }
         net_free(n);
-        return rc ? EXIT_FAIL : EXIT_OK;
+        return rc;
     }
     fputs(net_help, stderr);
     return EXIT_USAGE;

@@ -84,11 +84,8 @@ static int read_raw(const net *n, int layer, int c0, int nc, float *w, char *err
     const char *path = n->weights_path;
     int64_t first[4], count[4], base = weights_offset(n, layer);
     int k = slice_ranges(n, layer, c0, nc, first, count), rc = -1;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, NET_ERRLEN, "%s: cannot open weights file: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f = base_open_input(path, -1, NULL, err);
+    if (!f) return -1;
     if (fseeko(f, 0, SEEK_END) != 0 || ftello(f) != (off_t)weights_total(n) * 4) {
         snprintf(err, NET_ERRLEN, "%s: weights file has %lld bytes, network %s needs %lld", path,
                  (long long)ftello(f), n->name, (long long)weights_total(n) * 4);

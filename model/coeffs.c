@@ -3,7 +3,8 @@
  * (docs/coefficients-format.md).
  *
  * Invariant kept by the reader and coeffs_check: every value that is set
- * is finite and >= 0, rates and bandwidths are > 0, a fitted value carries
+ * is 0 or within [JU_FIG_MIN, JU_FIG_MAX] (ju_fig_ok), rates and bandwidths
+ * are not 0, a fitted value carries
  * its r2 and point count, layer keys have the form "network/layer", and
  * version is COEFFS_VERSION.  The reader rejects unknown keys, so a typo
  * never silently turns into a fallback.
@@ -39,14 +40,21 @@ int coeffs_source_parse(const char *s, coeffs_source *out)
     return -1;
 }
 
+/* A value closer to 0 than any figure a file may hold (JU_FIG_MIN: far
+ * below a timer's resolution) is 0, so what calibration fits is a value
+ * its own reader takes back. */
+static double snap(double v) { return fabs(v) < JU_FIG_MIN ? 0 : v; }
+
 coeffs_value coeffs_fitted(double value, double r2, double rmse, int n)
 {
+    value = snap(value);
     coeffs_value v = {value, COEFFS_FITTED, r2, rmse, n, NULL};
     return v;
 }
 
 coeffs_value coeffs_given(double value, coeffs_source s)
 {
+    value = snap(value);
     coeffs_value v = {value, s, NAN, NAN, 0, NULL};
     return v;
 }
@@ -311,9 +319,9 @@ static int check_value(const coeffs_value *v, int positive, const char *ctx, cha
         snprintf(err, NET_ERRLEN, "%s: unknown source", ctx);
         return -1;
     }
-    if (!isfinite(v->value) || v->value < 0 || (positive && v->value <= 0)) {
-        snprintf(err, NET_ERRLEN, "%s: value %g must be a finite number %s 0", ctx, v->value,
-                 positive ? ">" : ">=");
+    if (!ju_fig_ok(v->value, !positive)) {
+        snprintf(err, NET_ERRLEN, "%s: value %g must be %sa number from %g to %g", ctx, v->value,
+                 positive ? "" : "0 or ", JU_FIG_MIN, JU_FIG_MAX);
         return -1;
     }
     if (v->source == COEFFS_FITTED && (!isfinite(v->r2) || v->n < 1)) {
@@ -341,7 +349,7 @@ static int check_rates(const coeffs_rates *r, const char *ctx, char *err)
 static int valid_key(const char *key)
 {
     const char *s = strchr(key, '/');
-    return s && s > key && s[1];
+    return s && s > key && s[1] && base_name_ok(key);
 }
 
 int coeffs_check(const cost_coeffs *c, char *err)
@@ -590,8 +598,9 @@ static int read_names(rd *r, const cJSON *root, const char *key, char ***arr, in
         return -1;
     }
     for (const cJSON *e = a->child; e; e = e->next) {
-        if (!cJSON_IsString(e) || !e->valuestring[0]) {
-            snprintf(r->err, NET_ERRLEN, "%s: \"%s\" must hold non-empty strings", r->what, key);
+        if (!cJSON_IsString(e) || !base_name_ok(e->valuestring)) {
+            snprintf(r->err, NET_ERRLEN, "%s: \"%s\" must hold names (non-empty, without "
+                     "control characters)", r->what, key);
             return -1;
         }
         if (push_name(arr, n, e->valuestring)) {

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXDEV 64
+#define MAXDEV PLAT_MAX_DEV
 
 /* ---- classes ---- */
 

@@ -43,8 +43,145 @@ static const char *open_string(const char *text)
     return start;
 }
 
+/* ---- strict lexical check (RFC 8259), before cJSON parses ----
+ * cJSON accepts numbers JSON does not ("01", "1."), cuts a string at
+ * "\u0000", passes invalid UTF-8 and raw control characters through, and
+ * reads 1e999 as infinity.  Every dse file is checked here first, so a
+ * reader sees only text that any JSON parser reads the same way. */
+
+typedef struct {
+    const char *text, *p, *what;
+    char *err;
+} lex;
+
+static int lex_fail(lex *L, const char *at, const char *why)
+{
+    int line = 1, col = 1;
+    for (const char *q = L->text; q < at; q++) {
+        if (*q == '\n') line++, col = 1;
+        else if (((unsigned char)*q & 0xc0) != 0x80) col++; /* characters, not bytes */
+    }
+    snprintf(L->err, NET_ERRLEN, "%s: malformed JSON at line %d, column %d: %s", L->what, line, col, why);
+    return -1;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Four hex digits at p: the code unit, or -1. */
+static long hex4(const char *p)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(p[i]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+static int lex_string(lex *L)
+{
+    const char *q = L->p + 1;
+    for (;;) {
+        unsigned char c = (unsigned char)*q;
+        if (!c) {
+            int line = 1;
+            for (const char *t = L->text; t < q; t++) line += *t == '\n';
+            snprintf(L->err, NET_ERRLEN, "%s: malformed JSON: unexpected end of file (truncated?) "
+                     "at line %d", L->what, line);
+            return -1;
+        }
+        if (c == '"') break;
+        if (c < 0x20) return lex_fail(L, q, "control character in a string (JSON needs it escaped)");
+        if (c == '\\') {
+            char e = q[1];
+            if (e == 'u') {
+                long u = hex4(q + 2);
+                if (u < 0) return lex_fail(L, q, "\\u needs four hex digits");
+                if (u == 0) return lex_fail(L, q, "\\u0000 (a NUL character) in a string");
+                if (u >= 0xd800 && u <= 0xdbff) { /* a surrogate pair */
+                    long lo = q[6] == '\\' && q[7] == 'u' ? hex4(q + 8) : -1;
+                    if (lo < 0xdc00 || lo > 0xdfff)
+                        return lex_fail(L, q, "\\u escape of a lone UTF-16 surrogate");
+                    q += 6;
+                } else if (u >= 0xdc00 && u <= 0xdfff) {
+                    return lex_fail(L, q, "\\u escape of a lone UTF-16 surrogate");
+                }
+                q += 6;
+            } else if (e && strchr("\"\\/bfnrt", e)) {
+                q += 2;
+            } else {
+                return lex_fail(L, q, "invalid escape in a string");
+            }
+            continue;
+        }
+        if (c < 0x80) {
+            q++;
+            continue;
+        }
+        int n = base_utf8_len(q);
+        if (!n) return lex_fail(L, q, "invalid UTF-8 in a string");
+        q += n;
+    }
+    L->p = q + 1;
+    return 0;
+}
+
+static int isdig(char c) { return c >= '0' && c <= '9'; }
+
+static int lex_number(lex *L)
+{
+    const char *q = L->p, *start = q;
+    if (*q == '-') q++;
+    if (*q == '0') {
+        q++;
+        if (isdig(*q)) return lex_fail(L, start, "number with a leading zero");
+    } else if (isdig(*q)) {
+        while (isdig(*q)) q++;
+    } else {
+        return lex_fail(L, start, "malformed number");
+    }
+    if (*q == '.') {
+        if (!isdig(*++q)) return lex_fail(L, start, "malformed number (a digit must follow '.')");
+        while (isdig(*q)) q++;
+    }
+    if (*q == 'e' || *q == 'E') {
+        if (*++q == '+' || *q == '-') q++;
+        if (!isdig(*q)) return lex_fail(L, start, "malformed number (an exponent needs digits)");
+        while (isdig(*q)) q++;
+    }
+    if (isdig(*q) || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' || *q == '-')
+        return lex_fail(L, start, "malformed number");
+    if (!isfinite(strtod(start, NULL))) return lex_fail(L, start, "number too large for a double");
+    L->p = q;
+    return 0;
+}
+
+static int ju_lex(const char *text, const char *what, char *err)
+{
+    lex L = {text, text, what, err};
+    if ((unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb && (unsigned char)text[2] == 0xbf)
+        return lex_fail(&L, text, "byte-order mark at the start (save the file as UTF-8 without BOM)");
+    while (*L.p) {
+        char c = *L.p;
+        if (c == '"') {
+            if (lex_string(&L)) return -1;
+        } else if (c == '-' || isdig(c)) {
+            if (lex_number(&L)) return -1;
+        } else {
+            L.p++;
+        }
+    }
+    return 0;
+}
+
 cJSON *ju_parse(const char *text, const char *what, char *err)
 {
+    if (ju_lex(text, what, err)) return NULL;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (root) {
@@ -196,6 +333,29 @@ int ju_num(const cJSON *o, const char *key, double *out, const char *ctx, char *
     return ju_num_req(o, key, out, 0, -HUGE_VAL, ctx, err);
 }
 
+int ju_fig_ok(double v, int zero_ok)
+{
+    return isfinite(v) && ((zero_ok && v == 0) || (v >= JU_FIG_MIN && v <= JU_FIG_MAX));
+}
+
+int ju_figure(const cJSON *o, const char *key, double *out, int required, int zero_ok,
+              const char *ctx, char *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        if (!required) return 0;
+        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        return -1;
+    }
+    if (!cJSON_IsNumber(v) || !ju_fig_ok(v->valuedouble, zero_ok)) {
+        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be %sa number from %g to %g", ctx, key,
+                 zero_ok ? "0 or " : "", JU_FIG_MIN, JU_FIG_MAX);
+        return -1;
+    }
+    *out = v->valuedouble;
+    return 0;
+}
+
 int ju_bool(const cJSON *o, const char *key, int *out, const char *ctx, char *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -225,41 +385,30 @@ int ju_str(const cJSON *o, const char *key, const char **out, int required, cons
     return 0;
 }
 
+int ju_name(const cJSON *o, const char *key, const char **out, int required, const char *ctx,
+            char *err)
+{
+    const char *s = NULL;
+    if (ju_str(o, key, &s, required, ctx, err)) return -1;
+    if (!s) return 0;
+    if (!s[0] || base_has_control(s)) {
+        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be a non-empty name without control characters",
+                 ctx, key);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
 char *ju_read_file(const char *path, char *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, NET_ERRLEN, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) break;
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0) break;
-        if (len + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf = nb;
-            }
-        }
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (!buf || rerr) {
-        free(buf);
-        snprintf(err, NET_ERRLEN, "%s: read error", path);
-        return NULL;
-    }
-    buf[len] = 0;
+    size_t len;
+    char *buf = base_read_file(path, JU_READ_MAX, &len, err);
+    if (!buf) return NULL;
     if (strlen(buf) != len) {
+        char pb[BASE_PATHSHOW + 1];
         free(buf);
-        snprintf(err, NET_ERRLEN, "%s: not a text file (contains NUL bytes)", path);
+        base_seterr(err, "%s: not a text file (contains NUL bytes)", base_path(path, pb));
         return NULL;
     }
     return buf;
@@ -267,70 +416,37 @@ char *ju_read_file(const char *path, char *err)
 
 int ju_write_file_atomic(const char *path, const char *text, char *err)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, NET_ERRLEN, "%s: cannot write: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
     size_t len = strlen(text);
-    int ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, NET_ERRLEN, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
+    char *t = malloc(len + 2);
+    if (!t) {
+        base_seterr(err, "out of memory");
         return -1;
     }
-    free(tmp);
-    return 0;
+    memcpy(t, text, len);
+    t[len] = '\n';
+    int rc = base_write_file(path, t, len + 1, err);
+    free(t);
+    return rc;
 }
 
 int ju_write_files_atomic(int n, const char *const *paths, const char *const *texts, char *err)
 {
-    struct stat st;
-    for (int k = 0; k < n; k++)
-        if (stat(paths[k], &st) == 0 && S_ISDIR(st.st_mode)) {
-            snprintf(err, NET_ERRLEN, "%s: cannot write: is a folder", paths[k]);
-            return -2;
+    /* Every path checked before anything is written (bad usage: -2), then
+     * one output set (base/files.c): all renamed into place, or none. */
+    if (base_out_check_all(paths, n, err)) return -2;
+    base_outset *s = base_outset_new();
+    int rc = -1;
+    if (!s) base_seterr(err, "out of memory");
+    else {
+        int k = 0;
+        for (; k < n; k++) {
+            FILE *f = base_outset_add(s, paths[k], err);
+            if (!f) break;
+            fputs(texts[k], f); /* a failed write is kept by the stream: commit reports it */
+            fputc('\n', f);
         }
-    char **tmp = calloc((size_t)n + 1, sizeof *tmp);
-    int rc = tmp ? 0 : -1, k;
-    if (!tmp) snprintf(err, NET_ERRLEN, "%s: out of memory", n ? paths[0] : "");
-    for (k = 0; k < n && rc == 0; k++) {
-        size_t len = strlen(paths[k]) + 32;
-        if (!(tmp[k] = malloc(len))) {
-            snprintf(err, NET_ERRLEN, "%s: out of memory", paths[k]);
-            rc = -1;
-            break;
-        }
-        snprintf(tmp[k], len, "%s.tmp.%ld", paths[k], (long)getpid());
-        FILE *f = fopen(tmp[k], "wb");
-        if (!f) { /* a missing or unwritable folder: the path cannot be used */
-            snprintf(err, NET_ERRLEN, "%s: cannot write: %s", paths[k], strerror(errno));
-            rc = -2;
-            break;
-        }
-        size_t tl = strlen(texts[k]);
-        int ok = fwrite(texts[k], 1, tl, f) == tl && fputc('\n', f) != EOF;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok) {
-            snprintf(err, NET_ERRLEN, "%s: cannot write: %s", paths[k], strerror(errno));
-            rc = -1;
-        }
+        if (k == n) rc = base_outset_commit(s, err);
     }
-    for (k = 0; k < n && rc == 0; k++)
-        if (rename(tmp[k], paths[k]) != 0) {
-            snprintf(err, NET_ERRLEN, "%s: cannot write: %s", paths[k], strerror(errno));
-            rc = -1;
-        }
-    for (k = 0; tmp && k < n; k++) {
-        if (tmp[k]) unlink(tmp[k]); /* the ones not renamed */
-        free(tmp[k]);
-    }
-    free(tmp);
+    base_outset_free(s);
     return rc;
 }

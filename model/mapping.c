@@ -824,10 +824,8 @@ static int export_files(const mapping *m, const net *n, const platform *p, const
                             mapping_autodice_files[2], ours};
     int nf = ours ? 4 : 3, rc = 0;
     char e[NET_ERRLEN];
-    if (ours && mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, NET_ERRLEN, "%s: cannot create folder: %s", dir, strerror(errno));
-        return -2;
-    }
+    int created;
+    if (ours && base_out_dir(dir, &created, err)) return -2;
     for (int k = 0; k < nf && rc == 0; k++) {
         size_t len = strlen(dir) + strlen(names[k]) + 2;
         if ((paths[k] = malloc(len))) snprintf(paths[k], len, "%s/%s", dir, names[k]);

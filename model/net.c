@@ -176,9 +176,10 @@ static int window_out(int in, int k, int s, int d, int p0, int p1, int ceil_mode
     return o > INT_MAX ? INT_MAX : (int)o;
 }
 
-/* Largest count a layer may have: 2^53, so that MACs and parameters stay
- * exact in doubles (JSON) and sums over a net cannot overflow int64. */
-#define COUNT_MAX 9007199254740992.0
+/* Largest count a layer may have (net.h): each count is at most 2^53, so
+ * a sum of two cannot overflow int64 and the totals are checked as they
+ * are summed (net_finalize). */
+#define COUNT_MAX ((double)NET_COUNT_MAX)
 
 /* Infer layer i's shape and counts from its (already inferred) inputs. */
 static int infer(net *n, int i, const char *what, char *err)
@@ -192,6 +193,11 @@ static int infer(net *n, int i, const char *what, char *err)
     const net_kind_info_t *K = net_kind_info(L->kind);
     if (!K) {
         base_seterr(err, "%s: layer %s: unknown layer kind", what, L->name);
+        return -1;
+    }
+    if (L->nin > NET_MAX_IN) {
+        base_seterr(err, "%s: layer %s: %d inputs; dse handles at most %d", what, L->name, L->nin,
+                    NET_MAX_IN);
         return -1;
     }
     if (L->nin < K->min_in || (K->max_in && L->nin > K->max_in)) {
@@ -468,6 +474,20 @@ int net_finalize(net *n, const char *what, char *err)
     /* Shapes and counts. */
     for (int i = 0; i < nn; i++)
         if (infer(n, i, what, err)) goto out;
+    /* Totals within NET_COUNT_MAX: every later sum (net_total, the cost
+     * model, the weights file's size in bytes) stays exact and finite. */
+    int64_t tot[4] = {0, 0, 0, 0};
+    static const char *const tname[4] = {"MACs", "elementwise ops", "parameters", "weights"};
+    for (int i = 0; i < nn; i++) {
+        const net_layer *L = &n->layers[i];
+        int64_t v[4] = {L->macs, L->ops, L->params, L->weights};
+        for (int k = 0; k < 4; k++)
+            if ((tot[k] += v[k]) > NET_COUNT_MAX) {
+                base_seterr(err, "%s: network has more than 2^53 %s in all (at layer %s)", what,
+                            tname[k], L->name);
+                goto out;
+            }
+    }
     /* Consumers (CSR, slot 0 = network input) and the single-output rule. */
     int *cf = calloc((size_t)nn + 2, sizeof *cf);
     int total = 0;

@@ -27,6 +27,12 @@
 
 #define NET_ERRLEN BASE_ERRLEN
 #define NET_INPUT (-1) /* producer index of the network input tensor */
+/* Most inputs of one layer (Add, Concat): what the readers accept and the
+ * Plan, the model and the runtime handle. */
+#define NET_MAX_IN 1024
+/* Largest count of a layer and of a whole network (MACs, ops, parameters,
+ * weights): 2^53, exact in doubles (JSON) and 4 x weights bytes fit int64. */
+#define NET_COUNT_MAX 9007199254740992LL
 
 /* The layer kinds: one row each in model/kinds.def, the table every part of
  * dse reads (docs/extending.md says how to add one). */
@@ -185,6 +191,9 @@ net *net_from_json(const char *text, const char *what, char *err);
 /* Serialise; caller frees the returned string with free(). */
 char *net_to_json(const net *n);
 int net_save(const net *n, const char *path, char *err);
+/* The same and, when w is given, the weights (weights_total(n) floats) as
+ * n->weights_path: both files written whole, or neither. */
+int net_save_with(const net *n, const char *path, const float *w, char *err);
 
 /* ---- zoo ---- */
 int net_zoo_count(void);

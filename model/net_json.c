@@ -87,9 +87,9 @@ static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *
         snprintf(err, NET_ERRLEN, "%s: layers[%d] is not an object", what, idx);
         return -1;
     }
-    if (!cJSON_IsString(jn) || !jn->valuestring[0]) {
-        snprintf(err, NET_ERRLEN, "%s: layers[%d]: \"name\" must be a non-empty string",
-                 what, idx);
+    if (!cJSON_IsString(jn) || !jn->valuestring[0] || base_has_control(jn->valuestring)) {
+        snprintf(err, NET_ERRLEN, "%s: layers[%d]: \"name\" must be a non-empty string "
+                 "without control characters", what, idx);
         return -1;
     }
     snprintf(ctx, sizeof ctx, "%s: layer %s", what, jn->valuestring);
@@ -156,13 +156,10 @@ net *net_from_json(const char *text, const char *what, char *err)
             snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
-    const cJSON *jname = cJSON_GetObjectItemCaseSensitive(root, "name");
     const cJSON *jin = cJSON_GetObjectItemCaseSensitive(root, "input");
     const cJSON *jlayers = cJSON_GetObjectItemCaseSensitive(root, "layers");
-    if (jname && !cJSON_IsString(jname)) {
-        snprintf(err, NET_ERRLEN, "%s: \"name\" must be a string", what);
-        goto fail;
-    }
+    const char *nm = NULL, *inm = NULL;
+    if (ju_name(root, "name", &nm, 0, what, err)) goto fail;
     if (!cJSON_IsObject(jin)) {
         snprintf(err, NET_ERRLEN, "%s: \"input\" must be an object with name and shape", what);
         goto fail;
@@ -172,20 +169,16 @@ net *net_from_json(const char *text, const char *what, char *err)
             snprintf(err, NET_ERRLEN, "%s: input: unknown key \"%s\"", what, c->string);
             goto fail;
         }
-    const cJSON *jiname = cJSON_GetObjectItemCaseSensitive(jin, "name");
-    if (jiname && (!cJSON_IsString(jiname) || !jiname->valuestring[0])) {
-        snprintf(err, NET_ERRLEN, "%s: input \"name\" must be a non-empty string", what);
-        goto fail;
-    }
     int shp[3];
     char ictx[300];
     snprintf(ictx, sizeof ictx, "%s: input", what);
+    if (ju_name(jin, "name", &inm, 0, ictx, err)) goto fail;
     if (ju_ints(jin, "shape", 3, shp, 1, -2147483647, ictx, err)) goto fail;
     if (!cJSON_IsArray(jlayers)) {
         snprintf(err, NET_ERRLEN, "%s: \"layers\" must be an array", what);
         goto fail;
     }
-    n = net_new(jname ? jname->valuestring : "net", jiname ? jiname->valuestring : "data",
+    n = net_new(nm ? nm : "net", inm ? inm : "data",
                 (net_shape){shp[0], shp[1], shp[2]});
     const cJSON *jw = cJSON_GetObjectItemCaseSensitive(root, "weights");
     if (jw) {
@@ -269,20 +262,44 @@ net *net_load(const char *path, char *err)
         char *w = weights_path_resolve(path, n->weights_path);
         free(n->weights_path);
         n->weights_path = w;
+        /* Checked now, so no later stage (export, exec) finds it missing. */
+        char e2[BASE_ERRLEN], pb[BASE_PATHSHOW + 1];
+        if (!w || weights_check_file(n, e2)) {
+            base_seterr(err, "%s: %s", base_path(path, pb), w ? e2 : "out of memory");
+            net_free(n);
+            return NULL;
+        }
     }
     return n;
 }
 
-int net_save(const net *n, const char *path, char *err)
+int net_save_with(const net *n, const char *path, const float *w, char *err)
 {
+    if (w && !n->weights_path) {
+        base_seterr(err, "network %s: weights to save but no weights path", n->name);
+        return -1;
+    }
     net rel = *n; /* the weights path as seen from the JSON file's folder */
     rel.weights_path = n->weights_path ? weights_path_relative(path, n->weights_path) : NULL;
     char *txt = net_to_json(&rel);
     free(rel.weights_path);
-    int rc = ju_write_file_atomic(path, txt, err);
+    base_outset *s = base_outset_new();
+    FILE *fw = s && txt && w ? base_outset_add(s, n->weights_path, err) : NULL;
+    FILE *fj = s && txt && (fw || !w) ? base_outset_add(s, path, err) : NULL;
+    int rc = -1;
+    if (!s || !txt) base_seterr(err, "%s: out of memory", path);
+    else if (fj) {
+        if (fw) weights_write(n, w, fw);
+        fputs(txt, fj);
+        fputc('\n', fj);
+        rc = base_outset_commit(s, err); /* both files, or neither */
+    }
+    base_outset_free(s);
     free(txt);
     return rc;
 }
+
+int net_save(const net *n, const char *path, char *err) { return net_save_with(n, path, NULL, err); }
 
 net *net_open(const char *name_or_path, char *err)
 {

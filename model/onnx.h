@@ -19,6 +19,10 @@
  * n->weights_path is set to path itself (weights_load() reads the ONNX
  * initializers back).  The caller owns the net (net_free). */
 net *onnx_import(const char *path, const char *weights_out, char *err);
+/* Import path and hand back its initializers as weights for the net (*w,
+ * layout of weights.h; caller frees).  Nothing is written and
+ * n->weights_path is NULL: the caller saves both (net_save_with). */
+net *onnx_import_weights(const char *path, float **w, char *err);
 /* The same from memory (what names the source in messages); external-data
  * initializers are refused since there is no folder to find them in.  The
  * net has no weights_path.  For the fuzzer and tests. */

@@ -512,7 +512,6 @@ int onnx_export_flags(const net *n, const char *path, unsigned flags, char *err)
     int *rank = calloc((size_t)n->n + 1, sizeof *rank);
     int rc = -1;
     FILE *f = NULL;
-    char *tmp = NULL;
     if (!rank || ox_smap_init(&E.names, 4 * n->n + 16)) {
         ox_seterr(err, "%s: out of memory", path);
         goto out;
@@ -572,33 +571,17 @@ int onnx_export_flags(const net *n, const char *path, unsigned flags, char *err)
                                    : (char *)"weights: generated (dse weights_generate, seed 1)";
     m.n_opset_import = 1, m.opset_import = ops;
     m.graph = &g;
-    size_t pl = strlen(path) + 32;
-    tmp = malloc(pl);
-    if (!tmp) {
-        ox_seterr(err, "%s: out of memory", path);
-        goto out;
-    }
-    snprintf(tmp, pl, "%s.tmp%ld", path, (long)getpid());
-    if (!(f = fopen(tmp, "wb"))) {
-        ox_seterr(err, "%s: cannot write: %s", path, strerror(errno));
+    base_outset *os = base_outset_new();
+    if (!os || !(f = base_outset_add(os, path, err))) {
+        if (!os) ox_seterr(err, "%s: out of memory", path);
+        base_outset_free(os);
         goto out;
     }
     file_buffer fb = {{fb_append}, f, 0};
     protobuf_c_message_pack_to_buffer(&m.base, &fb.base);
-    int cl = fclose(f);
-    f = NULL;
-    if (fb.failed || cl != 0 || rename(tmp, path) != 0) {
-        ox_seterr(err, "%s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
-        goto out;
-    }
-    rc = 0;
+    rc = base_outset_commit(os, err); /* every write checked, then renamed into place */
+    base_outset_free(os);
 out:
-    if (f) {
-        fclose(f);
-        remove(tmp);
-    }
-    free(tmp);
     for (int i = 0; i < E.nblocks; i++) free(E.blocks[i]);
     free(E.blocks);
     free(E.nodes);

@@ -25,6 +25,8 @@
 void ox_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ox_printable(const char *s);
 /* Whole file into memory; NULL with err. */
+/* Largest ONNX file read (protobuf's message limit, 2 GiB - 1). */
+#define OX_MODEL_MAX 2147483647LL
 uint8_t *ox_read_all(const char *path, size_t *len, char *err);
 /* The shortest decimal that rounds to f, as a double. */
 double ox_float_dec(float f);

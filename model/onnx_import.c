@@ -332,6 +332,13 @@ static char *layer_name(ox_imp *I)
     if (own) snprintf(base, sizeof base, "%.150s", nd->name);
     else if (out0 && out0[0] && ox_printable(out0)) snprintf(base, sizeof base, "%.150s", out0);
     else snprintf(base, sizeof base, "%.60s_%d", nd->op_type, I->nd_idx);
+    /* Cut at 150 bytes: back to whole UTF-8 characters (a name stays
+     * base_name_ok whichever branch made it; an op_type is unchecked). */
+    for (size_t l = strlen(base); l && !base_name_ok(base);) base[--l] = 0;
+    if (!base[0]) {
+        ox_fail(I, "node has no usable name (its operator type is not text)");
+        return NULL;
+    }
     snprintf(cand, sizeof cand, "%s", base);
     const char *inname = I->t[I->input].name;
     for (int k = 2;; k++) {
@@ -682,6 +689,21 @@ static void imp_free(ox_imp *I)
     ox_smap_free(&I->lnames);
 }
 
+/* A node holding an attribute twice (ONNX requires names unique; a
+ * reader taking the first would silently ignore the second). */
+static int dup_attribute(ox_imp *I)
+{
+    const Onnx__NodeProto *nd = I->nd;
+    if (nd->n_attribute > 256) return ox_fail(I, "has %zu attributes", nd->n_attribute);
+    for (size_t i = 0; i < nd->n_attribute; i++)
+        for (size_t j = 0; j < i; j++) {
+            const char *a = nd->attribute[i]->name ? nd->attribute[i]->name : "";
+            const char *b = nd->attribute[j]->name ? nd->attribute[j]->name : "";
+            if (!strcmp(a, b)) return ox_fail(I, "attribute %.100s is given twice", a);
+        }
+    return 0;
+}
+
 /* The whole import.  dir: folder for external data (NULL: refuse it);
  * wout: receives the weights (NULL: validate only). */
 static net *import(const uint8_t *buf, size_t len, const char *what, const char *dir,
@@ -777,7 +799,7 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
     for (size_t i = 0; i < g->n_node; i++) {
         I.nd = g->node[i];
         I.nd_idx = (int)i;
-        if (ox_import_node(&I)) goto out;
+        if (dup_attribute(&I) || ox_import_node(&I)) goto out;
     }
     I.nd = NULL;
     if (I.t[out_t].kind != OX_ACT || I.t[out_t].spec < 0) {
@@ -789,6 +811,10 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
     int autopad = 0;
     for (int i = 0; i < I.ns; i++) autopad |= I.s[i].autopad;
     const char *gname = g->name && g->name[0] ? g->name : "onnx";
+    if (!ox_printable(gname)) {
+        ox_seterr(err, "%s: the graph's name is not UTF-8 text without control characters", what);
+        goto out;
+    }
     n = build(&I, gname, in);
     if (n && autopad) {
         fix_autopad(&I, n);
@@ -819,6 +845,12 @@ static net *import_file(const char *path, float **wout, char *err)
     free(dir);
     free(buf);
     return n;
+}
+
+net *onnx_import_weights(const char *path, float **w, char *err)
+{
+    *w = NULL;
+    return import_file(path, w, err);
 }
 
 net *onnx_import(const char *path, const char *weights_out, char *err)

@@ -32,45 +32,17 @@ void ox_seterr(char *err, const char *fmt, ...)
 
 int ox_printable(const char *s)
 {
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
-    return 1;
+    return base_name_ok(s); /* docs/security.md: names are UTF-8 without control characters */
 }
 
 /* Whole file into memory; NULL with err. */
 uint8_t *ox_read_all(const char *path, size_t *len, char *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ox_seterr(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 16;
-            uint8_t *b = realloc(buf, cap);
-            if (!b) {
-                ox_seterr(err, "%s: out of memory", path);
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = b;
-        }
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (k == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        ox_seterr(err, "%s: read error", path);
-        free(buf);
-        return NULL;
-    }
-    *len = n;
+    /* A regular file within protobuf's 2 GiB message limit: bigger models
+     * keep their weights in external data files. */
+    char e2[BASE_ERRLEN];
+    uint8_t *buf = (uint8_t *)base_read_file(path, OX_MODEL_MAX, len, e2);
+    if (!buf) ox_seterr(err, "%s", e2);
     return buf;
 }
 
@@ -202,28 +174,31 @@ static int ext_read(ox_dctx *d, const Onnx__TensorProto *t, size_t bytes, uint8_
         return ox_dfail(d, "external data location %s leaves the model's folder", loc);
     char *end;
     long long o = 0, l = (long long)bytes;
-    if (off && ((o = strtoll(off, &end, 10)) < 0 || *end || !off[0]))
-        return ox_dfail(d, "external data offset \"%s\" is not a byte offset", off);
-    if (len && ((l = strtoll(len, &end, 10)) < 0 || *end || !len[0]))
-        return ox_dfail(d, "external data length \"%s\" is not a byte count", len);
+    errno = 0;
+    if (off && ((o = strtoll(off, &end, 10)) < 0 || *end || !off[0] || errno))
+        return ox_dfail(d, "external data offset \"%.40s\" is not a byte offset", off);
+    if (len && ((l = strtoll(len, &end, 10)) < 0 || *end || !len[0] || errno))
+        return ox_dfail(d, "external data length \"%.40s\" is not a byte count", len);
     if ((size_t)l != bytes)
         return ox_dfail(d, "external data length %lld, the tensor needs %zu bytes", l, bytes);
     size_t pl = strlen(d->dir) + strlen(loc) + 2;
     char *p = malloc(pl);
     if (!p) return ox_dfail(d, "out of memory");
     snprintf(p, pl, "%s/%s", d->dir, loc);
-    struct stat st;
-    FILE *f = NULL;
+    long long size = 0;
+    char e2[BASE_ERRLEN];
+    /* A regular file (never a device or a FIFO), and the range inside it,
+     * compared without the sum o + l (which may overflow). */
+    FILE *f = base_open_input(p, -1, &size, e2);
     int rc = -1;
-    if (stat(p, &st) != 0) {
-        ox_dfail(d, "external data file %s is missing", p);
-    } else if ((long long)st.st_size < o + l) {
+    if (!f) {
+        ox_dfail(d, "external data: %s", e2);
+    } else if (o > size || l > size - o) {
         ox_dfail(d, "external data file %s has %lld bytes, the tensor needs %lld at offset %lld",
-              p, (long long)st.st_size, l, o);
+              p, size, l, o);
     } else if (!dst) {
         rc = 0;
-    } else if (!(f = fopen(p, "rb")) || fseek(f, (long)o, SEEK_SET) != 0 ||
-               fread(dst, 1, bytes, f) != bytes) {
+    } else if (fseeko(f, (off_t)o, SEEK_SET) != 0 || fread(dst, 1, bytes, f) != bytes) {
         ox_dfail(d, "cannot read external data file %s", p);
     } else {
         rc = 0;

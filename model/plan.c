@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXDEV 64 /* device sets are 64-bit masks */
+#define MAXDEV PLAT_MAX_DEV /* device sets are 64-bit masks */
 
 typedef struct {
     int nl, nd;     /* sized for */

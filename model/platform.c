@@ -147,6 +147,19 @@ static int arch_ok(const char *s)
     return 1;
 }
 
+/* A board is a host name or an address: it goes into mpirun's host file
+ * and from there onto ssh's command line, where a leading '-' would be an
+ * option and a space or newline another word or host. */
+static int host_name_ok(const char *b)
+{
+    if (!b[0] || b[0] == '-' || b[0] == '.' || strlen(b) > 253) return 0;
+    for (const char *p = b; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '-' || *p == '_' || *p == ':'))
+            return 0;
+    return 1;
+}
+
 /* A link object: a class default, or (pair = 1) a per-pair override that
  * also names its two devices "a" and "b". */
 static int read_link(const cJSON *o, plat_link *l, int pair, const char *ctx, char *err)
@@ -162,8 +175,8 @@ static int read_link(const cJSON *o, plat_link *l, int pair, const char *ctx, ch
             snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
             return -1;
         }
-    if (ju_num_req(o, "latency_us", &l->latency_us, 1, 0, ctx, err) ||
-        ju_num_req(o, "bandwidth_mbs", &l->bandwidth_mbs, 1, 1e-9, ctx, err))
+    if (ju_figure(o, "latency_us", &l->latency_us, 1, 1, ctx, err) ||
+        ju_figure(o, "bandwidth_mbs", &l->bandwidth_mbs, 1, 0, ctx, err))
         return -1;
     return 0;
 }
@@ -196,7 +209,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         snprintf(err, NET_ERRLEN, "%s: unsupported platform format version %d", what, version);
         goto fail;
     }
-    if (ju_str(root, "name", &s, 0, what, err)) goto fail;
+    if (ju_name(root, "name", &s, 0, what, err)) goto fail;
     p->name = strdup(s ? s : "platform");
     s = NULL;
     if (ju_str(root, "description", &s, 0, what, err)) goto fail;
@@ -205,6 +218,12 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     if (!cJSON_IsArray(jd) || cJSON_GetArraySize(jd) < 1) {
         snprintf(err, NET_ERRLEN, "%s: platform has no devices (\"devices\" must be a "
                  "non-empty array)", what);
+        goto fail;
+    }
+    if (cJSON_GetArraySize(jd) > PLAT_MAX_DEV) {
+        snprintf(err, NET_ERRLEN, "%s: %d devices; dse handles at most %d (device sets are "
+                 "64-bit masks in the Plan, the model and the runtime)", what,
+                 cJSON_GetArraySize(jd), PLAT_MAX_DEV);
         goto fail;
     }
     p->ndev = cJSON_GetArraySize(jd);
@@ -223,6 +242,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             snprintf(err, NET_ERRLEN, "%s: empty device name", ctx);
             goto fail;
         }
+        if (ju_name(o, "name", &name, 1, ctx, err)) goto fail;
         snprintf(ctx, sizeof ctx, "%s: device %s", what, name);
         for (const cJSON *c = o->child; c; c = c->next)
             if (strcmp(c->string, "name") && strcmp(c->string, "board") &&
@@ -242,12 +262,18 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             }
         d->name = strdup(name);
         if (ju_str(o, "board", &board, 1, ctx, err) || ju_str(o, "kind", &kind, 0, ctx, err) ||
-            ju_str(o, "energy_sensor", &sensor, 0, ctx, err) ||
+            ju_name(o, "energy_sensor", &sensor, 0, ctx, err) ||
             ju_str(o, "arch", &arch, 0, ctx, err))
             goto fail;
         if (arch && !arch_ok(arch)) {
             snprintf(err, NET_ERRLEN, "%s: \"arch\" must be a CPU architecture as uname -m "
                      "prints it (\"aarch64\", \"x86_64\"), not \"%s\"", ctx, arch);
+            goto fail;
+        }
+        if (!host_name_ok(board)) {
+            snprintf(err, NET_ERRLEN, "%s: board \"%.100s\" is not a host name (letters, digits, "
+                     "'.', '-', '_' or an IP address; it reaches mpirun's host file and ssh)", ctx,
+                     board);
             goto fail;
         }
         d->board = strdup(board);
@@ -261,14 +287,14 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             goto fail;
         }
         d->cores = 1;
-        if (ju_num_req(o, "freq_mhz", &d->freq_mhz, 1, 1e-9, ctx, err) ||
+        if (ju_figure(o, "freq_mhz", &d->freq_mhz, 1, 0, ctx, err) ||
             ju_int(o, "cores", &d->cores, 1, ctx, err) ||
-            ju_num_req(o, "memory_mb", &d->memory_mb, 1, 1e-9, ctx, err) ||
-            ju_num_req(o, "idle_w", &d->idle_w, 1, 0, ctx, err) ||
-            ju_num_req(o, "busy_w", &d->busy_w, 1, 0, ctx, err))
+            ju_figure(o, "memory_mb", &d->memory_mb, 1, 0, ctx, err) ||
+            ju_figure(o, "idle_w", &d->idle_w, 1, 1, ctx, err) ||
+            ju_figure(o, "busy_w", &d->busy_w, 1, 1, ctx, err))
             goto fail;
-        if (d->cores < 1) {
-            snprintf(err, NET_ERRLEN, "%s: \"cores\" must be >= 1", ctx);
+        if (d->cores < 1 || d->cores > PLAT_MAX_CORES) {
+            snprintf(err, NET_ERRLEN, "%s: \"cores\" must be from 1 to %d", ctx, PLAT_MAX_CORES);
             goto fail;
         }
     }

@@ -4,8 +4,10 @@
  * and the links between them by class: same_device, same_board (e.g. the
  * CPU and GPU of one Jetson) and network, with per-pair overrides.
  *
- * Invariant after platform_load(): at least one device, unique device
- * names, every figure positive (powers >= 0), and link[i][j] resolved for
+ * Invariant after platform_load(): 1 to PLAT_MAX_DEV devices, unique device
+ * names (UTF-8 without control characters), boards that are host names,
+ * every figure within ju_figure's bounds (positive; powers and latencies
+ * may be 0), and link[i][j] resolved for
  * every ordered pair, so lookups on the hot path are one array access.
  * Ownership: a platform owns all its memory; platform_free() releases it.
  */
@@ -15,6 +17,11 @@
 #include <stdint.h>
 
 #include "net.h"
+
+/* At most 64 devices: the Plan, the model and the runtime keep device
+ * sets in 64-bit masks; the reader refuses more. */
+#define PLAT_MAX_DEV 64
+#define PLAT_MAX_CORES 65536
 
 typedef enum { PLAT_CPU, PLAT_GPU } plat_kind;
 typedef enum { LINK_SAME_DEVICE, LINK_SAME_BOARD, LINK_NETWORK, LINK_CLASS_COUNT } link_class;

@@ -47,86 +47,76 @@ static int ends_with(const char *s, const char *suf)
 
 int weights_in_onnx(const net *n) { return n->weights_path && ends_with(n->weights_path, ".onnx"); }
 
+int weights_check_file(const net *n, char *err)
+{
+    char pb[BASE_PATHSHOW + 1], e2[BASE_ERRLEN];
+    const char *path = n->weights_path;
+    long long size;
+    if (!path) return 0;
+    FILE *f = base_open_input(path, -1, &size, e2);
+    if (!f) {
+        base_seterr(err, "network %s: weights file %s", n->name, e2);
+        return -1;
+    }
+    fclose(f);
+    int64_t total = weights_total(n);
+    if (!ends_with(path, ".onnx") && size != total * 4) {
+        base_seterr(err, "%s: weights file has %lld bytes, network %s needs %lld (%lld floats)",
+                    base_path(path, pb), size, n->name, (long long)total * 4, (long long)total);
+        return -1;
+    }
+    return 0;
+}
+
 float *weights_load(const net *n, char *err)
 {
     const char *path = n->weights_path;
+    char pb[BASE_PATHSHOW + 1];
     if (!path) {
         snprintf(err, NET_ERRLEN, "network %s has no weights file", n->name);
         return NULL;
     }
     if (ends_with(path, ".onnx")) return onnx_read_weights(path, n, err);
+    if (weights_check_file(n, err)) return NULL;
     int64_t total = weights_total(n);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, NET_ERRLEN, "%s: cannot open weights file: %s", path, strerror(errno));
-        return NULL;
-    }
-    float *w = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        snprintf(err, NET_ERRLEN, "%s: cannot read weights file", path);
-        goto out;
-    }
-    if ((int64_t)size != total * 4) {
-        snprintf(err, NET_ERRLEN, "%s: weights file has %ld bytes, network %s needs %lld "
-                 "(%lld floats)", path, size, n->name, (long long)total * 4, (long long)total);
-        goto out;
-    }
-    w = malloc(total ? (size_t)total * sizeof *w : 1);
+    FILE *f = base_open_input(path, total * 4, NULL, err);
+    if (!f) return NULL;
+    float *w = malloc(total ? (size_t)total * sizeof *w : 1);
     if (!w) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory for %lld weights", path, (long long)total);
-        goto out;
-    }
-    if (total && fread(w, sizeof *w, (size_t)total, f) != (size_t)total) {
-        snprintf(err, NET_ERRLEN, "%s: short read of weights file", path);
+        base_seterr(err, "%s: out of memory for %lld weights", base_path(path, pb), (long long)total);
+    } else if (total && fread(w, sizeof *w, (size_t)total, f) != (size_t)total) {
+        base_seterr(err, "%s: short read of weights file", base_path(path, pb));
         free(w);
         w = NULL;
-        goto out;
+    } else {
+        swap_if_be(w, total);
     }
-    swap_if_be(w, total);
-out:
     fclose(f);
     return w;
 }
 
-int weights_save(const net *n, const float *w, const char *path, char *err)
+int weights_write(const net *n, const float *w, FILE *f)
 {
     int64_t total = weights_total(n);
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory", path);
-        return -1;
+    if (host_is_le()) return total == 0 || fwrite(w, sizeof *w, (size_t)total, f) == (size_t)total ? 0 : -1;
+    float buf[1024];
+    for (int64_t i = 0; i < total; i += 1024) {
+        int64_t k = total - i < 1024 ? total - i : 1024;
+        memcpy(buf, w + i, (size_t)k * sizeof *buf);
+        swap_if_be(buf, k);
+        if (fwrite(buf, sizeof *buf, (size_t)k, f) != (size_t)k) return -1;
     }
-    snprintf(tmp, len + 16, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, NET_ERRLEN, "%s: cannot write weights file: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    int ok = 1;
-    if (host_is_le()) {
-        ok = total == 0 || fwrite(w, sizeof *w, (size_t)total, f) == (size_t)total;
-    } else {
-        float buf[1024];
-        for (int64_t i = 0; i < total && ok; i += 1024) {
-            int64_t k = total - i < 1024 ? total - i : 1024;
-            memcpy(buf, w + i, (size_t)k * sizeof *buf);
-            swap_if_be(buf, k);
-            ok = fwrite(buf, sizeof *buf, (size_t)k, f) == (size_t)k;
-        }
-    }
-    if (fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, NET_ERRLEN, "%s: cannot write weights file: %s", path, strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
     return 0;
+}
+
+int weights_save(const net *n, const float *w, const char *path, char *err)
+{
+    base_outset *s = base_outset_new();
+    FILE *f = s ? base_outset_add(s, path, err) : NULL;
+    if (!s) base_seterr(err, "out of memory");
+    int rc = f ? (weights_write(n, w, f), base_outset_commit(s, err)) : -1;
+    base_outset_free(s);
+    return rc;
 }
 
 /* splitmix64's finaliser: a bijective mix, so distinct (layer, element)

@@ -38,9 +38,18 @@ int weights_in_onnx(const net *n);
  * the net; NULL with err if the net has no weights file or it does not fit. */
 float *weights_load(const net *n, char *err);
 
+/* The weights file n names exists, is a regular file and (a raw file)
+ * holds exactly weights_total(n) floats: what every reader of a network
+ * file checks (net_load), so a later stage never finds it missing.  0 when
+ * n has no weights file. */
+int weights_check_file(const net *n, char *err);
+
 /* Write the whole array (weights_total(n) floats) as a weights file,
- * atomically (temporary file + rename). */
+ * whole or not at all (base_outset). */
 int weights_save(const net *n, const float *w, const char *path, char *err);
+/* The same into an output stream (a member of a caller's base_outset);
+ * -1 on a failed write (the outset's commit reports it too). */
+int weights_write(const net *n, const float *w, FILE *f);
 
 /* Deterministic pseudo-random weights, a pure function of (seed, layer
  * index, element index within the layer's block), so any slice of any layer

@@ -638,6 +638,7 @@ res_db *res_open(const char *path, int mode, char *err)
                                   res_exec(db, "PRAGMA synchronous=NORMAL", err)))
         goto fail;
     if (db->lockfd >= 0) flock(db->lockfd, LOCK_UN);
+    base_input_note(path); /* an input: no output of this process may replace it */
     return db;
 fail:
     res_close(db);

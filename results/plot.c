@@ -7,10 +7,12 @@
  *
  * Invariants:
  *  - Every file (data, scripts, PNGs) is written in a staging folder
- *    inside DIR and moved into DIR only when whole (a PNG is whole when it
- *    ends with its IEND chunk: gnuplot does not report a full disk), so a
- *    failure leaves no half-written file.  When gnuplot is missing or
- *    fails, the whole data files and scripts are kept, the PNGs not.
+ *    inside DIR and moved into DIR only when all are whole (a PNG is whole
+ *    when it ends with its IEND chunk: gnuplot does not report a full
+ *    disk), so a failure -- gnuplot missing or failing included -- leaves
+ *    nothing (docs/exit-codes.md).  No file is moved over an input of the
+ *    process (the database) or a folder: that is bad usage, and nothing is
+ *    moved then either.
  *  - Data files hold every number exact (%.17g) and are written before
  *    gnuplot runs, so a user can re-plot by hand (cd DIR && gnuplot F.gp).
  *  - No string from a database or a file reaches a script but through
@@ -104,6 +106,11 @@ static int out_finish(outset *o, int keep_data, int keep_png)
                      o->dir, o->name[i]);
             keep_png = 0, rc = -1;
         }
+    }
+    for (int i = 0; i < o->n && (keep_png || keep_data); i++) {
+        snprintf(to, sizeof to, "%s/%s", o->dir, o->name[i]);
+        if (base_out_check(to, o->err)) /* the database in DIR under a plot's name, a folder */
+            keep_png = keep_data = 0, rc = -3;
     }
     for (int i = 0; i < o->n; i++) {
         snprintf(from, sizeof from, "%s/%s", o->stage, o->name[i]);
@@ -642,10 +649,8 @@ int res_plot(res_db *db, const res_plot_opts *po, char **outlist, char *err)
     }
     if (!rc && convergence_script(o, pc, n)) rc = -2;
     if (!rc) scripts[nsc++] = strdup("convergence.gp");
-    int gnuplot_failed = 0;
     if (!rc) {
         int g = run_gnuplot(o->stage, scripts, nsc);
-        gnuplot_failed = g != 0;
         if (g == 127) base_seterr(err, "gnuplot not found (install gnuplot-nox)"), rc = -2;
         else if (g) base_seterr(err, "gnuplot failed on the scripts of %s", base_path(dir, pb)), rc = -2;
     }
@@ -659,10 +664,10 @@ int res_plot(res_db *db, const res_plot_opts *po, char **outlist, char *err)
         for (int k = 0; k < o->n; k++)
             if (o->png[k]) sprintf(list + strlen(list), "%s/%s\n", dir, o->name[k]);
     }
-    /* Complete data and scripts stay when only gnuplot failed. */
-    if (out_finish(o, rc == 0 || gnuplot_failed, rc == 0)) {
+    int fin = out_finish(o, rc == 0, rc == 0);
+    if (fin) {
         if (!rc) base_seterr(err, "%s", o->err);
-        rc = -2;
+        if (!rc) rc = fin == -3 ? -1 : -2; /* an output over an input: bad usage */
         free(list);
         list = NULL;
     }

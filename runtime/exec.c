@@ -186,6 +186,11 @@ static int load(const rt_options *o, net **n, platform **pl, plan *p, char *err)
     }
     if (!rc && plan_build(p, *n, m, (*pl)->source, err)) rc = 1;
     mapping_free(m);
+    /* The outputs, checked as every command checks them (docs/exit-codes.md):
+     * usable, and none of the files read (the input tensor included). */
+    if (!rc && o->input) base_input_note(o->input);
+    const char *outs[2] = {o->output, o->trace};
+    if (!rc && base_out_check_all(outs, 2, err)) rc = 2;
     return rc;
 }
 
@@ -297,16 +302,8 @@ static void gather(const rt_rank *s, const platform *pl, const plan *p, timings 
 static int check(const net *n, const rt_options *o, const float *out, int64_t numel,
                  double check[3], char *err)
 {
-    char pb[BASE_PATHSHOW + 1];
-    if (o->output) {
-        FILE *f = fopen(o->output, "wb");
-        int bad = !f || fwrite(out, sizeof(float), (size_t)numel, f) != (size_t)numel;
-        if ((f && fclose(f)) || bad) {
-            base_seterr(err, "%s: cannot write the output: %s", base_path(o->output, pb),
-                        strerror(errno));
-            return 1;
-        }
-    }
+    if (o->output && base_write_file(o->output, out, (size_t)numel * sizeof(float), err))
+        return 1;
     if (!o->check) return 0;
     int rc = 1;
     float *ref = malloc((size_t)numel * sizeof(float));

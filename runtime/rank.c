@@ -30,11 +30,8 @@ int rt_read_input(const char *path, const net *n, float *x, char *err)
 {
     char pb[BASE_PATHSHOW + 1];
     size_t want = (size_t)net_shape_numel(n->input);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        base_seterr(err, "%s: cannot open: %s", base_path(path, pb), strerror(errno));
-        return 2;
-    }
+    FILE *f = base_open_input(path, -1, NULL, err); /* a regular file: never /dev/zero or a FIFO */
+    if (!f) return 2;
     size_t got = fread(x, sizeof(float), want, f);
     int extra = fgetc(f) != EOF;
     fclose(f);
@@ -231,19 +228,23 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
         double a = MPI_Wtime();
         switch (st->op) {
         case PLAN_COMPUTE: {
-            const float *ins[64];
-            if (st->narg > 64) {
-                base_seterr(err, "layer %s has more than 64 inputs", n->layers[st->layer].name);
-                return -1;
-            }
+            /* Args of this step are consecutive in the Plan: their buffers
+             * are gathered into a small array (any count: NET_MAX_IN). */
+            const float *ins_small[16], **ins = ins_small;
+            if (st->narg > 16 && !(ins = malloc((size_t)st->narg * sizeof *ins))) goto oom;
             for (int k = 0; k < st->narg; k++) ins[k] = s->buf[p->args[st->arg0 + k]];
             size_t nf = tensor_floats(p, d, st->tensor);
             float *o = malloc(nf * sizeof(float));
-            if (!o) goto oom;
+            if (!o) {
+                if (ins != ins_small) free(ins);
+                goto oom;
+            }
             if (s->fault == RT_FAULT_ABORT) abort();
             if (s->fault == RT_FAULT_STALL)
                 for (;;) pause();
-            if (kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o, s->work, err)) {
+            int krc = kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o, s->work, err);
+            if (ins != ins_small) free(ins);
+            if (krc) {
                 free(o);
                 return -1;
             }

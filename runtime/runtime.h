@@ -43,7 +43,7 @@
 #include "plan.h"
 #include "platform.h"
 
-#define RT_MAX_DEV 64
+#define RT_MAX_DEV PLAT_MAX_DEV
 
 /* ---- executing ---- */
 

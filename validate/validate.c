@@ -38,20 +38,12 @@ static void say(const val_options *o, const char *fmt, ...)
     o->progress(o->ctx, line);
 }
 
-/* Write text to dir/name atomically; the path into out. */
+/* Write text to dir/name whole (base_write_file); the path into out. */
 static int put_file(const char *dir, const char *name, const char *text, char *out, size_t len)
 {
-    char tmp[4200];
+    char e[BASE_ERRLEN];
     snprintf(out, len, "%s/%s", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", out);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    int ok = fputs(text, f) >= 0;
-    if (fclose(f) != 0 || !ok || rename(tmp, out) != 0) {
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return base_write_file(out, text, strlen(text), e);
 }
 
 /* Pick front indices: the best per objective (distinct), or n spread
@@ -282,7 +274,13 @@ int val_run(const val_options *o, val_report *r, char *err)
     X.n = camp_net(X.c);
     X.pl = camp_platform(X.c);
     snprintf(X.dir, sizeof X.dir, "%s", o->keep ? o->keep : "/tmp/dse-validate-XXXXXX");
-    if (o->keep ? (mkdir(X.dir, 0755) && errno != EEXIST) : !mkdtemp(X.dir)) {
+    int made;
+    if (o->keep && base_out_dir(X.dir, &made, err)) { /* --keep unusable: bad usage */
+        X.dir[0] = 0;
+        rc = 2;
+        goto out;
+    }
+    if (!o->keep && !mkdtemp(X.dir)) {
         base_seterr(err, "%s: cannot create: %s", X.dir, strerror(errno));
         X.dir[0] = 0;
         goto out;

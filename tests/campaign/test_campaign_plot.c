@@ -100,16 +100,16 @@ int main(void)
     snprintf(p, sizeof p, "%s/convergence.gp", dir);
     CHECK(contains(p, "convergence-1.dat") && contains(p, "convergence-2.dat"));
 
-    /* gnuplot missing: exit 1, one clear line, the data are still written */
+    /* gnuplot missing: exit 1, one clear line, nothing left (docs/exit-codes.md) */
     const char *dir2 = tpath("plots2");
     setenv("DSE_GNUPLOT", "/nonexistent/gnuplot", 1);
     CHECK(dse_run(NULL, tpath("np.err"), "plot", "--campaign", "2", "--db", db, "-o", dir2, NULL) == 1);
     unsetenv("DSE_GNUPLOT");
     CHECK(contains(tpath("np.err"), "gnuplot not found") && count_lines(tpath("np.err")) == 1);
     snprintf(p, sizeof p, "%s/front-2.dat", dir2);
-    CHECK(file_exists(p));
+    CHECK(!file_exists(p));
     snprintf(p, sizeof p, "%s/convergence-2.dat", dir2);
-    CHECK(file_exists(p));
+    CHECK(!file_exists(p));
     snprintf(p, sizeof p, "%s/convergence.png", dir2);
     CHECK(!file_exists(p));
     /* an unknown campaign: exit 2, nothing written */
