@@ -69,6 +69,10 @@ FILE *base_open_input(const char *path, long long max, long long *size, char *er
 char *base_read_file(const char *path, long long max, size_t *len, char *err);
 /* Remember path's file as an input (files read by other means: SQLite). */
 void base_input_note(const char *path);
+/* Forget every input remembered: the list is one command's (a program
+ * runs one); a long-lived caller that runs several in turn (a test, a
+ * fuzzer) starts each with this. */
+void base_inputs_forget(void);
 
 /* Whether a file may be written at path: its folder exists and is
  * writable, and path is absent or a regular file that is not an input of

@@ -69,6 +69,13 @@ void base_input_note(const char *path)
     if (path && stat(path, &st) == 0) note_stat(&st, path);
 }
 
+void base_inputs_forget(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_nin = 0;
+    pthread_mutex_unlock(&g_lock);
+}
+
 /* The input path's file is, or "" (st: the candidate's stat). */
 static int input_of(const struct stat *st, char *name, size_t len)
 {

@@ -12,9 +12,11 @@ char *cli_inert(char *buf, size_t n, const char *s)
 {
     size_t k = 0;
     if (!n) return buf;
-    for (; s && *s && k + 5 < n; s++) {
-        unsigned char c = (unsigned char)*s;
+    for (; s && *s && k + 9 < n; s++) {
+        unsigned char c = (unsigned char)*s, c2 = (unsigned char)s[1];
         if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+        else if (c == 0xc2 && c2 >= 0x80 && c2 <= 0x9f) /* a C1 control (U+0080..U+009F) */
+            k += (size_t)snprintf(buf + k, n - k, "\\xc2\\x%02x", c2), s++;
         else buf[k++] = (char)c;
     }
     buf[k] = 0;

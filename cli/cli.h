@@ -59,8 +59,8 @@ int cli_print_json(struct cJSON *o);
  * solve printed before 2026-11; docs/cost-model.md).  -1 when out of memory. */
 int cli_json_objectives(struct cJSON *o, const double *obj);
 /* A string from a file, a database or the command line made inert for the
- * terminal: control characters (escape sequences, newlines) shown as
- * \xHH, into buf; returns buf (docs/security.md). */
+ * terminal: control characters (C0, DEL and C1: escape sequences,
+ * newlines) shown as \xHH, into buf; returns buf (docs/security.md). */
 char *cli_inert(char *buf, size_t n, const char *s);
 /* Print "dse CMD: message" on stderr (the message made inert). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

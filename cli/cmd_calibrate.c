@@ -50,14 +50,16 @@ static void on_signal(int sig)
 static void on_progress(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "calibrate: %s\n", line);
+    char t[2 * BASE_ERRLEN];
+    fprintf(stderr, "calibrate: %s\n", cli_inert(t, sizeof t, line));
 }
 
 static void print_summary(const calib_result *r, const char *platform, const char *const *nets,
                           int nn, int reps)
 {
-    printf("calibration of %s on", platform);
-    for (int i = 0; i < nn; i++) printf("%s %s", i ? "," : "", nets[i]);
+    char t[512];
+    printf("calibration of %s on", cli_inert(t, sizeof t, platform));
+    for (int i = 0; i < nn; i++) printf("%s %s", i ? "," : "", cli_inert(t, sizeof t, nets[i]));
     printf(": %.0f s, median of %d timed runs per timing\n", r->seconds, reps);
     printf("%-40s %-18s %14s  %-8s %7s %12s %5s\n", "fit", "parameter", "value", "source", "R^2",
            "rmse", "n");
@@ -168,7 +170,9 @@ int cmd_calibrate(int argc, char **argv)
     free(json);
     if (r.warn[0]) cli_error("calibrate", "warning: %s", r.warn);
     print_summary(&r, o.platform, o.networks, o.nnetworks, o.reps);
-    printf("wrote %s; calibration %lld stored in %s\n", outp, id, dbpath);
+    char t1[BASE_ERRLEN], t2[BASE_ERRLEN];
+    printf("wrote %s; calibration %lld stored in %s\n", cli_inert(t1, sizeof t1, outp), id,
+           cli_inert(t2, sizeof t2, dbpath));
     calib_result_free(&r);
     return EXIT_OK;
 }

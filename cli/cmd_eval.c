@@ -99,8 +99,9 @@ static int load(const char *cmd, const char *netname, const char *platname, cons
 
 static void print_text(const ctx *c, const char *coeffs, const cost_result *r, const cost_device *d)
 {
+    char t[BASE_ERRLEN];
     printf("network %s on platform %s; coefficients: %s\n", c->n->name, c->pl->name,
-           coeffs ? coeffs : "built-in defaults");
+           coeffs ? cli_inert(t, sizeof t, coeffs) : "built-in defaults");
     printf("  energy     %.6g J   (max over devices)\n", r->energy_j);
     printf("  memory     %.6g MB  (max peak over devices; 1 MB = 1e6 bytes)\n", r->mem_mb);
     printf("  latency    %.6g ms\n", r->latency_ms);

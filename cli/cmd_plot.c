@@ -108,7 +108,13 @@ int cmd_plot(int argc, char **argv)
         if (made) rmdir(dir); /* nothing left behind */
         return r == -1 ? EXIT_USAGE : EXIT_FAIL;
     }
-    fputs(list ? list : "", stdout);
+    /* One PNG path a line; the folder came from the command line. */
+    for (char *l = list, *e; l && *l; l = e + 1) {
+        char t[2 * BASE_ERRLEN];
+        if (!(e = strchr(l, '\n'))) break;
+        *e = 0;
+        puts(cli_inert(t, sizeof t, l));
+    }
     free(list);
     return EXIT_OK;
 }

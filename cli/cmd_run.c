@@ -85,7 +85,7 @@ static void progress_end(progress_ctx *pc)
 
 static void on_warn(void *ctx, const char *line)
 {
-    fprintf(stderr, "dse %s: warning: %s\n", (const char *)ctx, line);
+    cli_error((const char *)ctx, "warning: %s", line);
 }
 
 static long default_threads(void)
@@ -111,7 +111,7 @@ static void print_best(res_db *db, long long id)
     res_point *pts;
     int n = camp_load_front(db, id, &pts, err);
     if (n < 0) {
-        fprintf(stderr, "dse: %s\n", err);
+        cli_error("front", "%s", err);
         return;
     }
     res_gen *gs;
@@ -193,10 +193,8 @@ static int drive(camp *c, res_db *db, long long id, int resume, session *s)
         return EXIT_FAIL;
     }
     if (rc == CAMP_INTERRUPTED) {
-        fprintf(stderr,
-                "dse %s: interrupted; campaign %lld is resumable: dse resume --campaign %lld "
-                "--db %s\n",
-                s->pc.cmd, id, id, res_path(db));
+        cli_error(s->pc.cmd, "interrupted; campaign %lld is resumable: dse resume --campaign %lld "
+                  "--db %s", id, id, res_path(db));
         return EXIT_FAIL;
     }
     print_best(db, id);
@@ -223,8 +221,8 @@ static int check_size(const char *cmd, const char *dbpath, int nvar, long pop, l
         return -1;
     }
     if (bytes > 1e9)
-        fprintf(stderr, "dse %s: note: --pop %ld x %ld generations will store about %.1f GB in %s\n",
-                cmd, pop, gens + 1, bytes / 1e9, dbpath);
+        cli_error(cmd, "note: --pop %ld x %ld generations will store about %.1f GB in %s", pop,
+                  gens + 1, bytes / 1e9, dbpath);
     return 0;
 }
 
@@ -268,6 +266,11 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
     }
     if (!o.network || !o.platform) {
         cli_error(cmd, "--network and --platform are required (see dse %s --help)", cmd);
+        return EXIT_USAGE;
+    }
+    if (name && (!base_name_ok(name) || strlen(name) > 200)) {
+        /* A name reaches terminals and plot scripts (docs/security.md). */
+        cli_error(cmd, "--name must be 1 to 200 bytes of UTF-8 text without control characters");
         return EXIT_USAGE;
     }
     o.splits = (int)splits;
@@ -452,13 +455,13 @@ int cmd_list(int argc, char **argv)
         else snprintf(gens, sizeof gens, "%ld/%d", v[i].gens_done < 0 ? 0 : v[i].gens_done,
                       cJSON_IsNumber(g) ? g->valueint : 0);
         /* Every string of a database is untrusted: inert on the terminal. */
-        char t[6][512];
+        char t[7][512];
         printf("%-5lld %-11s %-8s %-12s %-18s %-10s %11s %12lld  %-20s %s\n", v[i].id,
                cli_inert(t[0], sizeof t[0], v[i].status), cli_inert(t[1], sizeof t[1], v[i].kind),
                cli_inert(t[2], sizeof t[2], v[i].network ? v[i].network : "-"),
                cli_inert(t[3], sizeof t[3], v[i].platform ? v[i].platform : "-"),
                v[i].chromosome ? cli_inert(t[4], sizeof t[4], v[i].chromosome) : "-", gens,
-               v[i].evaluations, v[i].created ? v[i].created : "-",
+               v[i].evaluations, v[i].created ? cli_inert(t[6], sizeof t[6], v[i].created) : "-",
                cli_inert(t[5], sizeof t[5], v[i].name));
         cJSON_Delete(cfg);
     }
@@ -526,7 +529,12 @@ int cmd_front(int argc, char **argv)
             putchar('\n');
         }
     } else if (json) {
-        printf("{\"campaign\": %lld, \"status\": \"%s\", \"points\": [", id, cm.status);
+        /* The status comes from the database: a JSON string made by cJSON. */
+        cJSON *st = cJSON_CreateString(cm.status ? cm.status : "");
+        char *sts = st ? cJSON_PrintUnformatted(st) : NULL;
+        printf("{\"campaign\": %lld, \"status\": %s, \"points\": [", id, sts ? sts : "null");
+        free(sts);
+        cJSON_Delete(st);
         for (int i = 0; i < n; i++) {
             printf("%s\n  {\"index\": %d, ", i ? "," : "", i);
             for (int k = 0; k < COST_NOBJ; k++) printf("\"%s\": %.17g, ", cost_objectives[k].key, p[i].obj[k]);
@@ -537,8 +545,9 @@ int cmd_front(int argc, char **argv)
         printf("\n]}\n");
     } else {
         char nm[512];
+        char sn[64];
         printf("campaign %lld (%s, %s): %d front points\n", id, cli_inert(nm, sizeof nm, cm.name),
-               cm.status, n);
+               cli_inert(sn, sizeof sn, cm.status), n);
         printf("%-6s", "index");
         for (int k = 0; k < COST_NOBJ; k++) {
             char h[64];
@@ -577,11 +586,13 @@ static const char export_help[] =
  * line on stderr (the exit code stays 0: docs/mapping-format.md). */
 static void export_report(const char *dir, int ex, const char *warn)
 {
+    char t[4 * 4200 + 16]; /* the folder as the user gave it, inert on the terminal */
+    cli_inert(t, sizeof t, dir);
     if (ex == 1)
-        printf("wrote %s/dse-mapping.json\n", dir);
+        printf("wrote %s/dse-mapping.json\n", t);
     else
         printf("wrote %s/dse-mapping.json, %s/mapping.json, %s/horizontal.json, "
-               "%s/autodice-devices.json\n", dir, dir, dir, dir);
+               "%s/autodice-devices.json\n", t, t, t, t);
     if (warn[0]) cli_error("export", "%s", warn);
 }
 

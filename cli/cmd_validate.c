@@ -31,7 +31,8 @@ static void on_stop(int sig)
 static void on_progress(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "validate: %s\n", line);
+    char t[2 * BASE_ERRLEN];
+    fprintf(stderr, "validate: %s\n", cli_inert(t, sizeof t, line));
 }
 
 static void print_report(const val_report *r, long long id)

@@ -47,7 +47,8 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < ncommands; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "dse: unknown command \"%s\"\n", argv[1]);
+    char t[512];
+    fprintf(stderr, "dse: unknown command \"%s\"\n", cli_inert(t, sizeof t, argv[1]));
     usage(stderr);
     return EXIT_USAGE;
 }

@@ -243,6 +243,7 @@ static void test_round_trips(void)
                         CHECK(b && mapping_equal(b, m));
                         mapping_free(b);
                     }
+                    base_inputs_forget(); /* each round trip is a command of its own */
                     char warn[NET_ERRLEN];
                     CHECK(mapping_export_autodice(m, n, p, path("rt"), warn, err) == 0);
                     /* with the translation file and without (by board and kind) */

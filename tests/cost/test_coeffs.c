@@ -167,7 +167,32 @@ static const struct {
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"FC\":"
      "{\"per_cycle\":{\"value\":0,\"source\":\"assumption\"}}}}}}",
-     "must be a finite number > 0"},
+     "must be a number from 1e-09 to 1e+12"},
+    /* Issue 15: values that made the model infinite (latency inf ms, a
+     * campaign failing on its reference point) are refused here. */
+    {"denormal-rate",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"Conv\":"
+     "{\"per_cycle\":{\"value\":4.9e-324,\"source\":\"assumption\"}}}}}}",
+     "devices.cpu.kinds.Conv.per_cycle: value 4.94066e-324 must be a number from 1e-09 to 1e+12"},
+    {"huge-power",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"
+     "{\"value\":1e308,\"source\":\"assumption\"}}}}",
+     "devices.cpu.busy_w: value 1e+308 must be 0 or a number from 1e-09 to 1e+12"},
+    {"tiny-bandwidth",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"network\":{\"bandwidth_mbs\":"
+     "{\"value\":1e-300,\"source\":\"measured\"}}}}",
+     "links.network.bandwidth_mbs: value 1e-300 must be a number"},
+    {"leading-zero",
+     "{\"format\":\"dse-coefficients\",\"version\":01,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
+     "line 1, column 46: number with a leading zero"},
+    {"control-name",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[\"p\\u001b[2J\"],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
+     "\"platforms\" must hold names"},
     {"unknown-key",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"overhed_us\":1}}}",
