@@ -219,7 +219,7 @@ int base_out_check(const char *path, char *err)
         return -1;
     }
     if (access(dir, W_OK | X_OK) != 0) {
-        base_seterr(err, "%s: cannot write in folder %s: %s", base_path(path, pb),
+        base_seterr(err, "%s: folder %s is not writable: %s", base_path(path, pb),
                     base_path(dir, in), strerror(errno));
         return -1;
     }

@@ -93,8 +93,9 @@ static int png_whole(const char *path)
 }
 
 /* Move into DIR the data files and scripts (keep_data) and the whole
- * PNGs (keep_png; an incomplete one fails the plot, and then no PNG is
- * kept); remove the rest and the staging folder. */
+ * PNGs (keep_png; an incomplete one fails the plot, and then nothing is
+ * kept: docs/exit-codes.md, a write that fails midway leaves nothing);
+ * remove the rest and the staging folder. */
 static int out_finish(outset *o, int keep_data, int keep_png)
 {
     char from[4700], to[4700];
@@ -104,7 +105,7 @@ static int out_finish(outset *o, int keep_data, int keep_png)
         if (o->png[i] && !png_whole(from)) {
             snprintf(o->err, sizeof o->err, "%.300s/%s: gnuplot left it incomplete (disk full?)",
                      o->dir, o->name[i]);
-            keep_png = 0, rc = -1;
+            keep_png = keep_data = 0, rc = -1;
         }
     }
     for (int i = 0; i < o->n && (keep_png || keep_data); i++) {

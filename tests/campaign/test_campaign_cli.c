@@ -104,6 +104,29 @@ static int eval_mapping(const mapping *m, const net *nt, const platform *pl, dou
     return rc;
 }
 
+/* Run `dse ARGS` (printf-formatted) with folder dir on a tmpfs of the
+ * given size, in a mount namespace of its own (unshare, util-linux; the
+ * mount vanishes with it): a real full disk.  What the folder holds
+ * afterwards is listed into ls_out.  Returns dse's exit code, 99 when no
+ * tmpfs could be mounted (not root, no namespaces). */
+static int full_disk_run(const char *dir, const char *size, const char *ls_out, const char *err_out,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int full_disk_run(const char *dir, const char *size, const char *ls_out, const char *err_out,
+                         const char *fmt, ...)
+{
+    char args[2000], cmd[3000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd,
+             "unshare -m sh -c 'mount -t tmpfs -o size=%s dse-full %s 2>/dev/null || exit 99; "
+             "%s %s >/dev/null 2>%s; rc=$?; ls -A %s >%s; exit $rc' 2>/dev/null",
+             size, dir, DSE_BIN, args, err_out, dir, ls_out);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
 static void test_outputs(void)
 {
     const char *db = tpath("t1.db"); /* campaign 1 "t1" from above */
@@ -238,6 +261,36 @@ static void test_outputs(void)
     CHECK(dse_run(NULL, tpath("x.err"), "export", "--campaign", "1", "--db", db, "--point", "9999",
                   "-o", tpath("exp2"), NULL) == 2);
     CHECK(count_lines(tpath("x.err")) == 1 && !file_exists(tpath("exp2")));
+    /* Issue 15: an output that cannot be used (a folder where a file must
+     * go) is exit 2 with nothing written; a write failing midway (EFBIG
+     * under a file-size limit, as a full disk) is exit 1 with nothing
+     * left. */
+    {
+        const char *d3 = tpath("exp3");
+        char hz[600], p1[600], p2[600];
+        mkdir(d3, 0755);
+        snprintf(hz, sizeof hz, "%s/horizontal.json", d3);
+        mkdir(hz, 0755);
+        snprintf(p1, sizeof p1, "%s/dse-mapping.json", d3);
+        snprintf(p2, sizeof p2, "%s/mapping.json", d3);
+        CHECK(dse_run(NULL, tpath("x3.err"), "export", "--campaign", "1", "--db", db, "--point",
+                      "best-latency", "-o", d3, NULL) == 2);
+        CHECK(count_lines(tpath("x3.err")) == 1 && contains(tpath("x3.err"), "horizontal.json"));
+        CHECK(!file_exists(p1) && !file_exists(p2), "export left files beside a refused one");
+        const char *full = tpath("full");
+        mkdir(full, 0755);
+        int rc = full_disk_run(full, "4k", tpath("x4.ls"), tpath("x4.err"), "export --campaign 1 "
+                               "--db %s --point best-latency -o %s/exp", db, full);
+        if (rc == 99) {
+            fprintf(stderr, "cannot mount a tmpfs in a mount namespace here: full-disk case skipped\n");
+        } else {
+            CHECK(rc == 1, "export on a full disk: exit %d", rc);
+            CHECK(count_lines(tpath("x4.err")) == 1 && contains(tpath("x4.err"), "No space left"));
+            char *ls = tfile_read(tpath("x4.ls"), NULL);
+            CHECK(ls && !ls[0], "export on a full disk left: %s", ls ? ls : "?");
+            free(ls);
+        }
+    }
     CHECK(dse_run(NULL, tpath("x2.err"), "front", "--campaign", "7", "--db", db, NULL) == 2);
     CHECK(contains(tpath("x2.err"), "no campaign 7"));
     /* list */
@@ -329,6 +382,41 @@ static void test_bad_input(void)
               "--chromosome", "hybrid", "--splits", "0", NULL));
     CHECK(bad("pop", db, "--pop", "run", "--network", "toy6", "--platform", "local-4", "--pop", "7", NULL));
     CHECK(!file_exists(db));
+    /* Issue 15: meaningless values refused; --pop too large for the
+     * database's folder refused before anything is stored. */
+    CHECK(bad("gensneg", db, "--gens", "run", "--network", "toy6", "--platform", "local-4",
+              "--pop", "4", "--gens", "-1", NULL));
+    CHECK(bad("budgetneg", db, "--time-budget", "run", "--network", "toy6", "--platform",
+              "local-4", "--pop", "4", "--gens", "1", "--time-budget", "-3", NULL));
+    CHECK(bad("budgetnan", db, "--time-budget", "run", "--network", "toy6", "--platform",
+              "local-4", "--pop", "4", "--gens", "1", "--time-budget", "soon", NULL));
+    CHECK(bad("hugepop", db, "free", "run", "--network", "toy6", "--platform", "local-4",
+              "--pop", "1000000", "--gens", "100000000", NULL));
+    CHECK(!file_exists(db));
+    /* --gens 0: the initial population only (was: no end). */
+    {
+        const char *g0 = tpath("g0.db");
+        CHECK(dse_run(NULL, NULL, "run", "--network", "toy6", "--platform", "local-4", "--pop", "4",
+                      "--gens", "0", "--db", g0, "--quiet", NULL) == 0);
+        sqlite3 *h = db_open(g0);
+        CHECK(h && db_int(h, "SELECT count(*) FROM generations") == 1 &&
+              db_int(h, "SELECT max(gen) FROM individuals") == 0 &&
+              db_int(h, "SELECT count(*) FROM campaigns WHERE status = 'finished'") == 1);
+        sqlite3_close(h);
+    }
+    /* --time-budget: stops within a generation of it; 100000 generations
+     * of toy6 take minutes, so a campaign that ignored the budget would
+     * end with all of them (no timing is asserted). */
+    {
+        const char *tb = tpath("tb.db");
+        CHECK(dse_run(NULL, NULL, "run", "--network", "toy6", "--platform", "local-4", "--pop", "8",
+                      "--gens", "100000", "--time-budget", "1", "--db", tb, "--quiet", NULL) == 0);
+        sqlite3 *h = db_open(tb);
+        long long done = h ? db_int(h, "SELECT gens_done FROM campaigns") : -1;
+        CHECK(done >= 0 && done < 100000, "--time-budget 1 ran %lld generations", done);
+        CHECK(h && db_int(h, "SELECT count(*) FROM campaigns WHERE status = 'finished'") == 1);
+        sqlite3_close(h);
+    }
     /* a file that is not a dse database is left as it was */
     const char *txt = tpath("notes.db");
     FILE *f = fopen(txt, "w");

@@ -116,6 +116,70 @@ int main(void)
     CHECK(dse_run(NULL, tpath("uk.err"), "plot", "--campaign", "1,5", "--db", db, "-o",
                   tpath("plots3"), NULL) == 2);
     CHECK(contains(tpath("uk.err"), "no campaign 5") && !file_exists(tpath("plots3")));
+
+    /* Issue 15: a full disk (a tmpfs of 64 KiB in a mount namespace of
+     * its own): exit 1, one line, nothing left (was: "wrote ...", exit 0,
+     * empty and cut-off PNGs). */
+    {
+        const char *full = tpath("full");
+        mkdir(full, 0755);
+        char cmd[2000];
+        snprintf(cmd, sizeof cmd,
+                 "unshare -m sh -c 'mount -t tmpfs -o size=64k dse-full %s 2>/dev/null || exit 99; "
+                 "%s plot --campaign 1 --db %s -o %s/p >%s 2>%s; rc=$?; ls -A %s >%s; exit $rc' "
+                 "2>/dev/null", full, DSE_BIN, db, full, tpath("p5.out"), tpath("p5.err"), full,
+                 tpath("p5.ls"));
+        int rc = system(cmd);
+        rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+        if (rc == 99) {
+            fprintf(stderr, "cannot mount a tmpfs in a mount namespace here: full-disk case skipped\n");
+        } else {
+            CHECK(rc == 1, "plot on a full disk: exit %d", rc);
+            CHECK(count_lines(tpath("p5.err")) == 1 && !contains(tpath("p5.out"), "png"));
+            char *ls = tfile_read(tpath("p5.ls"), NULL);
+            CHECK(ls && !ls[0], "plot on a full disk left: %s", ls ? ls : "?");
+            free(ls);
+        }
+    }
+    /* Issue 15: strings of a database (another program may have written
+     * them) reach gnuplot's scripts and the terminal inert: a newline
+     * followed by gnuplot's `!` ran a shell command; escape sequences
+     * reached the terminal raw. */
+    const char *pwned = tpath("PWNED");
+    char evil[600];
+    snprintf(evil, sizeof evil, "x\n!touch %s\n#\033[2J\302\233", pwned);
+    sqlite3 *hw = NULL;
+    sqlite3_stmt *st = NULL;
+    CHECK(sqlite3_open(db, &hw) == SQLITE_OK && sqlite3_prepare_v2(hw, "UPDATE campaigns SET name = ?1, network = ?1, platform = ?1,"
+                                       " chromosome = ?1 WHERE id = 2", -1, &st, NULL) == SQLITE_OK);
+    sqlite3_bind_text(st, 1, evil, -1, SQLITE_STATIC);
+    CHECK(sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(hw);
+    const char *dir4 = tpath("plots4");
+    CHECK(dse_run(tpath("p4.out"), tpath("p4.err"), "plot", "--campaign", "1,2", "--db", db, "-o",
+                  dir4, NULL) == 0);
+    CHECK(!file_exists(pwned), "a campaign name ran a shell command through gnuplot");
+    CHECK(dse_run(tpath("list.out"), tpath("list.err"), "list", "--db", db, NULL) == 0);
+    CHECK(dse_run(tpath("front.out"), tpath("front.err"), "front", "--campaign", "2", "--db", db,
+                  NULL) == 0);
+    static const char *const shown[] = {"p4.out", "p4.err", "list.out", "list.err", "front.out",
+                                        "front.err"};
+    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++) {
+        char *t = tfile_read(tpath(shown[i]), NULL);
+        int raw = 0;
+        for (const unsigned char *c = (const unsigned char *)(t ? t : ""); *c; c++)
+            raw += (*c < 0x20 && *c != '\n') || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f);
+        CHECK(raw == 0, "%s: %d raw control characters on the terminal", shown[i], raw);
+        free(t);
+    }
+    CHECK(contains(tpath("list.out"), "x\\x0a!touch"), "the name shown inert in dse list");
+    /* ... and such a name is refused where dse would store it. */
+    CHECK(dse_run(NULL, tpath("nm.err"), "run", "--network", "toy6", "--platform", "local-2",
+                  "--pop", "4", "--gens", "1", "--db", tpath("nm.db"), "--quiet", "--name", evil,
+                  NULL) == 2);
+    CHECK(contains(tpath("nm.err"), "--name") && !file_exists(tpath("nm.db")));
+    CHECK(!file_exists(pwned));
     rm_tdir();
     printf("%s\n", check_failures ? "FAILED" : "ok");
     return check_failures != 0;

@@ -16,14 +16,16 @@
 #include "platform.h"
 #include "run.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { NET, PLAT };
 
 typedef struct {
     const char *name;
     int what;          /* NET or PLAT */
-    const char *text;  /* the file's content */
+    const char *text;  /* the file's content (NULL: made by generated()) */
     const char *want[3]; /* substrings the error line must contain (besides the path) */
 } bad_case;
 
@@ -39,6 +41,86 @@ typedef struct {
     "\"links\":{\"same_board\":{\"latency_us\":1,\"bandwidth_mbs\":1000},"                 \
     "\"network\":{\"latency_us\":100,\"bandwidth_mbs\":100}}"
 #define PLATF(devs, links) "{\"format\":\"dse-platform\",\"devices\":[" devs "]," links "}"
+
+
+/* ---- generated files (issue 15) ---- */
+
+/* A growing string: the generated files below. */
+typedef struct {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (b->n + (size_t)k + 1 > b->cap) {
+        b->cap = 2 * (b->n + (size_t)k + 1);
+        b->s = realloc(b->s, b->cap);
+        if (!b->s) abort();
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)k;
+}
+
+/* 1,030 FC layers of 3,000,000 x 3,000,000 (9e12 MACs each, well within
+ * a layer's limit): their MACs in all pass 2^53 near layer 1,000 and
+ * overflowed int64 sums before (UBSan; a negative total, exit 0). */
+static char *gen_total_overflow(void)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,8,8]},\"layers\":[");
+    for (int i = 0; i < 1030; i++)
+        sb_add(&b, "%s{\"name\":\"f%d\",\"kind\":\"FC\",\"inputs\":[\"%s%d\"],"
+               "\"out_features\":3000000}", i ? "," : "", i, i ? "f" : "data", i - 1);
+    sb_add(&b, "]}");
+    /* the first layer reads "data", not "f-1" */
+    char *q = strstr(b.s, "data-1");
+    memmove(q + 4, q + 6, strlen(q + 6) + 1);
+    return b.s;
+}
+
+/* An Add of 1,025 inputs: one more than NET_MAX_IN.  It was accepted
+ * until `dse exec` (the runtime held 64). */
+static char *gen_many_inputs(void)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,8,8]},\"layers\":[");
+    for (int i = 0; i < 1025; i++)
+        sb_add(&b, "{\"name\":\"r%d\",\"kind\":\"ReLU\",\"inputs\":[\"data\"]},", i);
+    sb_add(&b, "{\"name\":\"sum\",\"kind\":\"Add\",\"inputs\":[");
+    for (int i = 0; i < 1025; i++) sb_add(&b, "%s\"r%d\"", i ? "," : "", i);
+    sb_add(&b, "]}]}");
+    return b.s;
+}
+
+/* 65 devices: platform show accepted them, eval and plan failed (device
+ * sets are 64-bit masks). */
+static char *gen_65_devices(void)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"format\":\"dse-platform\",\"devices\":[");
+    for (int i = 0; i < 65; i++)
+        sb_add(&b, "%s{\"name\":\"d%d\",\"board\":\"b%d\",\"freq_mhz\":1000,\"cores\":2,"
+               "\"memory_mb\":512,\"idle_w\":1,\"busy_w\":2}", i ? "," : "", i, i);
+    sb_add(&b, "]," LINKS "}");
+    return b.s;
+}
+
+/* The text of a case too long to write out (NULL-text cases). */
+static char *generated(const char *name)
+{
+    if (!strcmp(name, "total_overflow")) return gen_total_overflow();
+    if (!strcmp(name, "too_many_inputs")) return gen_many_inputs();
+    if (!strcmp(name, "plat_65_devices")) return gen_65_devices();
+    abort();
+}
 
 static const bad_case cases[] = {
     /* ---- networks ---- */
@@ -182,6 +264,34 @@ static const bad_case cases[] = {
      PLATF(DEV("d0", "a", ""), "\"links\":{\"same_board\":{\"latency_us\":1,"
                                 "\"bandwidth_mbs\":1,\"a\":\"d0\"}}"),
      {"links.same_board", "unknown key \"a\""}},
+    /* ---- issue 15: what later stages relied on, checked by the readers ---- */
+    {"total_overflow", NET, NULL, {"network has more than 2^53", "in all"}},
+    {"too_many_inputs", NET, NULL, {"layer sum", "1025 inputs", "at most 1024"}},
+    {"missing_weights", NET,
+     "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,8,8]},\"weights\":\"nowhere.bin\","
+     "\"layers\":[" L("f", "FC", "\"data\"", ",\"out_features\":4") "]}",
+     {"weights file", "nowhere.bin"}},
+    {"json_leading_zero", NET,
+     "{\"format\":\"dse-network\",\"input\":{\"shape\":[3,08,8]},\"layers\":["
+     L("r", "ReLU", "\"data\"", "") "]}",
+     {"number with a leading zero", "line 1"}},
+    {"json_huge_number", NET, NETF(L("f", "FC", "\"data\"", ",\"out_features\":1e999")),
+     {"number too large for a double"}},
+    {"json_invalid_utf8", NET, NETF(L("r\xff", "ReLU", "\"data\"", "")), {"invalid UTF-8"}},
+    {"json_nul_escape", NET, NETF(L("r\\u0000x", "ReLU", "\"data\"", "")), {"\\u0000"}},
+    {"control_char_name", NET, NETF(L("r\\u001b[2J", "ReLU", "\"data\"", "")),
+     {"layers[0]", "without control characters"}},
+    {"plat_65_devices", PLAT, NULL, {"65 devices", "at most 64"}},
+    {"plat_board_not_host", PLAT, PLATF(DEV("d0", "a;touch PWNED", ""), LINKS),
+     {"device d0", "is not a host name"}},
+    {"plat_huge_figure", PLAT,
+     PLATF("{\"name\":\"d0\",\"board\":\"a\",\"freq_mhz\":1e308,\"cores\":2,"
+           "\"memory_mb\":1,\"idle_w\":1,\"busy_w\":2}", LINKS),
+     {"device d0", "\"freq_mhz\" must be a number from 1e-09 to 1e+12"}},
+    {"plat_denormal_bandwidth", PLAT,
+     PLATF(DEV("d0", "a", "") "," DEV("d1", "b", ""),
+           "\"links\":{\"network\":{\"latency_us\":1,\"bandwidth_mbs\":4.9e-324}}"),
+     {"links.network", "\"bandwidth_mbs\" must be a number from 1e-09"}},
 };
 
 static const int ncases = (int)(sizeof cases / sizeof cases[0]);
@@ -191,7 +301,9 @@ static void run_case(const bad_case *c)
     char err[NET_ERRLEN], fname[128];
     snprintf(fname, sizeof fname, "%s.json", c->name);
     char *path = scratch_path(fname);
-    CHECK(write_text(path, c->text) == 0);
+    char *text = c->text ? NULL : generated(c->name);
+    CHECK(write_text(path, c->text ? c->text : text) == 0);
+    free(text);
 
     /* API */
     err[0] = 0;

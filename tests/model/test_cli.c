@@ -10,6 +10,9 @@
 
 #include <cJSON.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RUN(r, ...) run_dse((r), (const char *const[]){__VA_ARGS__, NULL})
 
@@ -265,12 +268,103 @@ static void test_platform_show(void)
     run_free(&r);
 }
 
+/* The bytes of a file (NULL if absent), for "left as it was". */
+static char *bytes(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    return b;
+}
+
+/* Issue 15: inputs that are not files, outputs that are inputs, long
+ * paths, numbers that wrap. */
+static void test_inputs_outputs(void)
+{
+    run_result r;
+    /* /dev/zero was read for about 2 GB before "read error". */
+    RUN(&r, "net", "show", "/dev/zero");
+    refused(&r, "net show /dev/zero");
+    CHECK_HAS(r.err, "/dev/zero: is a device, not a file dse can read");
+    run_free(&r);
+    char *fifo = scratch_path("fifo.json");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    RUN(&r, "platform", "show", fifo);
+    refused(&r, "platform show FIFO");
+    CHECK_HAS(r.err, "not a file dse can read");
+    run_free(&r);
+
+    /* dse net import never writes over its own input (same file through
+     * any path), nor two outputs into one file. */
+    char *m = scratch_path("m.onnx"), *hl = scratch_path("hard.onnx"), *js = scratch_path("n.json");
+    RUN(&r, "net", "export", "toy6", "-o", m);
+    CHECK_I64(r.status, 0);
+    run_free(&r);
+    size_t n0 = 0, n1 = 0;
+    char *before = bytes(m, &n0);
+    CHECK(before && n0 > 100);
+    CHECK(link(m, hl) == 0);
+    char proc[600];
+    snprintf(proc, sizeof proc, "/proc/self/cwd/../../../../../../..%s", m);
+    const char *const bad[][8] = {
+        {"net", "import", m, "-o", m, NULL},
+        {"net", "import", m, "-o", hl, NULL},
+        {"net", "import", m, "-o", proc, NULL},
+        {"net", "import", m, "-o", js, "--weights", m},
+        {"net", "import", m, "-o", js, "--weights", js},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run_dse(&r, bad[i]);
+        refused(&r, "net import over its input");
+        CHECK(strstr(r.err, "same file as the input") || strstr(r.err, "another output"),
+              "case %zu: %s", i, r.err);
+        run_free(&r);
+        char *after = bytes(m, &n1);
+        CHECK(after && n1 == n0 && !memcmp(after, before, n0), "case %zu: the input changed", i);
+        free(after);
+        CHECK(access(js, F_OK) != 0, "case %zu: an output was written", i);
+    }
+    free(before);
+    /* An output path that cannot be used: exit 2, nothing written. */
+    RUN(&r, "net", "import", m, "-o", "/nonexistent-dir/n.json");
+    refused(&r, "net import into a missing folder");
+    run_free(&r);
+    RUN(&r, "net", "export", "toy6", "-o", scratch_path(""));
+    refused(&r, "net export onto a folder");
+    CHECK_HAS(r.err, "names a folder");
+    run_free(&r);
+
+    /* A long path keeps its problem in the message (was cut at ~512). */
+    char lp[3000] = "/nonexistent";
+    while (strlen(lp) < 2500) strcat(lp, "/a-rather-long-folder-name");
+    strcat(lp, "/net.json");
+    RUN(&r, "net", "show", lp);
+    refused(&r, "net show LONG");
+    CHECK_HAS(r.err, "No such file or directory");
+    CHECK_HAS(r.err, "folder-name/net.json");
+    run_free(&r);
+
+    /* Numbers that wrap to something else are refused, not truncated. */
+    RUN(&r, "exec", "--network", "toy6", "--platform", "local-2", "--single", "0", "--bench",
+        "0,4294967297");
+    refused(&r, "--bench 0,4294967297");
+    CHECK_HAS(r.err, "--bench");
+    run_free(&r);
+    free(fifo), free(m), free(hl), free(js);
+}
+
 int main(void)
 {
     test_zoo_list();
     test_zoo_show();
     test_net_show();
     test_platform_show();
+    test_inputs_outputs();
     scratch_cleanup();
     return check_done("test_cli");
 }
