@@ -11,7 +11,7 @@
  * A control (the untouched external-data model) must import.
  */
 #include "check.h"
-#include "tfile.h"
+#include "run.h"
 
 #include <onnx.pb-c.h>
 #include <stdio.h>
@@ -57,13 +57,13 @@ static int import(const char *model, const char *name, char *err, size_t n)
 {
     char cmd[1500], wname[200];
     snprintf(wname, sizeof wname, "%s.bin", name);
-    snprintf(cmd, sizeof cmd, "%s net import %s -o %s --weights %s >/dev/null 2>%s", DSE_BIN, model,
-             tp(name), tp(wname), tp("err.txt"));
-    int rc = system(cmd);
-    char *e = tfile_read(tp("err.txt"), NULL);
-    snprintf(err, n, "%s", e ? e : "");
-    free(e);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+    snprintf(cmd, sizeof cmd, "%s net import %s -o %s --weights %s", DSE_BIN, model, tp(name),
+             tp(wname));
+    run_result r;
+    int rc = run_sh(&r, cmd);
+    snprintf(err, n, "%s", r.err ? r.err : "");
+    run_free(&r);
+    return rc;
 }
 
 static int lines(const char *s)
@@ -136,9 +136,8 @@ int main(void)
 {
     snprintf(tmp, sizeof tmp, "/tmp/dse-test-onnx-hostile-XXXXXX");
     if (!mkdtemp(tmp)) return 1;
-    char cmd[600], err[4096];
-    snprintf(cmd, sizeof cmd, "%s net export toy6 -o %s", DSE_BIN, tp("toy6.onnx"));
-    CHECK(system(cmd) == 0);
+    char err[4096];
+    CHECK(run_shf("%s net export toy6 -o %s", DSE_BIN, tp("toy6.onnx")) == 0);
 
     /* control: external data that fits imports */
     Onnx__ModelProto *m = load(tp("toy6.onnx"));
@@ -206,7 +205,7 @@ int main(void)
     CHECK(!raw_esc && (rc == 2 || (rc == 0 && js && !strchr(js, '\033') && !strstr(js, "\\u001b"))),
           "a node name with ESC: exit %d, stderr %s", rc, e2);
     free(js);
-    check_failures ? (void)fprintf(stderr, "left %s\n", tmp)
-                   : (void)(snprintf(cmd, sizeof cmd, "rm -rf %s", tmp), system(cmd));
+    if (check_failures) fprintf(stderr, "left %s\n", tmp);
+    else run_shf("rm -rf %s", tmp);
     return check_done("test_onnx_hostile");
 }
