@@ -188,7 +188,7 @@ static const struct {
     {"leading-zero",
      "{\"format\":\"dse-coefficients\",\"version\":01,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "line 1, column 46: number with a leading zero"},
+     "line 1, column 40: number with a leading zero"},
     {"control-name",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[\"p\\u001b[2J\"],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
