@@ -61,8 +61,9 @@ double base_cpu_now(void);
 /* Open a regular file of at most max bytes (max < 0: no limit) for
  * reading; *size (may be NULL) gets its size.  Anything else (a device
  * such as /dev/zero, a FIFO, a folder, a larger file) is refused before a
- * byte is read: NULL + err naming the file.  The file is remembered as an
- * input of this process (no output may replace it). */
+ * byte is read: NULL + err naming the file, errno ENOENT when it does not
+ * exist.  The file is remembered as an input of this process (no output
+ * may replace it). */
 FILE *base_open_input(const char *path, long long max, long long *size, char *err);
 /* The whole file, as base_open_input allows it, in a malloc'd buffer of
  * *len bytes (len may be NULL) followed by a NUL. */

@@ -36,7 +36,7 @@
 typedef struct {
     dev_t dev;
     ino_t ino;
-    char path[BASE_PATHSHOW + 1]; /* as the process named it, for messages */
+    char *path; /* as the process named it: messages, and the staleness check */
 } ident;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,19 +46,25 @@ static int g_nin, g_capin;
 static void note_stat(const struct stat *st, const char *path)
 {
     pthread_mutex_lock(&g_lock);
-    int known = 0;
-    for (int i = 0; i < g_nin && !known; i++) known = g_in[i].dev == st->st_dev && g_in[i].ino == st->st_ino;
-    if (!known && g_nin == g_capin) {
+    int known = -1;
+    for (int i = 0; i < g_nin && known < 0; i++)
+        if (g_in[i].dev == st->st_dev && g_in[i].ino == st->st_ino) known = i;
+    if (known < 0 && g_nin == g_capin) {
         int cap = g_capin ? 2 * g_capin : 32;
         ident *n = realloc(g_in, (size_t)cap * sizeof *n);
         if (n) g_in = n, g_capin = cap;
     }
-    if (!known && g_nin < g_capin) {
-        char pb[BASE_PATHSHOW + 1];
+    char *p = strdup(path);
+    if (known >= 0 && p) { /* the latest name of the file */
+        free(g_in[known].path);
+        g_in[known].path = p;
+    } else if (known < 0 && g_nin < g_capin && p) {
         ident *e = &g_in[g_nin++];
         e->dev = st->st_dev;
         e->ino = st->st_ino;
-        snprintf(e->path, sizeof e->path, "%s", base_path(path, pb));
+        e->path = p;
+    } else {
+        free(p);
     }
     pthread_mutex_unlock(&g_lock);
 }
@@ -72,20 +78,27 @@ void base_input_note(const char *path)
 void base_inputs_forget(void)
 {
     pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_nin; i++) free(g_in[i].path);
     g_nin = 0;
     pthread_mutex_unlock(&g_lock);
 }
 
-/* The input path's file is, or "" (st: the candidate's stat). */
+/* The input path's file is, or "" (st: the candidate's stat).  An input
+ * whose name no longer leads to the file it read (deleted or replaced
+ * since) is not matched: its inode may have been reused by another file. */
 static int input_of(const struct stat *st, char *name, size_t len)
 {
     int hit = 0;
     pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < g_nin && !hit; i++)
-        if (g_in[i].dev == st->st_dev && g_in[i].ino == st->st_ino) {
-            snprintf(name, len, "%s", g_in[i].path);
+    for (int i = 0; i < g_nin && !hit; i++) {
+        struct stat now;
+        if (g_in[i].dev == st->st_dev && g_in[i].ino == st->st_ino &&
+            stat(g_in[i].path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino) {
+            char pb[BASE_PATHSHOW + 1];
+            snprintf(name, len, "%s", base_path(g_in[i].path, pb));
             hit = 1;
         }
+    }
     pthread_mutex_unlock(&g_lock);
     return hit;
 }
@@ -102,19 +115,23 @@ FILE *base_open_input(const char *path, long long max, long long *size, char *er
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block the open */
     struct stat st;
     if (fd < 0) {
-        base_seterr(err, "%s: cannot open: %s", base_path(path, pb), strerror(errno));
+        int e = errno; /* callers tell a missing file (ENOENT) from others */
+        base_seterr(err, "%s: cannot open: %s", base_path(path, pb), strerror(e));
+        errno = e;
         return NULL;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         base_seterr(err, "%s: is %s, not a file dse can read", base_path(path, pb),
                     kind_of(st.st_mode));
         close(fd);
+        errno = EINVAL;
         return NULL;
     }
     if (max >= 0 && st.st_size > max) {
         base_seterr(err, "%s: %lld bytes, more than the %lld this reader accepts", base_path(path, pb),
                     (long long)st.st_size, max);
         close(fd);
+        errno = EFBIG;
         return NULL;
     }
     int fl = fcntl(fd, F_GETFL);

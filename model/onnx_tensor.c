@@ -191,8 +191,10 @@ static int ext_read(ox_dctx *d, const Onnx__TensorProto *t, size_t bytes, uint8_
      * compared without the sum o + l (which may overflow). */
     FILE *f = base_open_input(p, -1, &size, e2);
     int rc = -1;
-    if (!f) {
-        ox_dfail(d, "external data: %s", e2);
+    if (!f && errno == ENOENT) {
+        ox_dfail(d, "external data file %s is missing", p);
+    } else if (!f) {
+        ox_dfail(d, "external data file %s", e2);
     } else if (o > size || l > size - o) {
         ox_dfail(d, "external data file %s has %lld bytes, the tensor needs %lld at offset %lld",
               p, size, l, o);
