@@ -311,15 +311,23 @@ bad:
     return -1;
 }
 
+/* o's key: 1 and *v when present; 0 when absent and optional; -1 with
+ * err when absent and required. */
+static int ju_lookup(const cJSON *o, const char *key, int required, const cJSON **v,
+                     const char *ctx, char *err)
+{
+    if ((*v = cJSON_GetObjectItemCaseSensitive(o, key))) return 1;
+    if (!required) return 0;
+    snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+    return -1;
+}
+
 int ju_num_req(const cJSON *o, const char *key, double *out, int required, double minval,
                const char *ctx, char *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v) {
-        if (!required) return 0;
-        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
-        return -1;
-    }
+    const cJSON *v;
+    int h = ju_lookup(o, key, required, &v, ctx, err);
+    if (h <= 0) return h;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < minval) {
         snprintf(err, NET_ERRLEN, "%s: \"%s\" must be a number >= %g", ctx, key, minval);
         return -1;
@@ -341,12 +349,9 @@ int ju_fig_ok(double v, int zero_ok)
 int ju_figure(const cJSON *o, const char *key, double *out, int required, int zero_ok,
               const char *ctx, char *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v) {
-        if (!required) return 0;
-        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
-        return -1;
-    }
+    const cJSON *v;
+    int h = ju_lookup(o, key, required, &v, ctx, err);
+    if (h <= 0) return h;
     if (!cJSON_IsNumber(v) || !ju_fig_ok(v->valuedouble, zero_ok)) {
         snprintf(err, NET_ERRLEN, "%s: \"%s\" must be %sa number from %g to %g", ctx, key,
                  zero_ok ? "0 or " : "", JU_FIG_MIN, JU_FIG_MAX);

@@ -241,6 +241,27 @@ out:
     printf("ok: without --bench the latency is warm (1 + 3 inferences); --bench 0,1 says cold\n");
 }
 
+/* A mapping of n on two ranks: everything on rank 0 but each FC layer's
+ * channels from c/den on, which rank 1 computes. */
+static mapping *fc_split(const net *n, int den)
+{
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    int k = 0;
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        m->first[i] = k;
+        if (L->kind == NET_FC) {
+            m->slices[k++] = (map_slice){0, 0, L->out.c / den};
+            m->slices[k++] = (map_slice){1, L->out.c / den, L->out.c - L->out.c / den};
+        } else {
+            m->slices[k++] = (map_slice){0, 0, L->out.c};
+        }
+    }
+    m->first[n->n] = k;
+    return m;
+}
+
 static void faults(void)
 {
     char cmd[2048], ebuf[4096], plat[300], map[300];
@@ -250,20 +271,7 @@ static void faults(void)
     char err[NET_ERRLEN];
     net *n = net_zoo("alexnet-bvlc", err);
     platform *pl = platform_load(plat, err);
-    mapping *m = mapping_new(n->n, 2);
-    mapping_set_single(m, n, 0);
-    int k = 0;
-    for (int i = 0; i < n->n; i++) { /* move the FCs' second halves to rank 1 */
-        const net_layer *L = &n->layers[i];
-        m->first[i] = k;
-        if (L->kind == NET_FC) {
-            m->slices[k++] = (map_slice){0, 0, L->out.c / 2};
-            m->slices[k++] = (map_slice){1, L->out.c / 2, L->out.c - L->out.c / 2};
-        } else {
-            m->slices[k++] = (map_slice){0, 0, L->out.c};
-        }
-    }
-    m->first[n->n] = k;
+    mapping *m = fc_split(n, 2); /* the FCs' second halves on rank 1 */
     snprintf(map, sizeof map, "%s/fault.json", tmpdir);
     CHECK(mapping_save(m, n, pl, map, err) == 0, "%s", err);
     const char *base = DSE_BIN " mpirun -np 2 " DSE_BIN " exec --network alexnet-bvlc";
@@ -301,22 +309,10 @@ static void faults(void)
      * layers at other channels (different message sizes). */
     {
         char map2[300], map3[300];
-        mapping *all0 = mapping_new(n->n, 2), *other = mapping_new(n->n, 2);
+        mapping *all0 = mapping_new(n->n, 2), *other = fc_split(n, 4);
         mapping_set_single(all0, n, 0);
         snprintf(map2, sizeof map2, "%s/fault-all0.json", tmpdir);
         CHECK(mapping_save(all0, n, pl, map2, err) == 0, "%s", err);
-        int kk = 0;
-        for (int i = 0; i < n->n; i++) {
-            const net_layer *L = &n->layers[i];
-            other->first[i] = kk;
-            if (L->kind == NET_FC) {
-                other->slices[kk++] = (map_slice){0, 0, L->out.c / 4};
-                other->slices[kk++] = (map_slice){1, L->out.c / 4, L->out.c - L->out.c / 4};
-            } else {
-                other->slices[kk++] = (map_slice){0, 0, L->out.c};
-            }
-        }
-        other->first[n->n] = kk;
         snprintf(map3, sizeof map3, "%s/fault-other.json", tmpdir);
         CHECK(mapping_save(other, n, pl, map3, err) == 0, "%s", err);
         const char *variants[2] = {map2, map3};
@@ -345,8 +341,8 @@ static void faults(void)
     {
         char js[300];
         snprintf(js, sizeof js, "%s/deadline.json", tmpdir);
-        snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s --bench 0,1 --json > %s", base, plat,
-                 map, js);
+        snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network toy6 --platform %s --single 1 "
+                 "--bench 0,1 --json > %s", DSE_BIN, DSE_BIN, plat, js);
         rc = run(cmd, ebuf, sizeof ebuf);
         char *txt = tfile_read(js, NULL);
         cJSON *j = rc == 0 && txt ? cJSON_Parse(txt) : NULL;

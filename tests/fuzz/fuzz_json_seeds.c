@@ -7,6 +7,7 @@
 #include "mapping.h"
 #include "net.h"
 #include "platform.h"
+#include "tfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,19 +23,6 @@ static int put(const char *dir, const char *name, int sel, const char *text)
         return -1;
     }
     return 0;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    b[fread(b, 1, (size_t)n, f)] = 0;
-    fclose(f);
-    return b;
 }
 
 int main(int argc, char **argv)
@@ -57,7 +45,7 @@ int main(int argc, char **argv)
     static const char *plats[] = {"local-2", "local-4", "jetson-nx-8-cpu", "jetson-nx-8-cpugpu"};
     for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/examples/platforms/%s.json", argv[1], plats[i]);
-        char *t = slurp(path);
+        char *t = tfile_read(path, NULL);
         snprintf(name, sizeof name, "plat-%s", plats[i]);
         rc |= !t || put(argv[2], name, 1, t);
         free(t);
@@ -71,7 +59,7 @@ int main(int argc, char **argv)
         platform_free(p);
     }
     snprintf(path, sizeof path, "%s/examples/coeffs/jetson-nx-thesis.json", argv[1]);
-    char *t = slurp(path);
+    char *t = tfile_read(path, NULL);
     rc |= !t || put(argv[2], "coeffs-thesis", 3, t);
     free(t);
     /* Mappings of toy6 on fuzz_json's two devices. */

@@ -268,20 +268,6 @@ static void test_platform_show(void)
     run_free(&r);
 }
 
-/* The bytes of a file (NULL if absent), for "left as it was". */
-static char *bytes(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
-
 /* Issue 15: inputs that are not files, outputs that are inputs, long
  * paths, numbers that wrap. */
 static void test_inputs_outputs(void)
@@ -306,7 +292,7 @@ static void test_inputs_outputs(void)
     CHECK_I64(r.status, 0);
     run_free(&r);
     size_t n0 = 0, n1 = 0;
-    char *before = bytes(m, &n0);
+    char *before = tfile_read(m, &n0);
     CHECK(before && n0 > 100);
     CHECK(link(m, hl) == 0);
     char proc[600];
@@ -324,7 +310,7 @@ static void test_inputs_outputs(void)
         CHECK(strstr(r.err, "same file as the input") || strstr(r.err, "another output"),
               "case %zu: %s", i, r.err);
         run_free(&r);
-        char *after = bytes(m, &n1);
+        char *after = tfile_read(m, &n1);
         CHECK(after && n1 == n0 && !memcmp(after, before, n0), "case %zu: the input changed", i);
         free(after);
         CHECK(access(js, F_OK) != 0, "case %zu: an output was written", i);
@@ -334,7 +320,9 @@ static void test_inputs_outputs(void)
     RUN(&r, "net", "import", m, "-o", "/nonexistent-dir/n.json");
     refused(&r, "net import into a missing folder");
     run_free(&r);
-    RUN(&r, "net", "export", "toy6", "-o", scratch_path(""));
+    char *folder = scratch_path("");
+    RUN(&r, "net", "export", "toy6", "-o", folder);
+    free(folder);
     refused(&r, "net export onto a folder");
     CHECK_HAS(r.err, "names a folder");
     run_free(&r);
