@@ -824,7 +824,7 @@ static int export_files(const mapping *m, const net *n, const platform *p, const
                             mapping_autodice_files[2], ours};
     int nf = ours ? 4 : 3, rc = 0;
     char e[NET_ERRLEN];
-    int created;
+    int created = 0;
     if (ours && base_out_dir(dir, &created, err)) return -2;
     for (int k = 0; k < nf && rc == 0; k++) {
         size_t len = strlen(dir) + strlen(names[k]) + 2;
@@ -848,6 +848,7 @@ static int export_files(const mapping *m, const net *n, const platform *p, const
         if (w) rc = w;
     }
     for (int k = 0; k < 4; k++) free(texts[k]), free(paths[k]);
+    if (rc < 0 && created) rmdir(dir); /* nothing left behind, not even the folder */
     return rc;
 }
 

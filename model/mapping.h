@@ -99,8 +99,9 @@ int mapping_export_autodice(const mapping *m, const net *n, const platform *p, c
 /* What `dse export` writes: dir/dse-mapping.json and AutoDiCE's three
  * files, all four or none; where AutoDiCE cannot express m (returns 1),
  * dse-mapping.json alone, as mapping_export_autodice.  dir is created if
- * missing; -2 when it cannot be (no parent, not writable) or a file's path
- * cannot be used, -1 when writing fails; nothing is written then. */
+ * missing (base_out_dir); -2 when it cannot be (no parent, not writable) or
+ * a file's path cannot be used, -1 when writing fails; nothing is written
+ * then, and a folder made for the export is removed again. */
 int mapping_export_dir(const mapping *m, const net *n, const platform *p, const char *dir,
                        char *warn, char *err);
 /* Read AutoDiCE's files (horizontal_path NULL: no split layer; devices_path

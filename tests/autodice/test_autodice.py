@@ -511,7 +511,7 @@ def main():
         rc, out, err = dse("export", "--campaign", 1, "--db", T("toy6.db"), "--point", 0, "-o",
                            T("no", "such", "dir"))
         check(rc == 2 and not os.path.exists(T("no")), "missing parent: rc %d" % rc)
-        one_line("missing parent", err, "cannot create folder")
+        one_line("missing parent", err, "does not exist")
 
         # 4. AutoDiCE-written files through dse
         save(T("lenovo.json"), platform_json("lenovo", [("lenovo-a", "lenovo", "cpu", 1),

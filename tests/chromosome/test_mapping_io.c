@@ -189,7 +189,7 @@ static void test_content(void)
     /* Export into a missing folder fails (-2: the path cannot be used) and
      * leaves nothing behind; so does a folder where horizontal.json must go. */
     CHECK(mapping_export_autodice(m, t, p, "/nonexistent-dir", warn, err) == -2);
-    TERR(err, "/nonexistent-dir", "cannot write");
+    TERR(err, "/nonexistent-dir", "does not exist");
     mkdir(path("ad2"), 0755);
     mkdir(path("ad2/horizontal.json"), 0755);
     CHECK(mapping_export_autodice(m, t, p, path("ad2"), warn, err) == -2);
