@@ -66,18 +66,11 @@ static int import(const char *model, const char *name, char *err, size_t n)
     return rc;
 }
 
-static int lines(const char *s)
-{
-    int k = 0;
-    for (; *s; s++) k += *s == '\n';
-    return k;
-}
-
 static void refused(const char *model, const char *want)
 {
     char err[4096];
     int rc = import(model, "out.json", err, sizeof err);
-    CHECK(rc == 2 && lines(err) == 1 && strstr(err, model) && strstr(err, want),
+    CHECK(rc == 2 && count_lines(err) == 1 && strstr(err, model) && strstr(err, want),
           "%s: exit %d, stderr %s(wanted \"%s\")", model, rc, err, want);
     CHECK(access(tp("out.json"), F_OK) != 0 && access(tp("out.json.bin"), F_OK) != 0,
           "%s: an output was left", model);
