@@ -28,15 +28,45 @@
 
 static double g_timeout;
 static int g_rank;
+static const platform *g_pl;
+static const char *g_phase = ""; /* "" while inferring, else " during set-up" ... */
 
+/* "rank R (device D on board B)" of rank r, into buf. */
+static const char *who(char *buf, size_t n, int r)
+{
+    if (g_pl && r >= 0 && r < g_pl->ndev)
+        snprintf(buf, n, "rank %d (device %.60s on board %.60s)", r, g_pl->dev[r].name,
+                 g_pl->dev[r].board);
+    else
+        snprintf(buf, n, "rank %d", r);
+    return buf;
+}
+
+/* The deadline passed: say what this rank was blocked on, so that the
+ * launcher can name the board every other rank waited for (a cut link, a
+ * stalled board: rt_stalled_rank). */
 static void on_alarm(int sig)
 {
     (void)sig;
-    char msg[160];
-    int len = snprintf(msg, sizeof msg, "dse exec: rank %d: timed out after %.0f s (--timeout)\n",
-                       g_rank, g_timeout);
+    char msg[512], me[160], peer[160];
+    int w = rt_waiting_for;
+    int len = snprintf(msg, sizeof msg, "dse exec: %s: timed out after %.0f s (--timeout)%s %s%s\n",
+                       who(me, sizeof me, g_rank), g_timeout, g_phase,
+                       w >= 0                ? "waiting for "
+                       : w == RT_WAIT_BARRIER ? "at the barrier between inferences"
+                       : w == RT_WAIT_ALL     ? "waiting for every other rank"
+                                              : "while working",
+                       w >= 0 ? who(peer, sizeof peer, w) : "");
+    if (len > (int)sizeof msg - 1) len = (int)sizeof msg - 1;
     if (write(2, msg, (size_t)len) < 0) {}
     _exit(1);
+}
+
+/* Start a phase of at most timeout seconds (0: none). */
+static void deadline(double timeout, const char *phase)
+{
+    g_phase = phase;
+    if (timeout > 0) alarm((unsigned)ceil(timeout));
 }
 
 rt_fault rt_fault_for(int rank)
@@ -83,7 +113,9 @@ static int agree(int rc, char *err)
 {
     int all = 0, rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rt_waiting_for = RT_WAIT_ALL;
     MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    rt_waiting_for = RT_WAIT_NONE;
     if (!all) return 0;
     int who = rc ? rank : 1 << 30, first;
     MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -233,7 +265,9 @@ static int run(rt_rank *s, const platform *pl, const rt_options *o, rt_tracer *t
     for (int it = 0; it < warm + reps; it++) {
         if (it == warm) sen = rt_sensor_start(pl->dev[s->dev].energy_sensor);
         s->rec = tr && it >= warm ? rt_tracer_rep(tr, it - warm, &s->rec_origin) : NULL;
+        rt_waiting_for = RT_WAIT_BARRIER;
         rt_barrier(s->nap_us);
+        rt_waiting_for = RT_WAIT_NONE;
         /* The first inference's output is the one checked. */
         if ((rc = rt_rank_run(s, it == 0 ? out : NULL, err))) break;
         if (it >= warm) {
@@ -359,9 +393,20 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
     err[0] = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     g_rank = rank;
+    g_pl = pl;
     /* A message the Plan does not expect is an error to report, not a
      * job abort (MPI_ERR_TRUNCATE is fatal by default). */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* The deadline (given, none = 0, or derived from the Plan) bounds each
+     * phase in turn: set-up, the inferences, then gathering and the check,
+     * so that a board or link lost at any moment ends the job with a line
+     * naming what each rank waited for. */
+    double timeout = o->timeout_s < 0 ? rt_default_timeout(n, pl, p, o->warmup, reps) : o->timeout_s;
+    if (timeout > 0) {
+        g_timeout = timeout;
+        signal(SIGALRM, on_alarm);
+    }
+    deadline(timeout, " during set-up");
     if ((rc = agree(runnable(pl, p, err), err))) goto out;
     if ((rc = agree(agree_digest(n, pl, p, what ? what : "the mapping", err), err))) goto out;
 
@@ -379,13 +424,7 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
         base_seterr(err, "out of memory for the output"), rc = 1;
     if ((rc = agree(rc, err))) goto out;
 
-    /* Run under the deadline: given, none (0), or derived from the Plan. */
-    double timeout = o->timeout_s < 0 ? rt_default_timeout(n, pl, p, o->warmup, reps) : o->timeout_s;
-    if (timeout > 0) {
-        g_timeout = timeout;
-        signal(SIGALRM, on_alarm);
-        alarm((unsigned)ceil(timeout));
-    }
+    deadline(timeout, "");
     if (o->trace) {
         int ok = (tr = rt_tracer_new(s.nsteps, reps)) != NULL;
         if (!ok) base_seterr(err, "device %d: out of memory for the trace", rank);
@@ -393,7 +432,7 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
         rt_tracer_sync(tr, 0);
     }
     rc = run(&s, pl, o, tr, out, &tm, err);
-    alarm(0);
+    deadline(timeout, " after the inferences");
     if ((rc = agree(rc, err))) goto out;
     /* The trace after the memory figure is taken (gathering allocates on
      * rank 0) but before the latencies are sorted. */
@@ -423,6 +462,7 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
     }
     rc = agree(orc, err);
 out:
+    alarm(0);
     rt_tracer_free(tr);
     rt_rank_free(&s);
     free(out);

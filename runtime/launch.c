@@ -149,6 +149,41 @@ int rt_dead_rank(const char *text, char *how, size_t n)
     return rank;
 }
 
+int rt_stalled_rank(const char *text, int ndev, int *waiters)
+{
+    int *cnt = calloc(ndev > 0 ? (size_t)ndev : 1, 2 * sizeof *cnt), *said = cnt + (ndev > 0 ? ndev : 0);
+    int best = -1;
+    if (waiters) *waiters = 0;
+    if (!cnt) return -1;
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        const char *d = strstr(l, "dse exec: rank "), *nl = strchr(l, '\n');
+        int r, p;
+        if (!d || (nl && d > nl) || sscanf(d, "dse exec: rank %d", &r) != 1) continue;
+        const char *t = strstr(d, "timed out"), *w = t ? strstr(t, "waiting for rank ") : NULL;
+        if (!t || (nl && t > nl)) continue;
+        if (r >= 0 && r < ndev) said[r] = 1;
+        if (w && (!nl || w < nl) && sscanf(w, "waiting for rank %d", &p) == 1 && p >= 0 && p < ndev)
+            cnt[p]++;
+    }
+    int nsaid = 0, silent = -1;
+    for (int r = 0; r < ndev; r++) {
+        nsaid += said[r];
+        if (!said[r]) silent = r;
+        if (cnt[r] && (best < 0 || cnt[r] > cnt[best] || (cnt[r] == cnt[best] && !said[r] && said[best])))
+            best = r;
+    }
+    /* Nobody waited for one rank in particular (a collective, a barrier),
+     * but every rank except one reported: that one. */
+    if (best < 0 && nsaid == ndev - 1 && ndev > 1) {
+        free(cnt);
+        if (waiters) *waiters = nsaid;
+        return silent;
+    }
+    if (waiters) *waiters = best >= 0 ? cnt[best] : 0;
+    free(cnt);
+    return best;
+}
+
 const char *rt_self_exe(void)
 {
     static char self[4096];

@@ -14,6 +14,18 @@
 #define KILL_MARGIN_S 30.0
 #define NO_DEADLINE_KILL_S 3600.0
 
+/* Ranks that hit their deadline said what they waited for: name the rank
+ * (and its board) the others waited for.  1 with err set, else 0. */
+static int stalled_err(const rt_measure_opts *o, const char *etext, char *err)
+{
+    int waiters = 0, r = etext && strstr(etext, "timed out") ? rt_stalled_rank(etext, o->pl->ndev, &waiters) : -1;
+    if (r < 0) return 0;
+    base_seterr(err, "timed out: %d rank%s waited for rank %d (device %s on board %s): its board, "
+                "its link or the rank itself stalled or failed", waiters, waiters == 1 ? "" : "s", r,
+                o->pl->dev[r].name, o->pl->dev[r].board);
+    return 1;
+}
+
 int rt_measure(const rt_measure_opts *o, rt_result *r, char *err)
 {
     char bw[32], to[32], seed[32], single[16];
@@ -60,6 +72,8 @@ int rt_measure(const rt_measure_opts *o, rt_result *r, char *err)
     int rc = 0;
     if (jrc == 0) {
         if (rt_record_parse(out, r, err)) rc = 1;
+    } else if (stalled_err(o, etext, err)) {
+        rc = 1;
     } else if (jrc == RT_JOB_TIMEOUT) {
         base_seterr(err, "the job did not end within %.0f s; killed", kill_at);
         rc = 1;

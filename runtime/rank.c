@@ -123,6 +123,8 @@ void rt_rank_free(rt_rank *s)
     memset(s, 0, sizeof *s);
 }
 
+volatile sig_atomic_t rt_waiting_for = RT_WAIT_NONE;
+
 int rt_wait_nap(const platform *pl)
 {
     const char *e = getenv("DSE_WAIT");
@@ -164,7 +166,9 @@ static void reap_sends(rt_rank *s, int wait_all)
         if (s->sreq[i] == MPI_REQUEST_NULL) continue;
         int done = 0;
         if (wait_all) {
+            rt_waiting_for = s->st[i].peer;
             rt_wait(&s->sreq[i], MPI_STATUS_IGNORE, s->nap_us);
+            rt_waiting_for = RT_WAIT_NONE;
             done = 1;
         } else {
             MPI_Test(&s->sreq[i], &done, MPI_STATUS_IGNORE);
@@ -182,7 +186,9 @@ static int recv_done(rt_rank *s, int i, char *err)
 {
     const plan_step *st = &s->st[i];
     MPI_Status status;
+    rt_waiting_for = st->peer;
     int rc = rt_wait(&s->rreq[i], &status, s->nap_us), count = -1;
+    rt_waiting_for = RT_WAIT_NONE;
     if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_FLOAT, &count);
     size_t want = tensor_floats(s->p, s->dev, st->tensor);
     if (rc != MPI_SUCCESS || count != (int)want) {

@@ -20,6 +20,7 @@
 #define DSE_RT_INTERNAL_H
 
 #include <mpi.h>
+#include <signal.h>
 
 #include "net.h"
 #include "plan.h"
@@ -58,6 +59,12 @@ typedef struct {
  * real board does, so on an emulated platform it naps 20 us between polls.
  * DSE_WAIT=spin or DSE_WAIT=nap overrides (docs/runtime.md). */
 int rt_wait_nap(const platform *pl);
+/* What this rank is blocked on, for the message of a timeout (set by the
+ * rank before it blocks, read by the SIGALRM handler): a peer rank, or
+ * RT_WAIT_NONE (working), or RT_WAIT_BARRIER (between inferences). */
+enum { RT_WAIT_NONE = -1, RT_WAIT_BARRIER = -2, RT_WAIT_ALL = -3 /* a collective */ };
+extern volatile sig_atomic_t rt_waiting_for;
+
 /* MPI_Wait that naps between polls when nap_us > 0 (rt_barrier likewise). */
 int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us);
 

@@ -194,6 +194,14 @@ int rt_run_job(const char *const *argv, double timeout_s, volatile sig_atomic_t 
  * exited on signal 6 (Aborted)"), with the signal's description in
  * how[n]; -1 when it names none. */
 int rt_dead_rank(const char *mpirun_stderr, char *how, size_t n);
+/* After a deadline, from a job's stderr: the rank that the timed-out
+ * ranks waited for most ("dse exec: rank R ...: timed out ... waiting for
+ * rank P ..."), ties going to a rank whose own line is missing (a cut link
+ * keeps it from arriving), then to the lowest; when no line names a rank
+ * (ranks waiting in a collective) but every rank but one reported, that
+ * one.  *waiters (may be NULL) gets how many waited for it.  -1 when
+ * neither names a rank. */
+int rt_stalled_rank(const char *stderr_text, int ndev, int *waiters);
 
 /* Absolute path of the running program (for launching itself under
  * mpirun); "dse" if /proc/self/exe cannot be read.  Static storage. */

@@ -78,6 +78,31 @@ int main(void)
     free(out);
 
     CHECK(rt_self_exe()[0] == '/', "self exe %s", rt_self_exe());
+
+    /* After a deadline: the rank the others waited for.  b2's link cut:
+     * ranks 0 and 1 wait for rank 2, whose own line never arrives. */
+    int w = -1;
+    const char *cut = "dse exec: rank 0 (device b0 on board b0): timed out after 8 s (--timeout) waiting for rank 2 (device b2 on board b2)\n"
+                      "--------\n"
+                      "dse exec: rank 1 (device b1 on board b1): timed out after 8 s (--timeout) waiting for rank 2 (device b2 on board b2)\n";
+    CHECK(rt_stalled_rank(cut, 3, &w) == 2 && w == 2, "cut link: rank %d, %d waiters", rt_stalled_rank(cut, 3, NULL), w);
+    /* A tie (0 waits for 1, 1 waits for 0) goes to the rank that did not
+     * report, else to the lowest; a rank beyond the platform is ignored. */
+    const char *tie = "dse exec: rank 0: timed out after 3 s (--timeout) waiting for rank 1\n"
+                      "dse exec: rank 1: timed out after 3 s (--timeout) waiting for rank 0\n"
+                      "dse exec: rank 2: timed out after 3 s (--timeout) waiting for rank 9\n";
+    CHECK(rt_stalled_rank(tie, 3, &w) == 0 && w == 1, "tie: rank %d", rt_stalled_rank(tie, 3, NULL));
+    const char *tie2 = "dse exec: rank 0: timed out after 3 s (--timeout) waiting for rank 1\n"
+                       "dse exec: rank 2: timed out after 3 s (--timeout) waiting for rank 0\n";
+    CHECK(rt_stalled_rank(tie2, 3, &w) == 1 && w == 1, "tie, one silent: rank %d", rt_stalled_rank(tie2, 3, NULL));
+    /* Ranks in a collective name nobody: the one rank that did not report
+     * is named (its link was cut during set-up); with two silent, none. */
+    const char *coll = "dse exec: rank 0: timed out after 3 s (--timeout) during set-up waiting for every other rank\n"
+                       "dse exec: rank 1: timed out after 3 s (--timeout) during set-up waiting for every other rank\n";
+    CHECK(rt_stalled_rank(coll, 3, &w) == 2 && w == 2, "collective: rank %d", rt_stalled_rank(coll, 3, NULL));
+    CHECK(rt_stalled_rank("dse exec: rank 1: timed out after 3 s (--timeout) while working\n", 3, &w) == -1 && w == 0,
+          "nobody waited, two silent");
+    CHECK(rt_stalled_rank(NULL, 2, NULL) == -1 && rt_stalled_rank("", 2, NULL) == -1, "no text");
     if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);
     return check_failures ? 1 : 0;
 }

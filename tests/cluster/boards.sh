@@ -234,6 +234,41 @@ PYEOF
 done
 [ $ran -ge 1 ] || fail "no front point of the campaign used two boards"
 
+# ---- faults on a wire: a link cut, a board's rank killed, mid-run ----
+# dse validate runs a point for long (1,000 inferences) with an 8 s
+# deadline; b2's link goes down 6 s in: the ranks' deadlines name what
+# each waited for and validate names b2, stores the point as failed and
+# ends (ranks' deadline + the launcher's 30 s margin; bounded here by 150 s).
+nsb2=dse-$id-b2
+if2=$(ip netns exec $nsb2 ip -o link | awk -F': ' '$2 ~ /^d/ { sub(/@.*/, "", $2); print $2 }')
+[ -n "$if2" ] || fail "no link inside $nsb2"
+(sleep 6; ip netns exec $nsb2 ip link set dev "$if2" down) &
+cutter=$!
+t0=$(date +%s)
+rc=0
+timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --bench 0,1000 --timeout 8 \
+    > "$T/cut.out" 2> "$T/cut.err" || rc=$?
+wait $cutter || true
+ip netns exec $nsb2 ip link set dev "$if2" up
+dt=$(( $(date +%s) - t0 ))
+echo "link of b2 cut: dse validate exit $rc after $dt s: $(grep -o 'failed: .*' "$T/cut.out" | head -1)"
+[ $rc -eq 1 ] && grep -q "failed: timed out: .*rank 2 (device b2-cpu on board b2)" "$T/cut.out" ||
+    fail "a cut link: exit $rc, $(cat "$T/cut.out" "$T/cut.err" | tail -3)"
+# A board's rank killed: named at once as dead.
+(sleep 6; for p in $(cat /sys/fs/cgroup/cpu/dse-$id/b2/cgroup.procs); do
+    [ "$(cat /proc/$p/comm 2>/dev/null)" = dse ] && kill -9 "$p"; done) &
+killer=$!
+rc=0
+timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --bench 0,1000 --timeout 30 \
+    > "$T/kill.out" 2> "$T/kill.err" || rc=$?
+wait $killer || true
+echo "rank on b2 killed: dse validate exit $rc: $(grep -o 'failed: .*' "$T/kill.out" | head -1)"
+[ $rc -eq 1 ] && grep -q "failed: a rank died: rank 2 (device b2-cpu on board b2)" "$T/kill.out" ||
+    fail "a killed board: exit $rc, $(cat "$T/kill.out" "$T/kill.err" | tail -3)"
+# Both failures are stored as such.
+nf=$($PY -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM validations WHERE device IS NULL AND status LIKE \"failed%\"").fetchone()[0])' "$T/c.db")
+[ "$nf" -ge 2 ] || fail "the failed points were not stored as failed ($nf rows)"
+
 # ---- down leaves nothing ----
 "$EMU" down "$PLAT" >/dev/null || fail "down failed"
 rc=0; "$EMU" status "$PLAT" > "$T/left" || rc=$?
