@@ -182,8 +182,26 @@ awk -v s="$share" 'BEGIN { exit !(s > 0 && s <= 0.4 * 1.15) }' ||
 # ---- the runtime across the boards: hybrid mappings of a campaign ----
 cd "$T"
 NET=mobilenetv2
-"$DSE" run --network $NET --platform "$PLAT" --chromosome hybrid --pop 8 --gens 2 --seed 5 \
-    --db "$T/c.db" --quiet > "$T/run.txt" || fail "dse run on the emulated platform failed"
+# Calibration across the boards (--quick).  What load cannot break: a
+# fitted link is no faster than its wire (b0-b2 is shaped to 50 Mbit/s =
+# 6.25 MB/s, b0-b1 to 200 Mbit/s = 25 MB/s; a relative fit over every
+# ping-pong size once made them 40-80x faster), and no faster than 1/4 of
+# it either (the shaper and the fit agree on the order of magnitude).
+"$DSE" calibrate --platform "$PLAT" --network $NET --quick -o "$T/coeffs.json" --db "$T/cal.db" \
+    > "$T/cal.txt" 2>&1 || fail "dse calibrate across the boards: $(tail -3 "$T/cal.txt")"
+$PY - "$T/coeffs.json" <<'PYEOF' || fail "calibrated links: $(grep '^link' "$T/cal.txt")"
+import json, sys
+c = json.load(open(sys.argv[1]))["links"]
+net = c["network"]["bandwidth_mbs"]["value"]
+pair = [p for p in c.get("pairs", []) if {p["a"], p["b"]} == {"b0-cpu", "b2-cpu"}]
+assert pair, "no b0-b2 pair coefficients"
+b2 = pair[0]["bandwidth_mbs"]["value"]
+print("calibrated links: b0-b1 %.2f MB/s (wire 25), b0-b2 %.2f MB/s (wire 6.25)" % (net, b2))
+assert 25 / 4 <= net <= 25 * 1.05, net
+assert 6.25 / 4 <= b2 <= 6.25 * 1.05, b2
+PYEOF
+"$DSE" run --network $NET --platform "$PLAT" --coeffs "$T/coeffs.json" --chromosome hybrid --pop 8 \
+    --gens 2 --seed 5 --db "$T/c.db" --quiet > "$T/run.txt" || fail "dse run on the emulated platform failed"
 "$DSE" mpirun -np 2 "$DSE" exec --network $NET --platform local-2 --single 0 --seed 7 \
     --bench 0,1 --output "$T/ref.f32" > /dev/null || fail "the single-device reference run failed"
 npts=$("$DSE" front --campaign 1 --db "$T/c.db" --csv | tail -n +2 | wc -l)
@@ -233,6 +251,21 @@ PYEOF
     ran=$((ran + 1))
 done
 [ $ran -ge 1 ] || fail "no front point of the campaign used two boards"
+
+# dse validate across the boards: 3 points, every one ok, stored with the
+# steps of its Plan on every device.
+"$DSE" validate --campaign 1 --db "$T/c.db" --top 3 --bench 1,3 > "$T/val.txt" 2>&1 ||
+    fail "dse validate across the boards: $(tail -5 "$T/val.txt")"
+$PY - "$T/c.db" <<'PYEOF' || fail "dse validate's rows"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT id, point, status FROM validations WHERE campaign = 1 AND device IS NULL").fetchall()
+assert len(rows) == 3 and all(r[2] == "ok" for r in rows), rows
+for vid, point, _ in rows:
+    n = db.execute("SELECT count(*), count(DISTINCT device) FROM validation_steps WHERE validation = ?", (vid,)).fetchone()
+    assert n[0] > 0, (point, n)
+print("dse validate: 3 points ok across the boards, their steps stored")
+PYEOF
 
 # ---- faults on a wire: a link cut, a board's rank killed, mid-run ----
 # dse validate runs a point for long (1,000 inferences) with an 8 s
