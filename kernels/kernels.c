@@ -284,6 +284,119 @@ static void k_mul(const kern_args *k)
     }
 }
 
+/* ReduceMean over any of C, H, W (reduced axes become 1).  Over channels
+ * alone (the common case), pixels in chunks so that the C planes are read
+ * in order; otherwise one output element at a time.  Sums in double. */
+#define PIX_CHUNK 256
+static void k_reducemean(const kern_args *k)
+{
+    const net_attr *a = &k->L->a;
+    net_shape x = k->x, y = k->L->out;
+    const float *in = k->in[0];
+    size_t xhw = (size_t)x.h * x.w;
+    if (a->rm_c && !a->rm_h && !a->rm_w) {
+        double s[PIX_CHUNK];
+        for (size_t p0 = 0; p0 < xhw; p0 += PIX_CHUNK) {
+            size_t np = xhw - p0 < PIX_CHUNK ? xhw - p0 : PIX_CHUNK;
+            for (size_t p = 0; p < np; p++) s[p] = 0;
+            for (int c = 0; c < x.c; c++) {
+                const float *r = in + (size_t)c * xhw + p0;
+                for (size_t p = 0; p < np; p++) s[p] += r[p];
+            }
+            for (size_t p = 0; p < np; p++) k->out[p0 + p] = (float)(s[p] / x.c);
+        }
+        return;
+    }
+    int nc = a->rm_c ? x.c : 1, nh = a->rm_h ? x.h : 1, nw = a->rm_w ? x.w : 1;
+    double inv = 1.0 / ((double)nc * nh * nw);
+    for (int co = 0; co < y.c; co++)
+        for (int yo = 0; yo < y.h; yo++)
+            for (int xo = 0; xo < y.w; xo++) {
+                double s = 0;
+                for (int c = a->rm_c ? 0 : co; c < (a->rm_c ? x.c : co + 1); c++)
+                    for (int yy = a->rm_h ? 0 : yo; yy < (a->rm_h ? x.h : yo + 1); yy++) {
+                        const float *r = in + ((size_t)c * x.h + yy) * x.w;
+                        for (int xx = a->rm_w ? 0 : xo; xx < (a->rm_w ? x.w : xo + 1); xx++) s += r[xx];
+                    }
+                k->out[((size_t)co * y.h + yo) * y.w + xo] = (float)(s * inv);
+            }
+}
+
+/* Slice: channels [start, start + out.c) of the input, one block of floats. */
+static void k_slice(const kern_args *k)
+{
+    memcpy(k->out, k->in[0] + (size_t)k->L->a.start * k->hw, (size_t)k->L->out.c * k->hw * sizeof *k->out);
+}
+
+/* ChannelShuffle with g groups: the input seen as [g][C/g] planes,
+ * transposed to [C/g][g]: output channel j*g + i is input i*(C/g) + j. */
+static void k_shuffle(const kern_args *k)
+{
+    int C = k->L->out.c, g = k->L->a.groups, per = C / g;
+    for (int o = 0; o < C; o++)
+        memcpy(k->out + (size_t)o * k->hw, k->in[0] + (size_t)((o % g) * per + o / g) * k->hw,
+               k->hw * sizeof *k->out);
+}
+
+/* LayerNorm over the channels of each pixel: y = (x - mean) / sqrt(var +
+ * eps) * scale[c] + shift[c], the variance biased (as PyTorch's), mean and
+ * variance in double over chunks of pixels (two passes: no cancellation).
+ * In place allowed: a pixel's outputs are written after all its reads. */
+static void k_layernorm(const kern_args *k)
+{
+    int C = k->L->out.c;
+    size_t hw = k->hw;
+    const float *in = k->in[0], *sc = k->w, *sh = k->w + C;
+    double m[PIX_CHUNK], v[PIX_CHUNK];
+    for (size_t p0 = 0; p0 < hw; p0 += PIX_CHUNK) {
+        size_t np = hw - p0 < PIX_CHUNK ? hw - p0 : PIX_CHUNK;
+        for (size_t p = 0; p < np; p++) m[p] = v[p] = 0;
+        for (int c = 0; c < C; c++) {
+            const float *r = in + (size_t)c * hw + p0;
+            for (size_t p = 0; p < np; p++) m[p] += r[p];
+        }
+        for (size_t p = 0; p < np; p++) m[p] /= C;
+        for (int c = 0; c < C; c++) {
+            const float *r = in + (size_t)c * hw + p0;
+            for (size_t p = 0; p < np; p++) {
+                double d = r[p] - m[p];
+                v[p] += d * d;
+            }
+        }
+        for (size_t p = 0; p < np; p++) v[p] = 1.0 / sqrt(v[p] / C + k->L->a.bn_eps);
+        for (int c = 0; c < C; c++) {
+            const float *r = in + (size_t)c * hw + p0;
+            float *o = k->out + (size_t)c * hw + p0;
+            for (size_t p = 0; p < np; p++) o[p] = (float)((r[p] - m[p]) * v[p]) * sc[c] + sh[c];
+        }
+    }
+}
+
+/* GELU: x/2 (1 + erf(x / sqrt 2)), or with tanh: x/2 (1 + tanh(sqrt(2/pi)
+ * (x + 0.044715 x^3))), PyTorch's two forms. */
+static void k_gelu(const kern_args *k)
+{
+    size_t len = (size_t)k->nc * k->hw;
+    const float *x = k->in[0];
+    if (k->L->a.gelu_tanh)
+        for (size_t i = 0; i < len; i++) {
+            float v = x[i];
+            k->out[i] = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+        }
+    else
+        for (size_t i = 0; i < len; i++) k->out[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.7071067811865476f));
+}
+
+/* Scale: each channel times its own constant (ConvNeXt's layer scale). */
+static void k_scale(const kern_args *k)
+{
+    for (int c = 0; c < k->nc; c++) {
+        const float *x = k->in[0] + (size_t)c * k->hw;
+        float *y = k->out + (size_t)c * k->hw, s = k->w[c];
+        for (size_t p = 0; p < k->hw; p++) y[p] = x[p] * s;
+    }
+}
+
 /* Flatten, Dropout: the input's floats (aliased in whole-net runs). */
 static void k_copy(const kern_args *k)
 {

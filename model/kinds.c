@@ -53,6 +53,25 @@ static const net_akey keys_hsig[] = {
     {"beta", NET_A_NUM, 1, OFF(hs_beta), 0, -1e308, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
 
+static const net_akey keys_rmean[] = {
+    {"over_channels", NET_A_BOOL, 1, OFF(rm_c), 0, 0, 0, -1},
+    {"over_height", NET_A_BOOL, 1, OFF(rm_h), 0, 0, 0, -1},
+    {"over_width", NET_A_BOOL, 1, OFF(rm_w), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_slice[] = {
+    {"start", NET_A_INT, 1, OFF(start), 1, 0, 0, -1},
+    {"channels", NET_A_INT, 1, OFF(out_c), 1, 1, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_shuffle[] = {
+    {"groups", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_ln[] = {
+    {"epsilon", NET_A_NUM, 1, OFF(bn_eps), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_gelu[] = {
+    {"tanh", NET_A_BOOL, 1, OFF(gelu_tanh), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+
 static const net_kind_info_t table[NET_KIND_COUNT] = {
 #define KIND(id, name, min, max, flags, wl, init, keys, onnx, kernel)                              \
     {name, min, max, flags, wl, init, keys_##keys, onnx, #kernel},

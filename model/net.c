@@ -181,12 +181,10 @@ static int window_out(int in, int k, int s, int d, int p0, int p1, int ceil_mode
  * are summed (net_finalize). */
 #define COUNT_MAX ((double)NET_COUNT_MAX)
 
-/* Infer layer i's shape and counts from its (already inferred) inputs. */
-static int infer(net *n, int i, const char *what, char *err)
+int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *err)
 {
-    net_layer *L = &n->layers[i];
     net_attr *a = &L->a;
-    net_shape x = net_in_shape(n, i, 0), y = x;
+    net_shape x = ins[0], y = x;
     const char *kn = net_kind_name(L->kind);
     int64_t numel_in = net_shape_numel(x);
 
@@ -294,7 +292,7 @@ static int infer(net *n, int i, const char *what, char *err)
         }
         break;
     case NET_MUL: { /* elementwise, or by one value per channel (C x 1 x 1) */
-        net_shape z = net_in_shape(n, i, 1);
+        net_shape z = ins[1];
         if (z.c != x.c || ((z.h != x.h || z.w != x.w) && (z.h != 1 || z.w != 1))) {
             base_seterr(err, "%s: layer %s: Mul of %dx%dx%d by %dx%dx%d: the second input must have "
                    "the first's shape or one value per channel (%dx1x1)", what, L->name, x.c, x.h,
@@ -306,9 +304,32 @@ static int infer(net *n, int i, const char *what, char *err)
     case NET_FLATTEN:
         y = (net_shape){(int)numel_in, 1, 1}; /* fits: every tensor has <= INT_MAX elements */
         break;
+    case NET_REDUCEMEAN:
+        if (!a->rm_c && !a->rm_h && !a->rm_w) {
+            base_seterr(err, "%s: layer %s: ReduceMean over no axis (set over_channels, over_height "
+                   "or over_width)", what, L->name);
+            return -1;
+        }
+        y = (net_shape){a->rm_c ? 1 : x.c, a->rm_h ? 1 : x.h, a->rm_w ? 1 : x.w};
+        break;
+    case NET_SLICE:
+        if (a->start < 0 || a->out_c < 1 || (int64_t)a->start + a->out_c > x.c) {
+            base_seterr(err, "%s: layer %s: Slice of channels [%d, %lld) of an input of %d channels",
+                   what, L->name, a->start, (long long)a->start + a->out_c, x.c);
+            return -1;
+        }
+        y.c = a->out_c;
+        break;
+    case NET_SHUFFLE:
+        if (a->groups < 1 || x.c % a->groups) {
+            base_seterr(err, "%s: layer %s: ChannelShuffle groups %d does not divide %d channels", what,
+                   L->name, a->groups, x.c);
+            return -1;
+        }
+        break;
     case NET_ADD:
         for (int k = 1; k < L->nin; k++) {
-            net_shape z = net_in_shape(n, i, k);
+            net_shape z = ins[k];
             if (z.c != x.c || z.h != x.h || z.w != x.w) {
                 base_seterr(err, "%s: layer %s: Add of different shapes %dx%dx%d and %dx%dx%d",
                        what, L->name, x.c, x.h, x.w, z.c, z.h, z.w);
@@ -319,7 +340,7 @@ static int infer(net *n, int i, const char *what, char *err)
     case NET_CONCAT: {
         int64_t c = 0;
         for (int k = 0; k < L->nin; k++) {
-            net_shape z = net_in_shape(n, i, k);
+            net_shape z = ins[k];
             if (z.h != x.h || z.w != x.w) {
                 base_seterr(err, "%s: layer %s: Concat of different spatial sizes %dx%d and %dx%d",
                        what, L->name, x.h, x.w, z.h, z.w);
@@ -345,7 +366,23 @@ static int infer(net *n, int i, const char *what, char *err)
         L->weights = net_wvecs(K->wlayout) * (int64_t)y.c;
     }
     if (!(K->flags & NET_KF_MACS)) L->ops = net_shape_numel(y);
+    if (L->kind == NET_REDUCEMEAN) L->ops = numel_in; /* its work is what it reads */
     return 0;
+}
+
+/* Infer layer i's shape and counts from its (already inferred) inputs. */
+static int infer(net *n, int i, const char *what, char *err)
+{
+    const net_layer *L = &n->layers[i];
+    net_shape few[8], *ins = L->nin <= 8 ? few : malloc((size_t)L->nin * sizeof *ins);
+    if (!ins) {
+        base_seterr(err, "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < L->nin; k++) ins[k] = net_in_shape(n, i, k);
+    int rc = net_layer_infer(&n->layers[i], ins, what, err);
+    if (ins != few) free(ins);
+    return rc;
 }
 
 /* Move layers into the stable topological order perm[] and remap inputs. */

@@ -87,20 +87,23 @@ typedef struct {
 
 /* Attributes; each kind reads only the fields it needs (see net.c). */
 typedef struct {
-    int out_c;                /* Conv, FC: output channels / features */
+    int out_c;                /* Conv, FC: output channels / features; Slice: channels kept */
     int kh, kw;               /* Conv, pools: kernel */
     int sh, sw;               /* Conv, pools: stride */
     int dh, dw;               /* Conv: dilation */
     int pt, pl, pb, pr;       /* Conv, pools: pads top, left, bottom, right */
-    int groups;               /* Conv */
+    int groups;               /* Conv; ChannelShuffle: groups interleaved */
     int bias;                 /* Conv, FC: 1 if there is a bias vector */
     int ceil_mode;            /* pools */
     int count_include_pad;    /* AveragePool */
     int lrn_size;             /* LRN: window across channels */
     double lrn_alpha, lrn_beta, lrn_k;
-    double bn_eps;            /* BatchNorm */
+    double bn_eps;            /* BatchNorm, LayerNorm: epsilon */
     double relu_max;          /* ReLU: 0 = unbounded, else clip at relu_max */
     double hs_alpha, hs_beta; /* HardSigmoid: max(0, min(1, alpha x + beta)) */
+    int rm_c, rm_h, rm_w;     /* ReduceMean: 1 for each axis averaged over */
+    int start;                /* Slice: first input channel kept */
+    int gelu_tanh;            /* GELU: 1 for the tanh approximation */
 } net_attr;
 
 typedef struct {
@@ -162,6 +165,11 @@ int net_add(net *n, const char *name, net_kind kind, const net_attr *a, int nin,
  * where the graph allows), infer shapes and counts, check the invariant.
  * `what` names the source (a file name) for error messages. */
 int net_finalize(net *n, const char *what, char *err);
+
+/* Infer layer L's shape and counts from its inputs' shapes ins[0..L->nin)
+ * (L->name, kind, nin and a set): what net_finalize does for every layer,
+ * for an importer that needs shapes while it builds.  0, or -1 with err. */
+int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *err);
 
 /* ---- queries (valid after net_finalize) ---- */
 int net_find(const net *n, const char *name); /* layer index or -1 */

@@ -198,6 +198,59 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
             out[i] = (float)((double)x[i] * inputs[1][zs.h * zs.w == 1 ? i / hw : i]);
         break;
     }
+    case NET_REDUCEMEAN: {
+        int nc = a->rm_c ? xs.c : 1, nh = a->rm_h ? xs.h : 1, nw = a->rm_w ? xs.w : 1;
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++) {
+                    double s = 0;
+                    for (int i = 0; i < nc; i++)
+                        for (int j = 0; j < nh; j++)
+                            for (int q = 0; q < nw; q++)
+                                s += at(x, xs, a->rm_c ? i : c, a->rm_h ? j : y, a->rm_w ? q : xx);
+                    out[((size_t)c * ys.h + y) * ys.w + xx] = (float)(s / ((double)nc * nh * nw));
+                }
+        break;
+    }
+    case NET_SLICE:
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++)
+                    out[((size_t)c * ys.h + y) * ys.w + xx] = at(x, xs, a->start + c, y, xx);
+        break;
+    case NET_SHUFFLE: {
+        /* PyTorch: x.view(g, C/g, H, W).transpose(0, 1).reshape(C, H, W) */
+        int g = a->groups, per = xs.c / g;
+        for (int i = 0; i < g; i++)
+            for (int j = 0; j < per; j++)
+                for (int p = 0; p < xs.h * xs.w; p++)
+                    out[(size_t)(j * g + i) * xs.h * xs.w + p] = x[(size_t)(i * per + j) * xs.h * xs.w + p];
+        break;
+    }
+    case NET_LAYERNORM:
+        for (int p = 0; p < xs.h * xs.w; p++) {
+            double m = 0, v = 0;
+            size_t hw = (size_t)xs.h * xs.w;
+            for (int c = 0; c < xs.c; c++) m += x[c * hw + p];
+            m /= xs.c;
+            for (int c = 0; c < xs.c; c++) v += (x[c * hw + p] - m) * (x[c * hw + p] - m);
+            v /= xs.c;
+            for (int c = 0; c < xs.c; c++)
+                out[c * hw + p] = (float)((x[c * hw + p] - m) / sqrt(v + a->bn_eps) * w[c] + w[xs.c + c]);
+        }
+        break;
+    case NET_GELU:
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) {
+            double v = x[i];
+            out[i] = (float)(a->gelu_tanh ? 0.5 * v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)))
+                                          : 0.5 * v * (1 + erf(v / sqrt(2.0))));
+        }
+        break;
+    case NET_SCALE: {
+        size_t hw = (size_t)xs.h * xs.w;
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) out[i] = (float)((double)x[i] * w[i / hw]);
+        break;
+    }
     default:
         abort();
     }

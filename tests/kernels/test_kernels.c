@@ -372,6 +372,45 @@ static void misc_tests(void)
         check_layer(m);
         net_free(m);
     }
+    /* ConvNeXt's and ShuffleNet's kinds: ReduceMean over every axis subset,
+     * channel slices, shuffles, LayerNorm, both GELUs, per-channel scale. */
+    for (int t = 0; t < 12; t++) {
+        net_shape in = {trng_int(&rng, 1, 40), trng_int(&rng, 1, 9), trng_int(&rng, 1, 9)};
+        net_attr a = net_attr_default(NET_REDUCEMEAN);
+        int axes = 1 + t % 7;
+        a.rm_c = axes & 1, a.rm_h = (axes >> 1) & 1, a.rm_w = (axes >> 2) & 1;
+        net *m = build(NET_REDUCEMEAN, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a = net_attr_default(NET_SLICE);
+        a.start = trng_int(&rng, 0, in.c - 1);
+        a.out_c = trng_int(&rng, 1, in.c - a.start);
+        m = build(NET_SLICE, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a = net_attr_default(NET_SHUFFLE);
+        a.groups = t % 4 + 1;
+        m = build(NET_SHUFFLE, &a, (net_shape){a.groups * trng_int(&rng, 1, 6), in.h, in.w}, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a = net_attr_default(NET_LAYERNORM);
+        a.bn_eps = t % 2 ? 1e-6 : 1e-5;
+        m = build(NET_LAYERNORM, &a, in, 0, NULL);
+        input_scale = 3; /* a mean well away from 0 */
+        check_layer(m);
+        input_scale = 1;
+        net_free(m);
+        a = net_attr_default(NET_GELU);
+        a.gelu_tanh = t % 2;
+        m = build(NET_GELU, &a, in, 0, NULL);
+        input_scale = 6;
+        check_layer(m);
+        input_scale = 1;
+        net_free(m);
+        m = build(NET_SCALE, NULL, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+    }
     /* Softmax of large logits must not overflow. */
     net *n = build(NET_SOFTMAX, NULL, (net_shape){3, 1, 1}, 0, NULL);
     float x[3] = {1000.0f, 1001.0f, 1002.0f}, y[3], want[3];
@@ -387,8 +426,9 @@ static void misc_tests(void)
 /* Channel-wise kinds on a channel sub-tensor give the matching channels. */
 static void channelwise_slices(void)
 {
-    static const net_kind kinds[] = {NET_RELU,    NET_BN,       NET_MAXPOOL,  NET_AVGPOOL, NET_GAP,
-                                     NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID, NET_HSWISH};
+    static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_MAXPOOL, NET_AVGPOOL,
+                                     NET_GAP,      NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID,
+                                     NET_HSWISH,   NET_GELU,   NET_SCALE};
     char err[NET_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);
@@ -403,10 +443,10 @@ static void channelwise_slices(void)
         CHECK(kern_run(n, 0, 0, 7, in, w, full, NULL, err) == 0, "%s", err);
         int c0 = 2, nc = 4;
         float sw[16];
-        if (kinds[k] == NET_BN)
-            for (int q = 0; q < 4; q++) memcpy(sw + q * nc, w + q * 7 + c0, (size_t)nc * sizeof *sw);
+        int nv = net_wvecs(net_kind_info(kinds[k])->wlayout); /* BatchNorm 4, Scale 1 */
+        for (int q = 0; q < nv; q++) memcpy(sw + q * nc, w + q * 7 + c0, (size_t)nc * sizeof *sw);
         in[0] = x + c0 * xhw;
-        CHECK(kern_run(n, 0, c0, nc, in, kinds[k] == NET_BN ? sw : NULL, part, NULL, err) == 0, "%s", err);
+        CHECK(kern_run(n, 0, c0, nc, in, nv ? sw : NULL, part, NULL, err) == 0, "%s", err);
         CHECK(memcmp(part, full + c0 * hw, nc * hw * sizeof *part) == 0, "%s slice differs",
               net_kind_name(kinds[k]));
         free(x), free(w), free(full), free(part);
@@ -417,8 +457,9 @@ static void channelwise_slices(void)
 /* ReLU, BatchNorm, Add, Flatten, Dropout in place (out == inputs[0]). */
 static void in_place_tests(void)
 {
-    static const net_kind kinds[] = {NET_RELU,    NET_BN,      NET_ADD,      NET_FLATTEN,
-                                     NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID, NET_HSWISH};
+    static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_ADD,   NET_FLATTEN,
+                                     NET_DROPOUT,  NET_SIGMOID, NET_HSIGMOID, NET_HSWISH,
+                                     NET_LAYERNORM, NET_GELU,  NET_SCALE};
     char err[NET_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int pc[3] = {5, 5, 5};
