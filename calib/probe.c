@@ -1,7 +1,8 @@
 /* probe.c -- the probe networks: one chain per size holding every layer
  * kind of kinds.def (Conv in its three kernel paths and both cost classes,
  * FC, ReLU, ReLU6, LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten,
- * Dropout, Softmax, Sigmoid, HardSigmoid, HardSwish, Mul both ways; a test
+ * Dropout, Softmax, Sigmoid, HardSigmoid, HardSwish, Mul both ways,
+ * ReduceMean, Slice, ChannelShuffle, LayerNorm, GELU, Scale; a test
  * checks that none is missing), so the per-kind fallback coefficients are fitted over
  * shapes the calibrated networks may lack (e.g. AveragePool and Concat
  * for DenseNet when calibrating on AlexNet and ResNet-50).
@@ -74,8 +75,23 @@ net *calib_probe_net(int i, char *err)
     add(&b, "mul", NET_MUL, NULL, "hswish", "relu6");
     add(&b, "se_gap", NET_GAP, NULL, "mul", NULL);
     add(&b, "se_scale", NET_MUL, NULL, "mul", "se_gap");
+    /* ShuffleNet's and ConvNeXt's: a mean over channels joined back on and
+     * sliced off again, a shuffle, LayerNorm, GELU and a per-channel scale. */
+    a = net_attr_default(NET_REDUCEMEAN);
+    a.rm_c = 1;
+    add(&b, "rmean", NET_REDUCEMEAN, &a, "se_scale", NULL);
+    add(&b, "join", NET_CONCAT, NULL, "se_scale", "rmean");
+    a = net_attr_default(NET_SLICE);
+    a.start = 0, a.out_c = 2 * C;
+    add(&b, "slice", NET_SLICE, &a, "join", NULL);
+    a = net_attr_default(NET_SHUFFLE);
+    a.groups = 2;
+    add(&b, "shuffle", NET_SHUFFLE, &a, "slice", NULL);
+    add(&b, "layernorm", NET_LAYERNORM, NULL, "shuffle", NULL);
+    add(&b, "gelu", NET_GELU, NULL, "layernorm", NULL);
+    add(&b, "scale", NET_SCALE, NULL, "gelu", NULL);
     a = net_attr_pool(NET_MAXPOOL, 3, 1, 1);
-    add(&b, "maxpool", NET_MAXPOOL, &a, "se_scale", NULL);
+    add(&b, "maxpool", NET_MAXPOOL, &a, "scale", NULL);
     a = net_attr_pool(NET_AVGPOOL, 2, 2, 0); /* DenseNet's transition pool */
     add(&b, "avgpool", NET_AVGPOOL, &a, "maxpool", NULL);
     a = net_attr_conv(C, 7, 2, 3, 1, 1); /* large kernel, strided: the Conv class */

@@ -7,6 +7,7 @@
 #include "net.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* A one-layer (or few-layer) net on input c x h x w, built through the API. */
 typedef struct {
@@ -270,6 +271,81 @@ static void test_add_concat(void)
     net_free(t.n);
 }
 
+/* ShuffleNet's, MnasNet's and ConvNeXt's kinds on a 6 x 4 x 5 input. */
+static void test_mobile_kinds(void)
+{
+    tnet t;
+    net_attr a;
+    const net_layer *L;
+    /* ReduceMean over channels: 1 x 4 x 5, reading all 120 elements (ops);
+     * over H and W: 6 x 1 x 1; over W alone: 6 x 4 x 1. */
+    static const int axes[3][3] = {{1, 0, 0}, {0, 1, 1}, {0, 0, 1}};
+    static const int want[3][3] = {{1, 4, 5}, {6, 1, 1}, {6, 4, 1}};
+    for (int k = 0; k < 3; k++) {
+        tn_init(&t, 6, 4, 5);
+        a = net_attr_default(NET_REDUCEMEAN);
+        a.rm_c = axes[k][0], a.rm_h = axes[k][1], a.rm_w = axes[k][2];
+        tn_add(&t, "m", NET_REDUCEMEAN, &a, "data", NULL);
+        L = tn_done(&t, "m");
+        CHECK_OUT(L, want[k][0], want[k][1], want[k][2]);
+        if (L) CHECK_I64(L->ops, 120);
+        if (L) CHECK_I64(L->params, 0);
+        net_free(t.n);
+    }
+    tn_init(&t, 6, 4, 5);
+    tn_add(&t, "m", NET_REDUCEMEAN, NULL, "data", NULL); /* no axis */
+    CHECK(tn_done(&t, "m") == NULL && strstr(t.err, "over no axis"));
+    net_free(t.n);
+    /* Slice of channels [2, 5): 3 x 4 x 5, 60 ops; [4, 7) does not fit. */
+    for (int k = 0; k < 2; k++) {
+        tn_init(&t, 6, 4, 5);
+        a = net_attr_default(NET_SLICE);
+        a.start = k ? 4 : 2, a.out_c = 3;
+        tn_add(&t, "s", NET_SLICE, &a, "data", NULL);
+        L = tn_done(&t, "s");
+        if (!k) {
+            CHECK_OUT(L, 3, 4, 5);
+            if (L) CHECK_I64(L->ops, 60);
+        } else {
+            CHECK(L == NULL && strstr(t.err, "[4, 7)") && strstr(t.err, "6 channels"));
+        }
+        net_free(t.n);
+    }
+    /* ChannelShuffle: groups 3 of 6 channels keeps the shape; 4 does not divide. */
+    for (int g = 3; g <= 4; g++) {
+        tn_init(&t, 6, 4, 5);
+        a = net_attr_default(NET_SHUFFLE);
+        a.groups = g;
+        tn_add(&t, "x", NET_SHUFFLE, &a, "data", NULL);
+        L = tn_done(&t, "x");
+        if (g == 3) CHECK_OUT(L, 6, 4, 5);
+        else CHECK(L == NULL && strstr(t.err, "groups 4"));
+        net_free(t.n);
+    }
+    /* LayerNorm: 2 x 6 params (scale, shift) and run-time weights; GELU
+     * none; Scale 6 (one per channel); all keep the shape, 120 ops. */
+    tn_init(&t, 6, 4, 5);
+    tn_add(&t, "ln", NET_LAYERNORM, NULL, "data", NULL);
+    tn_add(&t, "g", NET_GELU, NULL, "ln", NULL);
+    tn_add(&t, "s", NET_SCALE, NULL, "g", NULL);
+    L = tn_done(&t, "s");
+    CHECK_OUT(L, 6, 4, 5);
+    static const char *names[3] = {"ln", "g", "s"};
+    static const int params[3] = {12, 0, 6};
+    for (int k = 0; L && k < 3; k++) {
+        const net_layer *M = &t.n->layers[net_find(t.n, names[k])];
+        CHECK_I64(M->params, params[k]);
+        CHECK_I64(M->weights, params[k]);
+        CHECK_I64(M->ops, 120);
+        CHECK_I64(M->macs, 0);
+    }
+    net_free(t.n);
+    /* Which of them a mapping may split or slice channel-wise. */
+    CHECK(net_kind_channelwise(NET_GELU) && net_kind_channelwise(NET_SCALE));
+    CHECK(!net_kind_channelwise(NET_LAYERNORM) && !net_kind_channelwise(NET_REDUCEMEAN) &&
+          !net_kind_channelwise(NET_SLICE) && !net_kind_channelwise(NET_SHUFFLE));
+}
+
 static void test_kinds(void)
 {
     for (int k = 0; k < NET_KIND_COUNT; k++) {
@@ -364,6 +440,7 @@ int main(void)
     test_pool();
     test_fc_and_elementwise();
     test_add_concat();
+    test_mobile_kinds();
     test_kinds();
     test_slices();
     test_topo_order();
