@@ -64,7 +64,29 @@ int ox_tp_ints(ox_dctx *d, const Onnx__TensorProto *t, int64_t *dst, int max, in
 
 /* ---- onnx_import.c: the importer's state ---- */
 
-enum { OX_UNDEF, OX_ACT, OX_CONST };
+/* What a tensor of the graph is to the importer: an activation (a layer's
+ * output or the network input), a constant, or a symbolic value -- an
+ * expression of one activation that is not a layer (yet): the steps of a
+ * decomposed LayerNorm or GELU, a channel-shuffle's 5-D view, a scaling by
+ * a constant (onnx_fuse.c). */
+enum { OX_UNDEF, OX_ACT, OX_CONST, OX_SYM };
+
+/* Symbolic values, each of activation X (ox_tens.sym_src). */
+enum {
+    OX_S_MEANC = 1, /* mean of X over its channels (keepdims) */
+    OX_S_CENT,      /* X - mean_c(X) */
+    OX_S_SQ,        /* (X - mean_c(X))^2 */
+    OX_S_VAR,       /* mean_c((X - mean_c(X))^2) */
+    OX_S_VARE,      /* var + eps (sym_val = eps) */
+    OX_S_STD,       /* sqrt(var + eps) (sym_val = eps) */
+    OX_S_SCALED,    /* X * c (sym_val = c): Mul or Div by a scalar */
+    OX_S_ERF,       /* erf(X / sqrt 2) */
+    OX_S_ERF1,      /* 1 + erf(X / sqrt 2) */
+    OX_S_XERF1,     /* X (1 + erf(X / sqrt 2)), twice GELU(X) */
+    OX_S_HALFERF1,  /* (1 + erf(X / sqrt 2)) / 2 */
+    OX_S_GROUPED,   /* X viewed as [1, g, C/g, H, W] (sym_val = g) */
+    OX_S_GROUPEDT,  /* that view transposed to [1, C/g, g, H, W] */
+};
 
 typedef struct {
     const char *name;
@@ -74,6 +96,12 @@ typedef struct {
     int flat;      /* OX_ACT: the exporter's implicit flatten (only Gemm may read it) */
     int pad[4];    /* OX_ACT: zero padding (top, left, bottom, right) still to apply:
                     * a Pad node, folded into the Conv or AveragePool reading it */
+    int nhwc;      /* OX_ACT rank 4: its ONNX dims are [1, H, W, C] (a Transpose's view
+                    * of the layer's C x H x W floats) */
+    net_shape shape; /* OX_ACT: the dse shape (net.c's, as the layers infer it) */
+    int sym, sym_src; /* OX_SYM: which OX_S_* of which activation */
+    double sym_val;  /* OX_SYM: its constant */
+    int sym_node;    /* OX_SYM: the node that made it (names a layer realised from it) */
     const Onnx__TensorProto *tp; /* OX_CONST */
     int nuse;      /* node inputs reading it, plus one if it is the graph output */
 } ox_tens;
@@ -91,7 +119,7 @@ typedef struct {
     int autopad;         /* 1 SAME_UPPER, 2 SAME_LOWER: pads from the input size */
     int64_t flat_n;      /* Reshape: required features (>0), -2: = input channels */
     int flat_softmax;    /* Softmax < opset 13 on 4-D: ours only when H = W = 1 */
-    int bias_open;       /* FC without bias that a following Add may give one */
+    int bias_open;       /* FC or Conv (a MatMul) without bias that a following Add may give one */
     int out;             /* tensor holding the layer's result */
 } ox_spec;
 
@@ -139,6 +167,8 @@ const char *ox_in_name(ox_imp *I, size_t k); /* "" when absent */
 int ox_in_count(ox_imp *I);                  /* without trailing absent ones */
 /* Input k as an activation; its tensor index, or -1 with the error set. */
 int ox_in_act(ox_imp *I, size_t k);
+int ox_in_kind(ox_imp *I, size_t k);   /* OX_* of input k's tensor */
+int ox_in_tensor(ox_imp *I, size_t k); /* its index, -1 when absent */
 /* Input k as a constant; NULL if absent and optional (*bad = 0), or on
  * error (*bad = 1). */
 const Onnx__TensorProto *ox_in_const(ox_imp *I, size_t k, int required, int *bad);
@@ -154,8 +184,12 @@ int ox_extra_outputs_unused(ox_imp *I);
 /* What the current node's output 0 becomes. */
 /* An alias of tensor src (no layer); rank 0 keeps src's rank. */
 int ox_alias(ox_imp *I, int src, int rank, int flat);
-/* A new layer reading activations ins[0..nin); NULL with the error set. */
+/* A new layer reading activations ins[0..nin), its output shape inferred
+ * by net.c at once; NULL with the error set.  _out: output `out` of a node
+ * of several outputs (Split: one layer each, named NODE.out). */
 ox_spec *ox_new_spec(ox_imp *I, net_kind kind, const net_attr *a, int nin, const int *ins, int rank);
+ox_spec *ox_new_spec_out(ox_imp *I, int out, net_kind kind, const net_attr *a, int nin,
+                         const int *ins, int rank);
 /* Append count floats to the layer's weights (kept only when I->keep). */
 int ox_spec_append(ox_imp *I, ox_spec *s, const float *v, int64_t count);
 int ox_act_rank(ox_imp *I, int t, int want, const char *what);
@@ -165,6 +199,44 @@ int ox_window_attrs(ox_imp *I, net_attr *a, int *autopad, int pool);
 void ox_same_guess(net_attr *a, int autopad);
 /* Add the zero padding of a Pad node feeding this Conv / AveragePool. */
 int ox_fold_pad(ox_imp *I, int x, net_attr *a, int autopad);
+
+/* ---- onnx_const.c: folding of small constant computations ---- */
+
+#define OX_CMAX 64 /* most values a folded constant may have */
+/* A small constant's values as doubles (exact for the integers of shapes). */
+typedef struct {
+    int dtype; /* ONNX data type */
+    int rank;
+    int64_t dims[8];
+    int n;
+    double v[OX_CMAX];
+} ox_cval;
+/* Keep a tensor made by the importer (freed with the import). */
+int ox_own_tensor(ox_imp *I, Onnx__TensorProto *t);
+int ox_cval_of(ox_imp *I, int t, const char *role, ox_cval *c); /* constant tensor t */
+int ox_cval_out(ox_imp *I, int out, const ox_cval *c);         /* node output out := c */
+/* Fold the current node if its inputs are constants (Shape: an activation);
+ * *handled says whether it did. */
+int ox_fold(ox_imp *I, int *handled);
+
+/* ---- onnx_fuse.c: layouts and the patterns of decomposed operators ---- */
+
+/* A symbolic value read as an activation: a layer made from it where one
+ * can be (a mean over channels: ReduceMean; a scaling: Scale), else -1
+ * with an error naming the pattern left unfinished. */
+int ox_sym_realize(ox_imp *I, int t);
+/* Handlers of the operators the patterns run through. */
+int ox_op_transpose(ox_imp *I);
+int ox_op_reducemean(ox_imp *I);
+int ox_op_sub(ox_imp *I);
+int ox_op_pow(ox_imp *I);
+int ox_op_sqrt(ox_imp *I);
+int ox_op_erf(ox_imp *I);
+int ox_op_div(ox_imp *I);
+int ox_op_mul(ox_imp *I);
+int ox_op_add(ox_imp *I, int sum);
+int ox_op_layernorm(ox_imp *I);
+int ox_op_reshape5(ox_imp *I, int *handled);
 
 /* ---- onnx_ops.c ---- */
 /* Import the current node (I->nd): dispatch on its operator. */

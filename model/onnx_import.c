@@ -188,7 +188,21 @@ int ox_in_count(ox_imp *I)
     return n;
 }
 
-/* Input k as an activation; its tensor index. */
+/* Operators that read an activation the same whatever the order of its
+ * dimensions (elementwise ones, and those that ask which axis is which). */
+static int layout_free(const char *op)
+{
+    static const char *ops[] = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Dropout",
+                                "Identity", "Add", "Sum", "Mul", "Div", "Sub", "Pow", "Sqrt",
+                                "Erf", "Gelu", "Transpose", "ReduceMean", "LayerNormalization",
+                                "MatMul", "Shape", NULL};
+    for (int i = 0; ops[i]; i++)
+        if (!strcmp(op, ops[i])) return 1;
+    return 0;
+}
+
+/* Input k as an activation; its tensor index.  A symbolic value becomes
+ * a layer here if it can be one (ox_sym_realize). */
 int ox_in_act(ox_imp *I, size_t k)
 {
     const char *name = ox_in_name(I, k);
@@ -199,6 +213,7 @@ int ox_in_act(ox_imp *I, size_t k)
                      "graph input", name);
     if (I->t[t].kind == OX_CONST)
         return ox_fail(I, "input %.100s is a constant; dse needs an activation here", name);
+    if (I->t[t].kind == OX_SYM && ox_sym_realize(I, t)) return -1;
     if (I->t[t].flat && strcmp(I->nd->op_type, "Gemm") && strcmp(I->nd->op_type, "MatMul"))
         return ox_fail(I, "input %.100s is a " OX_IMPLICIT " flatten, which only a Gemm may read", name);
     const int *p = I->t[t].pad;
@@ -206,7 +221,25 @@ int ox_in_act(ox_imp *I, size_t k)
         strcmp(I->nd->op_type, "AveragePool"))
         return ox_fail(I, "input %.100s is zero-padded by a Pad node; dse folds such padding only "
                      "into a Conv or AveragePool", name);
+    if (I->t[t].nhwc && !layout_free(I->nd->op_type))
+        return ox_fail(I, "input %.100s is in NHWC order (a Transpose of a 4-D activation that "
+                     "no later Transpose undoes before this node)", name);
     return t;
+}
+
+/* The kind of input k's tensor (OX_UNDEF when absent or unknown). */
+int ox_in_kind(ox_imp *I, size_t k)
+{
+    const char *name = ox_in_name(I, k);
+    int t = name[0] ? ox_smap_get(&I->tmap, name) : -1;
+    return t < 0 ? OX_UNDEF : I->t[t].kind;
+}
+
+/* Input k's tensor index, whatever it is (-1 when absent). */
+int ox_in_tensor(ox_imp *I, size_t k)
+{
+    const char *name = ox_in_name(I, k);
+    return name[0] ? ox_smap_get(&I->tmap, name) : -1;
 }
 
 /* Input k as a constant (initializer or Constant output); NULL if absent
@@ -310,6 +343,9 @@ int ox_alias(ox_imp *I, int src, int rank, int flat)
     o->rank = rank ? rank : s->rank;
     o->flat = flat;
     memcpy(o->pad, s->pad, sizeof o->pad);
+    o->nhwc = s->nhwc;
+    o->shape = s->shape;
+    o->sym = s->sym, o->sym_src = s->sym_src, o->sym_val = s->sym_val, o->sym_node = s->sym_node;
     o->tp = s->tp;
     if (o->kind == OX_ACT && o->spec >= 0 && I->s[o->spec].out == src) I->s[o->spec].out = t;
     return 0;
@@ -317,9 +353,9 @@ int ox_alias(ox_imp *I, int src, int rank, int flat)
 
 /* A unique layer name for the current node: its own name, else the name of
  * its first output (as ONNX tools and AutoDiCE name a nameless node), else
- * Op_index; a clash (duplicate, the input's name, another node's name) gets
- * _2, _3... */
-static char *layer_name(ox_imp *I)
+ * Op_index; output `out` > 0 of a node of several outputs (Split) gets .out;
+ * a clash (duplicate, the input's name, another node's name) gets _2, _3... */
+static char *layer_name(ox_imp *I, int out)
 {
     const Onnx__NodeProto *nd = I->nd;
     char base[160], cand[200];
@@ -329,15 +365,20 @@ static char *layer_name(ox_imp *I)
         return NULL;
     }
     const char *out0 = nd->n_output > 0 ? nd->output[0] : NULL;
-    if (own) snprintf(base, sizeof base, "%.150s", nd->name);
-    else if (out0 && out0[0] && ox_printable(out0)) snprintf(base, sizeof base, "%.150s", out0);
+    if (own) snprintf(base, sizeof base, "%.140s", nd->name);
+    else if (out0 && out0[0] && ox_printable(out0)) snprintf(base, sizeof base, "%.140s", out0);
     else snprintf(base, sizeof base, "%.60s_%d", nd->op_type, I->nd_idx);
-    /* Cut at 150 bytes: back to whole UTF-8 characters (a name stays
-     * base_name_ok whichever branch made it; an op_type is unchecked). */
+    /* Cut at 140 bytes (room for a Split suffix): back to whole UTF-8
+     * characters (a name stays base_name_ok whichever branch made it; an
+     * op_type is unchecked). */
     for (size_t l = strlen(base); l && !base_name_ok(base);) base[--l] = 0;
     if (!base[0]) {
         ox_fail(I, "node has no usable name (its operator type is not text)");
         return NULL;
+    }
+    if (out > 0) { /* a node of several outputs (Split): one layer each */
+        size_t l = strlen(base);
+        snprintf(base + l, sizeof base - l, ".%d", out);
     }
     snprintf(cand, sizeof cand, "%s", base);
     const char *inname = I->t[I->input].name;
@@ -356,20 +397,23 @@ static char *layer_name(ox_imp *I)
     return name;
 }
 
-/* A new layer for the current node, reading activations ins[0..nin). */
-ox_spec *ox_new_spec(ox_imp *I, net_kind kind, const net_attr *a, int nin, const int *ins, int rank)
+/* A new layer for output `out` of the current node, reading activations
+ * ins[0..nin); its shape from net.c.  `single`: the node's other outputs
+ * must be unused. */
+static ox_spec *new_spec(ox_imp *I, int out, int single, net_kind kind, const net_attr *a, int nin,
+                         const int *ins, int rank)
 {
     const Onnx__NodeProto *nd = I->nd;
-    if (nd->n_output < 1 || !nd->output[0] || !nd->output[0][0]) {
-        ox_fail(I, "has no output");
+    if (nd->n_output <= (size_t)out || !nd->output[out] || !nd->output[out][0]) {
+        ox_fail(I, "has no output %d", out);
         return NULL;
     }
-    int t = ox_smap_get(&I->tmap, nd->output[0]);
+    int t = ox_smap_get(&I->tmap, nd->output[out]);
     if (I->t[t].kind != OX_UNDEF) {
-        ox_fail(I, "output %.100s is produced twice", nd->output[0]);
+        ox_fail(I, "output %.100s is produced twice", nd->output[out]);
         return NULL;
     }
-    if (ox_extra_outputs_unused(I)) return NULL;
+    if (single && ox_extra_outputs_unused(I)) return NULL;
     if (I->ns == I->caps) {
         int cap = I->caps ? 2 * I->caps : 64;
         ox_spec *s = realloc(I->s, (size_t)cap * sizeof *s);
@@ -382,11 +426,14 @@ ox_spec *ox_new_spec(ox_imp *I, net_kind kind, const net_attr *a, int nin, const
     }
     ox_spec *s = &I->s[I->ns];
     memset(s, 0, sizeof *s);
-    s->name = layer_name(I); /* sets err on failure */
+    s->name = layer_name(I, out); /* sets err on failure */
     if (!s->name) return NULL;
     s->in = malloc((size_t)nin * sizeof *s->in);
-    if (!s->in) {
+    net_shape few[8], *xs = nin <= 8 ? few : malloc((size_t)nin * sizeof *xs);
+    if (!s->in || !xs) {
         free(s->name);
+        free(s->in);
+        if (xs != few) free(xs);
         ox_fail(I, "out of memory");
         return NULL;
     }
@@ -397,11 +444,43 @@ ox_spec *ox_new_spec(ox_imp *I, net_kind kind, const net_attr *a, int nin, const
     s->kind = kind;
     s->a = a ? *a : net_attr_default(kind);
     s->out = t;
-    I->t[t].kind = OX_ACT;
-    I->t[t].spec = I->ns;
-    I->t[t].rank = rank;
     I->ns++;
+    /* The shape now, by net.c's rule, so that later nodes can ask for it
+     * (Shape, Reshape targets, per-channel constants); net_finalize infers
+     * it again over the whole net. */
+    net_layer L;
+    memset(&L, 0, sizeof L);
+    L.name = s->name, L.kind = kind, L.nin = nin, L.a = s->a;
+    for (int k = 0; k < nin; k++) xs[k] = I->t[ins[k]].shape;
+    char msg[NET_ERRLEN];
+    int bad = net_layer_infer(&L, xs, "", msg);
+    if (xs != few) free(xs);
+    if (bad) {
+        /* net.c's line is ": layer NAME: problem"; the node says the rest. */
+        const char *p = strstr(msg, ": ");
+        p = p ? strstr(p + 2, ": ") : NULL;
+        ox_fail(I, "%s", p ? p + 2 : msg);
+        return NULL;
+    }
+    I->t[t].kind = OX_ACT;
+    I->t[t].spec = I->ns - 1;
+    I->t[t].rank = rank;
+    I->t[t].shape = L.out;
+    /* Only layout-free operators read an NHWC view (ox_in_act), and they
+     * keep it. */
+    I->t[t].nhwc = rank == 4 && nin > 0 && I->t[ins[0]].nhwc;
     return s;
+}
+
+ox_spec *ox_new_spec(ox_imp *I, net_kind kind, const net_attr *a, int nin, const int *ins, int rank)
+{
+    return new_spec(I, 0, 1, kind, a, nin, ins, rank);
+}
+
+ox_spec *ox_new_spec_out(ox_imp *I, int out, net_kind kind, const net_attr *a, int nin,
+                         const int *ins, int rank)
+{
+    return new_spec(I, out, 0, kind, a, nin, ins, rank);
 }
 
 /* Append `extra` floats to s->w (kept) and the count. */
@@ -506,6 +585,10 @@ static int graph_input(ox_imp *I, net_shape *shape)
     int64_t d[4];
     for (int k = 0; k < r; k++) {
         const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[k];
+        if (k == 0 && dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            d[0] = 1; /* a dynamic batch: dse runs batch 1 */
+            continue;
+        }
         if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
             return ox_fail(I, "input %.100s has a dynamic shape: dimension %d is %s%.60s%s", nm, k,
                          dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
@@ -526,8 +609,45 @@ static int graph_input(ox_imp *I, net_shape *shape)
     I->t[t].kind = OX_ACT;
     I->t[t].spec = -1;
     I->t[t].rank = r;
+    I->t[t].shape = *shape;
     I->input = t;
     return 0;
+}
+
+/* Vision transformers (vit_*, swin_*...) multiply two computed tensors
+ * (attention's Q K^T and its weights times V): say so at once rather than
+ * at whatever operator comes first.  A tensor is computed when it depends
+ * on the network input (a shape read off it does not). */
+static int no_attention(ox_imp *I)
+{
+    const Onnx__GraphProto *g = I->g;
+    unsigned char *dyn = calloc((size_t)I->nt + 1, 1);
+    if (!dyn) return ox_fail(I, "out of memory");
+    dyn[I->input] = 1;
+    int rc = 0;
+    for (size_t i = 0; i < g->n_node && !rc; i++) {
+        const Onnx__NodeProto *nd = g->node[i];
+        int d[2] = {0, 0}, any = 0;
+        for (size_t k = 0; k < nd->n_input; k++) {
+            int t = nd->input[k] && nd->input[k][0] ? ox_smap_get(&I->tmap, nd->input[k]) : -1;
+            int v = t >= 0 && dyn[t];
+            any |= v;
+            if (k < 2) d[k] = v;
+        }
+        const char *op = nd->op_type;
+        if (d[0] && d[1] && (!strcmp(op, "MatMul") || !strcmp(op, "Einsum") || !strcmp(op, "Gemm"))) {
+            I->nd = nd;
+            I->nd_idx = (int)i;
+            rc = ox_fail(I, "a product of two computed tensors: attention (as in vision "
+                         "transformers) is not supported; dse imports CNNs");
+            I->nd = NULL;
+        }
+        if (any && strcmp(op, "Shape") && strcmp(op, "Size"))
+            for (size_t k = 0; k < nd->n_output; k++)
+                if (nd->output[k] && nd->output[k][0]) dyn[ox_smap_get(&I->tmap, nd->output[k])] = 1;
+    }
+    free(dyn);
+    return rc;
 }
 
 static const char *layer_of(ox_imp *I, int t)
@@ -597,6 +717,7 @@ static int cross_check(ox_imp *I, const net *n, const Onnx__ValueInfoProto *vi, 
     int r = I->t[t].rank;
     int64_t want[4] = {1, s.c, s.h, s.w};
     if (r == 2) want[1] = net_shape_numel(s);
+    if (r == 4 && I->t[t].nhwc) want[1] = s.h, want[2] = s.w, want[3] = s.c;
     char got[200] = "", exp[100];
     int bad = (int)tt->shape->n_dim != r;
     for (size_t k = 0; k < tt->shape->n_dim; k++) {
@@ -608,7 +729,8 @@ static int cross_check(ox_imp *I, const net *n, const Onnx__ValueInfoProto *vi, 
         if (!bad && known && dm->dim_value != want[k]) bad = 1;
     }
     if (!bad) return 0;
-    if (r == 4) snprintf(exp, sizeof exp, "1x%dx%dx%d", s.c, s.h, s.w);
+    if (r == 4) snprintf(exp, sizeof exp, "1x%lldx%lldx%lld", (long long)want[1], (long long)want[2],
+                         (long long)want[3]);
     else snprintf(exp, sizeof exp, "1x%lld", (long long)net_shape_numel(s));
     I->nd = NULL;
     return ox_fail(I, "%s %.100s has shape %s but the layers give %s", is_output ? "graph output"
@@ -795,7 +917,7 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
     if (out_t < 0) goto oom;
     I.t[out_t].nuse++;
     net_shape in;
-    if (graph_input(&I, &in)) goto out;
+    if (graph_input(&I, &in) || no_attention(&I)) goto out;
     for (size_t i = 0; i < g->n_node; i++) {
         I.nd = g->node[i];
         I.nd_idx = (int)i;

@@ -344,12 +344,20 @@ static int append_bias(ox_imp *I, ox_spec *s, const float *c, int64_t n, int64_t
     return rc;
 }
 
-/* Gemm and MatMul with a constant right operand: an FC layer. */
+/* Gemm and MatMul with a constant right operand: an FC layer (or, on an
+ * NHWC view, a 1x1 Conv). */
 static int op_fc(ox_imp *I, int gemm)
 {
     if (ox_check_attrs(I, gemm ? "alpha beta transA transB broadcast" : "")) return -1;
     int x = ox_in_act(I, 0), bad;
-    if (x < 0 || ox_act_rank(I, x, 2, "input")) return -1;
+    if (x < 0) return -1;
+    /* MatMul on an NHWC view: each pixel's channels times W, a 1x1 Conv
+     * (ConvNeXt's Linear layers). */
+    int conv = !gemm && I->t[x].rank == 4 && I->t[x].nhwc;
+    if (!gemm && I->t[x].rank == 4 && !conv)
+        return ox_fail(I, "MatMul of a 4-D NCHW tensor (over its W axis); dse multiplies [1, K] "
+                       "rows or the channels of an NHWC view");
+    if (!conv && ox_act_rank(I, x, 2, "input")) return -1;
     const Onnx__TensorProto *B = ox_in_const(I, 1, 1, &bad), *C = NULL;
     if (bad) return -1;
     int64_t ta = 0, tb = 0;
@@ -369,10 +377,13 @@ static int op_fc(ox_imp *I, int gemm)
     int64_t K = tb ? B->dims[1] : B->dims[0], N = tb ? B->dims[0] : B->dims[1];
     if (ta && K != 1)
         return ox_fail(I, "transA=1 (a transposed input) is unsupported; dse's input is one row");
-    net_attr a = net_attr_default(NET_FC);
+    net_attr a = net_attr_default(conv ? NET_CONV : NET_FC);
     a.out_c = (int)N;
     a.bias = C != NULL;
-    ox_spec *s = ox_new_spec(I, NET_FC, &a, 1, &x, 2);
+    if (conv && K != I->t[x].shape.c)
+        return ox_fail(I, "weight %.100s has %lld rows, the input has %d channels", ox_in_name(I, 1),
+                       (long long)K, I->t[x].shape.c);
+    ox_spec *s = ox_new_spec(I, conv ? NET_CONV : NET_FC, &a, 1, &x, conv ? 4 : 2);
     if (!s) return -1;
     s->bias_open = C == NULL;
     int64_t n;
@@ -405,59 +416,6 @@ static int op_fc(ox_imp *I, int gemm)
     return 0;
 }
 
-/* Add and Sum: of activations, a NET_ADD; Add of an FC without bias and a
- * constant, that FC's bias (MatMul + Add is how frameworks spell Gemm). */
-static int op_add(ox_imp *I, int sum)
-{
-    if (ox_check_attrs(I, sum ? "consumed_inputs" : "broadcast axis consumed_inputs")) return -1;
-    int nin = ox_in_count(I);
-    if (nin < 2) return ox_fail(I, "needs at least two inputs");
-    if (!sum && nin != 2) return ox_fail(I, "Add takes two inputs");
-    int cst = -1;
-    for (int k = 0; k < nin; k++) {
-        int t = ox_smap_get(&I->tmap, ox_in_name(I, (size_t)k));
-        if (t >= 0 && I->t[t].kind == OX_CONST) cst = k;
-    }
-    if (cst >= 0) {
-        int other = ox_smap_get(&I->tmap, ox_in_name(I, (size_t)(1 - cst)));
-        if (sum || other < 0 || I->t[other].kind != OX_ACT || I->t[other].spec < 0)
-            return ox_fail(I, "adding constant %.100s is only supported as the bias of a MatMul",
-                         ox_in_name(I, (size_t)cst));
-        ox_spec *s = &I->s[I->t[other].spec];
-        if (s->kind != NET_FC || !s->bias_open || s->out != other || I->t[other].nuse != 1)
-            return ox_fail(I, "adding constant %.100s is only supported as the bias of a MatMul "
-                         "whose result nothing else reads", ox_in_name(I, (size_t)cst));
-        int bad;
-        int64_t n;
-        const Onnx__TensorProto *C = ox_in_const(I, (size_t)cst, 1, &bad);
-        if (bad) return -1;
-        float *w = ox_const_floats(I, C, "bias", (size_t)cst, 1, &n, &bad);
-        if (bad) return -1;
-        int64_t N = s->a.out_c;
-        if (n != N && n != 1) {
-            free(w);
-            return ox_fail(I, "bias %.100s has %lld values; dse needs %lld (one per output) or 1",
-                         ox_in_name(I, (size_t)cst), (long long)n, (long long)N);
-        }
-        int rc = append_bias(I, s, w, n, N, 1);
-        free(w);
-        if (rc) return -1;
-        s->a.bias = 1;
-        s->bias_open = 0;
-        if (ox_extra_outputs_unused(I)) return -1;
-        return ox_alias(I, other, 2, 0);
-    }
-    int ins[64];
-    if (nin > 64) return ox_fail(I, "more than 64 inputs");
-    for (int k = 0; k < nin; k++) {
-        if ((ins[k] = ox_in_act(I, (size_t)k)) < 0) return -1;
-        if (I->t[ins[k]].rank != I->t[ins[0]].rank)
-            return ox_fail(I, "adds a %d-D and a %d-D tensor; dse adds tensors of one shape",
-                         I->t[ins[0]].rank, I->t[ins[k]].rank);
-    }
-    return ox_new_spec(I, NET_ADD, NULL, nin, ins, I->t[ins[0]].rank) ? 0 : -1;
-}
-
 static int op_concat(ox_imp *I)
 {
     if (ox_check_attrs(I, "axis")) return -1;
@@ -480,18 +438,6 @@ static int op_concat(ox_imp *I)
                      (long long)axis);
     if (nin == 1) return ox_alias(I, ins[0], 0, 0);
     return ox_new_spec(I, NET_CONCAT, NULL, nin, ins, r) ? 0 : -1;
-}
-
-static int own_tensor(ox_imp *I, Onnx__TensorProto *t)
-{
-    Onnx__TensorProto **o = realloc(I->owned, (size_t)(I->nowned + 1) * sizeof *o);
-    if (!o) {
-        free(t);
-        return ox_fail(I, "out of memory");
-    }
-    I->owned = o;
-    I->owned[I->nowned++] = t;
-    return 0;
 }
 
 static int op_constant(ox_imp *I)
@@ -525,7 +471,7 @@ static int op_constant(ox_imp *I)
             t->n_dims = 1;
             t->dims = (int64_t *)(t->n_float_data ? (void *)&t->n_float_data : (void *)&t->n_int64_data);
         }
-        if (own_tensor(I, t)) return -1;
+        if (ox_own_tensor(I, t)) return -1;
         tp = t;
     }
     if (nd->n_output < 1 || !nd->output[0] || !nd->output[0][0]) return ox_fail(I, "has no output");
@@ -547,12 +493,185 @@ static int op_identity(ox_imp *I)
     return ox_alias(I, t, 0, I->t[t].flat);
 }
 
+/* HardSigmoid: max(0, min(1, alpha x + beta)). */
+static int op_hardsigmoid(ox_imp *I)
+{
+    if (ox_check_attrs(I, "alpha beta consumed_inputs")) return -1;
+    net_attr a = net_attr_default(NET_HSIGMOID);
+    if (ox_att_float(I, "alpha", 0.2, &a.hs_alpha) || ox_att_float(I, "beta", 0.5, &a.hs_beta))
+        return -1;
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    return ox_new_spec(I, NET_HSIGMOID, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+}
+
+/* Gelu (opset 20): approximate "none" (erf) or "tanh". */
+static int op_gelu(ox_imp *I)
+{
+    int tanh_form;
+    if (ox_check_attrs(I, "approximate") || ox_att_choice(I, "approximate", "none tanh", &tanh_form))
+        return -1;
+    net_attr a = net_attr_default(NET_GELU);
+    a.gelu_tanh = tanh_form;
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    return ox_new_spec(I, NET_GELU, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+}
+
+/* Channels [c0, c0 + nc) of x as output `out`: a Slice layer, or x itself. */
+static int channel_slice(ox_imp *I, int out, int x, int64_t c0, int64_t nc, int single)
+{
+    int C = I->t[x].shape.c;
+    if (nc == C && c0 == 0 && single) return ox_alias(I, x, 0, 0);
+    if (nc < 1 || c0 < 0 || c0 + nc > C)
+        return ox_fail(I, "channels [%lld, %lld) of a tensor of %d channels", (long long)c0,
+                       (long long)(c0 + nc), C);
+    net_attr a = net_attr_default(NET_SLICE);
+    a.start = (int)c0, a.out_c = (int)nc;
+    if (single) return ox_new_spec(I, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+    return ox_new_spec_out(I, out, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+}
+
+/* The ONNX dims of activation x and the axis of its channels. */
+static int onnx_dims(const ox_imp *I, int x, int64_t d[4])
+{
+    net_shape s = I->t[x].shape;
+    if (I->t[x].rank == 2) {
+        d[0] = 1, d[1] = net_shape_numel(s);
+        return 1;
+    }
+    d[0] = 1;
+    if (I->t[x].nhwc) {
+        d[1] = s.h, d[2] = s.w, d[3] = s.c;
+        return 3;
+    }
+    d[1] = s.c, d[2] = s.h, d[3] = s.w;
+    return 1;
+}
+
+/* Split along the channels: one Slice layer per output. */
+static int op_split(ox_imp *I)
+{
+    int old = I->opset < 13;
+    if (ox_check_attrs(I, old ? "axis split" : "axis num_outputs")) return -1;
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    int64_t axis, d[4], sizes[64];
+    int r = I->t[x].rank, ca = onnx_dims(I, x, d), nout = (int)I->nd->n_output, ns = 0;
+    if (ox_att_int(I, "axis", 0, &axis)) return -1;
+    if (axis < 0) axis += r;
+    if (axis != ca)
+        return ox_fail(I, "Split along axis %lld; dse splits the channels (axis %d)",
+                       (long long)axis, ca);
+    if (nout < 1 || nout > 64) return ox_fail(I, "Split into %d outputs", nout);
+    if (old) {
+        const Onnx__AttributeProto *a = ox_att(I->nd, "split");
+        if (a) {
+            if (a->n_ints > 64) return ox_fail(I, "split of %zu parts", a->n_ints);
+            ns = (int)a->n_ints;
+            for (int k = 0; k < ns; k++) sizes[k] = a->ints[k];
+        }
+    } else if (ox_in_count(I) > 1) {
+        int bad;
+        const Onnx__TensorProto *sp = ox_in_const(I, 1, 1, &bad);
+        if (!sp || ox_tp_ints(ox_dc(I, "split", ox_in_name(I, 1)), sp, sizes, 64, &ns)) return -1;
+    }
+    int64_t C = d[ca];
+    if (ns == 0) { /* equal parts; the last smaller (opset 18's num_outputs rule) */
+        int64_t part = (C + nout - 1) / nout;
+        for (int k = 0; k < nout; k++) sizes[k] = k < nout - 1 ? part : C - part * (nout - 1);
+        ns = nout;
+    }
+    if (ns != nout) return ox_fail(I, "split has %d sizes for %d outputs", ns, nout);
+    int64_t c0 = 0;
+    for (int k = 0; k < nout; k++) {
+        if (sizes[k] < 1) return ox_fail(I, "split size %lld", (long long)sizes[k]);
+        if (I->nd->output[k] && I->nd->output[k][0] &&
+            channel_slice(I, k, x, c0, sizes[k], 0))
+            return -1;
+        c0 += sizes[k];
+    }
+    if (c0 != C) return ox_fail(I, "split sizes add up to %lld of %lld channels", (long long)c0,
+                                (long long)C);
+    return 0;
+}
+
+/* Slice of an activation: a range of its channels (every other axis whole). */
+static int op_slice(ox_imp *I)
+{
+    int old = I->opset < 10;
+    if (ox_check_attrs(I, old ? "starts ends axes" : "")) return -1;
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    int64_t d[4], st[8], en[8], ax[8], sp[8];
+    int r = I->t[x].rank, ca = onnx_dims(I, x, d), n = 0, na = 0, nsp = 0, ne = 0;
+    if (old) {
+        const Onnx__AttributeProto *s = ox_att(I->nd, "starts"), *e = ox_att(I->nd, "ends"),
+                                   *a = ox_att(I->nd, "axes");
+        if (!s || !e || s->n_ints != e->n_ints || s->n_ints > 8 || (a && a->n_ints != s->n_ints))
+            return ox_fail(I, "starts and ends must be given, of one length");
+        n = ne = (int)s->n_ints;
+        for (int k = 0; k < n; k++) st[k] = s->ints[k], en[k] = e->ints[k];
+        if (a) {
+            na = n;
+            for (int k = 0; k < n; k++) ax[k] = a->ints[k];
+        }
+    } else {
+        int bad;
+        const Onnx__TensorProto *s = ox_in_const(I, 1, 1, &bad), *e, *a, *p;
+        if (!s || ox_tp_ints(ox_dc(I, "starts", ox_in_name(I, 1)), s, st, 8, &n)) return -1;
+        if (!(e = ox_in_const(I, 2, 1, &bad)) || ox_tp_ints(ox_dc(I, "ends", ox_in_name(I, 2)), e, en, 8, &ne))
+            return -1;
+        a = ox_in_const(I, 3, 0, &bad);
+        if (bad || (a && ox_tp_ints(ox_dc(I, "axes", ox_in_name(I, 3)), a, ax, 8, &na))) return -1;
+        p = ox_in_const(I, 4, 0, &bad);
+        if (bad || (p && ox_tp_ints(ox_dc(I, "steps", ox_in_name(I, 4)), p, sp, 8, &nsp))) return -1;
+        if (ne != n || (a && na != n) || (p && nsp != n))
+            return ox_fail(I, "starts, ends, axes and steps of different lengths");
+    }
+    int64_t c0 = 0, c1 = d[ca];
+    for (int k = 0; k < n; k++) {
+        int64_t a = na ? ax[k] : k;
+        if (a < 0) a += r;
+        if (a < 0 || a >= r) return ox_fail(I, "axis %lld of a %d-D tensor", (long long)ax[k], r);
+        if (nsp && sp[k] != 1) return ox_fail(I, "Slice with step %lld; dse slices step 1", (long long)sp[k]);
+        int64_t dim = d[a], s = st[k], e = en[k];
+        if (s < 0) s += dim;
+        if (e < 0) e += dim;
+        s = s < 0 ? 0 : s > dim ? dim : s;
+        e = e < 0 ? 0 : e > dim ? dim : e;
+        if (a == ca) {
+            c0 = s, c1 = e;
+        } else if (s != 0 || e != dim) {
+            return ox_fail(I, "Slice of axis %lld ([%lld, %lld) of %lld); dse slices only the "
+                           "channels", (long long)a, (long long)s, (long long)e, (long long)dim);
+        }
+    }
+    return channel_slice(I, 0, x, c0, c1 - c0, 1);
+}
+
+/* A kind of kinds.def that lists `op` among its ONNX operators and is a
+ * plain unary one (one input, no attributes): imported as it is. */
+static int table_kind(const char *op)
+{
+    size_t len = strlen(op);
+    for (int k = 0; k < NET_KIND_COUNT; k++) {
+        const net_kind_info_t *K = net_kind_info((net_kind)k);
+        if (K->min_in != 1 || K->max_in != 1 || K->keys[0].key || K->wlayout) continue;
+        for (const char *p = K->onnx; (p = strstr(p, op)); p += len)
+            if ((p == K->onnx || p[-1] == ' ') && (p[len] == 0 || p[len] == ' ')) return k;
+    }
+    return -1;
+}
+
 int ox_import_node(ox_imp *I)
 {
     const Onnx__NodeProto *nd = I->nd;
     const char *op = nd->op_type ? nd->op_type : "";
     if (nd->domain && nd->domain[0] && strcmp(nd->domain, "ai.onnx"))
         return ox_fail(I, "operator %.60s of domain %.60s is unsupported", op, nd->domain);
+    int handled, rc = ox_fold(I, &handled);
+    if (rc || handled) return rc;
     if (!strcmp(op, "Conv")) return op_conv(I);
     if (!strcmp(op, "Gemm")) return op_fc(I, 1);
     if (!strcmp(op, "MatMul")) return op_fc(I, 0);
@@ -563,15 +682,33 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "AveragePool")) return op_pool(I, NET_AVGPOOL);
     if (!strcmp(op, "GlobalAveragePool")) return op_simple(I, NET_GAP, "", 1);
     if (!strcmp(op, "BatchNormalization")) return op_bn(I);
-    if (!strcmp(op, "Add")) return op_add(I, 0);
-    if (!strcmp(op, "Sum")) return op_add(I, 1);
+    if (!strcmp(op, "Add")) return ox_op_add(I, 0);
+    if (!strcmp(op, "Sum")) return ox_op_add(I, 1);
+    if (!strcmp(op, "Mul")) return ox_op_mul(I);
+    if (!strcmp(op, "Div")) return ox_op_div(I);
+    if (!strcmp(op, "Sub")) return ox_op_sub(I);
+    if (!strcmp(op, "Pow")) return ox_op_pow(I);
+    if (!strcmp(op, "Sqrt")) return ox_op_sqrt(I);
+    if (!strcmp(op, "Erf")) return ox_op_erf(I);
+    if (!strcmp(op, "ReduceMean")) return ox_op_reducemean(I);
+    if (!strcmp(op, "LayerNormalization")) return ox_op_layernorm(I);
+    if (!strcmp(op, "Transpose")) return ox_op_transpose(I);
     if (!strcmp(op, "Concat")) return op_concat(I);
+    if (!strcmp(op, "Split")) return op_split(I);
+    if (!strcmp(op, "Slice")) return op_slice(I);
     if (!strcmp(op, "Flatten")) return op_flatten(I);
-    if (!strcmp(op, "Reshape")) return op_reshape(I);
+    if (!strcmp(op, "Reshape")) {
+        rc = ox_op_reshape5(I, &handled);
+        return rc || handled ? rc : op_reshape(I);
+    }
     if (!strcmp(op, "Dropout")) return op_dropout(I);
     if (!strcmp(op, "Softmax")) return op_softmax(I);
+    if (!strcmp(op, "HardSigmoid")) return op_hardsigmoid(I);
+    if (!strcmp(op, "Gelu")) return op_gelu(I);
     if (!strcmp(op, "Identity")) return op_identity(I);
     if (!strcmp(op, "Pad")) return op_pad(I);
     if (!strcmp(op, "Constant")) return op_constant(I);
+    int k = table_kind(op);
+    if (k >= 0) return op_simple(I, (net_kind)k, "", 0);
     return ox_fail(I, "unsupported operator %.60s", op);
 }

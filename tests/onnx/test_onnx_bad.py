@@ -113,8 +113,8 @@ def main():
                                         opset=99), "opset 99")
 
         # Dynamic shapes.
-        bad(tmp, "symbolic_batch", conv_model(inp=vi("x", ["N", 3, 8, 8]), out_shape=["N", 4, 6, 6]),
-            "dynamic shape: dimension 0 is symbolic \"N\"")
+        bad(tmp, "symbolic_height", conv_model(inp=vi("x", [1, 3, "H", 8]), out_shape=[1, 4, "H", 6]),
+            "dynamic shape: dimension 2 is symbolic \"H\"")
         bad(tmp, "missing_dim", conv_model(inp=helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                                            None)),
             "has no shape (dynamic shape)")

@@ -1,0 +1,712 @@
+/* onnx_fuse.c -- the operators whose meaning depends on what they combine:
+ * dimension orders (Transpose), the steps of decomposed operators that
+ * become one dse layer, and the arithmetic of activations and constants.
+ *
+ *   LayerNorm   ReduceMean_c(X) -> Sub(X, mean) -> Pow(., 2) (or the
+ *               difference times itself) -> ReduceMean_c -> Add(., eps) ->
+ *               Sqrt -> Div(X - mean, .), then optionally Mul by a
+ *               per-channel scale and Add of a per-channel shift (folded
+ *               into the layer's weights); or LayerNormalization (opset 17)
+ *   GELU        Div(X, sqrt 2) (or Mul by 1/sqrt 2) -> Erf -> Add 1 ->
+ *               Mul by X -> Mul by 1/2 (in either order); or Gelu
+ *   HardSwish   Mul(X, HardSigmoid(X; 1/6, 1/2)): torch.onnx below opset 14
+ *   shuffle     Reshape [1, g, C/g, H, W] -> Transpose [0, 2, 1, 3, 4] ->
+ *               Reshape [1, C, H, W]: a ChannelShuffle of g groups
+ *   NHWC        Transpose [0, 2, 3, 1] gives an NHWC view of an activation
+ *               (no layer: dse's floats stay C x H x W); elementwise
+ *               operators keep it, MatMul on it is a 1x1 Conv, ReduceMean
+ *               and LayerNorm find the channels in it; Transpose
+ *               [0, 3, 1, 2] ends it
+ *
+ * The steps in between are symbolic values (OX_SYM, onnx_impl.h), each an
+ * expression of one activation X; a pattern's last step makes the layer.
+ * A symbolic value read by anything else becomes a layer where it is one
+ * (a mean over channels: ReduceMean; X times a constant: Scale), or the
+ * import stops with one line naming the unfinished pattern.
+ *
+ * Invariant: a pattern is fused only when every step reads the same X and
+ * every constant is the one the operator's definition has (1/2, 1, sqrt 2
+ * within float rounding, a power of 2); the fused layer computes what the
+ * steps computed.
+ */
+#include "onnx_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ---- */
+
+/* Output 0 of the current node as symbolic value `sym` of activation x. */
+static int sym_out(ox_imp *I, int sym, int x, double val)
+{
+    const Onnx__NodeProto *nd = I->nd;
+    if (nd->n_output < 1 || !nd->output[0] || !nd->output[0][0]) return ox_fail(I, "has no output");
+    if (ox_extra_outputs_unused(I)) return -1;
+    int t = ox_smap_get(&I->tmap, nd->output[0]);
+    if (I->t[t].kind != OX_UNDEF) return ox_fail(I, "output %.100s is produced twice", nd->output[0]);
+    ox_tens *o = &I->t[t], *s = &I->t[x];
+    o->kind = OX_SYM;
+    o->sym = sym;
+    o->sym_src = x;
+    o->sym_val = val;
+    o->sym_node = I->nd_idx;
+    o->rank = s->rank;
+    o->nhwc = s->nhwc;
+    o->shape = s->shape;
+    o->spec = -1;
+    return 0;
+}
+
+/* The same activation (through aliases): the same layer, or both the input. */
+static int same_act(const ox_imp *I, int a, int b)
+{
+    const ox_tens *A = &I->t[a], *B = &I->t[b];
+    return A->kind == OX_ACT && B->kind == OX_ACT && A->spec == B->spec && A->nhwc == B->nhwc &&
+           A->rank == B->rank && !(A->pad[0] | A->pad[1] | A->pad[2] | A->pad[3]) &&
+           !(B->pad[0] | B->pad[1] | B->pad[2] | B->pad[3]);
+}
+
+/* The ONNX axis of the channels of activation t. */
+static int chan_axis(const ox_imp *I, int t)
+{
+    return I->t[t].rank == 4 && I->t[t].nhwc ? 3 : 1;
+}
+
+/* Input k's symbolic value of kind `sym`, or -1. */
+static int in_sym(ox_imp *I, size_t k, int sym)
+{
+    int t = ox_in_tensor(I, k);
+    return t >= 0 && I->t[t].kind == OX_SYM && I->t[t].sym == sym ? t : -1;
+}
+
+/* Constant input k as per-channel values for activation x: one value
+ * (*n = 1) or one per channel (*n = C) laid along x's channel axis
+ * (broadcasting from the right, as ONNX does).  Values in v (caller
+ * frees; NULL when they are not needed: want = 0).  -1 with the error when
+ * the constant is anything else. */
+static int perchan(ox_imp *I, size_t k, int x, int want, float **v, int64_t *n)
+{
+    int bad, t = ox_in_tensor(I, k);
+    const Onnx__TensorProto *tp = ox_in_const(I, k, 1, &bad);
+    *v = NULL;
+    if (!tp) return -1;
+    const ox_tens *X = &I->t[x];
+    int R = X->rank, ca = chan_axis(I, x), C = X->shape.c;
+    if ((int)tp->n_dims > R)
+        return ox_fail(I, "constant %.100s has rank %zu, more than its %d-D operand", I->t[t].name,
+                       tp->n_dims, R);
+    for (size_t i = 0; i < tp->n_dims; i++) {
+        int axis = R - (int)tp->n_dims + (int)i;
+        if (tp->dims[i] != 1 && !(axis == ca && tp->dims[i] == C))
+            return ox_fail(I, "constant %.100s is not one value per channel of %.100s (dimension %zu "
+                           "is %lld)", I->t[t].name, X->name, i, (long long)tp->dims[i]);
+    }
+    *v = ox_const_floats(I, tp, "constant", k, want, n, &bad);
+    return bad ? -1 : 0;
+}
+
+/* The scalar value of constant input k, if it is one (else *is = 0). */
+static int scalar(ox_imp *I, size_t k, int *is, double *val)
+{
+    int bad;
+    const Onnx__TensorProto *tp = ox_in_const(I, k, 1, &bad);
+    *is = 0;
+    if (!tp) return -1;
+    int64_t n = 1;
+    for (size_t i = 0; i < tp->n_dims; i++) n *= tp->dims[i];
+    if (n != 1) return 0;
+    ox_cval c;
+    if (ox_cval_of(I, ox_in_tensor(I, k), "constant", &c)) return -1;
+    *is = 1;
+    *val = c.v[0];
+    return 0;
+}
+
+static int near(double a, double b) { return fabs(a - b) <= 1e-6 * fabs(b); }
+
+/* The spec whose output is exactly activation t, read by this node only
+ * (so that its weights may take in what this node does), or NULL. */
+static ox_spec *sole_spec(ox_imp *I, int t, net_kind kind)
+{
+    const ox_tens *T = &I->t[t];
+    if (T->kind != OX_ACT || T->spec < 0 || T->nuse != 1) return NULL;
+    ox_spec *s = &I->s[T->spec];
+    return s->kind == kind && s->out == t ? s : NULL;
+}
+
+/* A layer of kind (LayerNorm, Scale) on x whose C-vector weights are
+ * `vecs` vectors: vals (n values, 1 = broadcast) then the rest `fill`. */
+static ox_spec *vec_layer(ox_imp *I, net_kind kind, const net_attr *a, int x, const float *vals,
+                          int64_t n, int vecs, const float *fill)
+{
+    ox_spec *s = ox_new_spec(I, kind, a, 1, &x, I->t[x].rank);
+    if (!s) return NULL;
+    int64_t C = I->t[x].shape.c;
+    if (!I->keep) {
+        s->nw = vecs * C;
+        return s;
+    }
+    float *w = malloc((size_t)(vecs * C) * sizeof *w + 1);
+    if (!w) return ox_fail(I, "out of memory"), NULL;
+    for (int q = 0; q < vecs; q++)
+        for (int64_t c = 0; c < C; c++)
+            w[q * C + c] = q == 0 && vals ? vals[n == 1 ? 0 : c] : fill[q];
+    int rc = ox_spec_append(I, s, w, vecs * C);
+    free(w);
+    return rc ? NULL : s;
+}
+
+/* A Scale layer: x times c (one value or one per channel; NULL when the
+ * values are not kept). */
+static int scale_layer(ox_imp *I, int x, const float *c, int64_t n)
+{
+    static const float one[1] = {1};
+    return vec_layer(I, NET_SCALE, NULL, x, c, n, 1, one) ? 0 : -1;
+}
+
+/* ---- symbolic values read as activations ---- */
+
+static const char *sym_what(int sym)
+{
+    switch (sym) {
+    case OX_S_MEANC: return "the mean over channels";
+    case OX_S_CENT: return "x - mean(x) of a LayerNorm";
+    case OX_S_SQ: return "(x - mean(x))^2 of a LayerNorm";
+    case OX_S_VAR: return "the variance of a LayerNorm";
+    case OX_S_VARE: return "variance + epsilon of a LayerNorm";
+    case OX_S_STD: return "the standard deviation of a LayerNorm";
+    case OX_S_SCALED: return "a scaling by a constant";
+    case OX_S_ERF: return "erf(x / sqrt 2) of a GELU";
+    case OX_S_ERF1: return "1 + erf(x / sqrt 2) of a GELU";
+    case OX_S_XERF1: return "x (1 + erf(x / sqrt 2)) of a GELU";
+    case OX_S_HALFERF1: return "(1 + erf(x / sqrt 2)) / 2 of a GELU";
+    case OX_S_GROUPED: return "the 5-D view of a channel shuffle";
+    default: return "the transposed 5-D view of a channel shuffle";
+    }
+}
+
+int ox_sym_realize(ox_imp *I, int t)
+{
+    ox_tens *T = &I->t[t];
+    int sym = T->sym;
+    if (sym != OX_S_MEANC && sym != OX_S_SCALED)
+        return ox_fail(I, "input %.100s is %s, which dse imports only as part of the whole "
+                       "pattern (docs/onnx.md)", T->name, sym_what(sym));
+    /* The layer belongs to the node that made the value. */
+    const Onnx__NodeProto *nd = I->nd;
+    int nd_idx = I->nd_idx, node = T->sym_node;
+    I->nd = I->g->node[node];
+    I->nd_idx = node;
+    int orig = ox_smap_get(&I->tmap, I->nd->output[0]), rc = 0;
+    if (I->t[orig].kind == OX_SYM) {
+        int x = I->t[orig].sym_src;
+        double c = I->t[orig].sym_val;
+        I->t[orig].kind = OX_UNDEF;
+        if (sym == OX_S_MEANC) {
+            net_attr a = net_attr_default(NET_REDUCEMEAN);
+            a.rm_c = 1;
+            rc = ox_new_spec(I, NET_REDUCEMEAN, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+        } else {
+            float cf = (float)c;
+            rc = scale_layer(I, x, &cf, 1);
+        }
+    }
+    I->nd = nd;
+    I->nd_idx = nd_idx;
+    if (rc) return -1;
+    if (t != orig) { /* an alias (Identity) of the value: of the layer now */
+        T = &I->t[t];
+        const ox_tens *O = &I->t[orig];
+        T->kind = OX_ACT, T->spec = O->spec, T->rank = O->rank, T->shape = O->shape;
+        T->nhwc = O->nhwc, T->flat = 0;
+    }
+    return 0;
+}
+
+/* ---- Transpose ---- */
+
+int ox_op_transpose(ox_imp *I)
+{
+    if (ox_check_attrs(I, "perm")) return -1;
+    int t = ox_in_tensor(I, 0);
+    if (t < 0 || I->t[t].kind == OX_UNDEF || I->t[t].kind == OX_CONST)
+        return ox_fail(I, "input %.100s must be an activation", ox_in_name(I, 0));
+    const Onnx__AttributeProto *pa = ox_att(I->nd, "perm");
+    int perm[8], np = 0;
+    if (pa) {
+        if (pa->n_ints > 8) return ox_fail(I, "perm of %zu axes", pa->n_ints);
+        np = (int)pa->n_ints;
+        for (int i = 0; i < np; i++) perm[i] = (int)pa->ints[i];
+    }
+    static const int shuf[5] = {0, 2, 1, 3, 4};
+    if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GROUPED && np == 5 &&
+        !memcmp(perm, shuf, sizeof shuf))
+        return sym_out(I, OX_S_GROUPEDT, I->t[t].sym_src, I->t[t].sym_val);
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    int r = I->t[x].rank, nhwc = I->t[x].nhwc;
+    if (!pa) { /* the default reverses the axes */
+        np = r;
+        for (int i = 0; i < r; i++) perm[i] = r - 1 - i;
+    }
+    static const int to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2};
+    int ident = np == r;
+    for (int i = 0; ident && i < r; i++) ident = perm[i] == i;
+    int want = -1;
+    if (ident) want = nhwc;
+    else if (r == 4 && np == 4 && !nhwc && !memcmp(perm, to_nhwc, sizeof to_nhwc)) want = 1;
+    else if (r == 4 && np == 4 && nhwc && !memcmp(perm, to_nchw, sizeof to_nchw)) want = 0;
+    if (want < 0) {
+        char ps[64] = "";
+        for (int i = 0; i < np && i < 8; i++) {
+            size_t l = strlen(ps);
+            snprintf(ps + l, sizeof ps - l, "%s%d", i ? "," : "", perm[i]);
+        }
+        return ox_fail(I, "Transpose [%s] of a %d-D %s activation; dse takes 4-D ones to NHWC "
+                       "and back ([0,2,3,1], [0,3,1,2]) and the 5-D one of a channel shuffle",
+                       ps, r, nhwc ? "NHWC" : "NCHW");
+    }
+    if (ox_alias(I, x, 0, 0)) return -1;
+    I->t[ox_smap_get(&I->tmap, I->nd->output[0])].nhwc = want;
+    return 0;
+}
+
+/* ---- ReduceMean ---- */
+
+int ox_op_reducemean(ox_imp *I)
+{
+    int new_axes = I->opset >= 18;
+    if (ox_check_attrs(I, new_axes ? "keepdims noop_with_empty_axes" : "axes keepdims")) return -1;
+    int64_t keep, noop = 0;
+    if (ox_att_int(I, "keepdims", 1, &keep) ||
+        (new_axes && ox_att_int(I, "noop_with_empty_axes", 0, &noop)))
+        return -1;
+    int64_t axes[8];
+    int na = -1; /* -1: every axis */
+    if (new_axes) {
+        if (ox_in_count(I) > 1) {
+            ox_cval c;
+            int bad;
+            if (!ox_in_const(I, 1, 1, &bad) || ox_cval_of(I, ox_in_tensor(I, 1), "axes", &c)) return -1;
+            if (c.n > 8) return ox_fail(I, "%d axes", c.n);
+            na = c.n;
+            for (int i = 0; i < na; i++) axes[i] = (int64_t)c.v[i];
+        }
+    } else {
+        const Onnx__AttributeProto *a = ox_att(I->nd, "axes");
+        if (a) {
+            if (a->n_ints > 8) return ox_fail(I, "%zu axes", a->n_ints);
+            na = (int)a->n_ints;
+            for (int i = 0; i < na; i++) axes[i] = a->ints[i];
+        }
+    }
+    if (na == 0) na = noop ? 0 : -1;
+    int sq = in_sym(I, 0, OX_S_SQ);
+    int x = sq >= 0 ? I->t[sq].sym_src : ox_in_act(I, 0);
+    if (x < 0) return -1;
+    int r = I->t[x].rank, nhwc = I->t[x].nhwc, over[4] = {0};
+    if (na == 0) return ox_alias(I, x, 0, 0); /* noop_with_empty_axes */
+    for (int i = 0; i < (na < 0 ? r : na); i++) {
+        int64_t a = na < 0 ? i : axes[i];
+        if (a < -r || a >= r) return ox_fail(I, "axis %lld of a %d-D tensor", (long long)a, r);
+        over[a < 0 ? a + r : a] = 1;
+    }
+    /* over[] by ONNX axis; rc, rh, rw by dse's. */
+    int rc = r == 2 ? over[1] : over[nhwc ? 3 : 1];
+    int rh = r == 4 && over[nhwc ? 1 : 2], rw = r == 4 && over[nhwc ? 2 : 3];
+    if (over[0] && !(rc && (r == 2 || (rh && rw))))
+        return ox_fail(I, "ReduceMean over the batch axis");
+    if (sq >= 0) {
+        if (!rc || rh || rw || !keep)
+            return ox_fail(I, "ReduceMean of (x - mean(x))^2 over other axes than the channels "
+                           "(keepdims): not a LayerNorm");
+        return sym_out(I, OX_S_VAR, x, 0);
+    }
+    if (rc && !rh && !rw && keep) return sym_out(I, OX_S_MEANC, x, 0);
+    if (!rc && rh && rw) { /* a global average pool */
+        ox_spec *s = ox_new_spec(I, NET_GAP, NULL, 1, &x, keep ? 4 : 2);
+        return s ? 0 : -1;
+    }
+    if (!keep && !(r == 2 && rc))
+        return ox_fail(I, "ReduceMean with keepdims=0 over these axes gives a tensor dse cannot "
+                       "hold (it keeps [1, C, H, W] or [1, N])");
+    if (r == 2 && rc && !keep)
+        return ox_fail(I, "ReduceMean of a [1, N] tensor to one value");
+    net_attr a = net_attr_default(NET_REDUCEMEAN);
+    a.rm_c = rc, a.rm_h = rh, a.rm_w = rw;
+    return ox_new_spec(I, NET_REDUCEMEAN, &a, 1, &x, r) ? 0 : -1;
+}
+
+/* ---- the steps of LayerNorm and GELU ---- */
+
+int ox_op_sub(ox_imp *I)
+{
+    if (ox_check_attrs(I, "broadcast axis")) return -1;
+    int m = in_sym(I, 1, OX_S_MEANC), x = ox_in_tensor(I, 0);
+    if (m >= 0 && x >= 0 && same_act(I, x, I->t[m].sym_src))
+        return sym_out(I, OX_S_CENT, I->t[m].sym_src, 0);
+    return ox_fail(I, "Sub is imported only as x - mean(x) of a LayerNorm (docs/onnx.md)");
+}
+
+int ox_op_pow(ox_imp *I)
+{
+    if (ox_check_attrs(I, "")) return -1;
+    int c = in_sym(I, 0, OX_S_CENT), is;
+    double e;
+    if (c >= 0 && ox_in_kind(I, 1) == OX_CONST) {
+        if (scalar(I, 1, &is, &e)) return -1;
+        if (is && e == 2) return sym_out(I, OX_S_SQ, I->t[c].sym_src, 0);
+    }
+    return ox_fail(I, "Pow is imported only as (x - mean(x))^2 of a LayerNorm");
+}
+
+int ox_op_sqrt(ox_imp *I)
+{
+    if (ox_check_attrs(I, "")) return -1;
+    int v = in_sym(I, 0, OX_S_VARE);
+    if (v >= 0) return sym_out(I, OX_S_STD, I->t[v].sym_src, I->t[v].sym_val);
+    return ox_fail(I, "Sqrt is imported only as sqrt(variance + epsilon) of a LayerNorm");
+}
+
+int ox_op_erf(ox_imp *I)
+{
+    if (ox_check_attrs(I, "")) return -1;
+    int s = in_sym(I, 0, OX_S_SCALED);
+    if (s >= 0 && near(I->t[s].sym_val, 1 / sqrt(2.0)))
+        return sym_out(I, OX_S_ERF, I->t[s].sym_src, 0);
+    return ox_fail(I, "Erf is imported only as erf(x / sqrt 2) of a GELU");
+}
+
+/* A LayerNorm of x over its channels, scale 1 and shift 0 so far. */
+static int layernorm(ox_imp *I, int x, double eps)
+{
+    static const float fill[2] = {1, 0};
+    net_attr a = net_attr_default(NET_LAYERNORM);
+    a.bn_eps = eps;
+    return vec_layer(I, NET_LAYERNORM, &a, x, NULL, 0, 2, fill) ? 0 : -1;
+}
+
+int ox_op_div(ox_imp *I)
+{
+    if (ox_check_attrs(I, "broadcast axis")) return -1;
+    int c = in_sym(I, 0, OX_S_CENT), d = in_sym(I, 1, OX_S_STD);
+    if (c >= 0 && d >= 0 && I->t[c].sym_src == I->t[d].sym_src)
+        return layernorm(I, I->t[c].sym_src, I->t[d].sym_val);
+    if (ox_in_kind(I, 1) != OX_CONST)
+        return ox_fail(I, "Div is imported only by a constant or as the last step of a LayerNorm");
+    int is;
+    double v;
+    if (scalar(I, 1, &is, &v)) return -1;
+    int s = in_sym(I, 0, OX_S_SCALED);
+    if (is && v == 0) return ox_fail(I, "division by zero");
+    if (is && s >= 0) return sym_out(I, OX_S_SCALED, I->t[s].sym_src, I->t[s].sym_val / v);
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    if (is) return sym_out(I, OX_S_SCALED, x, 1 / v);
+    float *f;
+    int64_t n;
+    if (perchan(I, 1, x, 1, &f, &n)) return -1;
+    for (int64_t i = 0; i < n; i++) f[i] = 1 / f[i];
+    int rc = scale_layer(I, x, f, n);
+    free(f);
+    return rc;
+}
+
+/* x times a constant (input k): folded into a LayerNorm before it,
+ * remembered as a scaling (a scalar), or a Scale layer. */
+static int mul_const(ox_imp *I, int xi, size_t k)
+{
+    int is;
+    double v;
+    if (scalar(I, k, &is, &v)) return -1;
+    int t = ox_in_tensor(I, xi);
+    if (is && I->t[t].kind == OX_SYM) {
+        int sym = I->t[t].sym, src = I->t[t].sym_src;
+        if (sym == OX_S_SCALED) return sym_out(I, OX_S_SCALED, src, I->t[t].sym_val * v);
+        if (sym == OX_S_XERF1 && v == 0.5) {
+            ox_spec *s = ox_new_spec(I, NET_GELU, NULL, 1, &src, I->t[src].rank);
+            return s ? 0 : -1;
+        }
+        if (sym == OX_S_ERF1 && v == 0.5) return sym_out(I, OX_S_HALFERF1, src, 0);
+    }
+    int x = ox_in_act(I, (size_t)xi);
+    if (x < 0) return -1;
+    ox_spec *ln = sole_spec(I, x, NET_LAYERNORM);
+    if (!ln && is) return sym_out(I, OX_S_SCALED, x, v);
+    float *f;
+    int64_t n;
+    if (perchan(I, k, x, I->keep, &f, &n)) return -1;
+    if (!ln) {
+        int rc = scale_layer(I, x, f, n);
+        free(f);
+        return rc;
+    }
+    /* LayerNorm's affine scale: scale and shift (so far) times f. */
+    if (I->keep) {
+        int64_t C = I->t[x].shape.c;
+        for (int64_t c = 0; c < 2 * C; c++) ln->w[c] *= f[n == 1 ? 0 : c % C];
+    }
+    free(f);
+    if (ox_extra_outputs_unused(I)) return -1;
+    return ox_alias(I, x, 0, 0);
+}
+
+/* Mul(X, HardSigmoid(X; 1/6, 1/2)) is HardSwish(X): the HardSigmoid layer
+ * becomes it (torch.onnx below opset 14).  1 if fused. */
+static int hardswish(ox_imp *I, int a, int b)
+{
+    for (int pass = 0; pass < 2; pass++, a ^= b, b ^= a, a ^= b) {
+        ox_spec *s = sole_spec(I, b, NET_HSIGMOID);
+        if (!s || !same_act(I, s->in[0], a) || !near(s->a.hs_alpha, 1 / 6.0) || s->a.hs_beta != 0.5)
+            continue;
+        s->kind = NET_HSWISH;
+        s->a = net_attr_default(NET_HSWISH);
+        return ox_extra_outputs_unused(I) || ox_alias(I, b, 0, 0) ? -1 : 1;
+    }
+    return 0;
+}
+
+int ox_op_mul(ox_imp *I)
+{
+    if (ox_check_attrs(I, "broadcast axis consumed_inputs")) return -1;
+    if (ox_in_count(I) != 2) return ox_fail(I, "Mul takes two inputs");
+    int k0 = ox_in_kind(I, 0), k1 = ox_in_kind(I, 1);
+    if (k1 == OX_CONST && k0 != OX_CONST) return mul_const(I, 0, 1);
+    if (k0 == OX_CONST && k1 != OX_CONST) return mul_const(I, 1, 0);
+    int t0 = ox_in_tensor(I, 0), t1 = ox_in_tensor(I, 1);
+    for (int pass = 0; pass < 2; pass++) {
+        int a = pass ? t1 : t0, b = pass ? t0 : t1;
+        const ox_tens *A = &I->t[a], *B = &I->t[b];
+        if (B->kind != OX_SYM) continue;
+        int src = B->sym_src;
+        /* X (1 + erf), then times 1/2 */
+        if (B->sym == OX_S_ERF1 && same_act(I, a, src)) return sym_out(I, OX_S_XERF1, src, 0);
+        /* X/2 times (1 + erf), or X times (1 + erf)/2: the GELU */
+        if ((B->sym == OX_S_ERF1 && A->kind == OX_SYM && A->sym == OX_S_SCALED &&
+             A->sym_val == 0.5 && A->sym_src == src) ||
+            (B->sym == OX_S_HALFERF1 && same_act(I, a, src)))
+            return ox_new_spec(I, NET_GELU, NULL, 1, &src, I->t[src].rank) ? 0 : -1;
+        /* (x - mean)(x - mean) */
+        if (B->sym == OX_S_CENT && A->kind == OX_SYM && A->sym == OX_S_CENT && A->sym_src == src)
+            return sym_out(I, OX_S_SQ, src, 0);
+    }
+    int x = ox_in_act(I, 0), y = x < 0 ? -1 : ox_in_act(I, 1);
+    if (y < 0) return -1;
+    int f = hardswish(I, x, y);
+    if (f) return f < 0 ? -1 : 0;
+    /* Mul takes the per-channel factor (C x 1 x 1) second. */
+    net_shape sx = I->t[x].shape, sy = I->t[y].shape;
+    if (sx.h * sx.w == 1 && sy.h * sy.w > 1) {
+        int t = x;
+        x = y, y = t;
+    }
+    if (I->t[x].rank != I->t[y].rank)
+        return ox_fail(I, "multiplies a %d-D and a %d-D tensor; dse multiplies tensors of one rank",
+                       I->t[x].rank, I->t[y].rank);
+    if (I->t[x].nhwc != I->t[y].nhwc && I->t[x].rank == 4 && I->t[y].rank == 4)
+        return ox_fail(I, "multiplies an NCHW and an NHWC tensor");
+    int ins[2] = {x, y};
+    return ox_new_spec(I, NET_MUL, NULL, 2, ins, I->t[x].rank) ? 0 : -1;
+}
+
+/* Add of a constant: a MatMul's bias (FC, or the 1x1 Conv of an NHWC
+ * MatMul), a LayerNorm's shift, epsilon or the 1 of a GELU. */
+static int add_const(ox_imp *I, int xi, size_t k)
+{
+    int t = ox_in_tensor(I, xi), is;
+    double v;
+    if (I->t[t].kind == OX_SYM) {
+        if (scalar(I, k, &is, &v)) return -1;
+        int sym = I->t[t].sym, src = I->t[t].sym_src;
+        if (is && sym == OX_S_VAR) return sym_out(I, OX_S_VARE, src, ox_float_dec((float)v));
+        if (is && sym == OX_S_ERF && v == 1) return sym_out(I, OX_S_ERF1, src, 0);
+    }
+    int x = ox_in_act(I, (size_t)xi);
+    if (x < 0) return -1;
+    ox_spec *s = &I->s[I->t[x].spec >= 0 ? I->t[x].spec : 0];
+    if (I->t[x].spec >= 0 && (s->kind == NET_FC || s->kind == NET_CONV) && s->bias_open &&
+        s->out == x && I->t[x].nuse == 1) {
+        int bad;
+        int64_t n, N = s->a.out_c;
+        const Onnx__TensorProto *C = ox_in_const(I, k, 1, &bad);
+        if (bad) return -1;
+        float *w = ox_const_floats(I, C, "bias", k, 1, &n, &bad);
+        if (bad) return -1;
+        if (n != N && n != 1) {
+            free(w);
+            return ox_fail(I, "bias %.100s has %lld values; dse needs %lld (one per output) or 1",
+                           ox_in_name(I, k), (long long)n, (long long)N);
+        }
+        float *b = malloc((size_t)N * sizeof *b + 1);
+        if (!b) return free(w), ox_fail(I, "out of memory");
+        for (int64_t o = 0; o < N; o++) b[o] = w[n == 1 ? 0 : o];
+        free(w);
+        int rc = I->keep ? ox_spec_append(I, s, b, N) : (s->nw += N, 0);
+        free(b);
+        if (rc) return -1;
+        s->a.bias = 1;
+        s->bias_open = 0;
+        if (ox_extra_outputs_unused(I)) return -1;
+        return ox_alias(I, x, 0, 0);
+    }
+    ox_spec *ln = sole_spec(I, x, NET_LAYERNORM);
+    if (!ln)
+        return ox_fail(I, "adding constant %.100s is only supported as the bias of a MatMul (whose "
+                       "result nothing else reads) or the shift of a LayerNorm", ox_in_name(I, k));
+    float *f;
+    int64_t n;
+    if (perchan(I, k, x, I->keep, &f, &n)) return -1;
+    if (I->keep) {
+        int64_t C = I->t[x].shape.c;
+        for (int64_t c = 0; c < C; c++) ln->w[C + c] += f[n == 1 ? 0 : c];
+    }
+    free(f);
+    if (ox_extra_outputs_unused(I)) return -1;
+    return ox_alias(I, x, 0, 0);
+}
+
+/* Add and Sum: of activations, a NET_ADD; with a constant, add_const. */
+int ox_op_add(ox_imp *I, int sum)
+{
+    if (ox_check_attrs(I, sum ? "consumed_inputs" : "broadcast axis consumed_inputs")) return -1;
+    int nin = ox_in_count(I);
+    if (nin < 2) return ox_fail(I, "needs at least two inputs");
+    if (!sum && nin != 2) return ox_fail(I, "Add takes two inputs");
+    int cst = -1;
+    for (int k = 0; k < nin; k++)
+        if (ox_in_kind(I, (size_t)k) == OX_CONST) cst = k;
+    if (cst >= 0) {
+        if (sum || nin != 2)
+            return ox_fail(I, "adding constant %.100s in a Sum is unsupported",
+                           ox_in_name(I, (size_t)cst));
+        return add_const(I, 1 - cst, (size_t)cst);
+    }
+    int ins[64];
+    if (nin > 64) return ox_fail(I, "more than 64 inputs");
+    for (int k = 0; k < nin; k++) {
+        if ((ins[k] = ox_in_act(I, (size_t)k)) < 0) return -1;
+        if (I->t[ins[k]].rank != I->t[ins[0]].rank)
+            return ox_fail(I, "adds a %d-D and a %d-D tensor; dse adds tensors of one shape",
+                           I->t[ins[0]].rank, I->t[ins[k]].rank);
+        if (I->t[ins[k]].nhwc != I->t[ins[0]].nhwc)
+            return ox_fail(I, "adds an NCHW and an NHWC tensor");
+    }
+    return ox_new_spec(I, NET_ADD, NULL, nin, ins, I->t[ins[0]].rank) ? 0 : -1;
+}
+
+/* ---- LayerNormalization (opset 17) ---- */
+
+int ox_op_layernorm(ox_imp *I)
+{
+    if (ox_check_attrs(I, "axis epsilon stash_type")) return -1;
+    int64_t axis;
+    double eps;
+    if (ox_att_int(I, "axis", -1, &axis) || ox_att_float(I, "epsilon", 1e-5, &eps)) return -1;
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    int r = I->t[x].rank;
+    if (axis < 0) axis += r;
+    net_shape s = I->t[x].shape;
+    /* Normalised: axes [axis, r).  dse's LayerNorm is over the channels. */
+    int ok = (axis == r - 1 && axis == chan_axis(I, x)) ||
+             (r == 4 && axis == 1 && !I->t[x].nhwc && s.h == 1 && s.w == 1);
+    if (!ok)
+        return ox_fail(I, "LayerNormalization from axis %lld of a %d-D %s tensor: dse normalises "
+                       "over the channels only", (long long)axis, r, I->t[x].nhwc ? "NHWC" : "NCHW");
+    if (!(eps >= 0)) return ox_fail(I, "epsilon must be non-negative");
+    int nin = ox_in_count(I);
+    float *sc = NULL, *sh = NULL;
+    int64_t nsc = 0, nsh = 0;
+    if (perchan(I, 1, x, I->keep, &sc, &nsc)) return -1;
+    if (nin > 2 && perchan(I, 2, x, I->keep, &sh, &nsh)) return free(sc), -1;
+    static const float fill[2] = {1, 0};
+    net_attr a = net_attr_default(NET_LAYERNORM);
+    a.bn_eps = eps;
+    ox_spec *ln = vec_layer(I, NET_LAYERNORM, &a, x, sc, nsc, 2, fill);
+    if (ln && sh && I->keep)
+        for (int64_t c = 0; c < s.c; c++) ln->w[s.c + c] = sh[nsh == 1 ? 0 : c];
+    free(sc);
+    free(sh);
+    return ln ? 0 : -1;
+}
+
+/* ---- the channel shuffle's Reshapes ---- */
+
+/* A Reshape's target against input dims in[0..nin): 0 copies, -1 infers. */
+static int resolve(ox_imp *I, const int64_t *in, int nin, const int64_t *tg, int n, int allowzero,
+                   int64_t *out)
+{
+    int64_t total = 1, known = 1;
+    int neg = -1;
+    for (int k = 0; k < nin; k++) total *= in[k];
+    for (int k = 0; k < n; k++) {
+        out[k] = tg[k] == 0 && !allowzero ? (k < nin ? in[k] : -2) : tg[k];
+        if (out[k] == -1) {
+            if (neg >= 0) return ox_fail(I, "Reshape target has two -1");
+            neg = k;
+        } else if (out[k] < 0) {
+            return ox_fail(I, "Reshape target dimension %lld", (long long)tg[k]);
+        } else {
+            known *= out[k];
+        }
+    }
+    if (neg >= 0) out[neg] = known ? total / known : 0;
+    int64_t got = 1;
+    for (int k = 0; k < n; k++) got *= out[k];
+    if (got != total) return ox_fail(I, "Reshape of %lld elements to %lld", (long long)total, (long long)got);
+    return 0;
+}
+
+int ox_op_reshape5(ox_imp *I, int *handled)
+{
+    *handled = 0;
+    int t = ox_in_tensor(I, 0), bad, n = 0;
+    if (t < 0 || ox_in_kind(I, 1) != OX_CONST) return 0;
+    int grouped_t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GROUPEDT;
+    int act = I->t[t].kind == OX_ACT && !I->t[t].nhwc && !I->t[t].flat &&
+              !(I->t[t].pad[0] | I->t[t].pad[1] | I->t[t].pad[2] | I->t[t].pad[3]);
+    if (!grouped_t && !act) return 0;
+    const Onnx__TensorProto *sh = ox_in_const(I, 1, 1, &bad);
+    int64_t tg[8], allowzero = 0;
+    if (!sh || ox_tp_ints(ox_dc(I, "shape", ox_in_name(I, 1)), sh, tg, 8, &n)) return -1;
+    if (ox_att_int(I, "allowzero", 0, &allowzero)) return -1;
+    int x = grouped_t ? I->t[t].sym_src : t;
+    net_shape s = I->t[x].shape;
+    int64_t out[8];
+    if (grouped_t) {
+        int g = (int)I->t[t].sym_val;
+        int64_t in5[5] = {1, s.c / g, g, s.h, s.w};
+        if (n != 4) return ox_fail(I, "Reshape of a channel shuffle's view to %d-D", n);
+        if (resolve(I, in5, 5, tg, n, (int)allowzero, out)) return -1;
+        if (out[0] != 1 || out[1] != s.c || out[2] != s.h || out[3] != s.w)
+            return ox_fail(I, "Reshape of a channel shuffle's view to other than [1, %d, %d, %d]",
+                           s.c, s.h, s.w);
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        net_attr a = net_attr_default(NET_SHUFFLE);
+        a.groups = g;
+        return ox_new_spec(I, NET_SHUFFLE, &a, 1, &x, 4) ? 0 : -1;
+    }
+    int r = I->t[x].rank;
+    int64_t in[4] = {1, s.c, s.h, s.w};
+    if (r == 2) in[1] = net_shape_numel(s);
+    if (n < 1 || n > 5 || resolve(I, in, r, tg, n, (int)allowzero, out)) return 0; /* op_reshape says why */
+    if (n == 5) { /* [1, g, C/g, H, W]: a channel shuffle begins */
+        if (r != 4 || out[0] != 1 || out[1] < 1 || out[1] * out[2] != s.c || out[3] != s.h ||
+            out[4] != s.w)
+            return 0;
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        return sym_out(I, OX_S_GROUPED, x, (double)out[1]);
+    }
+    /* Views that move nothing: to its own dims, or [1, N] as [1, N, 1, 1]. */
+    int same = n == r;
+    for (int k = 0; same && k < n; k++) same = out[k] == in[k];
+    int up = r == 2 && n == 4 && out[0] == 1 && out[1] == in[1] && out[2] == 1 && out[3] == 1;
+    if (!same && !up) return 0;
+    *handled = 1;
+    if (ox_check_attrs(I, "allowzero")) return -1;
+    return ox_alias(I, x, n, 0);
+}

@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""test_tvzoo.py DSE_BIN [--all] [MODEL[:VARIANT]...] -- torchvision's
+classification CNNs (tvzoo.FAMILIES) exported with torch.onnx.export as
+users export them, imported by `dse net import`, and run by `dse exec`.
+
+For each model and export variant (opset, constant folding, fixed or
+dynamic batch), against figures dse did not compute:
+
+  - parameters: PyTorch's count when exported without folding (BatchNorm
+    kept); with folding, the count of the weights the file's layers read
+    (float tensors of more than one value, Identity aliases followed, a
+    shared tensor counted once per reader, BatchNorm's running statistics
+    left out), from the ONNX file by onnx's own reader;
+  - MACs: forward hooks on every Conv2d and Linear (tvzoo.count);
+  - output: PyTorch's on one input, dse on 1 rank and on 2 ranks with a
+    hybrid mapping (every Conv and FC split in halves across the ranks, the
+    other layers alternating between them): every output within 1e-4
+    relative (+1e-5 of the output's range).
+
+BatchNorm statistics and affine parameters, LayerNorm's and ConvNeXt's
+layer scale are drawn at random first: as initialised (BN the identity,
+layer scale 1e-6) they would hide errors in what they scale.
+
+Selections (label "torch" runs the default; "soak" runs --all):
+  default   the first model of each family, opset 13, folded, fixed batch
+  --all     every model at opset 13, and per family its first model at
+            opsets 9 and 17, folded and not, fixed and dynamic batch
+            (with DSE_SHORT=1: three small families' variants, import only)
+  MODEL[:OPSET[f|n][d]]  given ones, e.g. convnext_tiny:9nd
+
+Transformers (tvzoo.TRANSFORMERS) must be refused with one line saying
+attention is not supported.  Exit 77 without torch.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+    import onnx
+    import torch
+except ImportError:
+    print("SKIP: /usr/bin/python3 has no torch/torchvision/onnx (scripts/bootstrap --torch)")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tvzoo  # noqa: E402
+
+DSE = sys.argv[1]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+failures = 0
+checks = 0
+
+
+def check(cond, msg):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL: " + msg, flush=True)
+    return cond
+
+
+def run(*args, timeout=3600):
+    p = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def platform(path, n):
+    devs = [{"name": "r%d" % i, "board": "localhost", "kind": "cpu", "freq_mhz": 2000, "cores": 1,
+             "memory_mb": 65536, "idle_w": 1, "busy_w": 2} for i in range(n)]
+    json.dump({"format": "dse-platform", "version": 1, "name": "local-%d" % n, "devices": devs,
+               "links": {"same_board": {"latency_us": 2, "bandwidth_mbs": 4000}}}, open(path, "w"))
+
+
+def hybrid_mapping(net, path):
+    layers, owner = {}, "r0"
+    for L in net["layers"]:
+        c = L["shape"][0]
+        if L["kind"] in ("Conv", "FC") and c >= 2:
+            owner = "r1" if owner == "r0" else "r0"
+            other = "r1" if owner == "r0" else "r0"
+            layers[L["name"]] = [[owner, 0, c // 2], [other, c // 2, c - c // 2]]
+        else:
+            layers[L["name"]] = owner
+    json.dump({"format": "dse-mapping", "version": 1, "layers": layers}, open(path, "w"))
+    return sum(1 for v in layers.values() if isinstance(v, list))
+
+
+def compare(got, ref):
+    """(number of outputs out of tolerance, max relative error)."""
+    if got.size != ref.size:
+        return ref.size, float("inf")
+    scale = float(np.abs(ref).max())
+    err = np.abs(got - ref)
+    bad = int((err > 1e-4 * np.abs(ref) + 1e-5 * scale).sum())
+    rel = float((err / np.maximum(np.abs(ref), 0.1 * scale)).max())
+    return bad, rel
+
+
+def randomise(model, seed):
+    """Non-trivial BatchNorm/LayerNorm statistics and scales, layer scale."""
+    g = torch.Generator().manual_seed(seed)
+
+    def u(t, lo, hi):
+        t.copy_(torch.rand(t.shape, generator=g) * (hi - lo) + lo)
+
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                u(m.weight, 0.5, 1.5), u(m.bias, -0.2, 0.2)
+                u(m.running_mean, -0.2, 0.2), u(m.running_var, 0.5, 1.5)
+            elif isinstance(m, torch.nn.LayerNorm):
+                u(m.weight, 0.5, 1.5), u(m.bias, -0.2, 0.2)
+            if hasattr(m, "layer_scale") and isinstance(m.layer_scale, torch.nn.Parameter):
+                u(m.layer_scale, 0.5, 1.5)
+
+
+def file_params(path):
+    """Weights the file's layers read (see the module comment)."""
+    m = onnx.load(path, load_external_data=False)
+    size, alias = {}, {}
+    for t in m.graph.initializer:
+        if t.data_type == onnx.TensorProto.FLOAT:
+            size[t.name] = int(np.prod(t.dims)) if len(t.dims) else 1
+    for nd in m.graph.node:
+        if nd.op_type == "Identity":
+            alias[nd.output[0]] = nd.input[0]
+        if nd.op_type == "Constant":
+            for a in nd.attribute:
+                if a.name == "value" and a.t.data_type == onnx.TensorProto.FLOAT:
+                    size[nd.output[0]] = int(np.prod(a.t.dims)) if len(a.t.dims) else 1
+    total = 0
+    for nd in m.graph.node:
+        if nd.op_type in ("Identity", "Constant"):
+            continue
+        for i, name in enumerate(nd.input):
+            while name in alias:
+                name = alias[name]
+            if nd.op_type == "BatchNormalization" and i >= 3:
+                continue
+            if size.get(name, 0) > 1:
+                total += size[name]
+    return total
+
+
+def parse_variant(v):
+    """'13fd' -> (13, True, True): opset, f(olded)/n(ot), d(ynamic batch)."""
+    digits = "".join(ch for ch in v if ch.isdigit())
+    return int(digits or 13), "n" not in v, "d" in v
+
+
+def variant_name(opset, fold, dyn):
+    return "%d%s%s" % (opset, "f" if fold else "n", "d" if dyn else "")
+
+
+def one(name, opset, fold, dyn, tmp, run_it=True):
+    t0 = time.time()
+    tag = "%s opset %d %s %s" % (name, opset, "folded" if fold else "unfolded",
+                                 "dynamic batch" if dyn else "fixed batch")
+    model = tvzoo.build(name)
+    randomise(model, 99)
+    s = tvzoo.input_size(name)
+    torch.manual_seed(7)
+    x = torch.rand(1, 3, s, s) * 2 - 1
+    params, macs, y = tvzoo.count(model, x)
+    y = y.detach().numpy().astype(np.float32).ravel()
+    sub = tempfile.mkdtemp(prefix="m-", dir=tmp)
+    path = os.path.join(sub, name + ".onnx")
+    tvzoo.export(model, x, path, opset=opset, fold=fold, dynamic=dyn)
+    del model
+    want_params = params if not fold else file_params(path)
+    netj, wbin = os.path.join(sub, "net.json"), os.path.join(sub, "w.bin")
+    rc, out, err = run(DSE, "net", "import", path, "-o", netj, "--weights", wbin)
+    if not check(rc == 0, "%s: import failed: %s" % (tag, err.strip())):
+        subprocess.run(["rm", "-rf", sub])
+        return
+    rc, out, err = run(DSE, "net", "show", netj, "--json")
+    net = json.loads(out)
+    tot = net["totals"]
+    check(tot["params"] == want_params, "%s: %d params, %s has %d" %
+          (tag, tot["params"], "PyTorch" if not fold else "the file's layers", want_params))
+    check(tot["macs"] == macs, "%s: %d MACs, PyTorch's hooks count %d" % (tag, tot["macs"], macs))
+    line = "%-20s %-4s %4d layers %11d params %12d MACs" % (name, variant_name(opset, fold, dyn),
+                                                             len(net["layers"]), tot["params"], tot["macs"])
+    if run_it:
+        x.numpy().astype(np.float32).tofile(os.path.join(sub, "in.f32"))
+        p1, p2 = os.path.join(tmp, "p1.json"), os.path.join(tmp, "p2.json")
+        o1, o2 = os.path.join(sub, "o1.f32"), os.path.join(sub, "o2.f32")
+        rc, out, err = run(DSE, "mpirun", "-np", "1", DSE, "exec", "--network", netj, "--platform", p1,
+                           "--single", "0", "--input", os.path.join(sub, "in.f32"), "--output", o1)
+        if check(rc == 0, "%s: 1 rank: %s" % (tag, err.strip()[-400:])):
+            bad, rel = compare(np.fromfile(o1, np.float32), y)
+            check(bad == 0, "%s: 1 rank: %d of %d outputs differ from PyTorch (max rel %.3g)" %
+                  (tag, bad, y.size, rel))
+            line += "  1 rank %.1e" % rel
+        mp = os.path.join(sub, "map.json")
+        nsplit = hybrid_mapping(net, mp)
+        rc, out, err = run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform", p2,
+                           "--mapping", mp, "--input", os.path.join(sub, "in.f32"), "--output", o2)
+        if check(rc == 0, "%s: 2 ranks: %s" % (tag, err.strip()[-400:])):
+            bad, rel = compare(np.fromfile(o2, np.float32), y)
+            check(bad == 0, "%s: 2 ranks (%d layers split): %d of %d outputs differ from PyTorch "
+                  "(max rel %.3g)" % (tag, nsplit, bad, y.size, rel))
+            line += "  2 ranks %.1e" % rel
+    print("%s  %.0f s" % (line, time.time() - t0), flush=True)
+    subprocess.run(["rm", "-rf", sub])
+
+
+def transformers(tmp):
+    for name in tvzoo.TRANSFORMERS:
+        model = tvzoo.build(name)
+        path = os.path.join(tmp, name + ".onnx")
+        tvzoo.export(model, torch.rand(1, 3, 224, 224), path, opset=13)
+        del model
+        rc, out, err = run(DSE, "net", "import", path, "-o", os.path.join(tmp, "t.json"))
+        lines = err.strip().splitlines()
+        check(rc == 2 and len(lines) == 1 and "attention is not supported" in err,
+              "%s: want one line saying attention is not supported, got exit %d: %s" %
+              (name, rc, err.strip()[:300]))
+        print("%-20s refused: %s" % (name, lines[0] if lines else ""), flush=True)
+        os.unlink(path)
+
+
+def main():
+    args = sys.argv[2:]
+    short = os.environ.get("DSE_SHORT") == "1"
+    jobs = []  # (model, opset, fold, dyn, run)
+    if "--all" in args:
+        if short:
+            for name in ("shufflenet_v2_x0_5", "mnasnet0_5", "convnext_tiny"):
+                jobs += [(name, 9, False, True, False), (name, 17, True, False, False)]
+        else:
+            for fam, models in tvzoo.FAMILIES.items():
+                jobs += [(m, 13, True, False, True) for m in models]
+                jobs += [(models[0], 9, True, False, True), (models[0], 9, False, True, True),
+                         (models[0], 17, True, True, True), (models[0], 17, False, False, True)]
+    elif [a for a in args if not a.startswith("--")]:
+        for a in args:
+            m, _, v = a.partition(":")
+            jobs.append((m,) + parse_variant(v) + (True,))
+    else:
+        jobs = [(models[0], 13, True, False, True) for models in tvzoo.FAMILIES.values()]
+    tmp = tempfile.mkdtemp(prefix="dse-tvzoo-")
+    platform(os.path.join(tmp, "p1.json"), 1)
+    platform(os.path.join(tmp, "p2.json"), 2)
+    torch.set_num_threads(1)
+    for m, opset, fold, dyn, run_it in jobs:
+        try:
+            one(m, opset, fold, dyn, tmp, run_it)
+        except Exception as e:  # an exporter or a subprocess timing out
+            check(False, "%s %s: %s" % (m, variant_name(opset, fold, dyn), e))
+    if not [a for a in args if not a.startswith("--")] and not short:
+        transformers(tmp)
+    subprocess.run(["rm", "-rf", tmp])
+    print("test_tvzoo: %d checks, %d failed" % (checks, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
