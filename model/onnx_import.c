@@ -924,6 +924,16 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
         if (dup_attribute(&I) || ox_import_node(&I)) goto out;
     }
     I.nd = NULL;
+    if (I.t[out_t].kind == OX_SYM) { /* a pattern's step as the output */
+        if (ox_sym_realize(&I, out_t)) {
+            /* ox_fail named the value "input"; it is the graph output */
+            char msg[NET_ERRLEN];
+            const char *p = strstr(err, ": input ");
+            snprintf(msg, sizeof msg, "%s", p ? p + 8 : err);
+            ox_seterr(err, "%s: graph output %s", what, msg);
+            goto out;
+        }
+    }
     if (I.t[out_t].kind != OX_ACT || I.t[out_t].spec < 0) {
         ox_seterr(err, "%s: graph output %.100s is %s", what, oname,
                I.t[out_t].kind == OX_UNDEF ? "not produced by any node"

@@ -710,5 +710,11 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Constant")) return op_constant(I);
     int k = table_kind(op);
     if (k >= 0) return op_simple(I, (net_kind)k, "", 0);
+    static const char *shape_ops[] = {"Gather", "Unsqueeze", "Squeeze", "Cast",
+                                      "ConstantOfShape", NULL};
+    for (int i = 0; shape_ops[i]; i++)
+        if (!strcmp(op, shape_ops[i]))
+            return ox_fail(I, "%s of a computed tensor: dse folds %s only in constant shape "
+                           "arithmetic", op, op);
     return ox_fail(I, "unsupported operator %.60s", op);
 }
