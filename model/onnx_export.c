@@ -11,6 +11,7 @@
 #include "weights.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,7 +251,33 @@ static int rank_of(const int *rank, int i) { return i < 0 ? 4 : rank[i]; }
 static int spatial_kind(net_kind k)
 {
     return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
-           k == NET_LRN || k == NET_BN;
+           k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
+           k == NET_LAYERNORM || k == NET_SCALE;
+}
+
+/* A float32 scalar initializer. */
+static const char *ex_scalar(ex *E, const char *name, double v)
+{
+    float *f = ex_alloc(E, sizeof *f);
+    if (!f) return NULL;
+    *f = (float)v;
+    ox_le_bytes((uint8_t *)f, 1, 4);
+    return ex_init(E, name, 0, NULL, f, NULL);
+}
+
+/* An int64 vector initializer. */
+static const char *ex_ints(ex *E, const char *name, int n, const int64_t *v)
+{
+    int64_t d = n;
+    return ex_init(E, name, 1, &d, NULL, v);
+}
+
+/* A node of one output, named and typed by the caller (ex_node's short form). */
+static const char *ex_step(ex *E, const char *op, const char *name, const char *in0,
+                           const char *in1, int nattr, Onnx__AttributeProto **attrs)
+{
+    const char *in[2] = {in0, in1};
+    return ex_node(E, op, name, name, in1 ? 2 : 1, in, nattr, attrs) ? name : NULL;
 }
 
 /* protobuf-c writes through this straight into the file. */
@@ -277,7 +304,7 @@ static int need_4d(const net *n, int i, const int *rank)
 {
     const net_layer *L = &n->layers[i];
     int need4 = spatial_kind(L->kind);
-    if (L->kind == NET_ADD || L->kind == NET_CONCAT)
+    if (L->kind == NET_ADD || L->kind == NET_CONCAT || L->kind == NET_MUL)
         for (int k = 0; k < L->nin; k++) need4 |= rank_of(rank, L->in[k]) == 4;
     return need4;
 }
@@ -309,9 +336,15 @@ static int out_rank(const net *n, int i, const int *rank)
     case NET_RELU:
     case NET_DROPOUT:
     case NET_SOFTMAX:
+    case NET_SIGMOID:
+    case NET_HSIGMOID:
+    case NET_HSWISH:
+    case NET_SLICE:
+    case NET_GELU:
         return rank_of(rank, L->in[0]);
     case NET_ADD:
     case NET_CONCAT:
+    case NET_MUL:
         return need_4d(n, i, rank) ? 4 : 2;
     default:
         return 4;
@@ -381,7 +414,7 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         g->doc_string = (char *)OX_IMPLICIT;
     }
     int r = out_rank(n, i, rank);
-    const char *op = NULL;
+    const char *op = NULL, *node = L->name; /* the node whose output is the layer's */
     int nin = L->nin;
     const float *lw = w;
     switch (L->kind) {
@@ -482,11 +515,113 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         at[na++] = a_int(E, "axis", 1);
         op = "Softmax";
         break;
+    case NET_SIGMOID:
+        op = "Sigmoid";
+        break;
+    case NET_HSIGMOID:
+        at[na++] = a_float(E, "alpha", a->hs_alpha);
+        at[na++] = a_float(E, "beta", a->hs_beta);
+        op = "HardSigmoid";
+        break;
+    case NET_HSWISH: { /* HardSwish is opset 14: x * HardSigmoid(x; 1/6, 1/2), fused back on import */
+        Onnx__AttributeProto *hs[2] = {a_float(E, "alpha", 1.0 / 6), a_float(E, "beta", 0.5)};
+        const char *h = ex_str(E, "%s.hsig", L->name);
+        const char *gi[1] = {in[0]};
+        if (!ex_node(E, "HardSigmoid", L->name, h, 1, gi, 2, hs)) return -1;
+        in[1] = h;
+        nin = 2;
+        node = ex_str(E, "%s.mul", L->name);
+        op = "Mul";
+        break;
+    }
+    case NET_MUL:
+        op = "Mul";
+        break;
+    case NET_REDUCEMEAN: {
+        int ax[3], nax = 0;
+        if (a->rm_c) ax[nax++] = 1;
+        if (a->rm_h) ax[nax++] = 2;
+        if (a->rm_w) ax[nax++] = 3;
+        at[na++] = a_ints(E, "axes", nax, ax);
+        at[na++] = a_int(E, "keepdims", 1);
+        op = "ReduceMean";
+        break;
+    }
+    case NET_SLICE: {
+        int64_t s = a->start, e = (int64_t)a->start + a->out_c, one = 1;
+        in[1] = ex_ints(E, ex_str(E, "%s.starts", L->name), 1, &s);
+        in[2] = ex_ints(E, ex_str(E, "%s.ends", L->name), 1, &e);
+        in[3] = ex_ints(E, ex_str(E, "%s.axes", L->name), 1, &one);
+        nin = 4;
+        op = "Slice";
+        break;
+    }
+    case NET_SHUFFLE: { /* [1, g, C/g, H, W], swap g and C/g, back to [1, C, H, W] */
+        net_shape x = L->out;
+        int64_t g5[5] = {1, a->groups, x.c / a->groups, x.h, x.w}, b4[4] = {1, x.c, x.h, x.w};
+        int perm[5] = {0, 2, 1, 3, 4};
+        Onnx__AttributeProto *pa = a_ints(E, "perm", 5, perm);
+        const char *v = ex_step(E, "Reshape", ex_str(E, "%s.group", L->name), in[0],
+                                ex_ints(E, ex_str(E, "%s.group_shape", L->name), 5, g5), 0, NULL);
+        v = ex_step(E, "Transpose", ex_str(E, "%s.swap", L->name), v, NULL, 1, &pa);
+        in[0] = v;
+        in[1] = ex_ints(E, ex_str(E, "%s.shape", L->name), 4, b4);
+        nin = 2;
+        op = "Reshape";
+        break;
+    }
+    case NET_LAYERNORM: { /* LayerNormalization is opset 17: its decomposed form */
+        int64_t c = L->out.c, d3[3] = {c, 1, 1};
+        int one[1] = {1};
+        Onnx__AttributeProto *m1[2] = {a_ints(E, "axes", 1, one), a_int(E, "keepdims", 1)};
+        Onnx__AttributeProto *m2[2] = {a_ints(E, "axes", 1, one), a_int(E, "keepdims", 1)};
+        const char *x = in[0];
+        const char *mean = ex_step(E, "ReduceMean", ex_str(E, "%s.mean", L->name), x, NULL, 2, m1);
+        const char *cent = ex_step(E, "Sub", ex_str(E, "%s.centre", L->name), x, mean, 0, NULL);
+        const char *sq = ex_step(E, "Pow", ex_str(E, "%s.square", L->name), cent,
+                                 ex_scalar(E, ex_str(E, "%s.two", L->name), 2), 0, NULL);
+        const char *var = ex_step(E, "ReduceMean", ex_str(E, "%s.var", L->name), sq, NULL, 2, m2);
+        const char *ve = ex_step(E, "Add", ex_str(E, "%s.var_eps", L->name), var,
+                                 ex_scalar(E, ex_str(E, "%s.epsilon", L->name), a->bn_eps), 0, NULL);
+        const char *sd = ex_step(E, "Sqrt", ex_str(E, "%s.std", L->name), ve, NULL, 0, NULL);
+        /* The Div, which the importer makes the layer of, carries its name. */
+        const char *nm = ex_str(E, "%s.norm", L->name), *di[2] = {cent, sd};
+        if (!nm || !ex_node(E, "Div", L->name, nm, 2, di, 0, NULL)) return -1;
+        const char *sc = ex_step(E, "Mul", ex_str(E, "%s.scaled", L->name), nm,
+                                 ex_init(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, NULL), 0, NULL);
+        in[0] = sc;
+        in[1] = ex_init(E, ex_str(E, "%s.shift", L->name), 3, d3, lw + c, NULL);
+        nin = 2;
+        node = ex_str(E, "%s.add", L->name);
+        op = "Add";
+        break;
+    }
+    case NET_GELU: { /* Gelu is opset 20: x/2 (1 + erf(x / sqrt 2)) */
+        if (a->gelu_tanh) return -2;
+        const char *x = in[0];
+        const char *d = ex_step(E, "Div", ex_str(E, "%s.div", L->name), x,
+                                ex_scalar(E, ex_str(E, "%s.sqrt2", L->name), sqrt(2.0)), 0, NULL);
+        const char *e = ex_step(E, "Erf", ex_str(E, "%s.erf", L->name), d, NULL, 0, NULL);
+        const char *e1 = ex_step(E, "Add", ex_str(E, "%s.erf1", L->name), e,
+                                 ex_scalar(E, ex_str(E, "%s.one", L->name), 1), 0, NULL);
+        in[0] = ex_step(E, "Mul", ex_str(E, "%s.xerf1", L->name), x, e1, 0, NULL);
+        in[1] = ex_scalar(E, ex_str(E, "%s.half", L->name), 0.5);
+        nin = 2;
+        op = "Mul";
+        break;
+    }
+    case NET_SCALE: {
+        int64_t d3[3] = {L->out.c, 1, 1};
+        in[1] = ex_init(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, NULL);
+        nin = 2;
+        op = "Mul";
+        break;
+    }
     default:
         return -1;
     }
     rank[i] = r;
-    if (!ex_node(E, op, L->name, L->name, nin, in, na, at)) return -1;
+    if (!node || !ex_node(E, op, node, L->name, nin, in, na, at)) return -1;
     if (i != n->n - 1)
         ex_push(E, (void ***)&E->vis, &E->nvis, &E->capv, ex_vi(E, L->name, r, L->out));
     return E->failed ? -1 : 0;
@@ -519,8 +654,12 @@ int onnx_export_flags(const net *n, const char *path, unsigned flags, char *err)
     ex_name(&E, n->input_name);
     int64_t off = 0;
     for (int i = 0; i < n->n; i++) {
-        if (export_layer(&E, n, i, w + off, rank)) {
-            if (E.clash)
+        int rc = export_layer(&E, n, i, w + off, rank);
+        if (rc) {
+            if (rc == -2)
+                ox_seterr(err, "%s: cannot export layer %s: GELU's tanh form has no operator below "
+                          "opset 20 that dse imports back", path, n->layers[i].name);
+            else if (E.clash)
                 ox_seterr(err, "%s: cannot export layer %s: tensor name %s is used twice", path,
                        n->layers[i].name, E.clash);
             else

@@ -3,7 +3,10 @@
  * flatten), BatchNorm and LRN on [1, N] tensors (4-D views), Add of a 2-D
  * and a 4-D tensor, Sum of three, ReLU6, dilated depthwise convolution,
  * asymmetric pads, ceil_mode, count_include_pad, and an MLP whose input is
- * a plain feature vector. */
+ * a plain feature vector; the mobile networks' and ConvNeXt's kinds, which
+ * the exporter writes in their opset-13 forms (HardSwish as HardSigmoid and
+ * Mul, LayerNorm and GELU decomposed, ChannelShuffle as Reshape-Transpose-
+ * Reshape) and the importer fuses back. */
 #ifndef DSE_EXTRA_NETS_H
 #define DSE_EXTRA_NETS_H
 
@@ -51,6 +54,29 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"conv\", \"kind\": \"Conv\", \"inputs\": [\"x\"], \"out_channels\": 6,"
     "   \"kernel\": [1, 3], \"stride\": [2, 1], \"pads\": [0, 1, 0, 1]},"
     "  {\"name\": \"sm\", \"kind\": \"Softmax\", \"inputs\": [\"conv\"]}"
+    " ]}",
+    "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"mobile\","
+    " \"input\": {\"name\": \"x\", \"shape\": [8, 6, 6]},"
+    " \"layers\": ["
+    "  {\"name\": \"c1\", \"kind\": \"Conv\", \"inputs\": [\"x\"], \"out_channels\": 8, \"kernel\": 1},"
+    "  {\"name\": \"hs\", \"kind\": \"HardSigmoid\", \"inputs\": [\"c1\"], \"alpha\": 0.25, \"beta\": 0.4},"
+    "  {\"name\": \"hw\", \"kind\": \"HardSwish\", \"inputs\": [\"c1\"]},"
+    "  {\"name\": \"sig\", \"kind\": \"Sigmoid\", \"inputs\": [\"hw\"]},"
+    "  {\"name\": \"silu\", \"kind\": \"Mul\", \"inputs\": [\"hw\", \"sig\"]},"
+    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"silu\"]},"
+    "  {\"name\": \"se\", \"kind\": \"Mul\", \"inputs\": [\"silu\", \"gap\"]},"
+    "  {\"name\": \"rmc\", \"kind\": \"ReduceMean\", \"inputs\": [\"se\"], \"over_channels\": true},"
+    "  {\"name\": \"cat\", \"kind\": \"Concat\", \"inputs\": [\"se\", \"rmc\"]},"
+    "  {\"name\": \"sl\", \"kind\": \"Slice\", \"inputs\": [\"cat\"], \"start\": 1, \"channels\": 8},"
+    "  {\"name\": \"sh\", \"kind\": \"ChannelShuffle\", \"inputs\": [\"sl\"], \"groups\": 2},"
+    "  {\"name\": \"ln\", \"kind\": \"LayerNorm\", \"inputs\": [\"sh\"], \"epsilon\": 1e-06},"
+    "  {\"name\": \"ge\", \"kind\": \"GELU\", \"inputs\": [\"ln\"]},"
+    "  {\"name\": \"sc\", \"kind\": \"Scale\", \"inputs\": [\"ge\"]},"
+    "  {\"name\": \"add\", \"kind\": \"Add\", \"inputs\": [\"sc\", \"hs\"]},"
+    "  {\"name\": \"rmw\", \"kind\": \"ReduceMean\", \"inputs\": [\"add\"], \"over_width\": true},"
+    "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"rmw\"], \"out_features\": 5},"
+    "  {\"name\": \"ln2\", \"kind\": \"LayerNorm\", \"inputs\": [\"fc\"]},"
+    "  {\"name\": \"g2\", \"kind\": \"GELU\", \"inputs\": [\"ln2\"]}"
     " ]}",
 };
 #define N_EXTRA_NETS ((int)(sizeof extra_nets / sizeof extra_nets[0]))
