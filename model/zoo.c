@@ -370,6 +370,174 @@ static net *build_mobilenetv2(char *err)
     return zb_done(&b);
 }
 
+/* torchvision's _make_divisible(v, 8): channels rounded to a multiple of
+ * 8, never more than 10% down. */
+static int divisible8(double v)
+{
+    int n = (int)(v + 4) / 8 * 8;
+    if (n < 8) n = 8;
+    if (n < 0.9 * v) n += 8;
+    return n;
+}
+
+/* The activations of the mobile networks, each after a BatchNorm: ReLU,
+ * HardSwish, or SiLU (x * sigmoid(x), two layers). */
+enum { ACT_RELU, ACT_HSWISH, ACT_SILU };
+static void act(zb *b, const char *name, int kind)
+{
+    if (kind == ACT_RELU) {
+        simple(b, name, NET_RELU);
+    } else if (kind == ACT_HSWISH) {
+        simple(b, name, NET_HSWISH);
+    } else {
+        char x[64], sig[64];
+        snprintf(x, sizeof x, "%s", b->last);
+        snprintf(sig, sizeof sig, "%s_sigmoid", name);
+        simple(b, sig, NET_SIGMOID);
+        const char *ins[2] = {x, sig};
+        zb_add(b, name, NET_MUL, NULL, 2, ins);
+    }
+}
+
+/* Conv (no bias) + BatchNorm + activation (act < 0: none), named pre_*. */
+static void conv_bn_act(zb *b, const char *pre, int out, int k, int s, int groups, int a)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s", pre);
+    conv(b, name, out, k, s, (k - 1) / 2, groups, 0);
+    snprintf(name, sizeof name, "%s_bn", pre);
+    simple(b, name, NET_BN);
+    if (a >= 0) {
+        snprintf(name, sizeof name, "%s_act", pre);
+        act(b, name, a);
+    }
+}
+
+/* Squeeze-excitation (torchvision's SqueezeExcitation): global average,
+ * 1x1 Conv to sq channels, activation, 1x1 Conv back, gate (HardSigmoid or
+ * Sigmoid), and the block's tensor scaled by the gate per channel. */
+static void squeeze_excite(zb *b, const char *pre, int c, int sq, int a, int hard_gate)
+{
+    char x[64], name[64];
+    snprintf(x, sizeof x, "%s", b->last);
+    snprintf(name, sizeof name, "%s_pool", pre);
+    simple(b, name, NET_GAP);
+    snprintf(name, sizeof name, "%s_fc1", pre);
+    conv(b, name, sq, 1, 1, 0, 1, 1);
+    snprintf(name, sizeof name, "%s_act", pre);
+    act(b, name, a);
+    snprintf(name, sizeof name, "%s_fc2", pre);
+    conv(b, name, c, 1, 1, 0, 1, 1);
+    snprintf(name, sizeof name, "%s_gate", pre);
+    if (hard_gate) {
+        net_attr h = net_attr_default(NET_HSIGMOID);
+        h.hs_alpha = 1.0 / 6; /* PyTorch's hardsigmoid: relu6(x + 3) / 6 */
+        seq(b, name, NET_HSIGMOID, &h);
+    } else {
+        simple(b, name, NET_SIGMOID);
+    }
+    char gate[64];
+    snprintf(gate, sizeof gate, "%s", b->last);
+    const char *ins[2] = {x, gate};
+    snprintf(name, sizeof name, "%s_scale", pre);
+    zb_add(b, name, NET_MUL, NULL, 2, ins);
+}
+
+/* The residual Add of a block whose input was `in`. */
+static void residual(zb *b, const char *name, const char *in)
+{
+    char body[64];
+    snprintf(body, sizeof body, "%s", b->last);
+    const char *ins[2] = {body, in};
+    zb_add(b, name, NET_ADD, NULL, 2, ins);
+}
+
+/* ---- MobileNetV3-Large, torchvision (width 1.0) ---- */
+static net *build_mobilenet_v3_large(char *err)
+{
+    /* input, kernel, expanded, output, SE, HardSwish, stride */
+    static const int cfg[15][7] = {
+        {16, 3, 16, 16, 0, 0, 1},    {16, 3, 64, 24, 0, 0, 2},    {24, 3, 72, 24, 0, 0, 1},
+        {24, 5, 72, 40, 1, 0, 2},    {40, 5, 120, 40, 1, 0, 1},   {40, 5, 120, 40, 1, 0, 1},
+        {40, 3, 240, 80, 0, 1, 2},   {80, 3, 200, 80, 0, 1, 1},   {80, 3, 184, 80, 0, 1, 1},
+        {80, 3, 184, 80, 0, 1, 1},   {80, 3, 480, 112, 1, 1, 1},  {112, 3, 672, 112, 1, 1, 1},
+        {112, 5, 672, 160, 1, 1, 2}, {160, 5, 960, 160, 1, 1, 1}, {160, 5, 960, 160, 1, 1, 1}};
+    zb b;
+    char pre[64], in[64];
+    zb_init(&b, "mobilenet_v3_large", 3, 224, 224, err);
+    conv_bn_act(&b, "stem", 16, 3, 2, 1, ACT_HSWISH);
+    for (int i = 0; i < 15; i++) {
+        const int *c = cfg[i];
+        int a = c[5] ? ACT_HSWISH : ACT_RELU;
+        snprintf(in, sizeof in, "%s", b.last);
+        if (c[2] != c[0]) {
+            snprintf(pre, sizeof pre, "b%d_expand", i);
+            conv_bn_act(&b, pre, c[2], 1, 1, 1, a);
+        }
+        snprintf(pre, sizeof pre, "b%d_dw", i);
+        conv_bn_act(&b, pre, c[2], c[1], c[6], c[2], a);
+        if (c[4]) {
+            snprintf(pre, sizeof pre, "b%d_se", i);
+            squeeze_excite(&b, pre, c[2], divisible8(c[2] / 4), ACT_RELU, 1);
+        }
+        snprintf(pre, sizeof pre, "b%d_project", i);
+        conv_bn_act(&b, pre, c[3], 1, 1, 1, -1);
+        if (c[6] == 1 && c[0] == c[3]) {
+            snprintf(pre, sizeof pre, "b%d_add", i);
+            residual(&b, pre, in);
+        }
+    }
+    conv_bn_act(&b, "last", 960, 1, 1, 1, ACT_HSWISH);
+    simple(&b, "gap", NET_GAP);
+    simple(&b, "flatten", NET_FLATTEN);
+    fc(&b, "fc1", 1280);
+    simple(&b, "fc1_act", NET_HSWISH);
+    simple(&b, "dropout", NET_DROPOUT);
+    fc(&b, "classifier", 1000);
+    return zb_done(&b);
+}
+
+/* ---- EfficientNet-B0, torchvision ---- */
+static net *build_efficientnet_b0(char *err)
+{
+    /* expansion, kernel, stride, input, output, layers */
+    static const int cfg[7][6] = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},
+                                  {6, 5, 2, 24, 40, 2},  {6, 3, 2, 40, 80, 3},
+                                  {6, 5, 1, 80, 112, 3}, {6, 5, 2, 112, 192, 4},
+                                  {6, 3, 1, 192, 320, 1}};
+    zb b;
+    char pre[64], in[64];
+    int blk = 0;
+    zb_init(&b, "efficientnet_b0", 3, 224, 224, err);
+    conv_bn_act(&b, "stem", 32, 3, 2, 1, ACT_SILU);
+    for (int g = 0; g < 7; g++)
+        for (int r = 0; r < cfg[g][5]; r++, blk++) {
+            int cin = r ? cfg[g][4] : cfg[g][3], s = r ? 1 : cfg[g][2], k = cfg[g][1];
+            int exp = divisible8(cin * cfg[g][0]);
+            snprintf(in, sizeof in, "%s", b.last);
+            if (exp != cin) {
+                snprintf(pre, sizeof pre, "b%d_expand", blk);
+                conv_bn_act(&b, pre, exp, 1, 1, 1, ACT_SILU);
+            }
+            snprintf(pre, sizeof pre, "b%d_dw", blk);
+            conv_bn_act(&b, pre, exp, k, s, exp, ACT_SILU);
+            snprintf(pre, sizeof pre, "b%d_se", blk);
+            squeeze_excite(&b, pre, exp, cin / 4 > 1 ? cin / 4 : 1, ACT_SILU, 0);
+            snprintf(pre, sizeof pre, "b%d_project", blk);
+            conv_bn_act(&b, pre, cfg[g][4], 1, 1, 1, -1);
+            if (s == 1 && cin == cfg[g][4]) { /* stochastic depth: the identity at inference */
+                snprintf(pre, sizeof pre, "b%d_add", blk);
+                residual(&b, pre, in);
+            }
+        }
+    conv_bn_act(&b, "last", 1280, 1, 1, 1, ACT_SILU);
+    simple(&b, "gap", NET_GAP);
+    simple(&b, "flatten", NET_FLATTEN);
+    simple(&b, "dropout", NET_DROPOUT);
+    fc(&b, "classifier", 1000);
+    return zb_done(&b);
+}
+
 /* ---- toy6: the 6-layer example of the thesis' figure 8a ---- */
 static net *build_toy6(char *err)
 {
@@ -421,6 +589,10 @@ static const struct {
     {"resnet50", "ResNet-50 v1.5 (stride on the 3x3 conv), 224x224x3", build_resnet50},
     {"densenet121", "DenseNet-121 (growth 32, blocks 6/12/24/16), 224x224x3", build_densenet121},
     {"mobilenetv2", "MobileNetV2 (width 1.0, ReLU6), 224x224x3", build_mobilenetv2},
+    {"mobilenet_v3_large", "MobileNetV3-Large (width 1.0: HardSwish, squeeze-excitation), 224x224x3",
+     build_mobilenet_v3_large},
+    {"efficientnet_b0", "EfficientNet-B0 (SiLU, squeeze-excitation), 224x224x3",
+     build_efficientnet_b0},
     {"toy6", "6 layers (Conv, ReLU, MaxPool, Flatten, FC, Softmax): thesis figure 8a", build_toy6},
     {"branchy", "tiny net with parallel branches, Add and Concat, for tests", build_branchy},
 };

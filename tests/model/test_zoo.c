@@ -6,6 +6,7 @@
 #include "mcheck.h"
 #include "net.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* Output size of a convolution or pooling window, by the textbook formula. */
@@ -248,11 +249,62 @@ static void test_mobilenetv2(void)
     /* stem + 17 inverted residuals (the first without expansion) + last conv. */
     CHECK_I64(count_kind(n, NET_CONV), 1 + 2 + 16 * 3 + 1);
     CHECK_I64(count_kind(n, NET_ADD), 10);
-    net_shape f = before_gap(n);
+    net_shape f = net_in_shape(n, net_find(n, "gap"), 0);
     CHECK(f.c == 1280 && f.h == 7 && f.w == 7);
     /* ReLU6 is a clipped ReLU. */
     int r = net_find(n, "stem_relu");
     CHECK(r >= 0 && n->layers[r].a.relu_max == 6.0);
+    net_free(n);
+}
+
+/* PyTorch's own figures for torchvision 0.14's mobilenet_v3_large and
+ * efficientnet_b0 (weights=None): sum of parameter sizes, and MACs by
+ * forward hooks on every Conv2d and Linear (tests/torch/tvzoo.py). */
+static void test_mobilenet_v3_large(void)
+{
+    net *n = zoo("mobilenet_v3_large");
+    if (!n) return;
+    net_totals t = net_total(n, NET_SPLIT_DEFAULT);
+    CHECK_I64(t.params, 5483032LL);
+    CHECK_I64(t.macs, 216589760LL);
+    /* stem, 14 expansions, 15 depthwise, 8 squeeze-excitations of two
+     * 1x1 convs, 15 projections, the last conv; two FC. */
+    CHECK_I64(count_kind(n, NET_CONV), 1 + 14 + 15 + 2 * 8 + 15 + 1);
+    CHECK_I64(count_kind(n, NET_FC), 2);
+    CHECK_I64(count_kind(n, NET_ADD), 10);
+    CHECK_I64(count_kind(n, NET_HSIGMOID), 8);
+    /* stem, expansion and depthwise of the 9 HardSwish blocks, last conv, fc1 */
+    CHECK_I64(count_kind(n, NET_HSWISH), 1 + 2 * 9 + 1 + 1);
+    net_shape f = net_in_shape(n, net_find(n, "gap"), 0); /* the head's, not an SE's */
+    CHECK(f.c == 960 && f.h == 7 && f.w == 7);
+    /* The gate is PyTorch's hardsigmoid, relu6(x + 3) / 6; SE squeezes to
+     * make_divisible(C / 4, 8): 72 -> 24 channels. */
+    int g = net_find(n, "b3_se_gate"), s = net_find(n, "b3_se_fc1");
+    CHECK(g >= 0 && fabs(n->layers[g].a.hs_alpha - 1 / 6.0) < 1e-12 && n->layers[g].a.hs_beta == 0.5);
+    CHECK(s >= 0 && n->layers[s].out.c == 24);
+    net_free(n);
+}
+
+static void test_efficientnet_b0(void)
+{
+    net *n = zoo("efficientnet_b0");
+    if (!n) return;
+    net_totals t = net_total(n, NET_SPLIT_DEFAULT);
+    CHECK_I64(t.params, 5288548LL);
+    CHECK_I64(t.macs, 385814752LL);
+    /* 16 MBConv blocks: stem, 15 expansions, 16 depthwise, 16 SE (two
+     * convs each), 16 projections, the last conv. */
+    CHECK_I64(count_kind(n, NET_CONV), 1 + 15 + 16 + 2 * 16 + 16 + 1);
+    CHECK_I64(count_kind(n, NET_ADD), 9);
+    /* SiLU x sigmoid(x) after stem, expansions, depthwise, SE, last (49),
+     * plus the 16 SE gates: a Sigmoid each, a Mul each for SiLU and scale. */
+    CHECK_I64(count_kind(n, NET_SIGMOID), 49 + 16);
+    CHECK_I64(count_kind(n, NET_MUL), 49 + 16);
+    net_shape f = net_in_shape(n, net_find(n, "gap"), 0);
+    CHECK(f.c == 1280 && f.h == 7 && f.w == 7);
+    /* SE squeezes to the block's input channels / 4: 16 -> 4 in block 1. */
+    int s = net_find(n, "b1_se_fc1");
+    CHECK(s >= 0 && n->layers[s].out.c == 4);
     net_free(n);
 }
 
@@ -297,10 +349,11 @@ static void test_branchy(void)
 static void test_names(void)
 {
     static const char *want[] = {"alexnet",     "alexnet-bvlc", "vgg16", "resnet50",
-                                 "densenet121", "mobilenetv2",  "toy6",  "branchy"};
+                                 "densenet121", "mobilenetv2",  "toy6",  "branchy",
+                                 "mobilenet_v3_large", "efficientnet_b0"};
     char err[NET_ERRLEN];
-    CHECK_I64(net_zoo_count(), 8);
-    for (int k = 0; k < 8; k++) {
+    CHECK_I64(net_zoo_count(), 10);
+    for (int k = 0; k < 10; k++) {
         int found = 0;
         for (int i = 0; i < net_zoo_count(); i++)
             if (!strcmp(net_zoo_name(i), want[k])) found = 1;
@@ -338,6 +391,8 @@ int main(void)
     test_resnet50();
     test_densenet121();
     test_mobilenetv2();
+    test_mobilenet_v3_large();
+    test_efficientnet_b0();
     test_toy6();
     test_branchy();
     test_names();

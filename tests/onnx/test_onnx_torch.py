@@ -30,10 +30,16 @@ except ImportError:
 DSE = sys.argv[1]
 failures = checks = 0
 
-# torchvision name, zoo name, DESIGN.md GMACs (conv + FC)
+# torchvision name, zoo name, DESIGN.md GMACs (conv + FC; the last two
+# PyTorch's, counted by forward hooks: tests/torch/tvzoo.py)
 MODELS = [("alexnet", "alexnet", 0.714), ("vgg16", "vgg16", 15.47),
           ("resnet50", "resnet50", 4.089), ("densenet121", "densenet121", 2.834),
-          ("mobilenet_v2", "mobilenetv2", 0.301)]
+          ("mobilenet_v2", "mobilenetv2", 0.301),
+          ("mobilenet_v3_large", "mobilenet_v3_large", 0.217),
+          ("efficientnet_b0", "efficientnet_b0", 0.386)]
+# Zoo networks written layer for layer as torchvision's: every layer (kind,
+# shape) must be the export's (Dropout aside: torch.onnx drops it).
+SAME_LAYERS = ("mobilenet_v3_large", "efficientnet_b0")
 
 
 def check(cond, msg):
@@ -84,6 +90,10 @@ def main():
                   "%s: %.4f GMACs, DESIGN.md says %s" % (tv, got["totals"]["macs"] / 1e9, gmacs))
             check(splittable_signature(got) == splittable_signature(ref),
                   "%s: Conv/FC layers differ from the zoo's %s" % (tv, zoo))
+            if zoo in SAME_LAYERS:
+                sig = lambda d: sorted((l["kind"], tuple(l["shape"]), l["params"])
+                                       for l in d["layers"] if l["kind"] != "Dropout")
+                check(sig(got) == sig(ref), "%s: layers differ from the zoo's %s" % (tv, zoo))
             check(got["layers"][-1]["shape"] == [1000, 1, 1], "%s: output %s" %
                   (tv, got["layers"][-1]["shape"]))
             # Weights: PyTorch's tensors, in dse's layout, at the right offsets.
