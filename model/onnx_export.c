@@ -326,6 +326,23 @@ static void glue_name(char *buf, size_t len, const char *layer, int k, int glue)
 }
 
 /* The exported rank of layer i's tensor. */
+/* A plain unary kind (one input, no attributes, no weights) is written as
+ * the first ONNX operator its row of kinds.def lists, as the importer reads
+ * it (Sigmoid), with its input's rank (plain_unary_op: NULL when the kind
+ * is not one). */
+static int plain_unary(net_kind k)
+{
+    const net_kind_info_t *K = net_kind_info(k);
+    return K && K->min_in == 1 && K->max_in == 1 && !K->keys[0].key && !K->wlayout && K->onnx[0];
+}
+
+static const char *plain_unary_op(ex *E, net_kind k)
+{
+    if (!plain_unary(k)) return NULL;
+    const char *ops = net_kind_info(k)->onnx;
+    return ex_str(E, "%.*s", (int)strcspn(ops, " "), ops);
+}
+
 static int out_rank(const net *n, int i, const int *rank)
 {
     const net_layer *L = &n->layers[i];
@@ -336,7 +353,6 @@ static int out_rank(const net *n, int i, const int *rank)
     case NET_RELU:
     case NET_DROPOUT:
     case NET_SOFTMAX:
-    case NET_SIGMOID:
     case NET_HSIGMOID:
     case NET_HSWISH:
     case NET_SLICE:
@@ -347,7 +363,7 @@ static int out_rank(const net *n, int i, const int *rank)
     case NET_MUL:
         return need_4d(n, i, rank) ? 4 : 2;
     default:
-        return 4;
+        return plain_unary(L->kind) ? rank_of(rank, L->in[0]) : 4;
     }
 }
 
@@ -515,9 +531,6 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         at[na++] = a_int(E, "axis", 1);
         op = "Softmax";
         break;
-    case NET_SIGMOID:
-        op = "Sigmoid";
-        break;
     case NET_HSIGMOID:
         at[na++] = a_float(E, "alpha", a->hs_alpha);
         at[na++] = a_float(E, "beta", a->hs_beta);
@@ -617,8 +630,10 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         op = "Mul";
         break;
     }
-    default:
-        return -1;
+    default: /* a plain unary kind: the first ONNX operator its kinds.def row lists */
+        op = plain_unary_op(E, L->kind);
+        if (!op) return -1;
+        break;
     }
     rank[i] = r;
     if (!node || !ex_node(E, op, node, L->name, nin, in, na, at)) return -1;

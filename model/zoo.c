@@ -431,7 +431,10 @@ static void squeeze_excite(zb *b, const char *pre, int c, int sq, int a, int har
     snprintf(name, sizeof name, "%s_gate", pre);
     if (hard_gate) {
         net_attr h = net_attr_default(NET_HSIGMOID);
-        h.hs_alpha = 1.0 / 6; /* PyTorch's hardsigmoid: relu6(x + 3) / 6 */
+        /* PyTorch's hardsigmoid, relu6(x + 3) / 6: alpha 1/6 as float32
+         * holds it (ONNX's attribute, the kernel's arithmetic), written
+         * shortest so that an ONNX round trip gives the same net. */
+        h.hs_alpha = 0.16666667;
         seq(b, name, NET_HSIGMOID, &h);
     } else {
         simple(b, name, NET_SIGMOID);

@@ -6,7 +6,6 @@
 #include "mcheck.h"
 #include "net.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 /* Output size of a convolution or pooling window, by the textbook formula. */
@@ -280,7 +279,7 @@ static void test_mobilenet_v3_large(void)
     /* The gate is PyTorch's hardsigmoid, relu6(x + 3) / 6; SE squeezes to
      * make_divisible(C / 4, 8): 72 -> 24 channels. */
     int g = net_find(n, "b3_se_gate"), s = net_find(n, "b3_se_fc1");
-    CHECK(g >= 0 && fabs(n->layers[g].a.hs_alpha - 1 / 6.0) < 1e-12 && n->layers[g].a.hs_beta == 0.5);
+    CHECK(g >= 0 && (float)n->layers[g].a.hs_alpha == (float)(1 / 6.0) && n->layers[g].a.hs_beta == 0.5);
     CHECK(s >= 0 && n->layers[s].out.c == 24);
     net_free(n);
 }
