@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""test_onnx_patterns.py -- the operators of the mobile networks and
+ConvNeXt as exporters write them, in models built here with onnx.helper:
+imported by `dse net import` and run by `dse exec` on one rank, the output
+compared with this script's own numpy evaluation of the ONNX graph (every
+operator written from the ONNX specification, sharing nothing with dse),
+and the layers dse made compared with what each pattern must become.
+
+  convnext   depthwise Conv, NHWC Transpose, LayerNorm decomposed (as
+             torch.onnx writes it below opset 17) with its affine Mul/Add,
+             per-pixel MatMul + bias, GELU decomposed, layer scale,
+             residual, ReduceMean over H and W (keepdims 0), Gemm
+  convnext17 the same with LayerNormalization (opset 17) and the halving of
+             GELU done first
+  shuffle    Split and Slice on channels (sizes from Shape arithmetic:
+             Shape, Gather, Div, Mul, Unsqueeze, Concat), the channel
+             shuffle (Reshape 5-D, Transpose, Reshape with -1)
+  mobile     HardSwish as HardSigmoid(1/6, 1/2) + Mul (opset 13), SE with a
+             HardSigmoid gate multiplied first, SiLU, Mul by a scalar and
+             by a per-channel constant (Scale), Div by a constant
+  gelu20     Gelu (opset 20, both approximations; not checked by onnx's
+             checker, which knows opsets up to 17 here)
+
+Tolerance: 1e-4 relative + 1e-5 of the output's range.
+usage: test_onnx_patterns.py DSE_BIN     (exit 77 without onnx/numpy)
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError:
+    print("SKIP: /usr/bin/python3 has no onnx/numpy (python3-onnx; scripts/bootstrap)")
+    sys.exit(77)
+
+DSE = sys.argv[1]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+rng = np.random.default_rng(17)
+failures = checks = 0
+
+
+def check(cond, msg):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL:", msg)
+    return cond
+
+
+def R(*shape, s=0.3):
+    return (rng.standard_normal(shape) * s).astype(np.float32)
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def N(op, ins, outs, **kw):
+    return helper.make_node(op, ins, outs if isinstance(outs, list) else [outs], name=(
+        outs if isinstance(outs, str) else outs[0]), **kw)
+
+
+# ---- a numpy evaluation of ONNX graphs (the operators used here) ----
+
+erf = np.vectorize(math.erf)
+
+
+def conv(x, w, b, a):
+    g = a.get("group", 1)
+    s = a.get("strides", [1, 1])
+    p = a.get("pads", [0, 0, 0, 0])
+    x = np.pad(x, ((0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])))
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    oh, ow = (h - kh) // s[0] + 1, (wd - kw) // s[1] + 1
+    y = np.zeros((1, m, oh, ow), np.float64)
+    mg = m // g
+    for o in range(m):
+        gi = o // mg
+        for i in range(kh):
+            for j in range(kw):
+                patch = x[0, gi * cg:(gi + 1) * cg, i:i + s[0] * oh:s[0], j:j + s[1] * ow:s[1]]
+                y[0, o] += np.tensordot(w[o, :, i, j], patch, axes=(0, 0))
+        if b is not None:
+            y[0, o] += b[o]
+    return y
+
+
+def evaluate(model, x):
+    g = model.graph
+    v = {t.name: numpy_helper.to_array(t).astype(np.float64) if t.data_type == TensorProto.FLOAT
+         else numpy_helper.to_array(t) for t in g.initializer}
+    v[g.input[0].name] = x.astype(np.float64)
+    for nd in g.node:
+        a = {at.name: helper.get_attribute_value(at) for at in nd.attribute}
+        i = [v[n] if n else None for n in nd.input]
+        op = nd.op_type
+        if op == "Conv":
+            y = conv(i[0], i[1], i[2] if len(i) > 2 else None, a)
+        elif op == "Relu":
+            y = np.maximum(i[0], 0)
+        elif op == "Sigmoid":
+            y = 1 / (1 + np.exp(-i[0]))
+        elif op == "HardSigmoid":
+            y = np.clip(a.get("alpha", 0.2) * i[0] + a.get("beta", 0.5), 0, 1)
+        elif op in ("Add", "Sub", "Mul", "Div", "Pow"):
+            f = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide,
+                 "Pow": np.power}[op]
+            y = f(i[0], i[1])
+            if i[0].dtype.kind == "i" and op == "Div":
+                y = i[0] // i[1]
+        elif op == "Sqrt":
+            y = np.sqrt(i[0])
+        elif op == "Erf":
+            y = erf(i[0])
+        elif op == "Gelu":
+            t = i[0]
+            y = (0.5 * t * (1 + np.tanh(math.sqrt(2 / math.pi) * (t + 0.044715 * t ** 3))))
+            if a.get("approximate", b"none") in (b"none", "none"):
+                y = 0.5 * t * (1 + erf(t / math.sqrt(2)))
+        elif op == "Transpose":
+            y = np.transpose(i[0], a["perm"])
+        elif op == "ReduceMean":
+            y = np.mean(i[0], axis=tuple(a["axes"]), keepdims=bool(a.get("keepdims", 1)))
+        elif op == "LayerNormalization":
+            ax = a.get("axis", -1) % i[0].ndim
+            axes = tuple(range(ax, i[0].ndim))
+            mu = i[0].mean(axis=axes, keepdims=True)
+            var = ((i[0] - mu) ** 2).mean(axis=axes, keepdims=True)
+            y = (i[0] - mu) / np.sqrt(var + a.get("epsilon", 1e-5)) * i[1] + i[2]
+        elif op == "MatMul":
+            y = np.matmul(i[0], i[1])
+        elif op == "Gemm":
+            y = i[0] @ (i[1].T if a.get("transB") else i[1]) + i[2]
+        elif op == "GlobalAveragePool":
+            y = i[0].mean(axis=(2, 3), keepdims=True)
+        elif op == "Flatten":
+            y = i[0].reshape(1, -1)
+        elif op == "Concat":
+            y = np.concatenate(i, axis=a["axis"])
+        elif op == "Reshape":
+            shp = [int(s) for s in i[1]]
+            shp = [i[0].shape[k] if s == 0 else s for k, s in enumerate(shp)]
+            y = i[0].reshape(shp)
+        elif op == "Shape":
+            y = np.array(i[0].shape, np.int64)
+        elif op == "Gather":
+            y = np.take(i[0], i[1], axis=a.get("axis", 0))
+        elif op == "Unsqueeze":
+            y = np.expand_dims(i[0], tuple(int(k) for k in i[1]))
+        elif op == "Slice":
+            st, en, ax = (a["starts"], a["ends"], a["axes"]) if "starts" in a else i[1:4]
+            sl = [slice(None)] * i[0].ndim
+            for k, axis in enumerate(ax):
+                sl[int(axis)] = slice(int(st[k]), int(en[k]))
+            y = i[0][tuple(sl)]
+        elif op == "Split":
+            sizes = a["split"] if "split" in a else [int(s) for s in i[1]]
+            parts = np.split(i[0], np.cumsum(sizes)[:-1], axis=a["axis"])
+            for name, part in zip(nd.output, parts):
+                v[name] = part
+            continue
+        else:
+            raise ValueError("no reference for " + op)
+        v[nd.output[0]] = y
+    return v[g.output[0].name]
+
+
+# ---- the models ----
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def model(name, nodes, inits, xshape, yshape, opset):
+    g = helper.make_graph(nodes, name, [vi("x", xshape)], [vi("y", yshape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def layernorm_steps(x, c, pre, eps, inits, last_axis):
+    """torch.onnx's LayerNorm below opset 17 (over axis -1), with affine."""
+    inits += [init(pre + "two", np.float32(2)), init(pre + "eps", np.float32(eps)),
+              init(pre + "w", R(c) + 1), init(pre + "b", R(c))]
+    ax = [-1] if last_axis else [1]
+    return [N("ReduceMean", [x], pre + "mean", axes=ax),
+            N("Sub", [x, pre + "mean"], pre + "d"),
+            N("Pow", [pre + "d", pre + "two"], pre + "sq"),
+            N("ReduceMean", [pre + "sq"], pre + "var", axes=ax),
+            N("Add", [pre + "var", pre + "eps"], pre + "ve"),
+            N("Sqrt", [pre + "ve"], pre + "sd"),
+            N("Div", [pre + "d", pre + "sd"], pre + "n"),
+            N("Mul", [pre + "n", pre + "w"], pre + "nw"),
+            N("Add", [pre + "nw", pre + "b"], pre + "out")]
+
+
+def gelu_steps(x, pre, inits, half_first=False):
+    inits += [init(pre + "r2", np.float32(math.sqrt(2))), init(pre + "one", np.float32(1)),
+              init(pre + "half", np.float32(0.5))]
+    n = [N("Div", [x, pre + "r2"], pre + "dv"), N("Erf", [pre + "dv"], pre + "e"),
+         N("Add", [pre + "e", pre + "one"], pre + "e1")]
+    if half_first:
+        return n + [N("Mul", [x, pre + "half"], pre + "hx"),
+                    N("Mul", [pre + "hx", pre + "e1"], pre + "out")]
+    return n + [N("Mul", [x, pre + "e1"], pre + "xe"), N("Mul", [pre + "xe", pre + "half"], pre + "out")]
+
+
+def convnext(fused):
+    C, H = 8, 6
+    inits = [init("dw_w", R(C, 1, 3, 3)), init("dw_b", R(C)), init("fc1", R(C, 4 * C)),
+             init("fc1_b", R(4 * C)), init("fc2", R(4 * C, C)), init("fc2_b", R(C)),
+             init("gamma", R(C, 1, 1) + 1), init("head_w", R(5, C)), init("head_b", R(5))]
+    nodes = [N("Conv", ["x", "dw_w", "dw_b"], "dw", group=C, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Transpose", ["dw"], "nhwc", perm=[0, 2, 3, 1])]
+    if fused:
+        inits += [init("ln_w", R(C) + 1), init("ln_b", R(C))]
+        nodes.append(N("LayerNormalization", ["nhwc", "ln_w", "ln_b"], "ln_out", axis=-1, epsilon=1e-6))
+    else:
+        nodes += layernorm_steps("nhwc", C, "ln_", 1e-6, inits, True)
+    nodes += [N("MatMul", ["ln_out", "fc1"], "mm1"), N("Add", ["fc1_b", "mm1"], "h1")]
+    nodes += gelu_steps("h1", "g_", inits, half_first=fused)
+    nodes += [N("MatMul", ["g_out", "fc2"], "mm2"), N("Add", ["mm2", "fc2_b"], "h2"),
+              N("Transpose", ["h2"], "nchw", perm=[0, 3, 1, 2]),
+              N("Mul", ["gamma", "nchw"], "scaled"), N("Add", ["scaled", "x"], "res"),
+              N("ReduceMean", ["res"], "pooled", axes=[2, 3], keepdims=0),
+              N("Gemm", ["pooled", "head_w", "head_b"], "y", transB=1)]
+    kinds = {"Conv": 3, "LayerNorm": 1, "GELU": 1, "Scale": 1, "Add": 1, "GlobalAveragePool": 1,
+             "FC": 1}
+    return model("convnext17" if fused else "convnext", nodes, inits, [1, C, H, H], [1, 5],
+                 17 if fused else 13), kinds
+
+
+def shuffle(opset):
+    C, H = 8, 5
+    i64 = lambda *v: np.array(v, np.int64)
+    inits = [init("w0", R(C, C, 1, 1)), init("w1", R(C // 2, C // 2, 3, 3)),
+             init("one", i64(1)), init("two", i64(2)), init("zero", i64(0)), init("ax0", i64(0)),
+             init("g5", i64(1, 2, C // 2, H, H)), init("back", i64(1, -1, H, H)),
+             init("s0", i64(0)), init("s1", i64(2)), init("ax1", i64(1))]
+    nodes = [N("Conv", ["x", "w0"], "c0", kernel_shape=[1, 1]),
+             # the half of the channels, as torch.onnx computes chunk(2) from x.size()
+             N("Shape", ["c0"], "sh"), N("Gather", ["sh", "one"], "cdim", axis=0),
+             N("Div", ["cdim", "two"], "half"), N("Unsqueeze", ["half", "ax0"], "half1"),
+             N("Unsqueeze", ["zero", "ax0"], "z1"), N("Mul", ["half1", "two"], "end2"),
+             N("Slice", ["c0", "z1", "half1", "ax1"], "lo"),
+             N("Slice", ["c0", "half1", "end2", "ax1"], "hi"),
+             N("Conv", ["hi", "w1"], "c1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Concat", ["lo", "c1"], "cat", axis=1),
+             N("Reshape", ["cat", "g5"], "grp"), N("Transpose", ["grp"], "swp", perm=[0, 2, 1, 3, 4]),
+             N("Reshape", ["swp", "back"], "shuf"),
+             N("Split", ["shuf"], ["a", "b"], axis=1, split=[3, 5]),
+             N("Slice", ["b", "s0", "s1", "ax1"], "b2"),
+             N("Concat", ["a", "b2"], "y", axis=1)]
+    kinds = {"Conv": 2, "Slice": 5, "Concat": 2, "ChannelShuffle": 1}
+    if opset >= 13:  # Split's sizes became an input
+        nodes[-3] = N("Split", ["shuf", "sizes"], ["a", "b"], axis=1)
+        inits.append(init("sizes", i64(3, 5)))
+    else:  # below opset 10 Slice takes attributes, below 13 Unsqueeze too: torch uses Split
+        nodes = [N("Conv", ["x", "w0"], "c0", kernel_shape=[1, 1]),
+                 N("Split", ["c0"], ["lo", "hi"], axis=1, split=[C // 2, C // 2]),
+                 N("Conv", ["hi", "w1"], "c1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                 N("Concat", ["lo", "c1"], "cat", axis=1),
+                 N("Reshape", ["cat", "g5"], "grp"),
+                 N("Transpose", ["grp"], "swp", perm=[0, 2, 1, 3, 4]),
+                 N("Reshape", ["swp", "back"], "shuf"),
+                 N("Split", ["shuf"], ["a", "b"], axis=1, split=[3, 5]),
+                 N("Slice", ["b"], "b2", starts=[0], ends=[2], axes=[1]),
+                 N("Concat", ["a", "b2"], "y", axis=1)]
+    return model("shuffle%d" % opset, nodes, inits, [1, C, H, H], [1, 5, H, H], opset), kinds
+
+
+def mobile():
+    C, H = 6, 5
+    inits = [init("w0", R(C, C, 1, 1)), init("se1", R(3, C, 1, 1)), init("se1b", R(3)),
+             init("se2", R(C, 3, 1, 1)), init("se2b", R(C)), init("k", np.float32(0.75)),
+             init("pc", R(1, C, 1, 1) + 1), init("dv", np.float32(4))]
+    nodes = [N("Conv", ["x", "w0"], "c0", kernel_shape=[1, 1]),
+             N("HardSigmoid", ["c0"], "hs", alpha=1 / 6, beta=0.5), N("Mul", ["c0", "hs"], "hsw"),
+             N("GlobalAveragePool", ["hsw"], "sq"), N("Conv", ["sq", "se1", "se1b"], "f1", kernel_shape=[1, 1]),
+             N("Relu", ["f1"], "r1"), N("Conv", ["r1", "se2", "se2b"], "f2", kernel_shape=[1, 1]),
+             N("HardSigmoid", ["f2"], "gate", alpha=1 / 6, beta=0.5), N("Mul", ["gate", "hsw"], "se"),
+             N("Sigmoid", ["se"], "sg"), N("Mul", ["se", "sg"], "silu"),
+             N("Mul", ["silu", "k"], "k1"), N("Relu", ["k1"], "r2"),
+             N("Mul", ["r2", "pc"], "s2"), N("Div", ["s2", "dv"], "y")]
+    kinds = {"Conv": 3, "HardSwish": 1, "HardSigmoid": 1, "Mul": 2, "Sigmoid": 1, "Scale": 3,
+             "ReLU": 2, "GlobalAveragePool": 1}
+    return model("mobile", nodes, inits, [1, C, H, H], [1, C, H, H], 13), kinds
+
+
+def gelu20(tanh):
+    nodes = [N("Gelu", ["x"], "y", approximate="tanh" if tanh else "none")]
+    return model("gelu20" + ("t" if tanh else ""), nodes, [], [1, 4, 3, 3], [1, 4, 3, 3], 20), {"GELU": 1}
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="dse-onnx-patterns-")
+    plat = os.path.join(tmp, "p1.json")
+    json.dump({"format": "dse-platform", "version": 1, "name": "one", "links": {},
+               "devices": [{"name": "r0", "board": "localhost", "kind": "cpu", "freq_mhz": 2000,
+                            "cores": 1, "memory_mb": 4096, "idle_w": 1, "busy_w": 2}]},
+              open(plat, "w"))
+    cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
+             gelu20(True)]
+    for m, kinds in cases:
+        name = m.graph.name
+        if m.opset_import[0].version <= 17:
+            onnx.checker.check_model(m, full_check=True)  # the models themselves are valid
+        path, js, wb = (os.path.join(tmp, name + e) for e in (".onnx", ".json", ".bin"))
+        onnx.save(m, path)
+        p = subprocess.run([DSE, "net", "import", path, "-o", js, "--weights", wb],
+                           capture_output=True, text=True)
+        if not check(p.returncode == 0, "%s: import: %s" % (name, p.stderr.strip())):
+            continue
+        net = json.loads(subprocess.run([DSE, "net", "show", js, "--json"], capture_output=True,
+                                        text=True).stdout)
+        got = {}
+        for L in net["layers"]:
+            got[L["kind"]] = got.get(L["kind"], 0) + 1
+        check(got == kinds, "%s: layers %s, the patterns make %s" % (name, got, kinds))
+        shape = [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]
+        x = rng.uniform(-2, 2, shape).astype(np.float32)
+        ref = evaluate(m, x).astype(np.float32).ravel()
+        x.tofile(os.path.join(tmp, "in.f32"))
+        out = os.path.join(tmp, name + ".out")
+        p = subprocess.run([DSE, "mpirun", "-np", "1", DSE, "exec", "--network", js, "--platform",
+                            plat, "--single", "0", "--input", os.path.join(tmp, "in.f32"),
+                            "--output", out], capture_output=True, text=True, env=ENV)
+        if not check(p.returncode == 0, "%s: exec: %s" % (name, p.stderr.strip()[-300:])):
+            continue
+        y = np.fromfile(out, np.float32)
+        scale = float(np.abs(ref).max())
+        bad = int((np.abs(y - ref) > 1e-4 * np.abs(ref) + 1e-5 * scale).sum()) if y.size == ref.size else -1
+        check(bad == 0, "%s: %d of %d outputs differ from the ONNX graph's (got %s, want %s)" %
+              (name, bad, ref.size, y[:4], ref[:4]))
+        print("%-12s %d layers, output equals the graph's (%d values)" % (name, len(net["layers"]), y.size))
+    subprocess.run(["rm", "-rf", tmp])
+    print("test_onnx_patterns: %d checks, %d failed" % (checks, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
