@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -254,7 +255,16 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     cJSON_AddStringToObject(o, "kind", c->opt.kind);
     cJSON_AddStringToObject(o, "network_arg", c->opt.network);
     cJSON_AddStringToObject(o, "network_name", c->net->name);
+    /* The network's weights file by its absolute path: `dse validate` and
+     * `dse resume` read the stored network from elsewhere than this
+     * process's folder. */
+    char *rel = c->net->weights_path, *abs = NULL, cwd[4096];
+    if (rel && rel[0] != '/' && getcwd(cwd, sizeof cwd) &&
+        (abs = malloc(strlen(cwd) + strlen(rel) + 2)))
+        sprintf(abs, "%s/%s", cwd, rel);
+    if (abs) c->net->weights_path = abs;
     char *nj = net_to_json(c->net);
+    if (abs) c->net->weights_path = rel, free(abs);
     cJSON_AddItemToObject(o, "network", parse_or_null(nj));
     free(nj);
     cJSON_AddStringToObject(o, "platform_arg", c->opt.platform);

@@ -15,7 +15,10 @@ dynamic batch), against figures dse did not compute:
   - output: PyTorch's on one input, dse on 1 rank and on 2 ranks with a
     hybrid mapping (every Conv and FC split in halves across the ranks, the
     other layers alternating between them): every output within 1e-4
-    relative (+1e-5 of the output's range).
+    relative (+1e-5 of the output's range);
+  - a short campaign (dse run on local-2) and `dse validate` of its best
+    points (soak: each family's first model; torch: the families that
+    brought new layer kinds, CAMPAIGN_FAMILIES).
 
 BatchNorm statistics and affine parameters, LayerNorm's and ConvNeXt's
 layer scale are drawn at random first: as initialised (BN the identity,
@@ -26,7 +29,8 @@ Selections (label "torch" runs the default; "soak" runs --all):
   --all     every model at opset 13, and per family its first model at
             opsets 9 and 17, folded and not, fixed and dynamic batch
             (with DSE_SHORT=1: three small families' variants, import only)
-  MODEL[:OPSET[f|n][d]]  given ones, e.g. convnext_tiny:9nd
+  MODEL[:OPSET[f|n][d]]  given ones, e.g. convnext_tiny:9nd (--campaign: with
+            a campaign and its validation)
 
 Transformers (tvzoo.TRANSFORMERS) must be refused with one line saying
 attention is not supported.  Exit 77 without torch.
@@ -157,7 +161,26 @@ def variant_name(opset, fold, dyn):
     return "%d%s%s" % (opset, "f" if fold else "n", "d" if dyn else "")
 
 
-def one(name, opset, fold, dyn, tmp, run_it=True):
+def campaign(tag, sub, line):
+    """A short campaign on this machine's two ranks (local-2), run from the
+    network's folder by a relative path, and `dse validate` of its best
+    points: each must run and give the single-device output."""
+    db = os.path.join(sub, "c.db")
+    p = subprocess.run([DSE, "run", "--network", "net.json", "--platform", "local-2", "--chromosome",
+                        "hybrid", "--pop", "8", "--gens", "2", "--seed", "1", "--db", db, "--quiet"],
+                       capture_output=True, text=True, env=ENV, cwd=sub, timeout=3600)
+    if not check(p.returncode == 0 and p.stdout.startswith("campaign "),
+                 "%s: dse run: %s" % (tag, p.stderr.strip()[-300:])):
+        return line
+    cid = p.stdout.split()[1]
+    rc, out, err = run(DSE, "validate", "--campaign", cid, "--db", db, "--top", "best", "--bench", "1,1")
+    rows = [l for l in out.splitlines() if l.startswith("best ")]
+    check(rc == 0 and rows and all(l.rstrip().endswith("| ok") for l in rows),
+          "%s: dse validate exit %d: %s %s" % (tag, rc, out.strip()[-400:], err.strip()[-200:]))
+    return line + "  campaign+validate %d points ok" % len(rows)
+
+
+def one(name, opset, fold, dyn, tmp, run_it=True, camp=False):
     t0 = time.time()
     tag = "%s opset %d %s %s" % (name, opset, "folded" if fold else "unfolded",
                                  "dynamic batch" if dyn else "fixed batch")
@@ -206,6 +229,8 @@ def one(name, opset, fold, dyn, tmp, run_it=True):
             check(bad == 0, "%s: 2 ranks (%d layers split): %d of %d outputs differ from PyTorch "
                   "(max rel %.3g)" % (tag, nsplit, bad, y.size, rel))
             line += "  2 ranks %.1e" % rel
+        if camp:
+            line = campaign(tag, sub, line)
     print("%s  %.0f s" % (line, time.time() - t0), flush=True)
     subprocess.run(["rm", "-rf", sub])
 
@@ -225,6 +250,11 @@ def transformers(tmp):
         os.unlink(path)
 
 
+# The families whose layers came with issue 17 (the torch label runs their
+# campaign and validation; soak runs every family's).
+CAMPAIGN_FAMILIES = ("shufflenet", "mobilenet_v3", "mnasnet", "efficientnet", "convnext")
+
+
 def main():
     args = sys.argv[2:]
     short = os.environ.get("DSE_SHORT") == "1"
@@ -232,25 +262,26 @@ def main():
     if "--all" in args:
         if short:
             for name in ("shufflenet_v2_x0_5", "mnasnet0_5", "convnext_tiny"):
-                jobs += [(name, 9, False, True, False), (name, 17, True, False, False)]
+                jobs += [(name, 9, False, True, False, False), (name, 17, True, False, False, False)]
         else:
             for fam, models in tvzoo.FAMILIES.items():
-                jobs += [(m, 13, True, False, True) for m in models]
-                jobs += [(models[0], 9, True, False, True), (models[0], 9, False, True, True),
-                         (models[0], 17, True, True, True), (models[0], 17, False, False, True)]
+                jobs += [(m, 13, True, False, True, m == models[0]) for m in models]
+                jobs += [(models[0], 9, True, False, True, False), (models[0], 9, False, True, True, False),
+                         (models[0], 17, True, True, True, False), (models[0], 17, False, False, True, False)]
     elif [a for a in args if not a.startswith("--")]:
-        for a in args:
+        for a in [a for a in args if not a.startswith("--")]:
             m, _, v = a.partition(":")
-            jobs.append((m,) + parse_variant(v) + (True,))
+            jobs.append((m,) + parse_variant(v) + (True, "--campaign" in args))
     else:
-        jobs = [(models[0], 13, True, False, True) for models in tvzoo.FAMILIES.values()]
+        jobs = [(models[0], 13, True, False, True, fam in CAMPAIGN_FAMILIES)
+                for fam, models in tvzoo.FAMILIES.items()]
     tmp = tempfile.mkdtemp(prefix="dse-tvzoo-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     torch.set_num_threads(1)
-    for m, opset, fold, dyn, run_it in jobs:
+    for m, opset, fold, dyn, run_it, camp in jobs:
         try:
-            one(m, opset, fold, dyn, tmp, run_it)
+            one(m, opset, fold, dyn, tmp, run_it, camp)
         except Exception as e:  # an exporter or a subprocess timing out
             check(False, "%s %s: %s" % (m, variant_name(opset, fold, dyn), e))
     if not [a for a in args if not a.startswith("--")] and not short:
