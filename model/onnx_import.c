@@ -638,8 +638,8 @@ static int no_attention(ox_imp *I)
         if (d[0] && d[1] && (!strcmp(op, "MatMul") || !strcmp(op, "Einsum") || !strcmp(op, "Gemm"))) {
             I->nd = nd;
             I->nd_idx = (int)i;
-            rc = ox_fail(I, "a product of two computed tensors: attention (as in vision "
-                         "transformers) is not supported; dse imports CNNs");
+            rc = ox_fail(I, "attention is not supported (a product of two computed tensors, as in vision "
+                         "transformers); dse imports CNNs");
             I->nd = NULL;
         }
         if (any && strcmp(op, "Shape") && strcmp(op, "Size"))

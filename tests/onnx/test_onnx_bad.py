@@ -251,8 +251,8 @@ def main():
         bad(tmp, "attention", model([helper.make_node("Relu", ["x"], ["h"], name="r"),
                                      helper.make_node("MatMul", ["x", "h"], ["y"], name="qk")],
                                     x4, y4),
-            "node qk (MatMul): a product of two computed tensors: attention (as in vision "
-            "transformers) is not supported")
+            "node qk (MatMul): attention is not supported (a product of two computed tensors, as in vision "
+            "transformers)")
         bad(tmp, "erf_alone", model([helper.make_node("Erf", ["x"], ["y"], name="e")], x4, y4),
             "Erf is imported only as erf(x / sqrt 2) of a GELU")
         bad(tmp, "centred_only", model([helper.make_node("ReduceMean", ["x"], ["m"], name="m", axes=[1]),
