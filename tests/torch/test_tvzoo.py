@@ -278,7 +278,6 @@ def main():
     tmp = tempfile.mkdtemp(prefix="dse-tvzoo-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
-    torch.set_num_threads(1)
     for m, opset, fold, dyn, run_it, camp in jobs:
         try:
             one(m, opset, fold, dyn, tmp, run_it, camp)
