@@ -80,20 +80,6 @@ def platform(path, n):
                "links": {"same_board": {"latency_us": 2, "bandwidth_mbs": 4000}}}, open(path, "w"))
 
 
-def hybrid_mapping(net, path):
-    layers, owner = {}, "r0"
-    for L in net["layers"]:
-        c = L["shape"][0]
-        if L["kind"] in ("Conv", "FC") and c >= 2:
-            owner = "r1" if owner == "r0" else "r0"
-            other = "r1" if owner == "r0" else "r0"
-            layers[L["name"]] = [[owner, 0, c // 2], [other, c // 2, c - c // 2]]
-        else:
-            layers[L["name"]] = owner
-    json.dump({"format": "dse-mapping", "version": 1, "layers": layers}, open(path, "w"))
-    return sum(1 for v in layers.values() if isinstance(v, list))
-
-
 def compare(got, ref):
     """(number of outputs out of tolerance, max relative error)."""
     if got.size != ref.size:
@@ -221,7 +207,7 @@ def one(name, opset, fold, dyn, tmp, run_it=True, camp=False):
                   (tag, bad, y.size, rel))
             line += "  1 rank %.1e" % rel
         mp = os.path.join(sub, "map.json")
-        nsplit = hybrid_mapping(net, mp)
+        nsplit = tvzoo.hybrid_mapping(net, mp)
         rc, out, err = run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform", p2,
                            "--mapping", mp, "--input", os.path.join(sub, "in.f32"), "--output", o2)
         if check(rc == 0, "%s: 2 ranks: %s" % (tag, err.strip()[-400:])):

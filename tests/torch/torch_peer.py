@@ -11,6 +11,9 @@ import numpy as np
 import torch
 import torchvision
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tvzoo import hybrid_mapping  # noqa: E402
+
 DSE = sys.argv[1]
 failures = 0
 
@@ -27,22 +30,6 @@ def platform(path, n):
              "memory_mb": 8192, "idle_w": 1, "busy_w": 2} for i in range(n)]
     json.dump({"format": "dse-platform", "version": 1, "name": "local-%d" % n, "devices": devs,
                "links": {"same_board": {"latency_us": 2, "bandwidth_mbs": 4000}}}, open(path, "w"))
-
-
-def hybrid_mapping(net, path):
-    """Conv/FC split in halves across r0 and r1; other layers follow the
-    previous split layer's first half, alternating the owner each time."""
-    layers, owner = {}, "r0"
-    for L in net["layers"]:
-        c = L["shape"][0]
-        if L["kind"] in ("Conv", "FC") and c >= 2:
-            owner = "r1" if owner == "r0" else "r0"
-            other = "r1" if owner == "r0" else "r0"
-            layers[L["name"]] = [[owner, 0, c // 2], [other, c // 2, c - c // 2]]
-        else:
-            layers[L["name"]] = owner
-    json.dump({"format": "dse-mapping", "version": 1, "layers": layers}, open(path, "w"))
-    return sum(1 for v in layers.values() if isinstance(v, list))
 
 
 def compare(name, got, ref):

@@ -11,6 +11,7 @@ folding, fixed or dynamic batch), and figures dse did not compute:
 Nothing is downloaded: weights=None, random initialisation from a seed.
 """
 import io
+import json
 import os
 import warnings
 
@@ -107,3 +108,19 @@ def onnx_ops(path):
     for nd in m.graph.node:
         ops[nd.op_type] = ops.get(nd.op_type, 0) + 1
     return ops
+
+
+def hybrid_mapping(net, path):
+    """Conv/FC split in halves across r0 and r1; other layers follow the
+    previous split layer's first half, alternating the owner each time."""
+    layers, owner = {}, "r0"
+    for L in net["layers"]:
+        c = L["shape"][0]
+        if L["kind"] in ("Conv", "FC") and c >= 2:
+            owner = "r1" if owner == "r0" else "r0"
+            other = "r1" if owner == "r0" else "r0"
+            layers[L["name"]] = [[owner, 0, c // 2], [other, c // 2, c - c // 2]]
+        else:
+            layers[L["name"]] = owner
+    json.dump({"format": "dse-mapping", "version": 1, "layers": layers}, open(path, "w"))
+    return sum(1 for v in layers.values() if isinstance(v, list))
