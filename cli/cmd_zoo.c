@@ -92,7 +92,7 @@ int cmd_zoo(int argc, char **argv)
     if (started >= 0) return started;
     if (a.npos == 1 && !strcmp(a.pos[0], "list")) {
         if (cli_finish(&a)) return EXIT_USAGE;
-        printf("%-14s %6s %14s %9s  %s\n", "name", "layers", "params", "GMACs", "description");
+        printf("%-18s %6s %14s %9s  %s\n", "name", "layers", "params", "GMACs", "description");
         for (int i = 0; i < net_zoo_count(); i++) {
             net *n = net_zoo(net_zoo_name(i), err);
             if (!n) {
@@ -100,7 +100,7 @@ int cmd_zoo(int argc, char **argv)
                 return EXIT_FAIL;
             }
             net_totals t = net_total(n, NET_SPLIT_DEFAULT);
-            printf("%-14s %6d %14lld %9.3f  %s\n", n->name, n->n, (long long)t.params,
+            printf("%-18s %6d %14lld %9.3f  %s\n", n->name, n->n, (long long)t.params,
                    t.macs / 1e9, net_zoo_describe(i));
             net_free(n);
         }
