@@ -53,7 +53,7 @@ except ImportError:
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tvzoo  # noqa: E402
 
-DSE = sys.argv[1]
+DSE = os.path.abspath(sys.argv[1])  # the campaign runs from the network's folder
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 failures = 0
 checks = 0
