@@ -34,6 +34,7 @@ typedef struct {
     Onnx__ValueInfoProto **vis;
     size_t nvis, capv;
     ox_smap names; /* every tensor name, to refuse clashes */
+    int names_only; /* onnx_node_names: nodes and names, no weight data */
     const char *clash;
 } ex;
 
@@ -51,6 +52,16 @@ static void *ex_alloc(ex *E, size_t size)
     if (!p) return E->failed = 1, NULL;
     E->blocks[E->nblocks++] = p;
     return p;
+}
+
+static void ex_free(ex *E)
+{
+    for (int i = 0; i < E->nblocks; i++) free(E->blocks[i]);
+    free(E->blocks);
+    free(E->nodes);
+    free(E->inits);
+    free(E->vis);
+    ox_smap_free(&E->names);
 }
 
 static char *ex_str(ex *E, const char *fmt, ...)
@@ -181,6 +192,15 @@ static const char *ex_init(ex *E, const char *name, int ndims, const int64_t *di
     }
     ex_push(E, (void ***)&E->inits, &E->ninits, &E->capi, t);
     return t->name;
+}
+
+/* A float weight tensor: count floats from lw + off.  Only its name when
+ * listing names (lw is then NULL and never offset). */
+static const char *ex_weight(ex *E, const char *name, int ndims, const int64_t *dims,
+                             const float *lw, int64_t off)
+{
+    if (E->names_only) return name ? ex_name(E, name) : (E->failed = 1, NULL);
+    return ex_init(E, name, ndims, dims, lw + off, NULL);
 }
 
 static Onnx__ValueInfoProto *ex_vi(ex *E, const char *name, int rank, net_shape s)
@@ -367,32 +387,6 @@ static int out_rank(const net *n, int i, const int *rank)
     }
 }
 
-int onnx_node_names(const net *n, void (*fn)(void *ctx, int layer, const char *name), void *ctx)
-{
-    int *rank = calloc((size_t)n->n + 1, sizeof *rank);
-    if (!rank) return -1;
-    for (int i = 0; i < n->n; i++) {
-        const net_layer *L = &n->layers[i];
-        for (int k = 0; k < L->nin; k++) {
-            int g = glue_of(n, i, k, rank);
-            if (g == GLUE_NONE) continue;
-            size_t len = strlen(L->name) + 32;
-            char *b = malloc(len);
-            if (!b) {
-                free(rank);
-                return -1;
-            }
-            glue_name(b, len, L->name, k, g);
-            fn(ctx, i, b);
-            free(b);
-        }
-        fn(ctx, i, L->name);
-        rank[i] = out_rank(n, i, rank);
-    }
-    free(rank);
-    return 0;
-}
-
 static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
 {
     const net_layer *L = &n->layers[i];
@@ -437,11 +431,11 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
     case NET_CONV: {
         net_shape x = net_in_shape(n, i, 0);
         int64_t wd[4] = {a->out_c, x.c / a->groups, a->kh, a->kw}, bd[1] = {a->out_c};
-        in[1] = ex_init(E, ex_str(E, "%s.weight", L->name), 4, wd, lw, NULL);
+        in[1] = ex_weight(E, ex_str(E, "%s.weight", L->name), 4, wd, lw, 0);
         nin = 2;
         if (a->bias) {
-            in[2] = ex_init(E, ex_str(E, "%s.bias", L->name), 1, bd,
-                            lw + wd[0] * wd[1] * wd[2] * wd[3], NULL);
+            in[2] = ex_weight(E, ex_str(E, "%s.bias", L->name), 1, bd,
+                              lw, wd[0] * wd[1] * wd[2] * wd[3]);
             nin = 3;
         }
         int k2[2] = {a->kh, a->kw}, s2[2] = {a->sh, a->sw}, d2[2] = {a->dh, a->dw},
@@ -457,10 +451,10 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
     case NET_FC: {
         int64_t K = net_shape_numel(net_in_shape(n, i, 0));
         int64_t wd[2] = {a->out_c, K}, bd[1] = {a->out_c};
-        in[1] = ex_init(E, ex_str(E, "%s.weight", L->name), 2, wd, lw, NULL);
+        in[1] = ex_weight(E, ex_str(E, "%s.weight", L->name), 2, wd, lw, 0);
         nin = 2;
         if (a->bias) {
-            in[2] = ex_init(E, ex_str(E, "%s.bias", L->name), 1, bd, lw + wd[0] * K, NULL);
+            in[2] = ex_weight(E, ex_str(E, "%s.bias", L->name), 1, bd, lw, wd[0] * K);
             nin = 3;
         }
         at[na++] = a_int(E, "transB", 1);
@@ -507,7 +501,7 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         int64_t c = L->out.c, d1[1] = {c};
         static const char *role[4] = {"scale", "shift", "mean", "var"};
         for (int k = 0; k < 4; k++)
-            in[k + 1] = ex_init(E, ex_str(E, "%s.%s", L->name, role[k]), 1, d1, lw + k * c, NULL);
+            in[k + 1] = ex_weight(E, ex_str(E, "%s.%s", L->name, role[k]), 1, d1, lw, k * c);
         nin = 5;
         at[na++] = a_float(E, "epsilon", a->bn_eps);
         op = "BatchNormalization";
@@ -601,9 +595,9 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         const char *nm = ex_str(E, "%s.norm", L->name), *di[2] = {cent, sd};
         if (!nm || !ex_node(E, "Div", L->name, nm, 2, di, 0, NULL)) return -1;
         const char *sc = ex_step(E, "Mul", ex_str(E, "%s.scaled", L->name), nm,
-                                 ex_init(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, NULL), 0, NULL);
+                                 ex_weight(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, 0), 0, NULL);
         in[0] = sc;
-        in[1] = ex_init(E, ex_str(E, "%s.shift", L->name), 3, d3, lw + c, NULL);
+        in[1] = ex_weight(E, ex_str(E, "%s.shift", L->name), 3, d3, lw, c);
         nin = 2;
         node = ex_str(E, "%s.add", L->name);
         op = "Add";
@@ -625,7 +619,7 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
     }
     case NET_SCALE: {
         int64_t d3[3] = {L->out.c, 1, 1};
-        in[1] = ex_init(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, NULL);
+        in[1] = ex_weight(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, 0);
         nin = 2;
         op = "Mul";
         break;
@@ -640,6 +634,31 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
     if (i != n->n - 1)
         ex_push(E, (void ***)&E->vis, &E->nvis, &E->capv, ex_vi(E, L->name, r, L->out));
     return E->failed ? -1 : 0;
+}
+
+int onnx_node_names(const net *n, void (*fn)(void *ctx, int layer, const char *name), void *ctx)
+{
+    /* The exporter itself, without weight data: every node it writes for a
+     * layer (glue, the steps of a decomposed LayerNorm, GELU or HardSwish,
+     * the layer's own) is listed, so AutoDiCE's mapping.json names exactly
+     * the nodes of the exported file. */
+    ex E;
+    memset(&E, 0, sizeof E);
+    E.names_only = 1;
+    int *rank = calloc((size_t)n->n + 1, sizeof *rank);
+    int rc = -1;
+    if (!rank || ox_smap_init(&E.names, 4 * n->n + 16)) goto out;
+    ex_name(&E, n->input_name);
+    for (int i = 0; i < n->n; i++) {
+        size_t first = E.nnodes;
+        if (export_layer(&E, n, i, NULL, rank)) goto out;
+        for (size_t k = first; k < E.nnodes; k++) fn(ctx, i, E.nodes[k]->name);
+    }
+    rc = 0;
+out:
+    ex_free(&E);
+    free(rank);
+    return rc;
 }
 
 int onnx_export(const net *n, const char *path, char *err)
@@ -736,12 +755,7 @@ int onnx_export_flags(const net *n, const char *path, unsigned flags, char *err)
     rc = base_outset_commit(os, err); /* every write checked, then renamed into place */
     base_outset_free(os);
 out:
-    for (int i = 0; i < E.nblocks; i++) free(E.blocks[i]);
-    free(E.blocks);
-    free(E.nodes);
-    free(E.inits);
-    free(E.vis);
-    ox_smap_free(&E.names);
+    ex_free(&E);
     free(rank);
     free(w);
     return rc;
