@@ -394,6 +394,18 @@ static inline double compute_dur(const cost_model *m, int l, int d, int c0, int 
     return e->ovh_s + (double)work * e->cyc * v->inv_rate;
 }
 
+/* Duration of the COMPUTE of rows [h0, h0+nh) (all channels) of layer l
+ * on device d: the same per-work rate, on the band's work. */
+static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh)
+{
+    const dev_coef *v = &m->dv[d];
+    const lk_coef *e = &m->lk[l * 2 + v->kind];
+    int C = m->n->layers[l].out.c;
+    int64_t work = m->use_macs[l] ? net_box_macs(m->n, l, 0, C, h0, nh)
+                                  : net_box_ops(m->n, l, 0, C, h0, nh);
+    return e->ovh_s + (double)work * e->cyc * v->inv_rate;
+}
+
 double cost_compute_s(const cost_model *m, int layer, int dev, int c0, int nc)
 {
     return compute_dur(m, layer, dev, c0, nc);
@@ -429,14 +441,19 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         case PLAN_COMPUTE: {
             int l = st->layer;
             const lk_coef *e = &m->lk[l * 2 + v->kind];
-            double dur = compute_dur(m, l, d, st->c0, st->nc);
+            int band = st->nh != n->layers[l].out.h;
+            double dur = band ? band_dur(m, l, d, st->h0, st->nh) : compute_dur(m, l, d, st->c0, st->nc);
             double w = m->linear[l] ? st->nc * m->wraw_pc[l]
                                     : 4.0 * (double)net_slice_weights(n, l, st->c0, st->nc);
             te = t + dur;
             s->compute += dur;
             s->ebusy += dur * (e->busy_w >= 0 ? e->busy_w : v->busy_w);
-            /* One workspace per device, the largest its steps need. */
-            if (m->ws_full[l] > s->ws) {
+            /* One workspace per device, the largest its steps need (a
+             * band's: its own geometry under the layer's algorithm). */
+            if (band) {
+                double ws = 4.0 * (double)convalgo_workspace_band(n, l, st->h0, st->nh);
+                if (ws > s->ws) s->ws = ws;
+            } else if (m->ws_full[l] > s->ws) {
                 double ws = st->nc == n->layers[l].out.c
                                 ? m->ws_full[l]
                                 : 4.0 * (double)convalgo_workspace_of(n, l, st->nc);

@@ -33,7 +33,8 @@ mapping *mapping_new(int nlayers, int ndev)
     m->ndev = ndev;
     m->first = calloc((size_t)nlayers + 1, sizeof *m->first);
     m->slices = calloc((size_t)nlayers * ndev + 1, sizeof *m->slices);
-    if (!m->first || !m->slices) {
+    m->rows = calloc((size_t)nlayers + 1, 1);
+    if (!m->first || !m->slices || !m->rows) {
         mapping_free(m);
         return NULL;
     }
@@ -45,6 +46,7 @@ void mapping_free(mapping *m)
     if (!m) return;
     free(m->first);
     free(m->slices);
+    free(m->rows);
     free(m);
 }
 
@@ -52,6 +54,7 @@ void mapping_copy(mapping *dst, const mapping *src)
 {
     memcpy(dst->first, src->first, ((size_t)src->nlayers + 1) * sizeof *dst->first);
     memcpy(dst->slices, src->slices, (size_t)src->first[src->nlayers] * sizeof *dst->slices);
+    memcpy(dst->rows, src->rows, (size_t)src->nlayers);
 }
 
 void mapping_set_single(mapping *m, const net *n, int dev)
@@ -59,6 +62,7 @@ void mapping_set_single(mapping *m, const net *n, int dev)
     for (int i = 0; i < m->nlayers; i++) {
         m->first[i] = i;
         m->slices[i] = (map_slice){dev, 0, n->layers[i].out.c};
+        m->rows[i] = 0;
     }
     m->first[m->nlayers] = m->nlayers;
 }
@@ -76,11 +80,18 @@ double mapping_distance(const mapping *a, const mapping *b, const net *n)
         const map_slice *sa = mapping_slices(a, i), *sb = mapping_slices(b, i);
         int ka = mapping_nslices(a, i), kb = mapping_nslices(b, i);
         double w = slice_work(n, i, 0, n->layers[i].out.c), same = 0;
+        /* A slice's share of the layer: channels of out.c, or rows of out.h. */
+        double ua = a->rows[i] ? n->layers[i].out.h : n->layers[i].out.c;
+        double ub = b->rows[i] ? n->layers[i].out.h : n->layers[i].out.c;
         for (int x = 0; x < ka; x++)
             for (int y = 0; y < kb; y++)
-                if (sa[x].dev == sb[y].dev) {
+                if (sa[x].dev != sb[y].dev) {
+                } else if (!a->rows[i] && !b->rows[i]) {
                     int nc = sa[x].nc < sb[y].nc ? sa[x].nc : sb[y].nc;
                     same += slice_work(n, i, 0, nc);
+                } else {
+                    double fa = sa[x].nc / ua, fb = sb[y].nc / ub;
+                    same += w * (fa < fb ? fa : fb);
                 }
         total += w;
         moved += w - same;
@@ -92,6 +103,7 @@ int mapping_equal(const mapping *a, const mapping *b)
 {
     if (a->nlayers != b->nlayers || a->ndev != b->ndev) return 0;
     if (memcmp(a->first, b->first, ((size_t)a->nlayers + 1) * sizeof *a->first)) return 0;
+    if (memcmp(a->rows, b->rows, (size_t)a->nlayers)) return 0;
     for (int k = 0; k < a->first[a->nlayers]; k++)
         if (a->slices[k].dev != b->slices[k].dev || a->slices[k].c0 != b->slices[k].c0 ||
             a->slices[k].nc != b->slices[k].nc)
@@ -118,7 +130,15 @@ int mapping_validate(const mapping *m, const net *n, char *err)
                      k < 1 ? "no device computes it" : "slice table overflows");
             return -1;
         }
-        if (k > 1 && !net_kind_splittable(L->kind)) {
+        int rows = m->rows[i] != 0, total = rows ? L->out.h : L->out.c;
+        const char *unit = rows ? "row" : "channel";
+        if (m->rows[i] > 1 || (rows && (k < 2 || !net_layer_rowsplit(n, i)))) {
+            snprintf(err, NET_ERRLEN, "layer \"%s\": %s", L->name,
+                     k < 2 && m->rows[i] == 1 ? "cut by rows but has one slice"
+                                              : "cannot be cut by rows");
+            return -1;
+        }
+        if (k > 1 && !rows && !net_kind_splittable(L->kind)) {
             snprintf(err, NET_ERRLEN, "layer \"%s\": a %s layer cannot be split but has %d slices",
                      L->name, net_kind_name(L->kind), k);
             return -1;
@@ -137,14 +157,14 @@ int mapping_validate(const mapping *m, const net *n, char *err)
                 return -1;
             }
             if (s[a].c0 != next) {
-                snprintf(err, NET_ERRLEN, "layer \"%s\": channels %s at %d (slice %d starts at %d)",
-                         L->name, s[a].c0 > next ? "missing" : "computed twice", next, a,
+                snprintf(err, NET_ERRLEN, "layer \"%s\": %ss %s at %d (slice %d starts at %d)",
+                         L->name, unit, s[a].c0 > next ? "missing" : "computed twice", next, a,
                          s[a].c0);
                 return -1;
             }
-            if ((int64_t)s[a].c0 + s[a].nc > L->out.c) {
-                snprintf(err, NET_ERRLEN, "layer \"%s\": slice %d ends at channel %lld, beyond "
-                         "its %d channels", L->name, a, (long long)s[a].c0 + s[a].nc, L->out.c);
+            if ((int64_t)s[a].c0 + s[a].nc > total) {
+                snprintf(err, NET_ERRLEN, "layer \"%s\": slice %d ends at %s %lld, beyond "
+                         "its %d %ss", L->name, a, unit, (long long)s[a].c0 + s[a].nc, total, unit);
                 return -1;
             }
             next = s[a].c0 + s[a].nc;
@@ -155,9 +175,9 @@ int mapping_validate(const mapping *m, const net *n, char *err)
                     return -1;
                 }
         }
-        if (next != L->out.c) {
-            snprintf(err, NET_ERRLEN, "layer \"%s\": channels %d..%d are not computed", L->name,
-                     next, L->out.c - 1);
+        if (next != total) {
+            snprintf(err, NET_ERRLEN, "layer \"%s\": %ss %d..%d are not computed", L->name,
+                     unit, next, total - 1);
             return -1;
         }
     }
@@ -239,16 +259,23 @@ static void sort_by_c0(map_slice *s, int k)
 
 /* Check a staged layer (slices at stage, k of them, sorted) and explain the
  * first problem as "what: layer "x": ...". */
-static int check_staged(const net *n, int i, const map_slice *s, int k, const platform *p,
-                        const char *what, char *err)
+static int check_staged(const net *n, int i, const map_slice *s, int k, int rows,
+                        const platform *p, const char *what, char *err)
 {
     const net_layer *L = &n->layers[i];
+    const char *unit = rows ? "rows" : "channels";
+    int total = rows ? L->out.h : L->out.c;
     if (k == 0) {
         snprintf(err, NET_ERRLEN, "%s: layer \"%s\": missing (every layer must be mapped)", what,
                  L->name);
         return -1;
     }
-    if (k > 1 && !net_kind_splittable(L->kind)) {
+    if (rows && !net_layer_rowsplit(n, i)) {
+        snprintf(err, NET_ERRLEN, "%s: layer \"%s\": a %s layer of %d rows cannot be cut by "
+                 "rows", what, L->name, net_kind_name(L->kind), L->out.h);
+        return -1;
+    }
+    if (k > 1 && !rows && !net_kind_splittable(L->kind)) {
         snprintf(err, NET_ERRLEN, "%s: layer \"%s\": a %s layer cannot be split, but %d devices "
                  "compute it", what, L->name, net_kind_name(L->kind), k);
         return -1;
@@ -256,13 +283,13 @@ static int check_staged(const net *n, int i, const map_slice *s, int k, const pl
     int next = 0;
     for (int a = 0; a < k; a++) {
         if (s[a].c0 > next) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": channels %d..%d are not computed by any "
-                     "device", what, L->name, next, s[a].c0 - 1);
+            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": %s %d..%d are not computed by any "
+                     "device", what, L->name, unit, next, s[a].c0 - 1);
             return -1;
         }
         if (s[a].c0 < next) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": channels %d..%d are computed twice "
-                     "(device %s overlaps the previous slice)", what, L->name, s[a].c0, next - 1,
+            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": %s %d..%d are computed twice "
+                     "(device %s overlaps the previous slice)", what, L->name, unit, s[a].c0, next - 1,
                      p->dev[s[a].dev].name);
             return -1;
         }
@@ -280,9 +307,9 @@ static int check_staged(const net *n, int i, const map_slice *s, int k, const pl
                 return -1;
             }
     }
-    if (next != L->out.c) {
-        snprintf(err, NET_ERRLEN, "%s: layer \"%s\": channels %d..%d are not computed by any "
-                 "device", what, L->name, next, L->out.c - 1);
+    if (next != total) {
+        snprintf(err, NET_ERRLEN, "%s: layer \"%s\": %s %d..%d are not computed by any "
+                 "device", what, L->name, unit, next, total - 1);
         return -1;
     }
     return 0;
@@ -374,18 +401,31 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
             cnt[i] = 1;
             continue;
         }
-        if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) < 1) {
+        /* Row bands: {"rows": [[device, first_row, row_count], ...]}. */
+        const cJSON *arr = c;
+        if (cJSON_IsObject(c)) {
+            arr = cJSON_GetObjectItemCaseSensitive(c, "rows");
+            if (!arr || cJSON_GetArraySize(c) != 1) {
+                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": an object must be {\"rows\": "
+                         "[[device, first_row, row_count], ...]}", what, c->string);
+                goto fail;
+            }
+            m->rows[i] = 1;
+            C = n->layers[i].out.h;
+        }
+        const char *unit = m->rows[i] ? "row" : "channel";
+        if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) {
             snprintf(err, NET_ERRLEN, "%s: layer \"%s\": must be a device name or a non-empty list "
-                     "of [device, first_channel, channel_count]", what, c->string);
+                     "of [device, first_%s, %s_count]", what, c->string, unit, unit);
             goto fail;
         }
-        for (const cJSON *e = c->child; e; e = e->next) {
+        for (const cJSON *e = arr->child; e; e = e->next) {
             const cJSON *jd = cJSON_GetArrayItem(e, 0);
             int c0, nc;
             if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3 || !cJSON_IsString(jd) ||
                 int_value(cJSON_GetArrayItem(e, 1), &c0) || int_value(cJSON_GetArrayItem(e, 2), &nc)) {
                 snprintf(err, NET_ERRLEN, "%s: layer \"%s\": each slice must be [device, "
-                         "first_channel, channel_count]", what, c->string);
+                         "first_%s, %s_count]", what, c->string, unit, unit);
                 goto fail;
             }
             int d = platform_find(p, jd->valuestring);
@@ -395,9 +435,9 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
                 goto fail;
             }
             if (c0 < 0 || nc < 1 || (int64_t)c0 + nc > C) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s: channels [%d, %d+%d) are "
-                         "outside the layer's %d output channels", what, c->string,
-                         jd->valuestring, c0, c0, nc, C);
+                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s: %ss [%d, %d+%d) are "
+                         "outside the layer's %d output %ss", what, c->string,
+                         jd->valuestring, unit, c0, c0, nc, C, unit);
                 goto fail;
             }
             if (cnt[i] == m->ndev) {
@@ -411,7 +451,11 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
     for (int i = 0; i < n->n; i++) {
         map_slice *s = m->slices + (size_t)i * m->ndev;
         sort_by_c0(s, cnt[i]);
-        if (check_staged(n, i, s, cnt[i], p, what, err)) goto fail;
+        if (check_staged(n, i, s, cnt[i], m->rows[i], p, what, err)) goto fail;
+        if (cnt[i] == 1 && m->rows[i]) { /* one band of every row: the whole layer */
+            m->rows[i] = 0;
+            s[0] = (map_slice){s[0].dev, 0, n->layers[i].out.c};
+        }
     }
     compact(m, cnt);
     free(cnt);
@@ -460,7 +504,8 @@ char *mapping_to_json(const mapping *m, const net *n, const platform *p)
             cJSON_AddStringToObject(jl, n->layers[i].name, p->dev[s[0].dev].name);
             continue;
         }
-        cJSON *arr = cJSON_AddArrayToObject(jl, n->layers[i].name);
+        cJSON *arr = m->rows[i] ? cJSON_AddArrayToObject(cJSON_AddObjectToObject(jl, n->layers[i].name), "rows")
+                                : cJSON_AddArrayToObject(jl, n->layers[i].name);
         for (int a = 0; a < k; a++) {
             cJSON *e = cJSON_CreateArray();
             cJSON_AddItemToArray(e, cJSON_CreateString(p->dev[s[a].dev].name));
@@ -730,6 +775,15 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
 {
     texts[0] = texts[1] = texts[2] = NULL;
     warn[0] = 0;
+    /* Row cuts are not written to horizontal.json: dse writes only the
+     * "lop" partitioning it has checked against AutoDiCE's front end
+     * (docs/spatial.md). */
+    for (int i = 0; i < n->n; i++)
+        if (m->rows[i]) {
+            snprintf(warn, NET_ERRLEN, "AutoDiCE's files not written: layer %.200s is cut by "
+                     "rows, which dse does not export to AutoDiCE", n->layers[i].name);
+            return 1;
+        }
     ad_dev *A = ad_devices(p);
     ad_nodes N;
     if (!A || ad_nodes_build(&N, n)) {

@@ -1,12 +1,17 @@
-/* mapping.h -- the phenotype: who computes which output channels of which
- * layer (DESIGN section 2).
+/* mapping.h -- the phenotype: who computes which output channels, or which
+ * output rows, of which layer (DESIGN section 2; rows: docs/spatial.md).
  *
- * For every layer, a list of slices (device, first_channel, channel_count).
- * Invariant checked by mapping_validate(): the slices of a layer are in
- * increasing channel order, contiguous, non-empty, cover exactly
- * [0, out.c), name valid devices, and no device appears twice in one
- * layer; layers that are not split have exactly one slice.  The first slice
- * (lowest channels) is the layer's "first slice" of DESIGN section 5.
+ * For every layer, a list of slices (device, first, count) and a cut kind
+ * rows[layer]: 0, the slices are channel ranges [first, first+count) of
+ * all rows; 1, they are row bands [first, first+count) of all channels (a
+ * layer is cut one way).  Invariant checked by mapping_validate(): the
+ * slices of a layer are in increasing order, contiguous, non-empty, cover
+ * exactly [0, out.c) (channels) or [0, out.h) (rows), name valid devices,
+ * and no device appears twice in one layer; layers that are not split
+ * have exactly one slice and rows 0; channel cuts only of splittable kinds
+ * (net_kind_splittable), row cuts only of row-splittable layers
+ * (net_layer_rowsplit).  The first slice (lowest channels or rows) is the
+ * layer's "first slice" of DESIGN section 5.
  *
  * A mapping is a flat CSR structure so decoders can refill it without
  * allocating: slices of layer i are slices[first[i] .. first[i+1]).
@@ -20,8 +25,8 @@
 
 typedef struct {
     int dev;
-    int c0; /* first output channel */
-    int nc; /* number of channels */
+    int c0; /* first output channel (first output row when rows[layer]) */
+    int nc; /* number of channels (of rows when rows[layer]) */
 } map_slice;
 
 typedef struct {
@@ -29,6 +34,7 @@ typedef struct {
     int ndev;
     int *first;        /* nlayers + 1 entries */
     map_slice *slices; /* capacity nlayers * ndev (one slice per device per layer) */
+    unsigned char *rows; /* [nlayers]: 1 when the layer's slices are row bands */
 } mapping;
 
 /* Room for the largest mapping of an nlayers-layer net on ndev devices. */
@@ -41,9 +47,10 @@ int mapping_equal(const mapping *a, const mapping *b);
 /* How differently two mappings of n place the work: the share of the
  * network's work (MACs of Conv and FC layers, elementwise ops of the
  * others) that a device computes in a but not in b.  Per layer and device
- * only the channel counts matter, not which channels: 0 when every device
- * computes as many channels of every layer in both, 1 when no work stays
- * on its device (docs/chromosomes.md, "Encoding a mapping"). */
+ * only the amount of work matters (channels or rows, nc/out.c or
+ * nh/out.h of the layer's), not which part: 0 when every device computes
+ * as much of every layer in both, 1 when no work stays on its device
+ * (docs/chromosomes.md, "Encoding a mapping"). */
 double mapping_distance(const mapping *a, const mapping *b, const net *n);
 static inline int mapping_nslices(const mapping *m, int layer)
 {
@@ -52,6 +59,14 @@ static inline int mapping_nslices(const mapping *m, int layer)
 static inline const map_slice *mapping_slices(const mapping *m, int layer)
 {
     return m->slices + m->first[layer];
+}
+/* The box of output slice s of layer `layer`: channels [*c0, *c0+*nc) x
+ * rows [*h0, *h0+*nh). */
+static inline void mapping_slice_box(const mapping *m, const net *n, int layer,
+                                     const map_slice *s, int *c0, int *nc, int *h0, int *nh)
+{
+    if (m->rows[layer]) *c0 = 0, *nc = n->layers[layer].out.c, *h0 = s->c0, *nh = s->nc;
+    else *c0 = s->c0, *nc = s->nc, *h0 = 0, *nh = n->layers[layer].out.h;
 }
 /* Check the invariant above against the net; -1 and a line naming the
  * layer and the problem. */
@@ -65,7 +80,8 @@ void mapping_apportion(int total, int k, const int *w, int *out);
 
 /* ---- files (docs/mapping-format.md) ---- */
 /* Our format: {"format":"dse-mapping", "layers": {"conv1": [["dev", c0, nc], ...],
- * "relu1": "dev", ...}}.  Every layer must appear. */
+ * "conv2": {"rows": [["dev", h0, nh], ...]}, "relu1": "dev", ...}}.  Every
+ * layer must appear. */
 mapping *mapping_from_json(const char *text, const char *what, const net *n,
                            const platform *p, char *err);
 mapping *mapping_load(const char *path, const net *n, const platform *p, char *err);

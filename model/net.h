@@ -49,6 +49,7 @@ typedef enum {
 #define NET_KF_MACS 4u    /* work counted in multiply-adds (else ops) */
 #define NET_KF_INPLACE 8u /* the kernel may write over its first input */
 #define NET_KF_ALIAS 16u  /* computes nothing: its output is its input's floats */
+#define NET_KF_ROWS 32u   /* output rows may be cut into bands (spatial slices) */
 
 /* Weight layouts: none, one row per output channel (+ bias), or k vectors
  * of one value per channel of which the first p are learnable. */
@@ -143,6 +144,31 @@ static inline int net_wvecs(int wl) { return wl > 0 ? wl / 16 : 0; }
 static inline int net_wparams(int wl) { return wl > 0 ? wl % 16 : 0; }
 /* Channel-wise kinds: output channel c depends only on input channel c. */
 int net_kind_channelwise(net_kind k);
+/* ---- row bands (model/rows.c, docs/spatial.md) ---- */
+/* NET_KF_ROWS: the kind's output rows may be cut into bands. */
+int net_kind_rowsplit(net_kind k);
+/* Layer i may be cut into bands: its kind allows it and its output has at
+ * least two rows. */
+int net_layer_rowsplit(const net *n, int i);
+/* The rows [*i0, *i1) of input k of layer i that its output rows [o0, o1)
+ * read.  Windows (Conv, pools; stride S, top pad P, dilated kernel
+ * tK = (K-1)*D+1, input height H): [max(0, S*o0 - P), min(H, S*(o1-1) - P
+ * + tK)), empty (i0 == i1) when every window of the band lies in the
+ * padding; other kinds: the same rows, or the whole input when it has
+ * another height than the output (a C x 1 x 1 Mul scale). */
+void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1);
+/* Layer i restricted to output rows [o0, o1), as a layer of its own: out.h
+ * = o1 - o0, pads made to read the band of input 0 (*x: input 0's shape
+ * with the needed rows) exactly as the whole layer reads those rows (top
+ * pad max(0, P - S*o0); bottom pad H + pb - i1), counts scaled to the
+ * band.  Kernels run it; the cost model sizes its workspace. */
+void net_band_layer(const net *n, int i, int o0, int o1, net_layer *band, net_shape *x);
+/* MACs or ops of channels [c0, c0+nc) x output rows [h0, h0+nh) of layer
+ * i: the slice's count x nh / out.h (every output row of a layer costs the
+ * same). */
+int64_t net_box_macs(const net *n, int i, int c0, int nc, int h0, int nh);
+int64_t net_box_ops(const net *n, int i, int c0, int nc, int h0, int nh);
+
 /* Bit mask of splittable kinds from "conv,fc" / "fc" / "conv"; -1 if bad. */
 int net_split_mask_parse(const char *s);
 #define NET_SPLIT_DEFAULT ((1 << NET_CONV) | (1 << NET_FC))

@@ -18,11 +18,11 @@
 typedef struct {
     int nl, nd;     /* sized for */
     int cap_slices; /* pend capacity in slices */
-    uint64_t *need; /* [nl+1]: devices needing the full tensor of p (slot 0 = input) */
-    int *full;      /* [(nl+1)*nd]: global tensor id of full p on d, or -1 */
+    int *nlo, *nhi; /* [(nl+1)*nd]: rows [nlo, nhi) of producer p needed on d (slot 0 = input) */
+    int *held;      /* [(nl+1)*nd]: global tensor id of p's needed box on d, or -1 */
     int *slice_t;   /* [nslices]: global tensor id of each slice where computed */
-    int *pend;      /* [nslices*nd]: message carrying slice s to device d */
-    int *in_msg;    /* [nd]: message carrying the input to d */
+    int *pend;      /* [nslices*nd]: message carrying (part of) slice s to device d, or -1 */
+    int *in_msg;    /* [nd]: message carrying (part of) the input to d, or -1 */
     /* Build-time tags, parallel to steps/tensors (global order). */
     int *step_dev, *tensor_dev, *tensor_local, *last_use, *order;
     int cap_tag_steps, cap_tag_tensors;
@@ -38,8 +38,9 @@ plan *plan_new(void) { return calloc(1, sizeof(plan)); }
 static void scratch_free(scratch *s)
 {
     if (!s) return;
-    free(s->need);
-    free(s->full);
+    free(s->nlo);
+    free(s->nhi);
+    free(s->held);
     free(s->slice_t);
     free(s->pend);
     free(s->in_msg);
@@ -81,6 +82,30 @@ static int grow(void **ptr, int *cap, int want, size_t sz)
     return 0;
 }
 
+/* A box of a layer's output: channels [c0, c0+nc) x rows [h0, h0+nh). */
+typedef struct {
+    int c0, nc, h0, nh;
+} box;
+
+static net_shape shape_of(const net *n, int layer)
+{
+    return layer == NET_INPUT ? n->input : n->layers[layer].out;
+}
+
+/* a ∩ b; *out.nc or .nh is 0 when empty. */
+static box intersect(box a, box b)
+{
+    int c0 = a.c0 > b.c0 ? a.c0 : b.c0, c1 = a.c0 + a.nc < b.c0 + b.nc ? a.c0 + a.nc : b.c0 + b.nc;
+    int h0 = a.h0 > b.h0 ? a.h0 : b.h0, h1 = a.h0 + a.nh < b.h0 + b.nh ? a.h0 + a.nh : b.h0 + b.nh;
+    return (box){c0, c1 > c0 ? c1 - c0 : 0, h0, h1 > h0 ? h1 - h0 : 0};
+}
+
+static box step_box(const plan_step *s) { return (box){s->c0, s->nc, s->h0, s->nh}; }
+
+static int box_eq(box a, box b) { return a.c0 == b.c0 && a.nc == b.nc && a.h0 == b.h0 && a.nh == b.nh; }
+
+static box tensor_box(const plan_tensor *t) { return (box){t->c0, t->nc, t->h0, t->nh}; }
+
 /* Builder state threaded through the helpers. */
 typedef struct {
     plan *p;
@@ -89,11 +114,12 @@ typedef struct {
     const mapping *m;
     int nd;
     int *dev_ntensors; /* per device counter of local ids */
+    int tin;           /* global id of the network input on the source */
     int oom;
 } bld;
 
-static int add_step(bld *b, int dev, plan_op op, int layer, int c0, int nc, int peer, int msg,
-                    int tensor, int arg0, int narg)
+static int add_step(bld *b, int dev, plan_op op, int layer, box x, int peer, int msg, int tensor,
+                    int arg0, int narg)
 {
     plan *p = b->p;
     scratch *s = b->s;
@@ -105,8 +131,10 @@ static int add_step(bld *b, int dev, plan_op op, int layer, int c0, int nc, int 
     plan_step *st = &p->steps[p->nsteps];
     st->op = op;
     st->layer = layer;
-    st->c0 = c0;
-    st->nc = nc;
+    st->c0 = x.c0;
+    st->nc = x.nc;
+    st->h0 = x.h0;
+    st->nh = x.nh;
     st->peer = peer;
     st->msg = msg;
     st->tensor = tensor;
@@ -118,7 +146,7 @@ static int add_step(bld *b, int dev, plan_op op, int layer, int c0, int nc, int 
     return p->nsteps++;
 }
 
-static int add_tensor(bld *b, int dev, int layer, int c0, int nc)
+static int add_tensor(bld *b, int dev, int layer, box x)
 {
     plan *p = b->p;
     scratch *s = b->s;
@@ -137,12 +165,14 @@ static int add_tensor(bld *b, int dev, int layer, int c0, int nc)
         }
         s->cap_tag_tensors = c1;
     }
-    net_shape sh = layer == NET_INPUT ? b->n->input : b->n->layers[layer].out;
+    net_shape sh = shape_of(b->n, layer);
     plan_tensor *t = &p->tensors[p->ntensors];
     t->layer = layer;
-    t->c0 = c0;
-    t->nc = nc;
-    t->bytes = (int64_t)nc * sh.h * sh.w * 4;
+    t->c0 = x.c0;
+    t->nc = x.nc;
+    t->h0 = x.h0;
+    t->nh = x.nh;
+    t->bytes = (int64_t)x.nc * x.nh * sh.w * 4;
     s->tensor_dev[p->ntensors] = dev;
     s->tensor_local[p->ntensors] = b->dev_ntensors[dev]++;
     s->last_use[p->ntensors] = -1;
@@ -160,39 +190,54 @@ static int add_arg(bld *b, int v)
     return p->nargs++;
 }
 
-static int add_msg(bld *b, int from, int to, int tensor, int step)
+static int add_msg(bld *b, int from, int to, int layer, box x, int step)
 {
     plan *p = b->p;
     if (grow((void **)&p->msgs, &p->cap_msgs, p->nmsgs + 1, sizeof *p->msgs)) {
         b->oom = 1;
         return -1;
     }
-    const plan_tensor *t = &p->tensors[tensor];
     plan_msg *g = &p->msgs[p->nmsgs];
     g->from = from;
     g->to = to;
-    g->layer = t->layer;
-    g->c0 = t->c0;
-    g->nc = t->nc;
-    g->bytes = t->bytes;
+    g->layer = layer;
+    g->c0 = x.c0;
+    g->nc = x.nc;
+    g->h0 = x.h0;
+    g->nh = x.nh;
+    g->bytes = (int64_t)x.nc * x.nh * shape_of(b->n, layer).w * 4;
     g->send_step = step;
     g->recv_step = -1;
-    p->bytes_moved += t->bytes;
+    p->bytes_moved += g->bytes;
     return p->nmsgs++;
 }
 
 static inline void use(bld *b, int tensor, int step) { b->s->last_use[tensor] = step; }
 
-/* Send tensor t (on dev) to every other device in mask. */
-static void send_all(bld *b, int dev, int t, uint64_t mask, int *pend_row)
+/* The box of layer q that device d needs: all channels x its row interval. */
+static box need_box(bld *b, int q, int d)
+{
+    int k = (q + 1) * b->nd + d;
+    return (box){0, shape_of(b->n, q).c, b->s->nlo[k], b->s->nhi[k] - b->s->nlo[k]};
+}
+
+/* Send, from tensor t on dev, its intersection with what every other
+ * device needs of its layer (nothing where they do not meet); pend_row[e]
+ * gets the message to e, or -1. */
+static void send_all(bld *b, int dev, int t, int *pend_row)
 {
     const plan_tensor *T = &b->p->tensors[t];
-    int layer = T->layer, c0 = T->c0, nc = T->nc, local = b->s->tensor_local[t];
-    for (uint64_t mk = mask & ~(1ull << dev); mk; mk &= mk - 1) {
-        int e = __builtin_ctzll(mk);
-        int st = add_step(b, dev, PLAN_SEND, layer, c0, nc, e, -1, local, 0, 0);
+    int layer = T->layer, local = b->s->tensor_local[t];
+    box have = tensor_box(T);
+    for (int e = 0; e < b->nd; e++) {
+        pend_row[e] = -1;
+        int k = (layer + 1) * b->nd + e;
+        if (e == dev || b->s->nhi[k] <= b->s->nlo[k]) continue;
+        box x = intersect(have, need_box(b, layer, e));
+        if (!x.nc || !x.nh) continue;
+        int st = add_step(b, dev, PLAN_SEND, layer, x, e, -1, local, 0, 0);
         if (st < 0) return;
-        int mg = add_msg(b, dev, e, t, st);
+        int mg = add_msg(b, dev, e, layer, x, st);
         if (mg < 0) return;
         b->p->steps[st].msg = mg;
         use(b, t, st);
@@ -203,45 +248,72 @@ static void send_all(bld *b, int dev, int t, uint64_t mask, int *pend_row)
 static int recv_msg(bld *b, int dev, int mg)
 {
     plan_msg *g = &b->p->msgs[mg];
-    int t = add_tensor(b, dev, g->layer, g->c0, g->nc);
+    box x = {g->c0, g->nc, g->h0, g->nh};
+    int t = add_tensor(b, dev, g->layer, x);
     if (t < 0) return -1;
-    int st = add_step(b, dev, PLAN_RECV, g->layer, g->c0, g->nc, g->from, mg,
-                      b->s->tensor_local[t], 0, 0);
+    int st = add_step(b, dev, PLAN_RECV, g->layer, x, g->from, mg, b->s->tensor_local[t], 0, 0);
     if (st < 0) return -1;
     b->p->msgs[mg].recv_step = st;
     use(b, t, st);
     return t;
 }
 
-/* Global id of the full output of producer q (NET_INPUT allowed) on dev,
- * receiving and concatenating first if needed. */
-static int get_full(bld *b, int q, int dev)
+/* A CONCAT on dev assembling box x of layer q from the n pieces ids[]. */
+static int assemble(bld *b, int dev, int q, box x, const int *ids, int n)
+{
+    int t = add_tensor(b, dev, q, x);
+    if (t < 0) return -1;
+    int a0 = b->p->nargs;
+    for (int k = 0; k < n; k++)
+        if (add_arg(b, b->s->tensor_local[ids[k]]) < 0) return -1;
+    int st = add_step(b, dev, PLAN_CONCAT, q, x, -1, -1, b->s->tensor_local[t], a0, n);
+    if (st < 0) return -1;
+    for (int k = 0; k < n; k++) use(b, ids[k], st);
+    use(b, t, st);
+    return t;
+}
+
+/* Global id of the box producer q (NET_INPUT allowed) is needed as on dev
+ * (need_box), receiving and assembling first if needed: the pieces of q
+ * (its slices, or the input) meeting the box, local or received, used as
+ * they are when one piece is exactly the box. */
+static int get_held(bld *b, int q, int dev)
 {
     scratch *s = b->s;
     int nd = b->nd;
-    int *slot = &s->full[(q + 1) * nd + dev];
+    int *slot = &s->held[(q + 1) * nd + dev];
     if (*slot >= 0) return *slot;
-    if (q == NET_INPUT) return *slot = recv_msg(b, dev, s->in_msg[dev]);
-    const mapping *m = b->m;
-    int f = m->first[q], ns = m->first[q + 1] - f;
-    if (ns == 1) return *slot = recv_msg(b, dev, s->pend[f * nd + dev]);
-    int ids[MAXDEV];
-    for (int k = 0; k < ns; k++) {
-        const map_slice *sl = &m->slices[f + k];
-        ids[k] = sl->dev == dev ? s->slice_t[f + k] : recv_msg(b, dev, s->pend[(f + k) * nd + dev]);
-        if (ids[k] < 0) return -1;
+    box want = need_box(b, q, dev);
+    int ids[MAXDEV], np = 0;
+    if (q == NET_INPUT) {
+        ids[np++] = dev == b->p->source ? b->tin : recv_msg(b, dev, s->in_msg[dev]);
+    } else {
+        const mapping *m = b->m;
+        int f = m->first[q], ns = m->first[q + 1] - f;
+        for (int k = 0; k < ns; k++) {
+            const map_slice *sl = &m->slices[f + k];
+            box pb;
+            mapping_slice_box(m, b->n, q, sl, &pb.c0, &pb.nc, &pb.h0, &pb.nh);
+            box x = intersect(pb, want);
+            if (!x.nc || !x.nh) continue;
+            ids[np] = sl->dev == dev ? s->slice_t[f + k] : recv_msg(b, dev, s->pend[(f + k) * nd + dev]);
+            if (ids[np++] < 0) return -1;
+        }
     }
-    int t = add_tensor(b, dev, q, 0, b->n->layers[q].out.c);
-    if (t < 0) return -1;
-    int a0 = b->p->nargs;
-    for (int k = 0; k < ns; k++)
-        if (add_arg(b, s->tensor_local[ids[k]]) < 0) return -1;
-    int st = add_step(b, dev, PLAN_CONCAT, q, 0, b->n->layers[q].out.c, -1, -1,
-                      s->tensor_local[t], a0, ns);
-    if (st < 0) return -1;
-    for (int k = 0; k < ns; k++) use(b, ids[k], st);
-    use(b, t, st);
-    return *slot = t;
+    if (np < 1 || ids[0] < 0) return -1;
+    if (np == 1 && box_eq(tensor_box(&b->p->tensors[ids[0]]), want)) return *slot = ids[0];
+    return *slot = assemble(b, dev, q, want, ids, np);
+}
+
+/* Global id of rows [r0, r1) (all channels) of producer q on dev: the
+ * held box, or a crop of it when another consumer there needs more. */
+static int get_rows(bld *b, int q, int dev, int r0, int r1)
+{
+    int h = get_held(b, q, dev);
+    if (h < 0) return -1;
+    box want = {0, shape_of(b->n, q).c, r0, r1 - r0};
+    if (box_eq(tensor_box(&b->p->tensors[h]), want)) return h;
+    return assemble(b, dev, q, want, &h, 1);
 }
 
 static int ensure_scratch(plan *p, const net *n, const mapping *m)
@@ -254,17 +326,19 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
     }
     if (s->nl < nl || s->nd < nd) {
         int L = nl > s->nl ? nl : s->nl, D = nd > s->nd ? nd : s->nd;
-        free(s->need);
-        free(s->full);
+        free(s->nlo);
+        free(s->nhi);
+        free(s->held);
         free(s->in_msg);
         free(s->cnt);
-        s->need = malloc((size_t)(L + 1) * sizeof *s->need);
-        s->full = malloc((size_t)(L + 1) * D * sizeof *s->full);
+        s->nlo = malloc((size_t)(L + 1) * D * sizeof *s->nlo);
+        s->nhi = malloc((size_t)(L + 1) * D * sizeof *s->nhi);
+        s->held = malloc((size_t)(L + 1) * D * sizeof *s->held);
         s->in_msg = malloc((size_t)D * sizeof *s->in_msg);
         s->cnt = malloc((size_t)(D + 1) * sizeof *s->cnt);
         s->nl = L;
         s->nd = D;
-        if (!s->need || !s->full || !s->in_msg || !s->cnt) return -1;
+        if (!s->nlo || !s->nhi || !s->held || !s->in_msg || !s->cnt) return -1;
     }
     if (s->cap_slices < nsl || (int64_t)s->cap_slices * s->nd < (int64_t)nsl * nd) {
         int c = nsl > 2 * s->cap_slices ? nsl : 2 * s->cap_slices;
@@ -347,6 +421,22 @@ static int finish(bld *b, int outg)
     return 0;
 }
 
+/* Rows [*r0, *r1) of input j that slice sl of layer i reads. */
+static void slice_reads(const net *n, const mapping *m, int i, const map_slice *sl, int j, int *r0,
+                        int *r1)
+{
+    if (m->rows[i]) net_rows_in(n, i, j, sl->c0, sl->c0 + sl->nc, r0, r1);
+    else *r0 = 0, *r1 = shape_of(n, n->layers[i].in[j]).h;
+}
+
+static void widen(scratch *s, int k, int r0, int r1)
+{
+    if (r1 <= r0) return;
+    if (s->nhi[k] <= s->nlo[k]) s->nlo[k] = r0, s->nhi[k] = r1;
+    if (r0 < s->nlo[k]) s->nlo[k] = r0;
+    if (r1 > s->nhi[k]) s->nhi[k] = r1;
+}
+
 int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
 {
     int nl = n->n, nd = m->ndev;
@@ -359,32 +449,36 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     if (ensure_scratch(p, n, m)) goto oom;
     scratch *s = p->scratch;
     int devn[MAXDEV] = {0};
-    bld b = {p, s, n, m, nd, devn, 0};
+    bld b = {p, s, n, m, nd, devn, -1, 0};
     p->ndev = nd;
     p->nlayers = nl;
     p->nsteps = p->ntensors = p->nargs = p->nmsgs = 0;
     p->bytes_moved = 0;
     p->source = source;
 
-    /* Who needs each full tensor: the devices of its consumers' slices. */
-    memset(s->need, 0, (size_t)(nl + 1) * sizeof *s->need);
+    /* What each device needs of each output: the hull of the rows its
+     * slices read (all channels). */
+    for (int k = 0; k < (nl + 1) * nd; k++) s->nlo[k] = s->nhi[k] = 0;
     for (int i = 0; i < nl; i++) {
-        uint64_t devs = 0;
-        for (int k = m->first[i]; k < m->first[i + 1]; k++) devs |= 1ull << m->slices[k].dev;
         const net_layer *L = &n->layers[i];
-        for (int j = 0; j < L->nin; j++) s->need[L->in[j] + 1] |= devs;
+        for (int k = m->first[i]; k < m->first[i + 1]; k++)
+            for (int j = 0; j < L->nin; j++) {
+                int r0, r1;
+                slice_reads(n, m, i, &m->slices[k], j, &r0, &r1);
+                widen(s, (L->in[j] + 1) * nd + m->slices[k].dev, r0, r1);
+            }
     }
     int out = nl - 1;
     p->out_dev = m->slices[m->first[out]].dev;
-    s->need[out + 1] |= 1ull << p->out_dev;
-    memset(s->full, 0xff, (size_t)(nl + 1) * nd * sizeof *s->full); /* all -1 */
+    widen(s, (out + 1) * nd + p->out_dev, 0, n->layers[out].out.h);
+    memset(s->held, 0xff, (size_t)(nl + 1) * nd * sizeof *s->held); /* all -1 */
 
     /* The input starts on the source device and is sent where needed. */
-    int tin = add_tensor(&b, source, NET_INPUT, 0, n->input.c);
+    int tin = add_tensor(&b, source, NET_INPUT, (box){0, n->input.c, 0, n->input.h});
     if (tin < 0) goto oom;
-    s->full[source] = tin;
     p->input_tensor = s->tensor_local[tin];
-    send_all(&b, source, tin, s->need[0], s->in_msg);
+    b.tin = tin;
+    send_all(&b, source, tin, s->in_msg);
     if (b.oom) goto oom;
 
     for (int i = 0; i < nl; i++) {
@@ -394,31 +488,33 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             const map_slice *sl = &m->slices[f + k];
             int d = sl->dev, ins[64];
             int nin = L->nin;
+            if (nin > 64) {
+                snprintf(err, NET_ERRLEN, "plan: layer %s has more than 64 inputs", L->name);
+                return -1;
+            }
             /* Inputs first (they may emit receives and concats). */
             for (int j = 0; j < nin; j++) {
-                int t = get_full(&b, L->in[j], d);
-                if (t < 0) goto oom;
-                if (j < 64) ins[j] = t;
+                int r0, r1;
+                slice_reads(n, m, i, sl, j, &r0, &r1);
+                if ((ins[j] = get_rows(&b, L->in[j], d, r0, r1)) < 0) goto oom;
             }
             int a0 = p->nargs;
-            for (int j = 0; j < nin; j++) {
-                int t = j < 64 ? ins[j] : get_full(&b, L->in[j], d);
-                if (add_arg(&b, s->tensor_local[t]) < 0) goto oom;
-            }
-            int t = add_tensor(&b, d, i, sl->c0, sl->nc);
+            for (int j = 0; j < nin; j++)
+                if (add_arg(&b, s->tensor_local[ins[j]]) < 0) goto oom;
+            box x;
+            mapping_slice_box(m, n, i, sl, &x.c0, &x.nc, &x.h0, &x.nh);
+            int t = add_tensor(&b, d, i, x);
             if (t < 0) goto oom;
-            int st = add_step(&b, d, PLAN_COMPUTE, i, sl->c0, sl->nc, -1, -1, s->tensor_local[t],
-                              a0, nin);
+            int st = add_step(&b, d, PLAN_COMPUTE, i, x, -1, -1, s->tensor_local[t], a0, nin);
             if (st < 0) goto oom;
-            for (int j = 0; j < nin; j++) use(&b, j < 64 ? ins[j] : get_full(&b, L->in[j], d), st);
+            for (int j = 0; j < nin; j++) use(&b, ins[j], st);
             use(&b, t, st);
-            if (ns == 1) s->full[(i + 1) * nd + d] = t;
-            else s->slice_t[f + k] = t;
-            send_all(&b, d, t, s->need[i + 1], &s->pend[(f + k) * nd]);
+            s->slice_t[f + k] = t;
+            send_all(&b, d, t, &s->pend[(f + k) * nd]);
             if (b.oom) goto oom;
         }
     }
-    int tout = get_full(&b, out, p->out_dev);
+    int tout = get_rows(&b, out, p->out_dev, 0, n->layers[out].out.h);
     if (tout < 0) goto oom;
     p->out_tensor = s->tensor_local[tout];
     if (finish(&b, tout)) goto oom;
@@ -426,6 +522,14 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
 oom:
     snprintf(err, NET_ERRLEN, "plan: out of memory");
     return -1;
+}
+
+int plan_has_bands(const plan *p, const net *n)
+{
+    for (int i = 0; i < p->nsteps; i++)
+        if (p->steps[i].op == PLAN_COMPUTE && p->steps[i].nh != n->layers[p->steps[i].layer].out.h)
+            return 1;
+    return 0;
 }
 
 const char *plan_op_name(plan_op op)
@@ -478,38 +582,46 @@ int plan_check(const plan *p, const net *n, char *err)
                              "layer has %d", d, li, L->name, s->narg, L->nin);
                     goto out;
                 }
-                for (int k = 0; k < s->narg; k++) {
-                    const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
-                    int q = L->in[k];
-                    int full = q == NET_INPUT ? n->input.c : n->layers[q].out.c;
-                    if (A->layer != q || A->c0 != 0 || A->nc != full) {
-                        snprintf(err, NET_ERRLEN, "device %d step %d: compute %s input %d is "
-                                 "not the full output of its producer", d, li, L->name, k);
-                        goto out;
-                    }
-                }
-                if (T->layer != s->layer || T->c0 != s->c0 || T->nc != s->nc ||
-                    s->c0 < 0 || s->nc < 1 || s->c0 + s->nc > L->out.c) {
+                int band = s->nh != L->out.h;
+                if (!box_eq(tensor_box(T), step_box(s)) || T->layer != s->layer || s->c0 < 0 ||
+                    s->nc < 1 || s->c0 + s->nc > L->out.c || s->h0 < 0 || s->nh < 1 ||
+                    s->h0 + s->nh > L->out.h ||
+                    (band && (s->nc != L->out.c || !net_layer_rowsplit(n, s->layer)))) {
                     snprintf(err, NET_ERRLEN, "device %d step %d: compute %s output extent "
                              "wrong", d, li, L->name);
                     goto out;
                 }
+                for (int k = 0; k < s->narg; k++) {
+                    const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
+                    int q = L->in[k], r0 = 0, r1 = shape_of(n, q).h;
+                    if (band) net_rows_in(n, s->layer, k, s->h0, s->h0 + s->nh, &r0, &r1);
+                    if (A->layer != q || !box_eq(tensor_box(A), (box){0, shape_of(n, q).c, r0, r1 - r0})) {
+                        snprintf(err, NET_ERRLEN, "device %d step %d: compute %s input %d is "
+                                 "not the box its slice reads", d, li, L->name, k);
+                        goto out;
+                    }
+                }
                 break;
             }
             case PLAN_CONCAT: {
-                int c = 0;
-                for (int k = 0; k < s->narg; k++) {
+                /* The pieces' intersections with the box tile it. */
+                box want = step_box(s);
+                int64_t area = 0;
+                int bad = !box_eq(tensor_box(T), want) || T->layer != s->layer;
+                for (int k = 0; k < s->narg && !bad; k++) {
                     const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
-                    if (A->layer != s->layer || A->c0 != c) {
-                        snprintf(err, NET_ERRLEN, "device %d step %d: concat of %s: slices "
-                                 "not contiguous", d, li, n->layers[s->layer].name);
-                        goto out;
+                    box x = intersect(tensor_box(A), want);
+                    bad = A->layer != s->layer || !x.nc || !x.nh;
+                    area += (int64_t)x.nc * x.nh;
+                    for (int j = 0; j < k && !bad; j++) {
+                        const plan_tensor *B = &p->tensors[p->tensor0[d] + p->args[s->arg0 + j]];
+                        box y = intersect(intersect(tensor_box(B), want), x);
+                        bad = y.nc && y.nh;
                     }
-                    c += A->nc;
                 }
-                if (c != n->layers[s->layer].out.c || T->nc != c || T->c0 != 0) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: concat of %s does not cover "
-                             "its channels", d, li, n->layers[s->layer].name);
+                if (bad || area != (int64_t)want.nc * want.nh) {
+                    snprintf(err, NET_ERRLEN, "device %d step %d: concat of %s: its pieces do "
+                             "not tile its box", d, li, s->layer < 0 ? "input" : n->layers[s->layer].name);
                     goto out;
                 }
                 break;
@@ -523,10 +635,13 @@ int plan_check(const plan *p, const net *n, char *err)
                 const plan_msg *g = &p->msgs[s->msg];
                 int is_send = s->op == PLAN_SEND;
                 int *seen = is_send ? seen_send : seen_recv;
+                box gb = {g->c0, g->nc, g->h0, g->nh};
+                box inside = is_send ? intersect(tensor_box(T), gb) : tensor_box(T);
                 if (seen[s->msg]++ || (is_send ? g->from != d || g->to != s->peer
                                                : g->to != d || g->from != s->peer) ||
                     (is_send ? g->send_step : g->recv_step) != i || g->layer != T->layer ||
-                    g->c0 != T->c0 || g->nc != T->nc || g->from == g->to) {
+                    !box_eq(step_box(s), gb) || !box_eq(inside, gb) || g->from == g->to ||
+                    g->bytes != (int64_t)g->nc * g->nh * shape_of(n, g->layer).w * 4) {
                     snprintf(err, NET_ERRLEN, "device %d step %d: %s of message %d does not "
                              "match it", d, li, plan_op_name(s->op), s->msg);
                     goto out;
@@ -569,6 +684,7 @@ int plan_check(const plan *p, const net *n, char *err)
     {
         const plan_tensor *T = plan_tensor_of(p, p->out_dev, p->out_tensor);
         if (T->layer != n->n - 1 || T->c0 != 0 || T->nc != n->layers[n->n - 1].out.c ||
+            T->h0 != 0 || T->nh != n->layers[n->n - 1].out.h ||
             state[p->tensor0[p->out_dev] + p->out_tensor] != 1) {
             snprintf(err, NET_ERRLEN, "the network output is not whole and alive on device %d",
                      p->out_dev);
@@ -619,14 +735,16 @@ void plan_print(FILE *f, const plan *p, const net *n, const platform *pl)
             const char *lname = s->layer < 0 ? n->input_name : n->layers[s->layer].name;
             fprintf(f, "  %3d %-7s %-22s ch %d..%d", i, plan_op_name(s->op), lname, s->c0,
                     s->c0 + s->nc - 1);
+            if (s->nh != shape_of(n, s->layer).h)
+                fprintf(f, " rows %d..%d", s->h0, s->h0 + s->nh - 1);
             if (s->op == PLAN_SEND || s->op == PLAN_RECV)
                 fprintf(f, "  %s %s  %lld bytes", s->op == PLAN_SEND ? "to" : "from",
                         pl && s->peer < pl->ndev ? pl->dev[s->peer].name : "?",
                         (long long)T->bytes);
             if (s->op == PLAN_COMPUTE) {
-                int64_t macs = net_slice_macs(n, s->layer, s->c0, s->nc);
+                int64_t macs = net_box_macs(n, s->layer, s->c0, s->nc, s->h0, s->nh);
                 if (macs) fprintf(f, "  %lld MACs", (long long)macs);
-                else fprintf(f, "  %lld ops", (long long)net_slice_ops(n, s->layer, s->c0, s->nc));
+                else fprintf(f, "  %lld ops", (long long)net_box_ops(n, s->layer, s->c0, s->nc, s->h0, s->nh));
             }
             if (s->op == PLAN_CONCAT) fprintf(f, "  %d slices", s->narg);
             fputc('\n', f);

@@ -2,23 +2,35 @@
  * (DESIGN section 2): the single source of truth that both the cost model
  * and the MPI runtime interpret.
  *
- * For each device, an ordered list of steps:
- *   COMPUTE  output channels [c0, c0+nc) of a layer, from full input tensors
- *   SEND     a local tensor (a whole layer output or one slice) to a peer
+ * Every tensor is a BOX of a layer's output: channels [c0, c0+nc) x rows
+ * [h0, h0+nh) (docs/spatial.md).  For each device, an ordered list of steps:
+ *   COMPUTE  a box of a layer's output: a channel slice (all rows) from the
+ *            full inputs, or a row band (all channels) from, for each input,
+ *            all its channels x the rows net_rows_in says the band reads
+ *   SEND     a box of a local tensor (all of it, or the rows a peer lacks:
+ *            the halo) to a peer
  *   RECV     a tensor from a peer (matching exactly one SEND)
- *   CONCAT   the slices of a split layer, in channel order, into its full output
+ *   CONCAT   assemble a box from pieces (local or received tensors of the
+ *            same layer), each giving its intersection with the box: the
+ *            slices of a split layer into its full output, bands and halos
+ *            into the input rows a band reads, or a crop of one tensor
  * Each step names local tensors by id; after a step, the tensors whose last
  * use it was are freed (free list), so activation lifetimes are decided here
  * once for both interpreters.
  *
  * Construction (plan_build) walks the layers in topological order and
  * appends steps to the devices concerned: a slice is computed where the
- * mapping puts it; what it produces is sent at once to every other device
- * that needs it (once per device, however many consumers there); receives
- * and concats are emitted lazily, right before the first step that needs
- * the full tensor.  Slices of a split layer are concatenated on each device
- * that runs a consumer of the layer; the network output, when split, is
- * concatenated on the device of its first slice.  Because every device's
+ * mapping puts it; each device needs of a layer's output all channels of
+ * one interval of rows (the hull of what its slices read: every row for a
+ * channel slice); what a slice produces is sent at once to every other
+ * device whose interval it meets, only the intersecting box (once per
+ * device, however many consumers there); receives and concats are emitted
+ * lazily, right before the first step that needs the box.  A device that
+ * holds exactly the box it needs (its own band, or one received box) uses
+ * it without a concat, so consecutive bands on one device chain.  Slices
+ * of a split layer are assembled on each device that runs a consumer of
+ * the layer; the network output, when split, on the device of its first
+ * slice.  Because every device's
  * list is a subsequence of one global order in which each RECV comes after
  * its SEND, executing the lists with blocking receives and buffered sends
  * cannot deadlock (plan_check verifies it by simulation).
@@ -38,11 +50,13 @@
 
 typedef enum { PLAN_COMPUTE, PLAN_SEND, PLAN_RECV, PLAN_CONCAT } plan_op;
 
-/* A tensor held by one device: channels [c0, c0+nc) of the output of
- * `layer` (NET_INPUT for the network input).  Full when nc == out.c. */
+/* A tensor held by one device: channels [c0, c0+nc) x rows [h0, h0+nh)
+ * of the output of `layer` (NET_INPUT for the network input), stored
+ * (nc, nh, w).  Full when nc == out.c and nh == out.h. */
 typedef struct {
     int layer;
     int c0, nc;
+    int h0, nh;
     int64_t bytes; /* float32 */
 } plan_tensor;
 
@@ -50,6 +64,8 @@ typedef struct {
     plan_op op;
     int layer;           /* layer computed, or whose output is moved/assembled */
     int c0, nc;          /* channel range computed / moved / assembled */
+    int h0, nh;          /* row range computed / moved / assembled (SEND: the box of
+                            `tensor` sent, within it) */
     int peer;            /* SEND: destination device; RECV: source; else -1 */
     int msg;             /* SEND/RECV: index into plan.msgs; else -1 */
     int tensor;          /* local tensor produced (COMPUTE, RECV, CONCAT) or sent (SEND) */
@@ -60,7 +76,7 @@ typedef struct {
 
 typedef struct {
     int from, to;
-    int layer, c0, nc;
+    int layer, c0, nc, h0, nh;
     int64_t bytes;
     int send_step, recv_step; /* global step indices */
 } plan_msg;
@@ -99,13 +115,19 @@ static inline const plan_tensor *plan_tensor_of(const plan *p, int d, int id)
 {
     return &p->tensors[p->tensor0[d] + id];
 }
+/* Does the plan compute any row band (a COMPUTE of fewer rows than its
+ * layer's)? */
+int plan_has_bands(const plan *p, const net *n);
 
 /* Invariants, for tests: every step's inputs exist on its device before it
- * (produced or received, not yet freed); every SEND has exactly one
- * matching RECV with the same tensor extent; every tensor is freed at most
- * once and never used after; simulating the lists with blocking receives
- * and buffered sends finishes (no deadlock); the output tensor is the
- * whole output layer.  Returns 0, or -1 with the first violation in err. */
+ * (produced or received, not yet freed); a COMPUTE's inputs are exactly
+ * the boxes its slice reads (net_rows_in); a CONCAT's pieces are of its
+ * layer and their intersections with its box tile it (disjoint, covering);
+ * every SEND sends a box within its tensor and has exactly one matching
+ * RECV of that box; every tensor is freed at most once and never used
+ * after; simulating the lists with blocking receives and buffered sends
+ * finishes (no deadlock); the output tensor is the whole output layer.
+ * Returns 0, or -1 with the first violation in err. */
 int plan_check(const plan *p, const net *n, char *err);
 
 /* Human-readable listing (dse plan): per device its steps with bytes. */

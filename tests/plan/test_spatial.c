@@ -1,0 +1,493 @@
+/* test_spatial.c -- row bands (docs/spatial.md): the input-row rule
+ * against hand-worked cases and a brute-force scan of the windows; row
+ * cuts in mappings and their file format; Plans with row and mixed cuts
+ * (plan_check, and the bytes moved recomputed from the mapping alone with
+ * the brute-force rule); the cost model on bands.
+ *
+ * `test_spatial N` runs N random mappings per network (default 400).
+ */
+#include "cost.h"
+#include "mapping.h"
+#include "net.h"
+#include "plan.h"
+#include "platform.h"
+
+#include "check.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int nrandom = 400;
+
+/* ---- the rule ---- */
+
+/* The rows a band reads, by enumerating every input row of the (dilated)
+ * window span of every output row, or only its taps (taps_only): the same
+ * for dilation 1; with dilation the rule names the span, which holds every
+ * tap (independent of net_rows_in's closed form). */
+static void scan_rows(const net *n, int i, int k, int o0, int o1, int taps_only, int *r0, int *r1)
+{
+    const net_layer *L = &n->layers[i];
+    int H = net_in_shape(n, i, k).h, lo = 1 << 30, hi = -1;
+    int win = L->kind == NET_CONV || L->kind == NET_MAXPOOL || L->kind == NET_AVGPOOL;
+    if (!win) {
+        if (H != L->out.h) *r0 = 0, *r1 = H;
+        else *r0 = o0, *r1 = o1;
+        return;
+    }
+    int D = L->kind == NET_CONV ? L->a.dh : 1, tK = (L->a.kh - 1) * D + 1;
+    for (int o = o0; o < o1; o++)
+        for (int t = 0; t < tK; t++) {
+            if (taps_only && t % D) continue;
+            int r = o * L->a.sh - L->a.pt + t;
+            if (r < 0 || r >= H) continue;
+            if (r < lo) lo = r;
+            if (r > hi) hi = r;
+        }
+    if (hi < 0) *r0 = *r1 = 0;
+    else *r0 = lo, *r1 = hi + 1;
+}
+
+static void brute_rows(const net *n, int i, int k, int o0, int o1, int *r0, int *r1)
+{
+    scan_rows(n, i, k, o0, o1, 0, r0, r1);
+}
+
+static net *one_layer(net_kind kind, net_attr a, net_shape in, char *err)
+{
+    net *n = net_new("one", "x", in);
+    const char *x[1] = {"x"};
+    net_add(n, "l", kind, &a, 1, x, err);
+    if (net_finalize(n, "one", err)) {
+        net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+static void expect_rows(const net *n, int o0, int o1, int w0, int w1)
+{
+    int r0, r1, b0, b1;
+    net_rows_in(n, 0, 0, o0, o1, &r0, &r1);
+    brute_rows(n, 0, 0, o0, o1, &b0, &b1);
+    CHECK(r0 == w0 && r1 == w1, "out rows [%d,%d): got [%d,%d), hand-worked [%d,%d)", o0, o1, r0,
+          r1, w0, w1);
+    CHECK(b0 == w0 && b1 == w1, "brute force [%d,%d) disagrees with the hand-worked [%d,%d)", b0,
+          b1, w0, w1);
+}
+
+static void hand_cases(void)
+{
+    char err[NET_ERRLEN];
+    /* 3x3, stride 1, pad 1, H = 10 (out 10): unequal bands, both borders. */
+    net *n = one_layer(NET_CONV, net_attr_conv(4, 3, 1, 1, 1, 1), (net_shape){2, 10, 6}, err);
+    CHECK(n && n->layers[0].out.h == 10, "%s", err);
+    expect_rows(n, 0, 4, 0, 5);  /* top border: pad row not read */
+    expect_rows(n, 4, 7, 3, 8);  /* one halo row each side */
+    expect_rows(n, 7, 10, 6, 10); /* bottom border */
+    expect_rows(n, 0, 10, 0, 10);
+    net_free(n);
+    /* 3x3, stride 2, pad 1, H = 11 (out 6). */
+    n = one_layer(NET_CONV, net_attr_conv(4, 3, 2, 1, 1, 1), (net_shape){2, 11, 5}, err);
+    CHECK(n && n->layers[0].out.h == 6, "%s", err);
+    expect_rows(n, 0, 3, 0, 6);  /* rows 2*2-1+3 = 6 */
+    expect_rows(n, 3, 6, 5, 11); /* 2*3-1 = 5 .. min(11, 2*5-1+3 = 12) */
+    net_free(n);
+    /* 3x3, stride 2, pad 1, H = 10 (out 5): the last window skips the
+     * bottom pad; its rows are 7..9, not 7..10. */
+    n = one_layer(NET_CONV, net_attr_conv(4, 3, 2, 1, 1, 1), (net_shape){2, 10, 5}, err);
+    CHECK(n && n->layers[0].out.h == 5, "%s", err);
+    expect_rows(n, 4, 5, 7, 10);
+    expect_rows(n, 2, 4, 3, 8);
+    net_free(n);
+    /* 3x3, dilation 2 (tK = 5), pad 2, H = 8 (out 8). */
+    net_attr a = net_attr_conv(4, 3, 1, 2, 1, 1);
+    a.dh = a.dw = 2;
+    n = one_layer(NET_CONV, a, (net_shape){2, 8, 8}, err);
+    CHECK(n && n->layers[0].out.h == 8, "%s", err);
+    expect_rows(n, 2, 3, 0, 5); /* taps 0, 2, 4 */
+    expect_rows(n, 5, 8, 3, 8); /* taps 3..9 clipped to 7 */
+    expect_rows(n, 0, 1, 0, 3); /* taps -2, 0, 2 */
+    net_free(n);
+    /* A band thinner than the kernel: 5x5, pad 2, one output row. */
+    n = one_layer(NET_CONV, net_attr_conv(4, 5, 1, 2, 1, 1), (net_shape){2, 9, 9}, err);
+    expect_rows(n, 4, 5, 2, 7);
+    expect_rows(n, 8, 9, 6, 9);
+    net_free(n);
+    /* MaxPool 2x2 stride 2 on 7 rows (out 3); 3x3 stride 2 ceil mode. */
+    n = one_layer(NET_MAXPOOL, net_attr_pool(NET_MAXPOOL, 2, 2, 0), (net_shape){2, 7, 7}, err);
+    CHECK(n && n->layers[0].out.h == 3, "%s", err);
+    expect_rows(n, 1, 3, 2, 6);
+    net_free(n);
+    net_attr pa = net_attr_pool(NET_MAXPOOL, 3, 2, 0);
+    pa.ceil_mode = 1;
+    n = one_layer(NET_MAXPOOL, pa, (net_shape){2, 8, 8}, err);
+    CHECK(n && n->layers[0].out.h == 4, "%s", err); /* ceil((8-3)/2)+1 */
+    expect_rows(n, 3, 4, 6, 8);                    /* window 6..8 clipped */
+    net_free(n);
+    /* ReLU: the same rows. */
+    n = one_layer(NET_RELU, net_attr_default(NET_RELU), (net_shape){2, 7, 7}, err);
+    expect_rows(n, 2, 5, 2, 5);
+    net_free(n);
+
+    /* The closed form against brute force on many shapes and bands. */
+    unsigned seed = 7;
+    int bad = 0;
+    for (int t = 0; t < 3000; t++) {
+        seed = seed * 1103515245u + 12345u;
+        int k = 1 + (seed >> 8) % 5, s = 1 + (seed >> 12) % 3, d = 1 + (seed >> 16) % 3;
+        int p = (seed >> 20) % k, H = (d * (k - 1) + 1) + (seed >> 24) % 12;
+        net_attr ca = net_attr_conv(2, k, s, p, 1, 0);
+        ca.dh = ca.dw = d;
+        net *m = one_layer(NET_CONV, ca, (net_shape){1, H, 3}, err);
+        if (!m) continue;
+        int oh = m->layers[0].out.h;
+        for (int o0 = 0; o0 < oh; o0++)
+            for (int o1 = o0 + 1; o1 <= oh; o1++) {
+                int r0, r1, b0, b1, t0, t1;
+                net_rows_in(m, 0, 0, o0, o1, &r0, &r1);
+                brute_rows(m, 0, 0, o0, o1, &b0, &b1);
+                scan_rows(m, 0, 0, o0, o1, 1, &t0, &t1);
+                int ok = r0 == b0 && r1 == b1 && (t1 <= t0 || (r0 <= t0 && t1 <= r1)) &&
+                         (d > 1 || (r0 == t0 && r1 == t1) || t1 <= t0);
+                if (!ok && bad++ < 5)
+                    CHECK(0, "k%d s%d d%d p%d H%d rows [%d,%d): [%d,%d) vs brute [%d,%d)", k, s, d,
+                          p, H, o0, o1, r0, r1, b0, b1);
+            }
+        net_free(m);
+    }
+    CHECK(bad == 0, "%d band(s) disagree with brute force", bad);
+    printf("ok: input rows of bands (hand-worked cases, brute force)\n");
+}
+
+/* ---- mappings and their files ---- */
+
+static platform *plat(int nd, char *err)
+{
+    char text[2048];
+    int len = snprintf(text, sizeof text, "{\"format\": \"dse-platform\", \"name\": \"t%d\", "
+                       "\"devices\": [", nd);
+    for (int d = 0; d < nd; d++)
+        len += snprintf(text + len, sizeof text - len,
+                        "%s{\"name\": \"d%d\", \"board\": \"b%d\", \"kind\": \"cpu\", \"cores\": 1, "
+                        "\"freq_mhz\": 1000, \"memory_mb\": 4000, \"busy_w\": 5, \"idle_w\": 1}",
+                        d ? ", " : "", d, d);
+    snprintf(text + len, sizeof text - len, "], \"links\": {\"network\": {\"latency_us\": 100, "
+             "\"bandwidth_mbs\": 100}}}");
+    return platform_from_json(text, "t.json", err);
+}
+
+static void files(void)
+{
+    char err[NET_ERRLEN];
+    net *n = net_zoo("toy6", err);
+    platform *p = plat(3, err);
+    CHECK(n && p, "%s", err);
+    if (!n || !p) return;
+    const char *good = "{\"format\": \"dse-mapping\", \"layers\": {"
+                       "\"conv\": {\"rows\": [[\"d1\", 5, 9], [\"d0\", 0, 5], [\"d2\", 14, %d]]},"
+                       "\"relu\": {\"rows\": [[\"d0\", 0, 10], [\"d1\", 10, %d]]},"
+                       "\"pool\": \"d2\", \"flatten\": \"d2\", \"fc\": [[\"d0\", 0, 4], [\"d1\", 4, 6]],"
+                       "\"softmax\": \"d0\"}}";
+    int H = n->layers[0].out.h;
+    char text[1024];
+    snprintf(text, sizeof text, good, H - 14, H - 10);
+    mapping *m = mapping_from_json(text, "m.json", n, p, err);
+    CHECK(m, "%s", err);
+    if (m) {
+        CHECK(m->rows[0] == 1 && m->rows[1] == 1 && m->rows[4] == 0);
+        CHECK(mapping_slices(m, 0)[0].dev == 0 && mapping_slices(m, 0)[1].c0 == 5);
+        char *js = mapping_to_json(m, n, p);
+        mapping *m2 = mapping_from_json(js, "again", n, p, err);
+        CHECK(m2 && mapping_equal(m, m2), "round trip: %s", m2 ? "differs" : err);
+        CHECK(strstr(js, "\"rows\"") != NULL);
+        /* Distance: same rows on the same devices -> 0; the same shares as
+         * channel slices -> still 0 (only amounts count). */
+        CHECK(mapping_distance(m, m2, n) == 0);
+        mapping_free(m2);
+        free(js);
+        char *texts[3], warn[NET_ERRLEN];
+        CHECK(mapping_autodice_texts(m, n, p, texts, warn, err) == 1 && strstr(warn, "rows"),
+              "AutoDiCE export of a row cut: %s", warn);
+        mapping_free(m);
+    }
+    /* Errors: rows of a layer that cannot be cut so, gaps, overlaps. */
+    static const char *bad[][2] = {
+        {"{\"format\": \"dse-mapping\", \"layers\": {\"conv\": \"d0\", \"relu\": \"d0\", \"pool\": "
+         "\"d0\", \"flatten\": \"d0\", \"fc\": {\"rows\": [[\"d0\", 0, 1]]}, \"softmax\": \"d0\"}}",
+         "cannot be cut by rows"},
+        {"{\"format\": \"dse-mapping\", \"layers\": {\"conv\": {\"rows\": [[\"d0\", 0, 3], "
+         "[\"d1\", 4, 100]]}, \"relu\": \"d0\", \"pool\": \"d0\", \"flatten\": \"d0\", \"fc\": "
+         "\"d0\", \"softmax\": \"d0\"}}",
+         "outside"},
+        {"{\"format\": \"dse-mapping\", \"layers\": {\"conv\": {\"rows\": [[\"d0\", 0, 3], "
+         "[\"d1\", 4, 2]]}, \"relu\": \"d0\", \"pool\": \"d0\", \"flatten\": \"d0\", \"fc\": "
+         "\"d0\", \"softmax\": \"d0\"}}",
+         "rows 3..3 are not computed"},
+        {"{\"format\": \"dse-mapping\", \"layers\": {\"conv\": {\"rows\": [[\"d0\", 0, 3]], "
+         "\"cols\": 1}, \"relu\": \"d0\", \"pool\": \"d0\", \"flatten\": \"d0\", \"fc\": "
+         "\"d0\", \"softmax\": \"d0\"}}",
+         "must be {\"rows\""},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        m = mapping_from_json(bad[k][0], "bad.json", n, p, err);
+        CHECK(!m && strstr(err, bad[k][1]) && strstr(err, "bad.json"), "case %zu: %s", k,
+              m ? "accepted" : err);
+        mapping_free(m);
+    }
+    /* A single band of every row is the whole layer (rows flag dropped). */
+    snprintf(text, sizeof text, "{\"format\": \"dse-mapping\", \"layers\": {\"conv\": {\"rows\": "
+             "[[\"d1\", 0, %d]]}, \"relu\": \"d0\", \"pool\": \"d0\", \"flatten\": \"d0\", "
+             "\"fc\": \"d0\", \"softmax\": \"d0\"}}", H);
+    m = mapping_from_json(text, "one.json", n, p, err);
+    CHECK(m && m->rows[0] == 0 && mapping_nslices(m, 0) == 1, "%s", err);
+    mapping_free(m);
+    /* mapping_validate: a row flag on a layer with one slice. */
+    m = mapping_new(n->n, 3);
+    mapping_set_single(m, n, 0);
+    m->rows[0] = 1;
+    CHECK(mapping_validate(m, n, err) != 0 && strstr(err, "one slice"), "%s", err);
+    mapping_free(m);
+    platform_free(p);
+    net_free(n);
+    printf("ok: row cuts in mapping files\n");
+}
+
+/* ---- plans ---- */
+
+/* Random mapping of n on nd devices: each layer whole, cut by channels
+ * (splittable kinds) or cut by rows (row-splittable layers), into 2..nd
+ * random parts on distinct random devices. */
+static void random_mapping(mapping *m, const net *n, int nd, unsigned *seed)
+{
+    int pos = 0;
+#define RND() (*seed = *seed * 1103515245u + 12345u, (*seed >> 8))
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        m->first[i] = pos;
+        m->rows[i] = 0;
+        int how = RND() % 3, devs[64], k;
+        for (int d = 0; d < nd; d++) devs[d] = d;
+        for (int d = nd - 1; d > 0; d--) {
+            int j = RND() % (d + 1), t = devs[d];
+            devs[d] = devs[j], devs[j] = t;
+        }
+        int total = how == 1 && net_kind_splittable(L->kind) ? L->out.c
+                  : how == 2 && net_layer_rowsplit(n, i)     ? L->out.h
+                                                             : 0;
+        if (total < 2) {
+            m->slices[pos++] = (map_slice){devs[0], 0, L->out.c};
+            continue;
+        }
+        m->rows[i] = how == 2;
+        k = 2 + RND() % (nd - 1);
+        if (k > total) k = total;
+        /* k - 1 distinct cut points in 1..total-1. */
+        int cuts[65], nc = 0;
+        while (nc < k - 1) {
+            int c = 1 + RND() % (total - 1), dup = 0;
+            for (int j = 0; j < nc; j++) dup |= cuts[j] == c;
+            if (!dup) cuts[nc++] = c;
+        }
+        for (int a = 1; a < nc; a++)
+            for (int b = a; b > 0 && cuts[b - 1] > cuts[b]; b--) {
+                int t = cuts[b];
+                cuts[b] = cuts[b - 1], cuts[b - 1] = t;
+            }
+        cuts[nc] = total;
+        for (int a = 0, prev = 0; a < k; a++) {
+            m->slices[pos++] = (map_slice){devs[a], prev, cuts[a] - prev};
+            prev = cuts[a];
+        }
+    }
+    m->first[n->n] = pos;
+#undef RND
+}
+
+/* Bytes the plan must move, from the mapping and brute_rows alone: device
+ * e needs of producer q all channels of the hull of the rows its slices
+ * read (every row for a channel slice or a whole layer; the output's
+ * first-slice device needs all of the output); it receives the part of
+ * every piece of q on another device that lies in that box. */
+static int64_t expected_bytes(const net *n, const mapping *m, int source)
+{
+    int64_t total = 0;
+    int nd = m->ndev;
+    for (int q = -1; q < n->n; q++) {
+        net_shape sh = q < 0 ? n->input : n->layers[q].out;
+        for (int e = 0; e < nd; e++) {
+            int lo = 1 << 30, hi = -1;
+            for (int c = 0; c < n->n; c++)
+                for (int j = 0; j < n->layers[c].nin; j++) {
+                    if (n->layers[c].in[j] != q) continue;
+                    for (int k = m->first[c]; k < m->first[c + 1]; k++) {
+                        if (m->slices[k].dev != e) continue;
+                        int r0 = 0, r1 = sh.h;
+                        if (m->rows[c])
+                            brute_rows(n, c, j, m->slices[k].c0, m->slices[k].c0 + m->slices[k].nc,
+                                       &r0, &r1);
+                        if (r1 <= r0) continue;
+                        if (r0 < lo) lo = r0;
+                        if (r1 > hi) hi = r1;
+                    }
+                }
+            if (q == n->n - 1 && m->slices[m->first[q]].dev == e) lo = 0, hi = sh.h;
+            if (hi <= lo) continue;
+            if (q < 0) {
+                if (e != source) total += (int64_t)sh.c * (hi - lo) * sh.w * 4;
+                continue;
+            }
+            for (int k = m->first[q]; k < m->first[q + 1]; k++) {
+                const map_slice *s = &m->slices[k];
+                if (s->dev == e) continue;
+                int c = m->rows[q] ? sh.c : s->nc, r0 = m->rows[q] ? s->c0 : 0;
+                int r1 = m->rows[q] ? s->c0 + s->nc : sh.h;
+                if (r0 < lo) r0 = lo;
+                if (r1 > hi) r1 = hi;
+                if (r1 > r0) total += (int64_t)c * (r1 - r0) * sh.w * 4;
+            }
+        }
+    }
+    return total;
+}
+
+static int count(const plan *p, int d, plan_op op, int layer)
+{
+    int k = 0;
+    for (int i = 0; i < plan_nsteps_dev(p, d); i++) {
+        const plan_step *s = &plan_steps_dev(p, d)[i];
+        if (s->op == op && (layer == -2 || s->layer == layer)) k++;
+    }
+    return k;
+}
+
+/* conv3x3 -> relu -> conv3x3 (pad 1, 8 rows), all cut into rows [0,4) on
+ * d0 and [4,8) on d1, input on d0: the halo exchange by hand. */
+static void halo_by_hand(void)
+{
+    char err[NET_ERRLEN];
+    net *n = net_new("halo", "x", (net_shape){3, 8, 5});
+    const char *x[1] = {"x"}, *c1[1] = {"c1"}, *r1[1] = {"r1"};
+    net_attr a = net_attr_conv(4, 3, 1, 1, 1, 1);
+    net_add(n, "c1", NET_CONV, &a, 1, x, err);
+    net_attr r = net_attr_default(NET_RELU);
+    net_add(n, "r1", NET_RELU, &r, 1, c1, err);
+    net_add(n, "c2", NET_CONV, &a, 1, r1, err);
+    CHECK(!net_finalize(n, "halo", err), "%s", err);
+    mapping *m = mapping_new(3, 2);
+    for (int i = 0; i < 3; i++) {
+        m->first[i] = 2 * i;
+        m->rows[i] = 1;
+        m->slices[2 * i] = (map_slice){0, 0, 4};
+        m->slices[2 * i + 1] = (map_slice){1, 4, 4};
+    }
+    m->first[3] = 6;
+    CHECK(!mapping_validate(m, n, err), "%s", err);
+    plan *p = plan_new();
+    CHECK(!plan_build(p, n, m, 0, err), "%s", err);
+    CHECK(!plan_check(p, n, err), "%s", err);
+    /* Messages: input rows 3..7 to d1 (3 ch x 5 rows x 5 cols), relu row 4
+     * to d0 and row 3 to d1 (4 x 1 x 5 each), c2 rows 4..7 to d0 (output). */
+    int64_t want = 4 * (3 * 5 * 5 + 4 * 1 * 5 + 4 * 1 * 5 + 4 * 4 * 5);
+    CHECK_I64(p->bytes_moved, want);
+    CHECK_I64(p->nmsgs, 4);
+    /* relu chains on its device's conv band: no concat for c1; c2 reads
+     * its band plus one halo row (one concat per device); the output is
+     * assembled on d0. */
+    CHECK_I64(count(p, 0, PLAN_CONCAT, 0), 0);
+    CHECK_I64(count(p, 1, PLAN_CONCAT, 0), 0);
+    CHECK_I64(count(p, 0, PLAN_CONCAT, 1), 1);
+    CHECK_I64(count(p, 1, PLAN_CONCAT, 1), 1);
+    CHECK_I64(count(p, 0, PLAN_CONCAT, 2), 1);
+    CHECK_I64(count(p, 1, PLAN_CONCAT, 2), 0);
+    CHECK(plan_has_bands(p, n));
+    /* MACs of the bands sum to the layers'. */
+    int64_t macs = 0;
+    for (int i = 0; i < p->nsteps; i++)
+        if (p->steps[i].op == PLAN_COMPUTE)
+            macs += net_box_macs(n, p->steps[i].layer, p->steps[i].c0, p->steps[i].nc,
+                                 p->steps[i].h0, p->steps[i].nh);
+    CHECK_I64(macs, n->layers[0].macs + n->layers[2].macs);
+    /* The cost model moves the same bytes and charges each device its bands. */
+    platform *pl = plat(2, err);
+    cost_coeffs *co = coeffs_default(pl);
+    char warn[NET_ERRLEN];
+    cost_model *cm = cost_new(n, pl, co, warn, err);
+    cost_result res;
+    cost_device dev[2];
+    CHECK(cm && !cost_eval(cm, p, &res, dev), "%s", cm ? cost_error(cm) : err);
+    CHECK_I64(dev[0].bytes_sent + dev[1].bytes_sent, want);
+    CHECK_I64(dev[0].bytes_recv + dev[1].bytes_recv, want);
+    double c0 = cost_compute_s(cm, 0, 0, 0, 4) + cost_compute_s(cm, 1, 0, 0, 4) + cost_compute_s(cm, 2, 0, 0, 4);
+    double ovh = cost_compute_s(cm, 0, 0, 0, 0) + cost_compute_s(cm, 1, 0, 0, 0) + cost_compute_s(cm, 2, 0, 0, 0);
+    /* Half the rows: the whole layers' work over two, plus each step's overhead. */
+    CHECK_REL(dev[0].compute_s, (c0 - ovh) / 2 + ovh, 1e-9);
+    cost_free(cm);
+    coeffs_free(co);
+    platform_free(pl);
+    plan_free(p);
+    mapping_free(m);
+    net_free(n);
+    printf("ok: halo exchange by hand (conv-relu-conv in two bands)\n");
+}
+
+static void random_plans(void)
+{
+    static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "mobilenetv2", "densenet121", "vgg16"};
+    char err[NET_ERRLEN];
+    unsigned seed = 99;
+    long plans = 0, banded = 0, halos = 0;
+    for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
+        net *n = net_zoo(nets[z], err);
+        CHECK(n, "%s", err);
+        if (!n) continue;
+        int runs = z >= 3 ? nrandom / 8 + 1 : nrandom;
+        for (int nd = 2; nd <= 5; nd += 3) {
+            mapping *m = mapping_new(n->n, nd);
+            plan *p = plan_new();
+            int bad = 0;
+            for (int r = 0; r < runs && bad < 3; r++) {
+                random_mapping(m, n, nd, &seed);
+                int src = (int)(seed >> 3) % nd;
+                if (mapping_validate(m, n, err)) {
+                    CHECK(0, "%s: random mapping invalid: %s", nets[z], err);
+                    bad++;
+                    continue;
+                }
+                if (plan_build(p, n, m, src, err) || plan_check(p, n, err)) {
+                    CHECK(0, "%s on %d devices, mapping %d: %s", nets[z], nd, r, err);
+                    bad++;
+                    continue;
+                }
+                int64_t want = expected_bytes(n, m, src);
+                plans++;
+                banded += plan_has_bands(p, n);
+                for (int g = 0; g < p->nmsgs; g++) {
+                    const plan_msg *G = &p->msgs[g];
+                    halos += G->layer >= 0 && G->nh < n->layers[G->layer].out.h;
+                }
+                if (p->bytes_moved != want) {
+                    CHECK_I64(p->bytes_moved, want);
+                    bad++;
+                }
+            }
+            plan_free(p);
+            mapping_free(m);
+        }
+        net_free(n);
+    }
+    CHECK(banded > plans / 2 && halos > plans, "%ld plans, %ld with bands, %ld partial-row messages",
+          plans, banded, halos);
+    printf("ok: %ld random row/channel/whole mappings (%ld with bands, %ld partial-row messages) "
+           "plan and check, bytes from the mapping alone\n", plans, banded, halos);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) nrandom = atoi(argv[1]);
+    hand_cases();
+    files();
+    halo_by_hand();
+    random_plans();
+    return check_done("test_spatial");
+}
