@@ -116,7 +116,7 @@ static void direct_channels(void *ctx, int k0, int k1)
     }
 }
 
-void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
+void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, const float *in,
                const float *w, float *out, float *ws)
 {
     const net_attr *a = &L->a;
@@ -124,9 +124,8 @@ void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
     int K = cin_g * a->kh * a->kw, oh = L->out.h, ow = L->out.w;
     size_t ohw = (size_t)oh * ow, plane = (size_t)x.h * x.w;
 
-    convalgo alg = kern_conv_algo(L, x);
     if (alg == CONVALGO_WINO2 || alg == CONVALGO_WINO4) {
-        kern_wino(L, x, c0, nc, in, w, out, ws);
+        kern_wino(L, x, alg, c0, nc, in, w, out, ws);
         return;
     }
     for (int k = 0; k < nc; k++) {

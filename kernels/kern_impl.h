@@ -10,9 +10,10 @@
 #include "net.h"
 
 /* conv.c: Conv and FC slices.  in is the full input tensor x; w the slice's
- * weights (kernels.h layout); out (nc, out.h, out.w). */
+ * weights (kernels.h layout); out (nc, out.h, out.w); alg the algorithm
+ * (kern_conv_algo of the whole layer: a row band runs its layer's). */
 size_t kern_conv_workspace(const net_layer *L, net_shape x, int nc);
-void kern_conv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
+void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, const float *in,
                const float *w, float *out, float *ws);
 void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const float *w,
              float *out);
@@ -22,8 +23,8 @@ void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const flo
  * charges; and 3x3 stride-1 Conv slices by Winograd F(2x2, 3x3) or
  * F(4x4, 3x3) for the layers it sends there. */
 convalgo kern_conv_algo(const net_layer *L, net_shape x);
-void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
-               float *out, float *ws);
+void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, const float *in,
+               const float *w, float *out, float *ws);
 
 /* gemm.c: C = A B (acc = 0) or C += A B (acc = 1), row-major, on
  * kern_get_threads() threads; our AVX-512 product or cblas_sgemm (see

@@ -180,8 +180,6 @@ static void softmax(const float *in, float *out, int C, size_t hw)
 
 /* ---- one slice ---- */
 
-static int64_t in_numel(const net *n, int layer, int k) { return net_shape_numel(net_in_shape(n, layer, k)); }
-
 size_t kern_workspace_floats(const net *n, int layer, int nc)
 {
     const net_layer *L = &n->layers[layer];
@@ -207,9 +205,10 @@ typedef struct {
     const float *const *in;
     const float *w;
     float *out, *ws;
+    convalgo alg; /* Conv: the whole layer's algorithm */
 } kern_args;
 
-static void k_conv(const kern_args *k) { kern_conv(k->L, k->x, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
+static void k_conv(const kern_args *k) { kern_conv(k->L, k->x, k->alg, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
 static void k_fc(const kern_args *k) { kern_fc(k->L, k->x, k->nc, k->in[0], k->w, k->out); }
 static void k_relu(const kern_args *k) { relu(k->in[0], k->out, (size_t)k->nc * k->hw, k->L->a.relu_max); }
 static void k_lrn(const kern_args *k) { lrn(k->in[0], k->out, k->L->out.c, k->hw, &k->L->a); }
@@ -231,7 +230,9 @@ static void k_concat(const kern_args *k)
 {
     float *o = k->out;
     for (int j = 0; j < k->L->nin; j++) {
-        size_t len = (size_t)in_numel(k->n, k->layer, j);
+        /* A band's inputs have the band's rows (k->L->out.h). */
+        net_shape z = net_in_shape(k->n, k->layer, j);
+        size_t len = (size_t)z.c * k->L->out.h * z.w;
         memcpy(o, k->in[j], len * sizeof *o);
         o += len;
     }
@@ -437,7 +438,54 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
         return -1;
     }
     kern_args k = {n, layer, L, x, c0, nc, (size_t)L->out.h * L->out.w, inputs, weights,
-                   out, workspace};
+                   out, workspace, L->kind == NET_CONV ? kern_conv_algo(L, x) : CONVALGO_IM2COL};
+    kernels[L->kind](&k);
+    return 0;
+}
+
+size_t kern_workspace_rows(const net *n, int layer, int h0, int nh)
+{
+    const net_layer *L = &n->layers[layer];
+    if (L->kind != NET_CONV) return 0;
+    net_layer band;
+    net_shape bx;
+    net_band_layer(n, layer, h0, h0 + nh, &band, &bx);
+    return convalgo_workspace(&band, bx, L->out.c, kern_conv_algo(L, net_in_shape(n, layer, 0)));
+}
+
+int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *inputs,
+                  const float *weights, float *out, float *workspace, char *err)
+{
+    if (layer < 0 || layer >= n->n) {
+        snprintf(err, NET_ERRLEN, "net %s: no layer %d", n->name, layer);
+        return -1;
+    }
+    const net_layer *L = &n->layers[layer];
+    if (h0 < 0 || nh < 1 || h0 + nh > L->out.h) {
+        snprintf(err, NET_ERRLEN, "layer %s: rows [%d, %d) outside [0, %d)", L->name, h0, h0 + nh,
+                 L->out.h);
+        return -1;
+    }
+    if (nh != L->out.h && !net_layer_rowsplit(n, layer)) {
+        snprintf(err, NET_ERRLEN, "layer %s: %s computes only whole outputs, not rows [%d, %d)",
+                 L->name, net_kind_name(L->kind), h0, h0 + nh);
+        return -1;
+    }
+    if (net_slice_weights(n, layer, 0, L->out.c) > 0 && !weights) {
+        snprintf(err, NET_ERRLEN, "layer %s: weights missing", L->name);
+        return -1;
+    }
+    if (kern_workspace_rows(n, layer, h0, nh) > 0 && !workspace) {
+        snprintf(err, NET_ERRLEN, "layer %s: workspace missing", L->name);
+        return -1;
+    }
+    net_layer band;
+    net_shape bx;
+    net_band_layer(n, layer, h0, h0 + nh, &band, &bx);
+    /* The whole layer's algorithm on the band's geometry (convalgo.h). */
+    kern_args k = {n, layer, &band, bx, 0, L->out.c, (size_t)nh * L->out.w, inputs, weights,
+                   out, workspace,
+                   L->kind == NET_CONV ? kern_conv_algo(L, net_in_shape(n, layer, 0)) : CONVALGO_IM2COL};
     kernels[L->kind](&k);
     return 0;
 }

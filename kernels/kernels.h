@@ -114,6 +114,21 @@ size_t kern_out_floats(const net *n, int layer, int nc);
 int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs,
              const float *weights, float *out, float *workspace, char *err);
 
+/* ---- one row band of one layer (docs/spatial.md) ---- */
+/* Output rows [h0, h0+nh), all channels, of a row-splittable layer
+ * (net_layer_rowsplit) into out, an (out.c, nh, out.w) tensor.  inputs[k]
+ * holds all channels of the rows net_rows_in(n, layer, k, h0, h0+nh) names,
+ * (c, rows, w); weights are the whole layer's; the workspace holds
+ * kern_workspace_rows() floats.  The band runs the whole layer's
+ * convolution algorithm on the band's geometry (net_band_layer), so its
+ * rows equal the whole layer's: bit for bit for im2col, pointwise and
+ * direct convolutions and every other kind, to float rounding for
+ * Winograd (its tiles start at the band's first row).  Same in-place
+ * rules as kern_run. */
+int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *inputs,
+                  const float *weights, float *out, float *workspace, char *err);
+size_t kern_workspace_rows(const net *n, int layer, int h0, int nh);
+
 /* ---- whole network on one process ---- */
 /* A network with the weights of every layer in memory: the single-device
  * reference run and the benchmark.  kern_model_new copies nothing of n:

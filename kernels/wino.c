@@ -334,15 +334,10 @@ static void ochunk4(const otrans_job *j, const float *mk, size_t plane, float b,
 static const variant F2 = {2, 4, wchunk2, ichunk2, ochunk2};
 static const variant F4 = {4, 6, wchunk4, ichunk4, ochunk4};
 
-static const variant *variant_of(const net_layer *L, net_shape x)
+void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, const float *in,
+               const float *w, float *out, float *ws)
 {
-    return kern_conv_algo(L, x) == CONVALGO_WINO4 ? &F4 : &F2;
-}
-
-void kern_wino(const net_layer *L, net_shape x, int c0, int nc, const float *in, const float *w,
-               float *out, float *ws)
-{
-    const variant *v = variant_of(L, x);
+    const variant *v = alg == CONVALGO_WINO4 ? &F4 : &F2;
     const net_attr *a = &L->a;
     int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups, a2 = v->alpha * v->alpha;
     int oh = L->out.h, ow = L->out.w;

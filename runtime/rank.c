@@ -6,7 +6,9 @@
  * MPI_Irecv before the inference's first step and its message's size is
  * checked against the Plan; every tensor buffer is released exactly once
  * per inference (after its free-list step, or after its pending sends
- * complete).
+ * complete).  Tensors are boxes (plan.h): a SEND of part of a tensor
+ * (rows a peer lacks) packs that box first; a CONCAT copies each piece's
+ * intersection with its box; a COMPUTE of a row band runs kern_run_rows.
  */
 #include "rt_internal.h"
 
@@ -24,6 +26,25 @@
 static size_t tensor_floats(const plan *p, int dev, int t)
 {
     return (size_t)(plan_tensor_of(p, dev, t)->bytes / 4);
+}
+
+/* Copy into dst (box d: channels [dc0, dc0+dnc) x rows [dh0, dh0+dnh), w
+ * columns) the part of src (box s) that lies in the box x (inside both). */
+static void copy_box(float *dst, const plan_tensor *d, const float *src, const plan_tensor *s,
+                     int xc0, int xnc, int xh0, int xnh, int w)
+{
+    for (int c = xc0; c < xc0 + xnc; c++)
+        memcpy(dst + ((size_t)(c - d->c0) * d->nh + (xh0 - d->h0)) * w,
+               src + ((size_t)(c - s->c0) * s->nh + (xh0 - s->h0)) * w,
+               (size_t)xnh * w * sizeof(float));
+}
+
+static int tensor_w(const net *n, int layer) { return layer < 0 ? n->input.w : n->layers[layer].out.w; }
+
+/* Is step st a row band (fewer rows than its layer)? */
+static int is_band(const net *n, const plan_step *st)
+{
+    return st->op == PLAN_COMPUTE && st->nh != n->layers[st->layer].out.h;
 }
 
 int rt_read_input(const char *path, const net *n, float *x, char *err)
@@ -62,7 +83,9 @@ int rt_rank_setup(rt_rank *s, const net *n, const plan *p, int dev, const char *
     s->rreq = malloc(((size_t)s->nsteps + 1) * sizeof(MPI_Request));
     s->sreq = malloc(((size_t)s->nsteps + 1) * sizeof(MPI_Request));
     s->sreq_tensor = malloc(((size_t)s->nsteps + 1) * sizeof(int));
-    if (!s->wts || !s->buf || !s->sending || !s->dead || !s->rreq || !s->sreq || !s->sreq_tensor) {
+    s->pack = calloc((size_t)s->nsteps + 1, sizeof *s->pack);
+    if (!s->wts || !s->buf || !s->sending || !s->dead || !s->rreq || !s->sreq || !s->sreq_tensor ||
+        !s->pack) {
         base_seterr(err, "device %d: out of memory", dev);
         return 1;
     }
@@ -73,7 +96,8 @@ int rt_rank_setup(rt_rank *s, const net *n, const plan *p, int dev, const char *
         const plan_step *st = &s->st[i];
         if (st->op != PLAN_COMPUTE) continue;
         wtotal += (size_t)net_slice_weights(n, st->layer, st->c0, st->nc);
-        size_t w = kern_workspace_floats(n, st->layer, st->nc);
+        size_t w = is_band(n, st) ? kern_workspace_rows(n, st->layer, st->h0, st->nh)
+                                  : kern_workspace_floats(n, st->layer, st->nc);
         if (w > work) work = w;
     }
     if (wtotal && !(s->warena = kern_alloc_streamed(wtotal))) {
@@ -119,6 +143,9 @@ void rt_rank_free(rt_rank *s)
     free(s->rreq);
     free(s->sreq);
     free(s->sreq_tensor);
+    if (s->pack)
+        for (int i = 0; i < s->nsteps; i++) free(s->pack[i]);
+    free(s->pack);
     free(s->input);
     memset(s, 0, sizeof *s);
 }
@@ -174,6 +201,8 @@ static void reap_sends(rt_rank *s, int wait_all)
             MPI_Test(&s->sreq[i], &done, MPI_STATUS_IGNORE);
         }
         if (!done) continue;
+        free(s->pack[i]);
+        s->pack[i] = NULL;
         int t = s->sreq_tensor[i];
         if (--s->sending[t] == 0 && s->dead[t]) release(s, t);
     }
@@ -248,7 +277,10 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             if (s->fault == RT_FAULT_ABORT) abort();
             if (s->fault == RT_FAULT_STALL)
                 for (;;) pause();
-            int krc = kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o, s->work, err);
+            int krc = is_band(n, st) ? kern_run_rows(n, st->layer, st->h0, st->nh, ins, s->wts[i], o,
+                                                     s->work, err)
+                                     : kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o,
+                                                s->work, err);
             if (ins != ins_small) free(ins);
             if (krc) {
                 free(o);
@@ -259,22 +291,37 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             break;
         }
         case PLAN_CONCAT: {
-            size_t nf = tensor_floats(p, d, st->tensor), off = 0;
-            float *o = malloc(nf * sizeof(float));
+            /* Each piece gives its intersection with the box (plan_check:
+             * they tile it). */
+            const plan_tensor *T = plan_tensor_of(p, d, st->tensor);
+            float *o = malloc(tensor_floats(p, d, st->tensor) * sizeof(float) + 1);
             if (!o) goto oom;
+            int w = tensor_w(n, st->layer);
             for (int k = 0; k < st->narg; k++) {
                 int t = p->args[st->arg0 + k];
-                size_t m = tensor_floats(p, d, t);
-                memcpy(o + off, s->buf[t], m * sizeof(float));
-                off += m;
+                const plan_tensor *A = plan_tensor_of(p, d, t);
+                int c0 = A->c0 > T->c0 ? A->c0 : T->c0, h0 = A->h0 > T->h0 ? A->h0 : T->h0;
+                int c1 = A->c0 + A->nc < T->c0 + T->nc ? A->c0 + A->nc : T->c0 + T->nc;
+                int h1 = A->h0 + A->nh < T->h0 + T->nh ? A->h0 + A->nh : T->h0 + T->nh;
+                if (c1 > c0 && h1 > h0) copy_box(o, T, s->buf[t], A, c0, c1 - c0, h0, h1 - h0, w);
             }
             s->buf[st->tensor] = o;
             break;
         }
         case PLAN_SEND: {
-            size_t nf = tensor_floats(p, d, st->tensor);
-            MPI_Isend(s->buf[st->tensor], (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD,
-                      &s->sreq[i]);
+            /* The step's box of the tensor: all of it, or packed first. */
+            const plan_tensor *T = plan_tensor_of(p, d, st->tensor);
+            const plan_msg *G = &p->msgs[st->msg];
+            size_t nf = (size_t)(G->bytes / 4);
+            const float *src = s->buf[st->tensor];
+            if (st->c0 != T->c0 || st->nc != T->nc || st->h0 != T->h0 || st->nh != T->nh) {
+                plan_tensor X = {st->layer, st->c0, st->nc, st->h0, st->nh, G->bytes};
+                if (!(s->pack[i] = malloc(nf * sizeof(float) + 1))) goto oom;
+                copy_box(s->pack[i], &X, src, T, st->c0, st->nc, st->h0, st->nh,
+                         tensor_w(n, st->layer));
+                src = s->pack[i];
+            }
+            MPI_Isend(src, (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD, &s->sreq[i]);
             s->sreq_tensor[i] = st->tensor;
             s->sending[st->tensor]++;
             s->sent += (int64_t)nf * 4;

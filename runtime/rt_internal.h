@@ -44,6 +44,7 @@ typedef struct {
     MPI_Request *rreq;  /* per step (RECV) */
     MPI_Request *sreq;  /* per step (SEND) */
     int *sreq_tensor;   /* per step (SEND): its tensor */
+    float **pack;       /* per step (SEND of part of a tensor): the packed box, or NULL */
     float *input;       /* network input (source rank), owned */
     rt_fault fault;
     double *rec, *rec_origin; /* --trace: this inference's step times, or NULL */

@@ -13,6 +13,7 @@
 #include "platform.h"
 
 #include "check.h"
+#include "randmap.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,55 +256,6 @@ static void files(void)
 
 /* ---- plans ---- */
 
-/* Random mapping of n on nd devices: each layer whole, cut by channels
- * (splittable kinds) or cut by rows (row-splittable layers), into 2..nd
- * random parts on distinct random devices. */
-static void random_mapping(mapping *m, const net *n, int nd, unsigned *seed)
-{
-    int pos = 0;
-#define RND() (*seed = *seed * 1103515245u + 12345u, (*seed >> 8))
-    for (int i = 0; i < n->n; i++) {
-        const net_layer *L = &n->layers[i];
-        m->first[i] = pos;
-        m->rows[i] = 0;
-        int how = RND() % 3, devs[64], k;
-        for (int d = 0; d < nd; d++) devs[d] = d;
-        for (int d = nd - 1; d > 0; d--) {
-            int j = RND() % (d + 1), t = devs[d];
-            devs[d] = devs[j], devs[j] = t;
-        }
-        int total = how == 1 && net_kind_splittable(L->kind) ? L->out.c
-                  : how == 2 && net_layer_rowsplit(n, i)     ? L->out.h
-                                                             : 0;
-        if (total < 2) {
-            m->slices[pos++] = (map_slice){devs[0], 0, L->out.c};
-            continue;
-        }
-        m->rows[i] = how == 2;
-        k = 2 + RND() % (nd - 1);
-        if (k > total) k = total;
-        /* k - 1 distinct cut points in 1..total-1. */
-        int cuts[65], nc = 0;
-        while (nc < k - 1) {
-            int c = 1 + RND() % (total - 1), dup = 0;
-            for (int j = 0; j < nc; j++) dup |= cuts[j] == c;
-            if (!dup) cuts[nc++] = c;
-        }
-        for (int a = 1; a < nc; a++)
-            for (int b = a; b > 0 && cuts[b - 1] > cuts[b]; b--) {
-                int t = cuts[b];
-                cuts[b] = cuts[b - 1], cuts[b - 1] = t;
-            }
-        cuts[nc] = total;
-        for (int a = 0, prev = 0; a < k; a++) {
-            m->slices[pos++] = (map_slice){devs[a], prev, cuts[a] - prev};
-            prev = cuts[a];
-        }
-    }
-    m->first[n->n] = pos;
-#undef RND
-}
-
 /* Bytes the plan must move, from the mapping and brute_rows alone: device
  * e needs of producer q all channels of the hull of the rows its slices
  * read (every row for a channel slice or a whole layer; the output's
@@ -447,7 +399,7 @@ static void random_plans(void)
             plan *p = plan_new();
             int bad = 0;
             for (int r = 0; r < runs && bad < 3; r++) {
-                random_mapping(m, n, nd, &seed);
+                randmap_mixed(m, n, nd, &seed);
                 int src = (int)(seed >> 3) % nd;
                 if (mapping_validate(m, n, err)) {
                     CHECK(0, "%s: random mapping invalid: %s", nets[z], err);

@@ -1,0 +1,211 @@
+/* test_bands.c -- a row band equals the same rows of the whole layer
+ * (kernels.h, kern_run_rows; docs/spatial.md): every row-splittable kind,
+ * convolutions of every algorithm (im2col with stride 2, dilation 2 and
+ * asymmetric pads; pointwise; grouped; depthwise direct; Winograd F2 and
+ * F4), pools with ceil mode and count_include_pad, multi-input kinds, on
+ * bands of every height including bands thinner than the kernel and
+ * bands whose windows reach into the padding at either border.  Bit for
+ * bit, except Winograd (its tiles start at the band's first row: float
+ * rounding, 1e-5 of the output's scale).
+ */
+#include "kernels.h"
+#include "net.h"
+
+#include "check.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned rng = 1;
+static float frand(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (float)((rng >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* Check every band [o0, o1) of layer `layer` against the whole layer, for
+ * bands of each height from 1 to out.h at every start (or a sample of
+ * starts when the map is tall). */
+static void check_layer(const net *n, int layer, int exact, const char *what)
+{
+    char err[NET_ERRLEN];
+    const net_layer *L = &n->layers[layer];
+    int nin = L->nin, C = L->out.c, H = L->out.h, W = L->out.w;
+    float *in[8];
+    for (int k = 0; k < nin; k++) {
+        size_t len = (size_t)net_shape_numel(net_in_shape(n, layer, k));
+        in[k] = malloc(len * sizeof(float));
+        for (size_t i = 0; i < len; i++) in[k][i] = frand();
+    }
+    float *w = NULL;
+    size_t nw = 0;
+    CHECK(!kern_weights_slice(n, layer, 0, C, 5, &w, &nw, err), "%s", err);
+    size_t wsz = kern_workspace_floats(n, layer, C);
+    for (int h0 = 0; h0 < H; h0++)
+        for (int h1 = h0 + 1; h1 <= H; h1++) {
+            size_t b = kern_workspace_rows(n, layer, h0, h1 - h0);
+            if (b > wsz) wsz = b;
+        }
+    float *ws = wsz ? malloc(wsz * sizeof(float)) : NULL;
+    float *whole = malloc((size_t)C * H * W * sizeof(float));
+    CHECK(!kern_run(n, layer, 0, C, (const float *const *)in, w, whole, ws, err), "%s", err);
+    double scale = 0;
+    for (size_t i = 0; i < (size_t)C * H * W; i++)
+        if (fabs(whole[i]) > scale) scale = fabs(whole[i]);
+    int bands = 0, bad = 0;
+    int step = H > 24 ? H / 8 : 1;
+    for (int o0 = 0; o0 < H; o0 += (o0 + step < H ? step : 1))
+        for (int o1 = o0 + 1; o1 <= H; o1 += (o1 - o0 < 3 || o1 + step > H ? 1 : step)) {
+            const float *bin[8];
+            float *own[8];
+            for (int k = 0; k < nin; k++) {
+                net_shape z = net_in_shape(n, layer, k);
+                int r0, r1;
+                net_rows_in(n, layer, k, o0, o1, &r0, &r1);
+                own[k] = malloc(((size_t)z.c * (r1 - r0) * z.w + 1) * sizeof(float));
+                for (int c = 0; c < z.c; c++)
+                    memcpy(own[k] + (size_t)c * (r1 - r0) * z.w, in[k] + ((size_t)c * z.h + r0) * z.w,
+                           (size_t)(r1 - r0) * z.w * sizeof(float));
+                bin[k] = own[k];
+            }
+            int nh = o1 - o0;
+            float *out = malloc((size_t)C * nh * W * sizeof(float));
+            int rc = kern_run_rows(n, layer, o0, nh, bin, w, out, ws, err);
+            CHECK(rc == 0, "%s: %s", what, err);
+            double maxerr = 0;
+            for (int c = 0; c < C && !rc; c++)
+                for (int r = 0; r < nh; r++)
+                    for (int x = 0; x < W; x++) {
+                        float g = out[((size_t)c * nh + r) * W + x];
+                        float e = whole[((size_t)c * H + o0 + r) * W + x];
+                        double d = exact ? (g != e && !(isnan(g) && isnan(e))) : fabs((double)g - e);
+                        if (d > maxerr) maxerr = d;
+                    }
+            int ok = exact ? maxerr == 0 : maxerr <= 1e-5 * scale;
+            if (!ok && bad++ < 3)
+                CHECK(0, "%s: rows [%d,%d) differ from the whole layer's (max %g, scale %g)", what,
+                      o0, o1, maxerr, scale);
+            bands++;
+            free(out);
+            for (int k = 0; k < nin; k++) free(own[k]);
+        }
+    CHECK(bad == 0, "%s: %d of %d bands differ", what, bad, bands);
+    printf("ok: %-44s %4d bands %s\n", what, bands, exact ? "bit for bit" : "within 1e-5");
+    for (int k = 0; k < nin; k++) free(in[k]);
+    free(w);
+    free(ws);
+    free(whole);
+}
+
+static net *one(net_kind kind, net_attr a, net_shape in)
+{
+    char err[NET_ERRLEN];
+    net *n = net_new("one", "x", in);
+    const char *x[1] = {"x"};
+    net_add(n, "l", kind, &a, 1, x, err);
+    CHECK(!net_finalize(n, "one", err), "%s", err);
+    return n;
+}
+
+static void conv_case(net_attr a, net_shape in, int exact, const char *what)
+{
+    net *n = one(NET_CONV, a, in);
+    check_layer(n, 0, exact, what);
+    net_free(n);
+}
+
+int main(void)
+{
+    kern_set_threads(1);
+    net_attr a;
+    a = net_attr_conv(5, 3, 1, 1, 1, 1);
+    conv_case(a, (net_shape){3, 11, 7}, 1, "conv 3x3 s1 p1 (im2col)");
+    a = net_attr_conv(4, 3, 2, 1, 1, 1);
+    conv_case(a, (net_shape){3, 11, 9}, 1, "conv 3x3 s2 p1 (im2col)");
+    a = net_attr_conv(4, 3, 2, 1, 1, 0);
+    conv_case(a, (net_shape){3, 10, 6}, 1, "conv 3x3 s2 p1, stride skips bottom pad");
+    a = net_attr_conv(4, 3, 1, 2, 1, 1);
+    a.dh = a.dw = 2;
+    conv_case(a, (net_shape){3, 9, 8}, 1, "conv 3x3 dilation 2 p2");
+    a = net_attr_conv(4, 5, 1, 0, 1, 1);
+    a.pt = 2, a.pb = 1, a.pl = 1, a.pr = 2;
+    conv_case(a, (net_shape){2, 9, 8}, 1, "conv 5x5 pads 2/1 (bands thinner than K)");
+    a = net_attr_conv(6, 1, 1, 0, 1, 1);
+    conv_case(a, (net_shape){4, 7, 5}, 1, "conv 1x1 (pointwise)");
+    a = net_attr_conv(6, 3, 1, 1, 3, 1);
+    conv_case(a, (net_shape){6, 8, 6}, 1, "conv 3x3 groups 3");
+    a = net_attr_conv(6, 3, 2, 1, 6, 1);
+    conv_case(a, (net_shape){6, 9, 7}, 1, "conv 3x3 s2 depthwise (direct)");
+    a = net_attr_conv(16, 3, 1, 1, 1, 1);
+    conv_case(a, (net_shape){16, 14, 14}, 0, "conv 3x3 16->16 14x14 (Winograd F2)");
+    a = net_attr_conv(16, 3, 1, 1, 1, 1);
+    conv_case(a, (net_shape){16, 52, 52}, 0, "conv 3x3 16->16 52x52 (Winograd F4)");
+
+    net_attr p = net_attr_pool(NET_MAXPOOL, 3, 2, 1);
+    p.ceil_mode = 1;
+    net *n = one(NET_MAXPOOL, p, (net_shape){3, 10, 9});
+    check_layer(n, 0, 1, "maxpool 3x3 s2 p1 ceil");
+    net_free(n);
+    p = net_attr_pool(NET_AVGPOOL, 3, 2, 1);
+    p.count_include_pad = 1;
+    p.ceil_mode = 1;
+    n = one(NET_AVGPOOL, p, (net_shape){3, 10, 9});
+    check_layer(n, 0, 1, "avgpool 3x3 s2 p1 ceil count_include_pad");
+    net_free(n);
+    p = net_attr_pool(NET_AVGPOOL, 2, 2, 0);
+    n = one(NET_AVGPOOL, p, (net_shape){3, 9, 8});
+    check_layer(n, 0, 1, "avgpool 2x2 s2");
+    net_free(n);
+    net_attr l = net_attr_default(NET_LRN);
+    l.lrn_size = 5, l.lrn_alpha = 1e-4, l.lrn_beta = 0.75, l.lrn_k = 2;
+    n = one(NET_LRN, l, (net_shape){7, 6, 5});
+    check_layer(n, 0, 1, "LRN size 5");
+    net_free(n);
+    static const net_kind unary[] = {NET_RELU, NET_BN, NET_SIGMOID, NET_HSIGMOID, NET_HSWISH, NET_DROPOUT};
+    for (size_t k = 0; k < sizeof unary / sizeof *unary; k++) {
+        net_attr u = net_attr_default(unary[k]);
+        u.hs_alpha = 0.2, u.hs_beta = 0.5, u.bn_eps = 1e-5;
+        n = one(unary[k], u, (net_shape){3, 6, 4});
+        check_layer(n, 0, 1, net_kind_name(unary[k]));
+        net_free(n);
+    }
+    /* Add, Concat, Mul (elementwise and the C x 1 x 1 scale of
+     * squeeze-excitation: its second input stays whole). */
+    char err[NET_ERRLEN];
+    n = net_new("multi", "x", (net_shape){3, 8, 5});
+    const char *x[1] = {"x"}, *ab[2] = {"a", "b"}, *ag[2] = {"a", "g"};
+    net_attr c = net_attr_conv(4, 3, 1, 1, 1, 1);
+    net_add(n, "a", NET_CONV, &c, 1, x, err);
+    net_add(n, "b", NET_CONV, &c, 1, x, err);
+    net_attr none = net_attr_default(NET_ADD);
+    net_add(n, "add", NET_ADD, &none, 2, ab, err);
+    none = net_attr_default(NET_CONCAT);
+    net_add(n, "cat", NET_CONCAT, &none, 2, ab, err);
+    none = net_attr_default(NET_MUL);
+    net_add(n, "mul", NET_MUL, &none, 2, ab, err);
+    none = net_attr_default(NET_GAP);
+    const char *a1[1] = {"a"};
+    net_add(n, "g", NET_GAP, &none, 1, a1, err);
+    none = net_attr_default(NET_MUL);
+    net_add(n, "scale", NET_MUL, &none, 2, ag, err);
+    const char *fin[4] = {"add", "cat", "mul", "scale"};
+    (void)fin;
+    const char *c2[2] = {"add", "mul"};
+    none = net_attr_default(NET_ADD);
+    net_add(n, "s1", NET_ADD, &none, 2, c2, err);
+    const char *c3[2] = {"s1", "scale"};
+    net_add(n, "s2", NET_ADD, &none, 2, c3, err);
+    const char *c4[2] = {"s2", "s2"};
+    none = net_attr_default(NET_CONCAT);
+    net_add(n, "out", NET_CONCAT, &none, 2, c4, err);
+    const char *c5[2] = {"out", "cat"};
+    net_add(n, "out2", NET_CONCAT, &none, 2, c5, err);
+    CHECK(!net_finalize(n, "multi", err), "%s", err);
+    check_layer(n, net_find(n, "add"), 1, "Add");
+    check_layer(n, net_find(n, "cat"), 1, "Concat");
+    check_layer(n, net_find(n, "mul"), 1, "Mul");
+    check_layer(n, net_find(n, "scale"), 1, "Mul by a C x 1 x 1 scale");
+    net_free(n);
+    return check_done("test_bands");
+}
