@@ -477,7 +477,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         }
         case PLAN_SEND: {
             int g = st->msg, ab = d * nd + st->peer, lc = m->lcls[ab];
-            double xfer = (double)T[st->tensor].bytes * m->spb[ab];
+            double xfer = (double)p->msgs[g].bytes * m->spb[ab]; /* the box sent */
             te = t + v->send_ovh_s;
             s->send += v->send_ovh_s;
             s->ebusy += v->send_ovh_s * v->busy_w;

@@ -723,15 +723,13 @@ void plan_print(FILE *f, const plan *p, const net *n, const platform *pl)
         int ns = plan_nsteps_dev(p, d);
         const plan_step *st = plan_steps_dev(p, d);
         for (int i = 0; i < ns; i++) {
-            const plan_tensor *T = plan_tensor_of(p, d, st[i].tensor);
-            if (st[i].op == PLAN_SEND) tx += T->bytes;
-            if (st[i].op == PLAN_RECV) rx += T->bytes;
+            if (st[i].op == PLAN_SEND) tx += p->msgs[st[i].msg].bytes;
+            if (st[i].op == PLAN_RECV) rx += p->msgs[st[i].msg].bytes;
         }
         fprintf(f, "device %d (%s): %d steps, sends %lld bytes, receives %lld bytes\n", d,
                 pl && d < pl->ndev ? pl->dev[d].name : "?", ns, (long long)tx, (long long)rx);
         for (int i = 0; i < ns; i++) {
             const plan_step *s = &st[i];
-            const plan_tensor *T = plan_tensor_of(p, d, s->tensor);
             const char *lname = s->layer < 0 ? n->input_name : n->layers[s->layer].name;
             fprintf(f, "  %3d %-7s %-22s ch %d..%d", i, plan_op_name(s->op), lname, s->c0,
                     s->c0 + s->nc - 1);
@@ -740,7 +738,7 @@ void plan_print(FILE *f, const plan *p, const net *n, const platform *pl)
             if (s->op == PLAN_SEND || s->op == PLAN_RECV)
                 fprintf(f, "  %s %s  %lld bytes", s->op == PLAN_SEND ? "to" : "from",
                         pl && s->peer < pl->ndev ? pl->dev[s->peer].name : "?",
-                        (long long)T->bytes);
+                        (long long)p->msgs[s->msg].bytes);
             if (s->op == PLAN_COMPUTE) {
                 int64_t macs = net_box_macs(n, s->layer, s->c0, s->nc, s->h0, s->nh);
                 if (macs) fprintf(f, "  %lld MACs", (long long)macs);

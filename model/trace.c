@@ -122,12 +122,16 @@ char *trace_to_json(const trace_info *t)
             cJSON_AddNumberToObject(a, "layer_index", s->layer);
             cJSON_AddNumberToObject(a, "c0", s->c0);
             cJSON_AddNumberToObject(a, "nc", s->nc);
+            cJSON_AddNumberToObject(a, "h0", s->h0);
+            cJSON_AddNumberToObject(a, "nh", s->nh);
             if (s->peer >= 0) {
                 cJSON_AddStringToObject(a, "peer", pl->dev[s->peer].name);
                 cJSON_AddNumberToObject(a, "peer_index", s->peer);
                 cJSON_AddNumberToObject(a, "msg", s->msg);
             }
-            cJSON_AddNumberToObject(a, "bytes", (double)plan_tensor_of(p, d, s->tensor)->bytes);
+            /* A message's bytes are its box's (a SEND may carry part of its tensor). */
+            cJSON_AddNumberToObject(a, "bytes", (double)(s->msg >= 0 ? p->msgs[s->msg].bytes
+                                                                     : plan_tensor_of(p, d, s->tensor)->bytes));
             if (measured) add_us(a, "median_us", sp->med_s);
             cJSON_AddItemToArray(ev, e);
         }
@@ -282,6 +286,8 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
         s->layer = (int)numv(a, "layer_index", NET_INPUT);
         s->c0 = (int)numv(a, "c0", 0);
         s->nc = (int)numv(a, "nc", 0);
+        s->h0 = (int)numv(a, "h0", 0);
+        s->nh = (int)numv(a, "nh", 0);
         s->peer = (int)numv(a, "peer_index", -1);
         s->msg = (int)numv(a, "msg", -1);
         s->bytes = (int64_t)numv(a, "bytes", 0);
@@ -334,7 +340,8 @@ int trace_same_steps(const trace_file *a, const trace_file *b, char *err)
     for (int i = 0; i < a->nsteps; i++) {
         const trace_step *x = &a->steps[i], *y = &b->steps[i];
         if (x->dev != y->dev || x->step != y->step || x->op != y->op || x->layer != y->layer ||
-            x->c0 != y->c0 || x->nc != y->nc || x->peer != y->peer || x->bytes != y->bytes) {
+            x->c0 != y->c0 || x->nc != y->nc || x->h0 != y->h0 || x->nh != y->nh ||
+            x->peer != y->peer || x->bytes != y->bytes) {
             snprintf(err, NET_ERRLEN, "device %s step %d: %s of layer %d [%d,+%d) against %s of "
                      "layer %d [%d,+%d)", a->devices[x->dev], x->step, plan_op_name(x->op),
                      x->layer, x->c0, x->nc, plan_op_name(y->op), y->layer, y->c0, y->nc);

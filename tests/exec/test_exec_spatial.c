@@ -11,6 +11,7 @@
 #include "mapping.h"
 #include "net.h"
 #include "plan.h"
+#include "trace.h"
 #include "platform.h"
 
 #include <cJSON.h>
@@ -88,13 +89,26 @@ static void mixed(const char *netname, int nd, int trials, unsigned seed)
         snprintf(js, sizeof js, "%s/exec.json", tmpdir);
         remove(out);
         CHECK(mapping_save(m, n, pl, map, err) == 0, "%s", err);
+        char xt[300], et[300];
+        snprintf(xt, sizeof xt, "%s/exec-trace.json", tmpdir);
+        snprintf(et, sizeof et, "%s/eval-trace.json", tmpdir);
         snprintf(cmd, sizeof cmd, "%s mpirun -np %d %s exec --network %s --platform %s --mapping %s "
-                 "--seed 7 --output %s --json", DSE_BIN, nd, DSE_BIN, netname, plat, map, out);
+                 "--seed 7 --output %s --json --trace %s", DSE_BIN, nd, DSE_BIN, netname, plat, map,
+                 out, xt);
         cJSON *xr = run_json(cmd, js, ebuf, sizeof ebuf);
-        snprintf(cmd, sizeof cmd, "%s eval --network %s --platform %s --mapping %s --json", DSE_BIN,
-                 netname, plat, map);
+        snprintf(cmd, sizeof cmd, "%s eval --network %s --platform %s --mapping %s --json --trace %s",
+                 DSE_BIN, netname, plat, map, et);
         snprintf(js, sizeof js, "%s/eval.json", tmpdir);
         cJSON *er = run_json(cmd, js, ebuf, sizeof ebuf);
+        /* The two traces: the same steps, boxes, peers and bytes in the same order. */
+        trace_file tx, te;
+        memset(&tx, 0, sizeof tx);
+        memset(&te, 0, sizeof te);
+        int lx = trace_load(xt, &tx, err), le = lx ? -1 : trace_load(et, &te, err);
+        CHECK(!lx && !le, "%s", err);
+        if (!lx && !le) CHECK(trace_same_steps(&tx, &te, err) == 0, "%s trial %d: %s", netname, t, err);
+        trace_file_free(&tx);
+        trace_file_free(&te);
         const cJSON *xd = cJSON_GetObjectItemCaseSensitive(xr, "devices");
         const cJSON *ed = cJSON_GetObjectItemCaseSensitive(er, "devices");
         CHECK(cJSON_GetArraySize(xd) == nd && cJSON_GetArraySize(ed) == nd);
