@@ -23,6 +23,7 @@ void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const flo
  * charges; and 3x3 stride-1 Conv slices by Winograd F(2x2, 3x3) or
  * F(4x4, 3x3) for the layers it sends there. */
 convalgo kern_conv_algo(const net_layer *L, net_shape x);
+int kern_get_winograd(void); /* the mode kern_set_winograd set */
 void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, const float *in,
                const float *w, float *out, float *ws);
 

@@ -445,12 +445,7 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
 
 size_t kern_workspace_rows(const net *n, int layer, int h0, int nh)
 {
-    const net_layer *L = &n->layers[layer];
-    if (L->kind != NET_CONV) return 0;
-    net_layer band;
-    net_shape bx;
-    net_band_layer(n, layer, h0, h0 + nh, &band, &bx);
-    return convalgo_workspace(&band, bx, L->out.c, kern_conv_algo(L, net_in_shape(n, layer, 0)));
+    return convalgo_workspace_band(n, layer, h0, nh, kern_get_winograd());
 }
 
 int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *inputs,

@@ -31,6 +31,8 @@ static int wino_mode = 1;
 
 void kern_set_winograd(int mode) { wino_mode = mode == 2 || mode == 4 ? mode : mode != 0; }
 
+int kern_get_winograd(void) { return wino_mode; }
+
 convalgo kern_conv_algo(const net_layer *L, net_shape x) { return convalgo_pick(L, x, wino_mode); }
 
 /* Tiles transformed together: the transforms run across tiles so that

@@ -58,9 +58,9 @@ size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo a);
 size_t convalgo_workspace_of(const net *n, int layer, int nc);
 /* The workspace of output rows [h0, h0+nh) (all channels) of `layer`: a
  * band runs the whole layer's algorithm (convalgo_pick on the layer's own
- * shape, so that its rows equal the whole layer's) on the band's geometry
- * (net_band_layer). */
-size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh);
+ * shape under wino_mode, so that its rows equal the whole layer's) on the
+ * band's geometry (net_band_layer).  0 for layers that are not Conv. */
+size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int wino_mode);
 
 /* The blocking behind those sizes, which the kernels follow. */
 /* im2col: output rows per band for a K-row column matrix. */

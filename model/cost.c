@@ -451,7 +451,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             /* One workspace per device, the largest its steps need (a
              * band's: its own geometry under the layer's algorithm). */
             if (band) {
-                double ws = 4.0 * (double)convalgo_workspace_band(n, l, st->h0, st->nh);
+                double ws = 4.0 * (double)convalgo_workspace_band(n, l, st->h0, st->nh, 1);
                 if (ws > s->ws) s->ws = ws;
             } else if (m->ws_full[l] > s->ws) {
                 double ws = st->nc == n->layers[l].out.c

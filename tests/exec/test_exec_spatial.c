@@ -27,15 +27,6 @@
 
 static char tmpdir[256];
 
-static int run(const char *cmd, char *errbuf, size_t errlen)
-{
-    run_result r;
-    int st = run_sh(&r, cmd);
-    if (errbuf) snprintf(errbuf, errlen, "%s", r.err);
-    run_free(&r);
-    return st;
-}
-
 static double jnum(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -46,7 +37,10 @@ static cJSON *run_json(const char *cmd, const char *path, char *ebuf, size_t ele
 {
     char full[4096];
     snprintf(full, sizeof full, "%s > %s", cmd, path);
-    int rc = run(full, ebuf, elen);
+    run_result r;
+    int rc = run_sh(&r, full);
+    snprintf(ebuf, elen, "%s", r.err);
+    run_free(&r);
     CHECK(rc == 0, "exit %d: %s: %s", rc, cmd, ebuf);
     char *txt = tfile_read(path, NULL);
     cJSON *x = txt ? cJSON_Parse(txt) : NULL;
