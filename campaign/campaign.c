@@ -153,7 +153,8 @@ static int setup(camp *c, int threads, char *err)
     char e[NET_ERRLEN];
     chrom_kind kind;
     if (chrom_kind_parse(c->opt.chromosome, &kind)) {
-        base_seterr(err, "unknown chromosome \"%s\" (naive, hybrid or vertical)", c->opt.chromosome);
+        base_seterr(err, "unknown chromosome \"%s\" (naive, hybrid, vertical or spatial)",
+                    c->opt.chromosome);
         return -1;
     }
     int mask = net_split_mask_parse(c->opt.split_kinds);
@@ -161,9 +162,10 @@ static int setup(camp *c, int threads, char *err)
         base_seterr(err, "bad --split-kinds \"%s\" (conv,fc, conv or fc)", c->opt.split_kinds);
         return -1;
     }
-    if (kind == CHROM_HYBRID && (c->opt.splits < 1 || c->opt.splits > c->plat->ndev)) {
-        base_seterr(err, "--splits %d out of range: the hybrid chromosome takes 1..%d (devices of %s)",
-               c->opt.splits, c->plat->ndev, c->plat->name);
+    if ((kind == CHROM_HYBRID || kind == CHROM_SPATIAL) &&
+        (c->opt.splits < 1 || c->opt.splits > c->plat->ndev)) {
+        base_seterr(err, "--splits %d out of range: the %s chromosome takes 1..%d (devices of %s)",
+               c->opt.splits, chrom_kind_name(kind), c->plat->ndev, c->plat->name);
         return -1;
     }
     if (c->opt.pop < 4 || c->opt.pop % 2) {

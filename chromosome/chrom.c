@@ -1,5 +1,5 @@
-/* chrom.c -- the three genome encodings and their decoders (see chrom.h
- * and docs/chromosomes.md for the rules).
+/* chrom.c -- the genome encodings and their decoders (see chrom.h and
+ * docs/chromosomes.md for the rules).
  *
  * Invariant: every genome within chrom_bounds() decodes to a mapping that
  * passes mapping_validate(); the decoders repair, they never reject.  All
@@ -19,7 +19,9 @@ struct chrom {
     chrom_kind kind;
     int ndev, p, mask;
     int L, S, len;
-    int lo, hi;      /* every gene has the same bounds */
+    int lo, hi;      /* bounds of every gene (spatial: of its p*n split-point genes; its
+                        S cut genes are 0..1) */
+    int *rowsplit;   /* L: 1 if layer i may be cut by rows (net_layer_rowsplit) */
     int *split;      /* L: 1 if layer i is of a splittable kind in mask */
     int *sidx;       /* S: layer index of splittable layer j (0-based j) */
     int *gene;       /* L: naive: offset of layer i's first gene */
@@ -28,16 +30,16 @@ struct chrom {
                         goes (d itself when d supports k); see chrom_restrict */
 };
 
-static const char *kind_names[] = {"naive", "hybrid", "vertical"};
+static const char *kind_names[] = {"naive", "hybrid", "vertical", "spatial"};
 
 const char *chrom_kind_name(chrom_kind k)
 {
-    return (k >= CHROM_NAIVE && k <= CHROM_VERTICAL) ? kind_names[k] : "?";
+    return (k >= CHROM_NAIVE && k <= CHROM_SPATIAL) ? kind_names[k] : "?";
 }
 
 int chrom_kind_parse(const char *s, chrom_kind *k)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strcmp(s, kind_names[i]) == 0) {
             *k = (chrom_kind)i;
             return 0;
@@ -52,6 +54,7 @@ void chrom_free(chrom *c)
     free(c->sidx);
     free(c->gene);
     free(c->chan);
+    free(c->rowsplit);
     free(c->sub);
     free(c);
 }
@@ -66,11 +69,11 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
         snprintf(err, NET_ERRLEN, "chromosome: %d devices, must be 1..%d", ndev, CHROM_MAX_DEV);
         return NULL;
     }
-    if (k != CHROM_NAIVE && k != CHROM_HYBRID && k != CHROM_VERTICAL) {
+    if (k != CHROM_NAIVE && k != CHROM_HYBRID && k != CHROM_VERTICAL && k != CHROM_SPATIAL) {
         snprintf(err, NET_ERRLEN, "chromosome: unknown kind %d", (int)k);
         return NULL;
     }
-    if (k == CHROM_HYBRID && (p < 1 || p > ndev)) {
+    if ((k == CHROM_HYBRID || k == CHROM_SPATIAL) && (p < 1 || p > ndev)) {
         snprintf(err, NET_ERRLEN, "chromosome: %d splits, must be 1..%d (the device count)", p,
                  ndev);
         return NULL;
@@ -90,19 +93,21 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
     c->n = n;
     c->kind = k;
     c->ndev = ndev;
-    c->p = k == CHROM_HYBRID ? p : 0;
+    c->p = k == CHROM_HYBRID || k == CHROM_SPATIAL ? p : 0;
     c->mask = split_mask;
     c->L = n->n;
     c->split = calloc((size_t)c->L, sizeof *c->split);
     c->sidx = calloc((size_t)c->L, sizeof *c->sidx);
     c->gene = calloc((size_t)c->L, sizeof *c->gene);
     c->chan = calloc((size_t)c->L, sizeof *c->chan);
-    if (!c->split || !c->sidx || !c->gene || !c->chan) goto oom;
+    c->rowsplit = calloc((size_t)c->L, sizeof *c->rowsplit);
+    if (!c->split || !c->sidx || !c->gene || !c->chan || !c->rowsplit) goto oom;
     int g = 0;
     for (int i = 0; i < c->L; i++) {
         net_kind kk = n->layers[i].kind;
         c->split[i] = (split_mask >> kk & 1) && net_kind_splittable(kk);
         c->chan[i] = n->layers[i].out.c;
+        c->rowsplit[i] = net_layer_rowsplit(n, i);
         c->gene[i] = g;
         g += c->split[i] ? ndev : 1;
         if (c->split[i]) c->sidx[c->S++] = i;
@@ -119,6 +124,10 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
     case CHROM_VERTICAL:
         c->len = ndev;
         c->lo = 0, c->hi = c->L;
+        break;
+    case CHROM_SPATIAL:
+        c->len = p * ndev + c->S;
+        c->lo = 0, c->hi = c->S;
         break;
     }
     return c;
@@ -139,10 +148,14 @@ const net *chrom_net(const chrom *c) { return c->n; }
 void chrom_bounds(const chrom *c, int *lo, int *hi)
 {
     for (int i = 0; i < c->len; i++) lo[i] = c->lo, hi[i] = c->hi;
+    if (c->kind == CHROM_SPATIAL)
+        for (int j = 0; j < c->S; j++) hi[c->p * c->ndev + j] = 1; /* cut genes */
 }
 
 double chrom_log10_space(const chrom *c)
 {
+    if (c->kind == CHROM_SPATIAL) /* (S+1)^(p n) x 2^S */
+        return c->p * c->ndev * log10((double)c->hi - c->lo + 1) + c->S * log10(2.0);
     return c->len * log10((double)c->hi - c->lo + 1);
 }
 
@@ -165,6 +178,24 @@ static inline void emit_shares(const chrom *c, mapping *m, int *pos, int i, int 
             s[(*pos)++] = (map_slice){devs[a], c0, share[a]};
             c0 += share[a];
         }
+}
+
+/* Emit layer i cut by rows among k devices (in row order) with weights w;
+ * zero shares (fewer rows than devices) are dropped, and a layer left
+ * with one band is whole on that device.  Returns 1 if it is cut by rows. */
+static inline int emit_rows(const chrom *c, mapping *m, int *pos, int i, int k, const int *devs,
+                            const int *w, int *share)
+{
+    map_slice *s = m->slices;
+    int p0 = *pos, r0 = 0;
+    mapping_apportion(c->n->layers[i].out.h, k, w, share);
+    for (int a = 0; a < k; a++)
+        if (share[a] > 0) {
+            s[(*pos)++] = (map_slice){devs[a], r0, share[a]};
+            r0 += share[a];
+        }
+    if (*pos - p0 == 1) s[p0] = (map_slice){s[p0].dev, 0, c->chan[i]};
+    return m->rows[i] = *pos - p0 > 1;
 }
 
 static void decode_naive(const chrom *c, const int *g, mapping *m)
@@ -252,10 +283,18 @@ static inline void add_share(mapping *m, int ndev, int i, int d)
     }
 }
 
-static void decode_hybrid(const chrom *c, const int *g, mapping *m)
+/* Hybrid, and spatial when cut is not NULL: splittable layer j with
+ * cut[j] = 1 that can be cut by rows gets its shares as row bands, and so
+ * do the row-splittable layers that follow it up to the next splittable
+ * one (the same devices and weights), which chain on their devices
+ * without assembly; the first layer after it that cannot be cut by rows
+ * and the rest of the run go whole to its row-1 owner, as in hybrid. */
+static void decode_hybrid(const chrom *c, const int *g, const int *cut, mapping *m)
 {
     int pt[CHROM_MAX_DEV], who[CHROM_MAX_DEV], devs[CHROM_MAX_DEV], w[CHROM_MAX_DEV],
         share[CHROM_MAX_DEV];
+    int band = 0; /* the last splittable layer is cut by rows: devs, w, kb carry on */
+    int kb = 0;
     const int n = c->ndev, S = c->S;
     /* DESIGN section 5: an all-zero row 1 puts everything on one device
      * (device 0), whatever the other rows say. */
@@ -284,9 +323,16 @@ static void decode_hybrid(const chrom *c, const int *g, mapping *m)
     /* Compact into CSR.  Layer i's output goes to pos <= i*ndev and its
      * shares are copied out first, so no unread share is overwritten. */
     int owner = S > 0 ? m->slices[(size_t)c->sidx[0] * n].dev : 0, pos = 0;
-    for (int i = 0; i < c->L; i++) {
+    for (int i = 0, j = 0; i < c->L; i++) {
         m->first[i] = pos;
         if (!c->split[i]) {
+            /* Layer i's band slices end at or before (i+1)*ndev, where the
+             * next splittable layer's shares start: nothing unread is hit. */
+            if (band && c->rowsplit[i]) {
+                band = emit_rows(c, m, &pos, i, kb, devs, w, share);
+                continue;
+            }
+            band = 0;
             m->slices[pos++] = (map_slice){owner, 0, c->chan[i]};
             continue;
         }
@@ -294,7 +340,10 @@ static void decode_hybrid(const chrom *c, const int *g, mapping *m)
         int k = 0;
         while (k < n && b[k].dev >= 0) devs[k] = b[k].dev, w[k] = b[k].nc, k++;
         owner = devs[0]; /* row 1's device: takes the layers up to the next split */
-        emit_shares(c, m, &pos, i, k, devs, w, share);
+        kb = k;
+        if (cut && cut[j] && k > 1 && c->rowsplit[i]) band = emit_rows(c, m, &pos, i, k, devs, w, share);
+        else band = 0, emit_shares(c, m, &pos, i, k, devs, w, share);
+        j++;
     }
     m->first[c->L] = pos;
 }
@@ -381,6 +430,10 @@ static void repair(const chrom *c, mapping *m)
             else s[w++] = (map_slice){d, 0, s[t].nc};
         }
         for (int j = w0, c0 = 0; j < w; j++) s[j].c0 = c0, c0 += s[j].nc;
+        if (w - w0 == 1 && m->rows[i]) { /* bands merged into one: the whole layer */
+            m->rows[i] = 0;
+            s[w0].nc = c->chan[i];
+        }
         r = r1;
     }
     m->first[c->L] = w;
@@ -404,10 +457,12 @@ int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *e
                      chrom_kind_name(c->kind), i, genome[i], c->lo, c->hi);
             return -1;
         }
+    memset(m->rows, 0, (size_t)c->L); /* channel cuts unless the spatial decoder says rows */
     switch (c->kind) {
     case CHROM_NAIVE: decode_naive(c, genome, m); break;
-    case CHROM_HYBRID: decode_hybrid(c, genome, m); break;
+    case CHROM_HYBRID: decode_hybrid(c, genome, NULL, m); break;
     case CHROM_VERTICAL: decode_vertical(c, genome, m); break;
+    case CHROM_SPATIAL: decode_hybrid(c, genome, genome + c->p * c->ndev, m); break;
     }
     if (c->sub) repair(c, m);
     return 0;
@@ -421,6 +476,7 @@ int chrom_single_device(const chrom *c, int dev, int *genome)
         for (int i = 0; i < c->len; i++) genome[i] = dev;
         return 0;
     case CHROM_HYBRID:
+    case CHROM_SPATIAL:
         if (c->S == 0 && dev != 0) return -1;
         memset(genome, 0, (size_t)c->len * sizeof *genome);
         genome[dev] = c->S; /* row 1: dev holds every splittable layer */
@@ -486,9 +542,11 @@ int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len)
         }
         break;
     case CHROM_HYBRID:
-        sb_printf(&b, "hybrid genome, %d x %d genes (%s, %d splittable layers; gene = last "
+    case CHROM_SPATIAL:
+        sb_printf(&b, "%s genome, %d x %d genes%s (%s, %d splittable layers; gene = last "
                   "splittable layer of the device's range in that split, 0 = none):\n",
-                  c->p, n, c->n->name, c->S);
+                  chrom_kind_name(c->kind), c->p, n, c->kind == CHROM_SPATIAL ? " + cuts" : "",
+                  c->n->name, c->S);
         for (int r = 0; r < c->p; r++) {
             const int *row = genome + r * n;
             sb_printf(&b, "  split %d:", r + 1);
@@ -496,6 +554,11 @@ int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len)
             sb_printf(&b, "   ");
             if (c->S == 0) sb_printf(&b, "(no splittable layer)");
             else dump_ranges(c, &b, row, 1, r == 0 ? c->S : 0);
+            sb_printf(&b, "\n");
+        }
+        if (c->kind == CHROM_SPATIAL) {
+            sb_printf(&b, "  cuts (0 = channels, 1 = rows):");
+            for (int j = 0; j < c->S; j++) sb_printf(&b, " %d", genome[c->p * n + j]);
             sb_printf(&b, "\n");
         }
         break;

@@ -14,6 +14,8 @@
  *   naive    length S*n + L - S, genes 0..n-1 (a device)
  *   hybrid   length p*n, row-major (gene k*n + d = row k, device d), 0..S
  *   vertical length n, genes 0..L (a split point, 0 = device unused)
+ *   spatial  hybrid's p*n genes, then S cut genes 0..1 (0 = channels,
+ *            1 = rows: docs/spatial.md), one per splittable layer
  *
  * Hot path: chrom_decode() allocates nothing and touches only the genome,
  * the mapping and the chrom's precomputed tables; a chrom is read-only
@@ -39,17 +41,17 @@
 /* Devices a chrom can handle: bounds the decoder's stack scratch. */
 #define CHROM_MAX_DEV 1024
 
-typedef enum { CHROM_NAIVE, CHROM_HYBRID, CHROM_VERTICAL } chrom_kind;
+typedef enum { CHROM_NAIVE, CHROM_HYBRID, CHROM_VERTICAL, CHROM_SPATIAL } chrom_kind;
 
 typedef struct chrom chrom;
 
-/* p is used by CHROM_HYBRID only (1 <= p <= ndev); split_mask is a bit mask
+/* p is used by CHROM_HYBRID and CHROM_SPATIAL only (1 <= p <= ndev); split_mask is a bit mask
  * of net_kind (net_split_mask_parse; NET_SPLIT_DEFAULT = Conv and FC).
  * Returns NULL with err set on a bad argument. */
 chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, char *err);
 void chrom_free(chrom *c);
 
-/* "naive", "hybrid", "vertical" <-> kind; parse returns 0 or -1. */
+/* "naive", "hybrid", "vertical", "spatial" <-> kind; parse returns 0 or -1. */
 int chrom_kind_parse(const char *s, chrom_kind *k);
 const char *chrom_kind_name(chrom_kind k);
 
@@ -93,7 +95,7 @@ int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len);
 /* ---- accessors ---- */
 chrom_kind chrom_get_kind(const chrom *c);
 int chrom_ndev(const chrom *c);
-int chrom_splits(const chrom *c);      /* p for hybrid, 0 otherwise */
+int chrom_splits(const chrom *c);      /* p for hybrid and spatial, 0 otherwise */
 int chrom_nsplittable(const chrom *c); /* S */
 int chrom_split_mask(const chrom *c);  /* split kinds (encode.c, campaign seeds) */
 const net *chrom_net(const chrom *c);

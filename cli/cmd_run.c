@@ -134,7 +134,7 @@ static void print_best(res_db *db, long long id)
 /* ---- run, exhaust, resume ---- */
 
 static const char run_help[] =
-    "usage: dse run --network N --platform P [--coeffs C] --chromosome naive|hybrid|vertical\n"
+    "usage: dse run --network N --platform P [--coeffs C] --chromosome naive|hybrid|vertical|spatial\n"
     "               [--splits P] [--split-kinds conv,fc] --pop N --gens G [--time-budget S]\n"
     "               --seed S [--init M,...] [--db F] [--name X] [--threads T] [--quiet]\n"
     "A DSE campaign: NSGA-II over the chromosome's genomes, every mapping evaluated with the\n"
@@ -144,7 +144,7 @@ static const char run_help[] =
     "  --platform P      platform preset or file\n"
     "  --coeffs C        coefficients file (default: built-in defaults)\n"
     "  --chromosome K    naive, hybrid (default) or vertical\n"
-    "  --splits P        hybrid: horizontal splits per layer, 1..devices (default 2)\n"
+    "  --splits P        hybrid and spatial: horizontal splits per layer, 1..devices (default 2)\n"
     "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n"
     "  --pop N           population, even, >= 4 (default 100)\n"
     "  --gens G          generations after the initial population (default 100)\n"

@@ -11,10 +11,10 @@
 #include <string.h>
 
 static const char space_help[] =
-    "usage: dse space --network NAME|FILE --devices D --chromosome naive|hybrid|vertical\n"
+    "usage: dse space --network NAME|FILE --devices D --chromosome naive|hybrid|vertical|spatial\n"
     "                 [--splits P] [--split-kinds conv,fc] [--json]\n"
     "Genome length, gene bounds and log10 of the search-space size.\n"
-    "  --splits P        hybrid only: horizontal splits per layer, 1..D (default min(2, D))\n"
+    "  --splits P        hybrid and spatial: horizontal splits per layer, 1..D (default min(2, D))\n"
     "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n";
 
 int cmd_space(int argc, char **argv)
@@ -40,7 +40,8 @@ int cmd_space(int argc, char **argv)
     }
     chrom_kind kind;
     if (chrom_kind_parse(kname, &kind)) {
-        cli_error("space", "--chromosome must be naive, hybrid or vertical, not \"%s\"", kname);
+        cli_error("space", "--chromosome must be naive, hybrid, vertical or spatial, not \"%s\"",
+                  kname);
         return EXIT_USAGE;
     }
     int mask = kinds ? net_split_mask_parse(kinds) : NET_SPLIT_DEFAULT;
@@ -71,7 +72,7 @@ int cmd_space(int argc, char **argv)
             return EXIT_FAIL;
         }
         chrom_bounds(c, l, h);
-        lo = l[0], hi = h[0]; /* uniform for every encoding */
+        lo = l[0], hi = h[0]; /* uniform, but spatial's cut genes (0..1) */
         free(l);
         free(h);
     }
@@ -87,7 +88,8 @@ int cmd_space(int argc, char **argv)
         cJSON_AddStringToObject(o, "split_kinds", kbuf);
         cJSON_AddNumberToObject(o, "devices", ndev);
         cJSON_AddStringToObject(o, "chromosome", chrom_kind_name(kind));
-        if (kind == CHROM_HYBRID) cJSON_AddNumberToObject(o, "splits", p);
+        if (kind == CHROM_HYBRID || kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "splits", p);
+        if (kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "cut_genes", chrom_nsplittable(c));
         cJSON_AddNumberToObject(o, "length", len);
         cJSON_AddNumberToObject(o, "gene_min", lo);
         cJSON_AddNumberToObject(o, "gene_max", hi);
@@ -96,12 +98,19 @@ int cmd_space(int argc, char **argv)
     } else {
         printf("network %s: %d layers, %d splittable (%s)\n", n->name, n->n,
                chrom_nsplittable(c), kbuf);
-        if (kind == CHROM_HYBRID)
-            printf("chromosome hybrid, %ld devices, %ld splits\n", ndev, p);
+        if (kind == CHROM_HYBRID || kind == CHROM_SPATIAL)
+            printf("chromosome %s, %ld devices, %ld splits\n", chrom_kind_name(kind), ndev, p);
         else
             printf("chromosome %s, %ld devices\n", chrom_kind_name(kind), ndev);
-        printf("genome length %d, genes %d..%d\n", len, lo, hi);
-        printf("search space 10^%.3f (%d^%d)\n", lg, hi - lo + 1, len);
+        if (kind == CHROM_SPATIAL) {
+            int S = chrom_nsplittable(c), sp = len - S;
+            printf("genome length %d: %d split-point genes %d..%d, %d cut genes 0..1\n", len, sp,
+                   lo, hi, S);
+            printf("search space 10^%.3f (%d^%d x 2^%d)\n", lg, hi - lo + 1, sp, S);
+        } else {
+            printf("genome length %d, genes %d..%d\n", len, lo, hi);
+            printf("search space 10^%.3f (%d^%d)\n", lg, hi - lo + 1, len);
+        }
     }
     chrom_free(c);
     net_free(n);

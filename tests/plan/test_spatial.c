@@ -2,10 +2,12 @@
  * against hand-worked cases and a brute-force scan of the windows; row
  * cuts in mappings and their file format; Plans with row and mixed cuts
  * (plan_check, and the bytes moved recomputed from the mapping alone with
- * the brute-force rule); the cost model on bands.
+ * the brute-force rule); the cost model on bands; the spatial chromosome
+ * (hand-worked decode, decode total on random genomes, hybrid unchanged).
  *
  * `test_spatial N` runs N random mappings per network (default 400).
  */
+#include "chrom.h"
 #include "cost.h"
 #include "mapping.h"
 #include "net.h"
@@ -434,6 +436,91 @@ static void random_plans(void)
            "plan and check, bytes from the mapping alone\n", plans, banded, halos);
 }
 
+static void spatial_chromosome(void)
+{
+    char err[NET_ERRLEN];
+    /* toy6 (conv 20x16x16, relu, pool 20x8x8, flatten, fc, softmax) on 2
+     * devices, p = 2: row 1 = d0 conv, d1 fc; row 2 = d1 conv; cuts: conv
+     * by rows, fc by channels. */
+    net *n = net_zoo("toy6", err);
+    chrom *c = chrom_new(n, 2, CHROM_SPATIAL, 2, NET_SPLIT_DEFAULT, err);
+    CHECK(c && chrom_length(c) == 2 * 2 + 2, "%s", err);
+    int g[6] = {1, 2, 0, 1, 1, 0};
+    mapping *m = mapping_new(n->n, 2);
+    CHECK(!chrom_decode(c, g, 6, m, err), "%s", err);
+    CHECK(!mapping_validate(m, n, err), "%s", err);
+    int want[6][5] = {/* rows?, nslices, dev0, first0, count0 */
+                      {1, 2, 0, 0, 8}, {1, 2, 0, 0, 8}, {1, 2, 0, 0, 4},
+                      {0, 1, 0, 0, 1280}, {0, 1, 1, 0, 10}, {0, 1, 1, 0, 10}};
+    for (int i = 0; i < 6; i++) {
+        const map_slice *s = mapping_slices(m, i);
+        CHECK(m->rows[i] == want[i][0] && mapping_nslices(m, i) == want[i][1] &&
+                  s[0].dev == want[i][2] && s[0].c0 == want[i][3] && s[0].nc == want[i][4],
+              "layer %s: rows %d, %d slices, first (%d, %d, %d)", n->layers[i].name, m->rows[i],
+              mapping_nslices(m, i), s[0].dev, s[0].c0, s[0].nc);
+    }
+    CHECK(mapping_slices(m, 0)[1].dev == 1 && mapping_slices(m, 0)[1].c0 == 8);
+    int g2[6];
+    double d = chrom_encode(c, m, g2, err);
+    CHECK(d == 0, "encode of a decoded spatial genome: distance %g", d);
+    char dump[2048];
+    chrom_dump(c, g, dump, sizeof dump);
+    CHECK(strstr(dump, "cuts (0 = channels, 1 = rows): 1 0") != NULL, "%s", dump);
+    mapping_free(m);
+    chrom_free(c);
+    net_free(n);
+
+    /* Decode is total; with every cut gene 0 it is hybrid's decode. */
+    static const char *nets[] = {"toy6", "branchy", "alexnet", "vgg16", "resnet50", "mobilenetv2", "densenet121"};
+    unsigned seed = 5;
+    long decoded = 0, cut = 0;
+    for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
+        n = net_zoo(nets[z], err);
+        for (int nd = 2; nd <= 16; nd *= 4) {
+            int p = nd < 3 ? nd : 3;
+            chrom *cs = chrom_new(n, nd, CHROM_SPATIAL, p, NET_SPLIT_DEFAULT, err);
+            chrom *ch = chrom_new(n, nd, CHROM_HYBRID, p, NET_SPLIT_DEFAULT, err);
+            int len = chrom_length(cs), hl = chrom_length(ch);
+            CHECK(len == hl + chrom_nsplittable(cs));
+            int *lo = malloc(len * sizeof(int)), *hi = malloc(len * sizeof(int)), *gg = malloc(len * sizeof(int));
+            chrom_bounds(cs, lo, hi);
+            mapping *ms = mapping_new(n->n, nd), *mh = mapping_new(n->n, nd);
+            plan *pl = plan_new();
+            int runs = z < 3 ? nrandom : nrandom / 8 + 1, bad = 0;
+            for (int r = 0; r < runs && bad < 3; r++) {
+                for (int k = 0; k < len; k++) {
+                    seed = seed * 1103515245u + 12345u;
+                    /* half the genomes sparse (most split genes 0) */
+                    int sparse = r % 2 && k < hl && (seed >> 20) % 4;
+                    gg[k] = sparse ? 0 : lo[k] + (int)((seed >> 8) % (unsigned)(hi[k] - lo[k] + 1));
+                }
+                if (chrom_decode(cs, gg, len, ms, err) || mapping_validate(ms, n, err) ||
+                    plan_build(pl, n, ms, 0, err) || plan_check(pl, n, err)) {
+                    CHECK(0, "%s on %d devices, genome %d: %s", nets[z], nd, r, err);
+                    bad++;
+                    continue;
+                }
+                decoded++;
+                for (int i = 0; i < n->n; i++) cut += ms->rows[i];
+                for (int j = hl; j < len; j++) gg[j] = 0;
+                CHECK(!chrom_decode(cs, gg, len, ms, err) && !chrom_decode(ch, gg, hl, mh, err) &&
+                          mapping_equal(ms, mh),
+                      "%s: spatial with no row cut differs from hybrid", nets[z]);
+            }
+            plan_free(pl);
+            mapping_free(ms);
+            mapping_free(mh);
+            free(lo), free(hi), free(gg);
+            chrom_free(cs);
+            chrom_free(ch);
+        }
+        net_free(n);
+    }
+    CHECK(cut > decoded, "%ld row-cut layers in %ld genomes", cut, decoded);
+    printf("ok: spatial chromosome: hand-worked decode, %ld random genomes decode, plan and check "
+           "(%ld row-cut layers); no cut = hybrid\n", decoded, cut);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) nrandom = atoi(argv[1]);
@@ -441,5 +528,6 @@ int main(int argc, char **argv)
     files();
     halo_by_hand();
     random_plans();
+    spatial_chromosome();
     return check_done("test_spatial");
 }
