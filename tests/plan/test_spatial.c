@@ -517,6 +517,38 @@ static void spatial_chromosome(void)
         net_free(n);
     }
     CHECK(cut > decoded, "%ld row-cut layers in %ld genomes", cut, decoded);
+    /* Restricted devices (a DLA running only some kinds): the repair keeps
+     * spatial decodes valid (merged bands become a whole layer). */
+    platform *acc = platform_open("jetson-nx-4-cpudla", err);
+    CHECK(acc, "%s", err);
+    for (size_t z = 0; acc && z < 3; z++) {
+        n = net_zoo(nets[z], err);
+        chrom *cs = chrom_new(n, acc->ndev, CHROM_SPATIAL, 2, NET_SPLIT_DEFAULT, err);
+        CHECK(cs && !chrom_restrict(cs, acc, err), "%s", err);
+        int len = chrom_length(cs), *lo = malloc(len * sizeof(int)), *hi = malloc(len * sizeof(int));
+        int *gg = malloc(len * sizeof(int));
+        chrom_bounds(cs, lo, hi);
+        mapping *ms = mapping_new(n->n, acc->ndev);
+        for (int r = 0; r < 300; r++) {
+            for (int k = 0; k < len; k++) {
+                seed = seed * 1103515245u + 12345u;
+                gg[k] = lo[k] + (int)((seed >> 8) % (unsigned)(hi[k] - lo[k] + 1));
+            }
+            int bad = chrom_decode(cs, gg, len, ms, err) || mapping_validate(ms, n, err);
+            for (int i = 0; !bad && i < n->n; i++)
+                for (int k = 0; k < mapping_nslices(ms, i); k++)
+                    bad |= !platform_supports(acc, mapping_slices(ms, i)[k].dev, n->layers[i].kind);
+            if (bad) {
+                CHECK(0, "%s on %s, genome %d: %s", nets[z], acc->name, r, err);
+                break;
+            }
+        }
+        mapping_free(ms);
+        free(lo), free(hi), free(gg);
+        chrom_free(cs);
+        net_free(n);
+    }
+    platform_free(acc);
     printf("ok: spatial chromosome: hand-worked decode, %ld random genomes decode, plan and check "
            "(%ld row-cut layers); no cut = hybrid\n", decoded, cut);
 }
