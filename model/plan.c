@@ -486,10 +486,11 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
         int f = m->first[i], ns = m->first[i + 1] - f;
         for (int k = 0; k < ns; k++) {
             const map_slice *sl = &m->slices[f + k];
-            int d = sl->dev, ins[64];
+            int d = sl->dev, ins[NET_MAX_IN];
             int nin = L->nin;
-            if (nin > 64) {
-                snprintf(err, NET_ERRLEN, "plan: layer %s has more than 64 inputs", L->name);
+            if (nin > NET_MAX_IN) {
+                snprintf(err, NET_ERRLEN, "plan: layer %s has more than %d inputs", L->name,
+                         NET_MAX_IN);
                 return -1;
             }
             /* Inputs first (they may emit receives and concats). */
