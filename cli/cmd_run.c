@@ -143,7 +143,7 @@ static const char run_help[] =
     "  --network N       zoo name or network file\n"
     "  --platform P      platform preset or file\n"
     "  --coeffs C        coefficients file (default: built-in defaults)\n"
-    "  --chromosome K    naive, hybrid (default) or vertical\n"
+    "  --chromosome K    naive, hybrid (default), vertical or spatial (docs/chromosomes.md)\n"
     "  --splits P        hybrid and spatial: horizontal splits per layer, 1..devices (default 2)\n"
     "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n"
     "  --pop N           population, even, >= 4 (default 100)\n"
