@@ -30,6 +30,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pycheck import check, run, summary  # noqa: E402
 
 try:
     import numpy as np
@@ -41,22 +43,11 @@ except ImportError:
 
 DSE = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
-failures = 0
-checks = 0
 
-
-def check(cond, msg):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", msg)
-    return cond
 
 
 def dse(*args, env=None):
-    p = subprocess.run([DSE] + [str(a) for a in args], capture_output=True, text=True, env=env)
-    return p.returncode, p.stdout, p.stderr
+    return run(DSE, *args, env=env)
 
 
 def load(path):
@@ -620,8 +611,7 @@ def main():
                                    capture_output=True, text=True)
                 print(p.stdout.strip())
                 check(p.returncode == 0, "AutoDiCE's front end on %s: %s" % (d, p.stderr[-600:]))
-    print("test_autodice: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return summary("test_autodice")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pycheck import check, run, summary  # noqa: E402
 
 try:
     import numpy as np
@@ -23,16 +25,7 @@ except ImportError:
     sys.exit(77)
 
 DSE = sys.argv[1]
-failures = 0
-checks = 0
 
-
-def check(cond, msg):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", msg)
 
 
 def vi(name, shape, t=TensorProto.FLOAT):
@@ -301,8 +294,7 @@ def main():
             with open(js) as f:
                 names = [l["name"] for l in json.load(f)["layers"]]
             check(names == ["same", "same_2", "y"], "names: %s" % names)
-    print("test_onnx_bad: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return summary("test_onnx_bad")
 
 
 if __name__ == "__main__":

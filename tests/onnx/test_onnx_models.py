@@ -23,6 +23,8 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pycheck import check, run, summary  # noqa: E402
 
 try:
     import numpy as np
@@ -34,16 +36,7 @@ except ImportError:
 
 DSE = sys.argv[1]
 rng = np.random.default_rng(7)
-failures = 0
-checks = 0
 
-
-def check(cond, msg):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", msg)
 
 
 def conv_out(n, k, s=1, p0=0, p1=0, d=1):
@@ -88,9 +81,8 @@ class Expect:
         self.layers[name] = (kind, list(shape), 0, params)
 
 
-def run(*args):
-    p = subprocess.run([DSE] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+def dse(*args):
+    return run(DSE, *args)
 
 
 def import_and_check(tmp, model, exp, name, weights_check=True):
@@ -98,7 +90,7 @@ def import_and_check(tmp, model, exp, name, weights_check=True):
     onnx.checker.check_model(model, full_check=True)  # the test models themselves are valid
     onnx.save(model, path)
     js, wb = os.path.join(tmp, name + ".json"), os.path.join(tmp, name + ".bin")
-    rc, out, err = run("net", "import", path, "-o", js, "--weights", wb)
+    rc, out, err = dse("net", "import", path, "-o", js, "--weights", wb)
     check(rc == 0, "%s: import exit %d: %s" % (name, rc, err))
     if rc:
         return None
@@ -106,7 +98,7 @@ def import_and_check(tmp, model, exp, name, weights_check=True):
         doc = json.load(f)
     check(doc["weights"] == name + ".bin", "%s: weights path %r not relative to the JSON" %
           (name, doc["weights"]))
-    rc, out, err = run("net", "show", js, "--json")
+    rc, out, err = dse("net", "show", js, "--json")
     check(rc == 0, "%s: net show: %s" % (name, err))
     shown = json.loads(out)
     got = {l["name"]: l for l in shown["layers"]}
@@ -130,7 +122,7 @@ def import_and_check(tmp, model, exp, name, weights_check=True):
     check(shown["totals"]["params"] == total_params, "%s: total params %d, expected %d" %
           (name, shown["totals"]["params"], total_params))
     # The same through --network model.onnx (net_load of a .onnx path).
-    rc, out2, err = run("net", "show", path, "--json")
+    rc, out2, err = dse("net", "show", path, "--json")
     check(rc == 0 and json.loads(out2)["totals"] == shown["totals"],
           "%s: net show of the .onnx differs: %s" % (name, err))
     if weights_check:
@@ -389,8 +381,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="dse-onnx-models-") as tmp:
         for f in (inception, resnet, dense, old_opset):
             f(tmp)
-    print("test_onnx_models: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return summary("test_onnx_models")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pycheck import check, run, summary  # noqa: E402
 
 try:
     import numpy as np
@@ -42,16 +44,7 @@ except ImportError:
 DSE = sys.argv[1]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 rng = np.random.default_rng(17)
-failures = checks = 0
 
-
-def check(cond, msg):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", msg)
-    return cond
 
 
 def R(*shape, s=0.3):
@@ -342,8 +335,7 @@ def main():
               (name, bad, ref.size, y[:4], ref[:4]))
         print("%-12s %d layers, output equals the graph's (%d values)" % (name, len(net["layers"]), y.size))
     subprocess.run(["rm", "-rf", tmp])
-    print("test_onnx_patterns: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return summary("test_onnx_patterns")
 
 
 if __name__ == "__main__":

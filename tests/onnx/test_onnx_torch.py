@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 import warnings
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pycheck import check, run, summary  # noqa: E402
 
 try:
     import numpy as np
@@ -28,7 +30,6 @@ except ImportError:
     sys.exit(77)
 
 DSE = sys.argv[1]
-failures = checks = 0
 
 # torchvision name, zoo name, DESIGN.md GMACs (conv + FC; the last two
 # PyTorch's, counted by forward hooks: tests/torch/tvzoo.py)
@@ -42,18 +43,11 @@ MODELS = [("alexnet", "alexnet", 0.714), ("vgg16", "vgg16", 15.47),
 SAME_LAYERS = ("mobilenet_v3_large", "efficientnet_b0")
 
 
-def check(cond, msg):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", msg)
-
 
 def dse_json(*args):
-    p = subprocess.run([DSE] + list(args), capture_output=True, text=True)
-    check(p.returncode == 0, "dse %s: %s" % (" ".join(args), p.stderr))
-    return json.loads(p.stdout) if p.returncode == 0 else None
+    rc, out, err = run(DSE, *args)
+    check(rc == 0, "dse %s: %s" % (" ".join(args), err))
+    return json.loads(out) if rc == 0 else None
 
 
 def splittable_signature(doc):
@@ -112,8 +106,7 @@ def main():
                    zoo, len(ref["layers"])))
             os.unlink(path)
             os.unlink(wb)
-    print("test_onnx_torch: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return summary("test_onnx_torch")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,9 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pycheck  # noqa: E402
+from pycheck import check, summary  # noqa: E402
 
 try:
     import numpy as np
@@ -55,22 +58,11 @@ import tvzoo  # noqa: E402
 
 DSE = os.path.abspath(sys.argv[1])  # the campaign runs from the network's folder
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-failures = 0
-checks = 0
 
-
-def check(cond, msg):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: " + msg, flush=True)
-    return cond
 
 
 def run(*args, timeout=3600):
-    p = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
+    return pycheck.run(*args, env=ENV, timeout=timeout)
 
 
 def platform(path, n):
@@ -272,8 +264,7 @@ def main():
     if not [a for a in args if not a.startswith("--")] and not short:
         transformers(tmp)
     subprocess.run(["rm", "-rf", tmp])
-    print("test_tvzoo: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return summary("test_tvzoo")
 
 
 if __name__ == "__main__":
