@@ -26,6 +26,9 @@ layer scale 1e-6) they would hide errors in what they scale.
 
 Selections (label "torch" runs the default; "soak" runs --all):
   default   the first model of each family, opset 13, folded, fixed batch
+            (with DSE_SHORT=1, as scripts/test and CI run the torch label:
+            SHORT, one small network per family that brought a new layer
+            construct, same checks; one campaign; vit_b_16's refusal)
   --all     every model at opset 13, and per family its first model at
             opsets 9 and 17, folded and not, fixed and dynamic batch
             (with DSE_SHORT=1: three small families' variants, import only)
@@ -213,8 +216,8 @@ def one(name, opset, fold, dyn, tmp, run_it=True, camp=False):
     subprocess.run(["rm", "-rf", sub])
 
 
-def transformers(tmp):
-    for name in tvzoo.TRANSFORMERS:
+def transformers(tmp, names):
+    for name in names:
         model = tvzoo.build(name)
         path = os.path.join(tmp, name + ".onnx")
         tvzoo.export(model, torch.rand(1, 3, 224, 224), path, opset=13)
@@ -231,6 +234,20 @@ def transformers(tmp):
 # The families whose layers came with issue 17 (the torch label runs their
 # campaign and validation; soak runs every family's).
 CAMPAIGN_FAMILIES = ("shufflenet", "mobilenet_v3", "mnasnet", "efficientnet", "convnext")
+
+# The torch label's short form (DSE_SHORT=1: scripts/test, CI): one small
+# network per new construct, every check of the default selection (params,
+# MACs, 1 and 2 ranks against PyTorch); the classic families (alexnet, vgg,
+# resnet, densenet, inception, googlenet, squeezenet) stay covered in CI by
+# test_onnx_torch and torch_peer.  Name -> campaign and validation too.
+SHORT = {
+    "shufflenet_v2_x0_5": False,  # channel shuffle (Reshape-Transpose-Reshape), Split, Concat
+    "mobilenet_v3_small": True,   # HardSigmoid, HardSwish, SE (pool, FC, scale by Mul)
+    "mnasnet0_5": False,          # ReduceMean as the final pooling
+    "efficientnet_b0": False,     # SiLU (Sigmoid * x), SE with Sigmoid gates
+    "regnet_y_400mf": False,      # SE over grouped convolutions
+    "convnext_tiny": False,       # NHWC Transpose + MatMul as 1x1 Conv, LayerNorm and GELU
+}                                 # decomposed at opset 13, layer scale
 
 
 def main():
@@ -250,6 +267,8 @@ def main():
         for a in [a for a in args if not a.startswith("--")]:
             m, _, v = a.partition(":")
             jobs.append((m,) + parse_variant(v) + (True, "--campaign" in args))
+    elif short:
+        jobs = [(m, 13, True, False, True, camp) for m, camp in SHORT.items()]
     else:
         jobs = [(models[0], 13, True, False, True, fam in CAMPAIGN_FAMILIES)
                 for fam, models in tvzoo.FAMILIES.items()]
@@ -261,8 +280,8 @@ def main():
             one(m, opset, fold, dyn, tmp, run_it, camp)
         except Exception as e:  # an exporter or a subprocess timing out
             check(False, "%s %s: %s" % (m, variant_name(opset, fold, dyn), e))
-    if not [a for a in args if not a.startswith("--")] and not short:
-        transformers(tmp)
+    if not [a for a in args if not a.startswith("--")] and not ("--all" in args and short):
+        transformers(tmp, tvzoo.TRANSFORMERS[:1] if short else tvzoo.TRANSFORMERS)
     subprocess.run(["rm", "-rf", tmp])
     return summary("test_tvzoo")
 
