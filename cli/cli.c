@@ -170,13 +170,21 @@ int cli_int(cli_args *a, const char *name, long def, long lo, long hi, long *out
         *out = def;
         return 0;
     }
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi) {
+    long long x;
+    if (cli_llong(v, lo, hi, &x)) {
         cli_error(a->cmd, "--%s must be an integer in [%ld, %ld], not \"%s\"", name, lo, hi, v);
         return -1;
     }
+    *out = (long)x;
+    return 0;
+}
+
+int cli_llong(const char *text, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(text, &end, 10);
+    if (errno || end == text || *end || x < lo || x > hi) return -1;
     *out = x;
     return 0;
 }
@@ -231,13 +239,12 @@ int cli_outdir(const char *cmd, const char *dir, int *created)
 
 int cli_bench(const char *text, int *warm, int *reps)
 {
-    char *end;
-    errno = 0;
-    long w = strtol(text, &end, 10);
-    if (end == text || *end != ',' || errno || w < 0 || w > 100000) return -1;
-    const char *r0 = end + 1;
-    long r = strtol(r0, &end, 10);
-    if (end == r0 || *end || errno || r < 1 || r > 100000) return -1;
+    const char *comma = strchr(text, ',');
+    char w0[32];
+    long long w, r;
+    if (!comma || comma - text >= (long)sizeof w0) return -1;
+    snprintf(w0, sizeof w0, "%.*s", (int)(comma - text), text);
+    if (cli_llong(w0, 0, 100000, &w) || cli_llong(comma + 1, 1, 100000, &r)) return -1;
     *warm = (int)w;
     *reps = (int)r;
     return 0;

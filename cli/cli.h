@@ -40,6 +40,11 @@ int cli_flag(cli_args *a, const char *name);
 /* Integer / double option with a default and a range; prints and returns
  * -1 on a bad value. */
 int cli_int(cli_args *a, const char *name, long def, long lo, long hi, long *out);
+/* The one reading of an integer on the command line: text is a decimal
+ * integer (strtoll's syntax) in [lo, hi], with nothing after it and no
+ * overflow (a value past the type's range is refused, not clamped); 0, or
+ * -1 (the caller reports). */
+int cli_llong(const char *text, long long lo, long long hi, long long *out);
 int cli_double(cli_args *a, const char *name, double def, double lo, double hi, double *out);
 /* --bench W,R: 0 <= W <= 100000 warm-up and 1 <= R <= 100000 timed runs,
  * nothing else in the text; 0, or -1 (the caller reports). */

@@ -196,7 +196,9 @@ int cmd_mpirun(int argc, char **argv)
     const char *hostfile = NULL;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "-np") || !strcmp(argv[i], "-n")) {
-            if (i + 1 >= argc || (np = atoi(argv[++i])) < 1) break;
+            long long v;
+            if (i + 1 >= argc || cli_llong(argv[++i], 1, 65536, &v)) break;
+            np = (int)v;
         } else if (!strcmp(argv[i], "--hostfile")) {
             if (i + 1 >= argc) break;
             hostfile = argv[++i];

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "results.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +47,17 @@ int cmd_plot(int argc, char **argv)
     long long id[MAXC];
     int n = 0;
     for (const char *s = ids; *s;) {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 1 || (*end && *end != ',') || n == MAXC) {
+        char one[32];
+        size_t len = strcspn(s, ",");
+        long long v = 0;
+        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), s);
+        if (len >= sizeof one || cli_llong(one, 1, LLONG_MAX, &v) || n == MAXC) {
             cli_error("plot", "--campaign must be up to %d campaign ids separated by commas, not \"%s\"",
                       MAXC, ids);
             return EXIT_USAGE;
         }
         id[n++] = v;
-        s = *end ? end + 1 : end;
+        s = s[len] ? s + len + 1 : s + len;
     }
     if (point >= 0 && n != 1) {
         cli_error("plot", "--point goes with one campaign");

@@ -15,6 +15,7 @@
 #include <cJSON.h>
 #include <math.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,13 +341,11 @@ int cmd_exhaust(int argc, char **argv) { return start(argc, argv, "exhaust", exh
 static int campaign_id(cli_args *a, long long *id)
 {
     const char *v = cli_get(a, "campaign");
-    char *end;
     if (!v) {
         cli_error(a->cmd, "--campaign ID is required");
         return -1;
     }
-    *id = strtoll(v, &end, 10);
-    if (end == v || *end || *id < 1) {
+    if (cli_llong(v, 1, LLONG_MAX, id)) {
         cli_error(a->cmd, "--campaign must be a campaign id (see dse list), not \"%s\"", v);
         return -1;
     }
@@ -648,15 +647,15 @@ int cmd_export(int argc, char **argv)
     for (int k = 0; k < COST_NOBJ; k++)
         if (!strncmp(point, "best-", 5) && !strcmp(point + 5, cost_objectives[k].name)) which = k;
     if (which < 0) {
-        char *end;
-        index = strtol(point, &end, 10);
-        if (end == point || *end || index < 0) {
+        long long x;
+        if (cli_llong(point, 0, 1000000000, &x)) {
             cli_error("export",
                       "--point must be best-latency, best-energy, best-memory or a front index, "
                       "not \"%s\"",
                       point);
             return EXIT_USAGE;
         }
+        index = (long)x;
     }
     res_db *db = res_open(dbpath ? dbpath : DEFAULT_DB, RES_OPEN_READ, err);
     if (!db) {

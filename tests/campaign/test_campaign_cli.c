@@ -390,6 +390,15 @@ static void test_bad_input(void)
               "local-4", "--pop", "4", "--gens", "1", "--time-budget", "-3", NULL));
     CHECK(bad("budgetnan", db, "--time-budget", "run", "--network", "toy6", "--platform",
               "local-4", "--pop", "4", "--gens", "1", "--time-budget", "soon", NULL));
+    /* Integers past their type's range are refused, not clamped to it
+     * (--campaign 2^66 was campaign 9223372036854775807). */
+    CHECK(bad("idwrap", db, "--campaign", "front", "--campaign", "99999999999999999999", NULL));
+    CHECK(bad("plotwrap", db, "--campaign", "plot", "--campaign", "1,99999999999999999999", "-o",
+              tpath("pw"), NULL));
+    CHECK(bad("pointwrap", db, "--point", "export", "--campaign", "1", "--point",
+              "99999999999999999999", "-o", tpath("xw"), NULL));
+    CHECK(bad("popwrap", db, "--pop", "run", "--network", "toy6", "--platform", "local-4",
+              "--pop", "18446744073709551620", NULL));
     CHECK(bad("hugepop", db, "free", "run", "--network", "toy6", "--platform", "local-4",
               "--pop", "1000000", "--gens", "100000000", NULL));
     CHECK(!file_exists(db));

@@ -344,6 +344,10 @@ static void test_inputs_outputs(void)
     refused(&r, "--bench 0,4294967297");
     CHECK_HAS(r.err, "--bench");
     run_free(&r);
+    /* -np 4294967297 was atoi's undefined behaviour (one rank here). */
+    RUN(&r, "mpirun", "-np", "4294967297", "dse", "zoo", "list");
+    CHECK(r.status == 2 && !strstr(r.out, "toy6"), "mpirun -np 4294967297: exit %d", r.status);
+    run_free(&r);
     free(fifo), free(m), free(hl), free(js);
 }
 
