@@ -181,6 +181,8 @@ static const char *ex_init(ex *E, const char *name, int ndims, const int64_t *di
         t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
         t->raw_data.len = (size_t)n * 4;
         t->raw_data.data = (uint8_t *)data; /* little-endian: see onnx_export */
+    } else if (!idata) {
+        return E->failed = 1, NULL; /* neither: a caller's bug, not a crash */
     } else {
         t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
         uint8_t *raw = ex_alloc(E, (size_t)n * 8);

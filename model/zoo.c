@@ -24,7 +24,7 @@ static void zb_add(zb *b, const char *name, net_kind k, const net_attr *a, int n
 {
     if (b->failed) return;
     if (net_add(b->n, name, k, a, nin, in, b->err) < 0) b->failed = 1;
-    snprintf(b->last, sizeof b->last, "%s", name);
+    snprintf(b->last, sizeof b->last, "%.63s", name);
 }
 
 /* Single-input layer fed by the previous one. */
@@ -390,9 +390,9 @@ static void act(zb *b, const char *name, int kind)
     } else if (kind == ACT_HSWISH) {
         simple(b, name, NET_HSWISH);
     } else {
-        char x[64], sig[64];
+        char x[64], sig[96];
         snprintf(x, sizeof x, "%s", b->last);
-        snprintf(sig, sizeof sig, "%s_sigmoid", name);
+        snprintf(sig, sizeof sig, "%.80s_sigmoid", name);
         simple(b, sig, NET_SIGMOID);
         const char *ins[2] = {x, sig};
         zb_add(b, name, NET_MUL, NULL, 2, ins);
@@ -402,13 +402,13 @@ static void act(zb *b, const char *name, int kind)
 /* Conv (no bias) + BatchNorm + activation (act < 0: none), named pre_*. */
 static void conv_bn_act(zb *b, const char *pre, int out, int k, int s, int groups, int a)
 {
-    char name[64];
+    char name[96];
     snprintf(name, sizeof name, "%s", pre);
     conv(b, name, out, k, s, (k - 1) / 2, groups, 0);
-    snprintf(name, sizeof name, "%s_bn", pre);
+    snprintf(name, sizeof name, "%.80s_bn", pre);
     simple(b, name, NET_BN);
     if (a >= 0) {
-        snprintf(name, sizeof name, "%s_act", pre);
+        snprintf(name, sizeof name, "%.80s_act", pre);
         act(b, name, a);
     }
 }
@@ -418,17 +418,17 @@ static void conv_bn_act(zb *b, const char *pre, int out, int k, int s, int group
  * Sigmoid), and the block's tensor scaled by the gate per channel. */
 static void squeeze_excite(zb *b, const char *pre, int c, int sq, int a, int hard_gate)
 {
-    char x[64], name[64];
+    char x[64], name[96];
     snprintf(x, sizeof x, "%s", b->last);
-    snprintf(name, sizeof name, "%s_pool", pre);
+    snprintf(name, sizeof name, "%.80s_pool", pre);
     simple(b, name, NET_GAP);
-    snprintf(name, sizeof name, "%s_fc1", pre);
+    snprintf(name, sizeof name, "%.80s_fc1", pre);
     conv(b, name, sq, 1, 1, 0, 1, 1);
-    snprintf(name, sizeof name, "%s_act", pre);
+    snprintf(name, sizeof name, "%.80s_act", pre);
     act(b, name, a);
-    snprintf(name, sizeof name, "%s_fc2", pre);
+    snprintf(name, sizeof name, "%.80s_fc2", pre);
     conv(b, name, c, 1, 1, 0, 1, 1);
-    snprintf(name, sizeof name, "%s_gate", pre);
+    snprintf(name, sizeof name, "%.80s_gate", pre);
     if (hard_gate) {
         net_attr h = net_attr_default(NET_HSIGMOID);
         /* PyTorch's hardsigmoid, relu6(x + 3) / 6: alpha 1/6 as float32
@@ -442,7 +442,7 @@ static void squeeze_excite(zb *b, const char *pre, int c, int sq, int a, int har
     char gate[64];
     snprintf(gate, sizeof gate, "%s", b->last);
     const char *ins[2] = {x, gate};
-    snprintf(name, sizeof name, "%s_scale", pre);
+    snprintf(name, sizeof name, "%.80s_scale", pre);
     zb_add(b, name, NET_MUL, NULL, 2, ins);
 }
 

@@ -36,7 +36,7 @@ static inline void randmap_mixed(mapping *m, const net *n, int nd, unsigned *see
         k = 2 + RND() % (nd - 1);
         if (k > total) k = total;
         /* k - 1 distinct cut points in 1..total-1. */
-        int cuts[65], nc = 0;
+        int cuts[65] = {0}, nc = 0; /* = {0}: GCC -O3 cannot see that only cuts[0..nc) is read */
         while (nc < k - 1) {
             int c = 1 + RND() % (total - 1), dup = 0;
             for (int j = 0; j < nc; j++) dup |= cuts[j] == c;
