@@ -31,7 +31,8 @@ Selections (label "torch" runs the default; "soak" runs --all):
             construct, same checks; one campaign; vit_b_16's refusal)
   --all     every model at opset 13, and per family its first model at
             opsets 9 and 17, folded and not, fixed and dynamic batch
-            (with DSE_SHORT=1: three small families' variants, import only)
+            (with DSE_SHORT=1: three small families' variants, import only);
+            a variant PyTorch itself cannot export is said and skipped
   MODEL[:OPSET[f|n][d]]  given ones, e.g. convnext_tiny:9nd (--campaign: with
             a campaign and its validation)
 
@@ -174,7 +175,19 @@ def one(name, opset, fold, dyn, tmp, run_it=True, camp=False):
     y = y.detach().numpy().astype(np.float32).ravel()
     sub = tempfile.mkdtemp(prefix="m-", dir=tmp)
     path = os.path.join(sub, name + ".onnx")
-    tvzoo.export(model, x, path, opset=opset, fold=fold, dynamic=dyn)
+    try:
+        tvzoo.export(model, x, path, opset=opset, fold=fold, dynamic=dyn)
+    except torch.onnx.errors.OnnxExporterError as e:
+        # A file PyTorch cannot write is no file a user brings (e.g.
+        # shufflenet's chunk with a dynamic batch below opset 11): said, not
+        # failed -- except for the default variant, which must export.
+        if (opset, fold, dyn) == (13, True, False):
+            raise
+        print("%-20s %-4s not exportable by PyTorch %s: %s" % (
+            name, variant_name(opset, fold, dyn), torch.__version__, str(e).split("\n")[0][:120]),
+            flush=True)
+        subprocess.run(["rm", "-rf", sub])
+        return
     del model
     want_params = params if not fold else file_params(path)
     netj, wbin = os.path.join(sub, "net.json"), os.path.join(sub, "w.bin")
@@ -255,9 +268,10 @@ def main():
     short = os.environ.get("DSE_SHORT") == "1"
     jobs = []  # (model, opset, fold, dyn, run)
     if "--all" in args:
-        if short:
-            for name in ("shufflenet_v2_x0_5", "mnasnet0_5", "convnext_tiny"):
-                jobs += [(name, 9, False, True, False, False), (name, 17, True, False, False, False)]
+        if short:  # import only: a dynamic-batch unfolded file at a low opset, a folded opset-17 one
+            for name, low in (("shufflenet_v2_x0_5", 11), ("mnasnet0_5", 9), ("convnext_tiny", 9)):
+                # shufflenet: PyTorch 1.13 exports its chunk with a dynamic batch from opset 11 only
+                jobs += [(name, low, False, True, False, False), (name, 17, True, False, False, False)]
         else:
             for fam, models in tvzoo.FAMILIES.items():
                 jobs += [(m, 13, True, False, True, m == models[0]) for m in models]
