@@ -7,12 +7,19 @@
 #include <string.h>
 #include <time.h>
 
-void base_seterr(char *err, const char *fmt, ...)
+void base_vseterr(char *err, const char *fmt, va_list ap)
 {
     if (!err) return;
+    vsnprintf(err, BASE_ERRLEN, fmt, ap);
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+}
+
+void base_seterr(char *err, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, BASE_ERRLEN, fmt, ap);
+    base_vseterr(err, fmt, ap);
     va_end(ap);
 }
 

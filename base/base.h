@@ -16,6 +16,7 @@
 #ifndef DSE_BASE_H
 #define DSE_BASE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,8 +25,11 @@
 /* The longest path base_path() lets into a message. */
 #define BASE_PATHSHOW 160
 
-/* Format one line into err (BASE_ERRLEN bytes); err may be NULL. */
+/* Format one line into err (BASE_ERRLEN bytes); err may be NULL.  Control
+ * bytes (a newline in a name read from a file, ...) become '?': a message
+ * quotes arbitrary bytes and must stay one line. */
 void base_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void base_vseterr(char *err, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* A path for a message: itself when at most BASE_PATHSHOW characters,
  * else "...<its last BASE_PATHSHOW - 3 characters>" in buf (which must

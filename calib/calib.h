@@ -25,7 +25,7 @@
  * is re-measured rather than fitted.
  *
  * Ownership: results own their memory (calib_result_free); options are
- * borrowed.  Errors: one line in char err[NET_ERRLEN]; nothing prints
+ * borrowed.  Errors: one line in char err[BASE_ERRLEN]; nothing prints
  * here except through the caller's progress callback.
  */
 #ifndef DSE_CALIB_H
@@ -151,7 +151,7 @@ typedef struct {
     int nrows;
     int nlayer_fits, nlayer_flagged; /* per-layer fits (rows hold only flagged ones) */
     double seconds;       /* wall time of the calibration */
-    char warn[NET_ERRLEN]; /* one line for the user, or "": the devices state another CPU
+    char warn[BASE_ERRLEN]; /* one line for the user, or "": the devices state another CPU
                               architecture than the one that measured (coeffs_arch_warning) */
 } calib_result;
 

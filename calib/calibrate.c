@@ -65,7 +65,7 @@ static int hostfile_lists(const char *text, const char *board)
 int calib_check(const calib_options *o, char *err)
 {
     if (o->nnetworks < 1 || o->nnetworks > CALIB_MAX_NETS) {
-        snprintf(err, NET_ERRLEN, "give 1 to %d networks to calibrate on (--network)", CALIB_MAX_NETS);
+        base_seterr(err, "give 1 to %d networks to calibrate on (--network)", CALIB_MAX_NETS);
         return 2;
     }
     platform *pl = platform_open(o->platform, err);
@@ -76,12 +76,12 @@ int calib_check(const calib_options *o, char *err)
     for (int d = 0; !rc && d < pl->ndev; d++) {
         const plat_device *D = &pl->dev[d];
         if (D->kind == PLAT_GPU) {
-            snprintf(err, NET_ERRLEN, "%s: device %s is a GPU: the runtime has no GPU kernels, so "
+            base_seterr(err, "%s: device %s is a GPU: the runtime has no GPU kernels, so "
                      "it cannot be calibrated here (calibrate a platform file of its CPU devices)",
                      o->platform, D->name);
             rc = 2;
         } else if (hosts && !rt_board_is_here(D->board) && !hostfile_lists(hosts, D->board)) {
-            snprintf(err, NET_ERRLEN, "%s: board \"%s\" of device %s is not listed", o->hostfile,
+            base_seterr(err, "%s: board \"%s\" of device %s is not listed", o->hostfile,
                      D->board, D->name);
             rc = 2;
         }
@@ -91,7 +91,7 @@ int calib_check(const calib_options *o, char *err)
         if (!n) rc = 2;
         for (int j = 0; !rc && j < i; j++)
             if (!strcmp(o->networks[i], o->networks[j])) {
-                snprintf(err, NET_ERRLEN, "network %s given twice", o->networks[i]);
+                base_seterr(err, "network %s given twice", o->networks[i]);
                 rc = 2;
             }
         net_free(n);
@@ -233,7 +233,7 @@ static int fit_time(const double *x, const double *y, int n, double fallback_b, 
         f->r2 = NAN;
         return 0;
     }
-    snprintf(err, NET_ERRLEN, "fit: time does not grow with work over %d points", n);
+    base_seterr(err, "fit: time does not grow with work over %d points", n);
     return -1;
 }
 
@@ -307,11 +307,11 @@ static int fit_compute(run *R)
     const char **lab = malloc(((size_t)nr + 1) * sizeof *lab);
     char what[160], labbuf[64];
     if (nr < 0 || !x || !y || !lab) {
-        snprintf(R->err, NET_ERRLEN, "out of memory fitting the compute timings");
+        base_seterr(R->err, "out of memory fitting the compute timings");
         goto out;
     }
     if (nr == 0) {
-        snprintf(R->err, NET_ERRLEN, "the worker returned no compute timings");
+        base_seterr(R->err, "the worker returned no compute timings");
         goto out;
     }
     for (int k = 0; k < 2; k++) {
@@ -336,7 +336,7 @@ static int fit_compute(run *R)
             calib_fit f;
             if (fit_time(x, y, n, 0, &f, R->err)) {
                 snprintf(what, sizeof what, "%s", R->err);
-                snprintf(R->err, NET_ERRLEN, "%s on %s: %s", cost_class_name(cls), kn, what);
+                base_seterr(R->err, "%s on %s: %s", cost_class_name(cls), kn, what);
                 goto out;
             }
             cls_b[cls] = f.b;
@@ -371,7 +371,7 @@ static int fit_compute(run *R)
             if (n >= 2) {
                 if (fit_time(x, y, n, b, &f, R->err)) {
                     snprintf(labbuf, sizeof labbuf, "%.60s", R->err);
-                    snprintf(R->err, NET_ERRLEN, "%s: %s", what, labbuf);
+                    base_seterr(R->err, "%s: %s", what, labbuf);
                     goto out;
                 }
                 double r2 = isfinite(f.r2) ? f.r2 : 0;
@@ -399,7 +399,7 @@ static int fit_compute(run *R)
     rc = 0;
     goto out;
 oom:
-    snprintf(R->err, NET_ERRLEN, "out of memory fitting the compute timings");
+    base_seterr(R->err, "out of memory fitting the compute timings");
 out:
     free(r);
     free(x);
@@ -518,7 +518,7 @@ static int fit_copies_links(run *R)
     }
     rc = 0;
 out:
-    if (rc && !R->err[0]) snprintf(R->err, NET_ERRLEN, "out of memory fitting copies and links");
+    if (rc && !R->err[0]) base_seterr(R->err, "out of memory fitting copies and links");
     free(x);
     free(y);
     return rc;
@@ -529,17 +529,17 @@ out:
 static int job_failed(run *R, int jrc, const char *what, const char *eline)
 {
     if (jrc == RT_JOB_INTERRUPTED)
-        snprintf(R->err, NET_ERRLEN, "interrupted during %s", what);
+        base_seterr(R->err, "interrupted during %s", what);
     else if (jrc == RT_JOB_TIMEOUT)
-        snprintf(R->err, NET_ERRLEN, "%s timed out after %g s (--timeout)", what, R->o->timeout_s > 0 ? R->o->timeout_s : 3600.0);
+        base_seterr(R->err, "%s timed out after %g s (--timeout)", what, R->o->timeout_s > 0 ? R->o->timeout_s : 3600.0);
     else if (jrc == RT_JOB_NOSTART || jrc == 127)
-        snprintf(R->err, NET_ERRLEN, "%s: cannot launch mpirun (install openmpi-bin): %.600s", what, eline);
+        base_seterr(R->err, "%s: cannot launch mpirun (install openmpi-bin): %.600s", what, eline);
     else if (jrc == 2 && (strstr(eline, "dse calib-worker:") || strstr(eline, "dse exec:")))
-        snprintf(R->err, NET_ERRLEN, "%s", strchr(eline, ':') + 2);
+        base_seterr(R->err, "%s", strchr(eline, ':') + 2);
     else if (strstr(eline, "dse calib-worker:") || strstr(eline, "dse exec:"))
-        snprintf(R->err, NET_ERRLEN, "%s failed: %s", what, strchr(eline, ':') + 2);
+        base_seterr(R->err, "%s failed: %s", what, strchr(eline, ':') + 2);
     else
-        snprintf(R->err, NET_ERRLEN, "%s failed: a rank died (mpirun exit %d%s%.100s)%s%.200s", what,
+        base_seterr(R->err, "%s failed: a rank died (mpirun exit %d%s%.100s)%s%.200s", what,
                  jrc, R->remote[0] ? "; ranks on boards " : "", R->remote, eline[0] ? ": " : "",
                  eline);
     return jrc == 2 ? 2 : 1;
@@ -548,9 +548,9 @@ static int job_failed(run *R, int jrc, const char *what, const char *eline)
 static int launch(run *R, const char *const *args, int nargs, const char *what, char **out)
 {
     const char *av[96];
-    char eline[NET_ERRLEN - 64];
+    char eline[BASE_ERRLEN - 64];
     if (nargs > 80) {
-        snprintf(R->err, NET_ERRLEN, "too many arguments");
+        base_seterr(R->err, "too many arguments");
         return 1;
     }
     rt_mpirun_argv(R->pl->ndev, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, args, nargs, av);
@@ -598,7 +598,7 @@ static int run_worker(run *R)
     R->raw = cJSON_Parse(txt);
     free(txt);
     if (!R->raw || strcmp(str(R->raw, "format"), "dse-calib-raw")) {
-        snprintf(R->err, NET_ERRLEN, "%.400s: unreadable worker output", raw);
+        base_seterr(R->err, "%.400s: unreadable worker output", raw);
         return 1;
     }
     return 0;
@@ -665,13 +665,13 @@ static int fit_memory(run *R)
     cost_device *pd = calloc((size_t)pl->ndev, sizeof *pd);
     cJSON *jr = cJSON_AddArrayToObject(R->report, "memory_runs");
     if (!labs || !x[0] || !x[1] || !y[0] || !y[1] || !lab[0] || !lab[1] || !p || !pd) {
-        snprintf(R->err, NET_ERRLEN, "out of memory for the memory runs");
+        base_seterr(R->err, "out of memory for the memory runs");
         goto out;
     }
     for (int r = 0; r < nruns; r++) {
         const mem_run *M = &runs[r];
         const net *n = R->nets[M->network];
-        char warn[NET_ERRLEN], mpath[700], what[300];
+        char warn[BASE_ERRLEN], mpath[700], what[300];
         if (!cm[M->network] && !(cm[M->network] = cost_new(n, pl, R->c, warn, R->err))) goto out;
         mapping_free(m);
         if (!(m = mapping_new(n->n, pl->ndev))) goto oom;
@@ -682,7 +682,7 @@ static int fit_memory(run *R)
         cost_result cr;
         if (plan_build(p, n, m, pl->source, R->err)) goto out;
         if (cost_eval(cm[M->network], p, &cr, pd)) {
-            snprintf(R->err, NET_ERRLEN, "%s", cost_error(cm[M->network]));
+            base_seterr(R->err, "%s", cost_error(cm[M->network]));
             goto out;
         }
         if (M->layer >= 0)
@@ -696,10 +696,10 @@ static int fit_memory(run *R)
                               pl, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, R->remote,
                               2, 3, R->o->timeout_s, 1, NULL, 0, R->o->stop};
         rt_result rr;
-        char me[NET_ERRLEN];
+        char me[BASE_ERRLEN];
         int jrc = rt_measure(&mo, &rr, me);
         if (jrc) {
-            snprintf(R->err, NET_ERRLEN, "%.300s failed: %.700s", what, me);
+            base_seterr(R->err, "%.300s failed: %.700s", what, me);
             rc = jrc;
             goto out;
         }
@@ -771,7 +771,7 @@ static int fit_memory(run *R)
     rc = 0;
     goto out;
 oom:
-    snprintf(R->err, NET_ERRLEN, "out of memory for the memory runs");
+    base_seterr(R->err, "out of memory for the memory runs");
 out:
     for (int i = 0; i < CALIB_MAX_NETS; i++) cost_free(cm[i]);
     mapping_free(m);
@@ -877,14 +877,14 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     if (o->keep_dir) {
         snprintf(R.dir, sizeof R.dir, "%s", o->keep_dir);
         if (mkdir(R.dir, 0777) && errno != EEXIST) {
-            snprintf(err, NET_ERRLEN, "%.300s: cannot create: %s", R.dir, strerror(errno));
+            base_seterr(err, "%.300s: cannot create: %s", R.dir, strerror(errno));
             rc = 2;
             goto out;
         }
     } else {
         snprintf(R.dir, sizeof R.dir, "/tmp/dse-calib-XXXXXX");
         if (!mkdtemp(R.dir)) {
-            snprintf(err, NET_ERRLEN, "cannot create a work folder in /tmp: %s", strerror(errno));
+            base_seterr(err, "cannot create a work folder in /tmp: %s", strerror(errno));
             goto out;
         }
         R.made_dir = 1;
@@ -895,7 +895,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     R.c = coeffs_new();
     R.report = cJSON_CreateObject();
     if (!R.c || !R.report || !(R.fits = cJSON_AddArrayToObject(R.report, "fits"))) {
-        snprintf(err, NET_ERRLEN, "out of memory");
+        base_seterr(err, "out of memory");
         goto out;
     }
     char date[32], board[300], desc[600], host[128] = "this machine";
@@ -949,7 +949,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     rc = 0;
     goto out;
 oom:
-    snprintf(err, NET_ERRLEN, "out of memory");
+    base_seterr(err, "out of memory");
     rc = 1;
 out:
     if (R.made_dir) remove_dir(R.dir);

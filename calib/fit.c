@@ -16,12 +16,12 @@
 static int check_data(const double *x, const double *y, int n, int relative, char *err)
 {
     if (n < 1) {
-        snprintf(err, NET_ERRLEN, "fit: no points");
+        base_seterr(err, "fit: no points");
         return -1;
     }
     for (int i = 0; i < n; i++)
         if (!isfinite(x[i]) || !isfinite(y[i]) || (relative && y[i] == 0)) {
-            snprintf(err, NET_ERRLEN, "fit: point %d (%g, %g) is not usable", i, x[i], y[i]);
+            base_seterr(err, "fit: point %d (%g, %g) is not usable", i, x[i], y[i]);
             return -1;
         }
     return 0;
@@ -62,18 +62,18 @@ int calib_fit_line(const double *x, const double *y, int n, int relative, calib_
     memset(f, 0, sizeof *f);
     if (check_data(x, y, n, relative, err)) return -1;
     if (n < 2) {
-        snprintf(err, NET_ERRLEN, "fit: a line needs at least 2 points, got %d", n);
+        base_seterr(err, "fit: a line needs at least 2 points, got %d", n);
         return -1;
     }
     int spread = 0;
     for (int i = 1; i < n; i++) spread |= x[i] != x[0];
     if (!spread) {
-        snprintf(err, NET_ERRLEN, "fit: all %d points have the same x (%g)", n, x[0]);
+        base_seterr(err, "fit: all %d points have the same x (%g)", n, x[0]);
         return -1;
     }
     double *w = weights(y, n, relative);
     if (!w) {
-        snprintf(err, NET_ERRLEN, "fit: out of memory");
+        base_seterr(err, "fit: out of memory");
         return -1;
     }
     double c00, c01, c11, chisq;
@@ -90,7 +90,7 @@ int calib_fit_origin(const double *x, const double *y, int n, int relative, cali
     if (check_data(x, y, n, relative, err)) return -1;
     double *w = weights(y, n, relative);
     if (!w) {
-        snprintf(err, NET_ERRLEN, "fit: out of memory");
+        base_seterr(err, "fit: out of memory");
         return -1;
     }
     double c11, chisq;
@@ -98,7 +98,7 @@ int calib_fit_origin(const double *x, const double *y, int n, int relative, cali
     f->a = 0;
     if (!isfinite(f->b)) {
         free(w);
-        snprintf(err, NET_ERRLEN, "fit: all x are 0");
+        base_seterr(err, "fit: all x are 0");
         return -1;
     }
     quality(x, y, w, n, f);
@@ -115,7 +115,7 @@ int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *
     for (int i = 0; i < n; i++)
         if (x[i] < xmax) x2 = fmax(x2, x[i]);
     if (!(x2 > -INFINITY)) {
-        snprintf(err, NET_ERRLEN, "fit: all %d points have the same size (%g)", n, xmax);
+        base_seterr(err, "fit: all %d points have the same size (%g)", n, xmax);
         return -1;
     }
     double cut = fmin(xmax / 64, x2);
@@ -123,7 +123,7 @@ int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *
     double *w = malloc((size_t)n * sizeof *w);
     if (!lx || !ly || !w) {
         free(lx), free(ly), free(w);
-        snprintf(err, NET_ERRLEN, "fit: out of memory");
+        base_seterr(err, "fit: out of memory");
         return -1;
     }
     int m = 0;
@@ -133,7 +133,7 @@ int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *
     gsl_fit_wlinear(lx, 1, w, 1, ly, 1, (size_t)m, &a, &f->b, &c00, &c01, &c11, &chisq);
     int rc = 0;
     if (!(f->b > 0) || !isfinite(f->b)) {
-        snprintf(err, NET_ERRLEN, "fit: time does not grow with size over the %d largest sizes", m);
+        base_seterr(err, "fit: time does not grow with size over the %d largest sizes", m);
         rc = -1;
     } else {
         /* The smallest size's time (the median of its samples, one point

@@ -36,7 +36,7 @@ static void add(pb *b, const char *name, net_kind k, const net_attr *a, const ch
 net *calib_probe_net(int i, char *err)
 {
     if (i < 0 || i >= calib_probe_count()) {
-        snprintf(err, NET_ERRLEN, "no probe network %d", i);
+        base_seterr(err, "no probe network %d", i);
         return NULL;
     }
     int C = sizes[i].c;
@@ -44,7 +44,7 @@ net *calib_probe_net(int i, char *err)
     snprintf(name, sizeof name, "calib-probe-%dx%dx%d", C, sizes[i].h, sizes[i].w);
     pb b = {net_new(name, "data", (net_shape){C, sizes[i].h, sizes[i].w}), 0, err};
     if (!b.n) {
-        snprintf(err, NET_ERRLEN, "probe network: out of memory");
+        base_seterr(err, "probe network: out of memory");
         return NULL;
     }
     net_attr a, d = net_attr_default(NET_RELU);

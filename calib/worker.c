@@ -55,8 +55,8 @@ static int agree(int rc, char *err)
     who = rc ? rank : 1 << 30;
     MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first != 0) {
-        if (rank == first) MPI_Send(err, NET_ERRLEN, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
-        if (rank == 0) MPI_Recv(err, NET_ERRLEN, MPI_CHAR, first, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == first) MPI_Send(err, BASE_ERRLEN, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
+        if (rank == 0) MPI_Recv(err, BASE_ERRLEN, MPI_CHAR, first, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     return all;
 }
@@ -189,7 +189,7 @@ static int seq_init(seq_state *s, const net *n, int probe, const int *shares, in
     }
     return 0;
 oom:
-    snprintf(err, NET_ERRLEN, "%s: out of memory for the compute timings", n->name);
+    base_seterr(err, "%s: out of memory for the compute timings", n->name);
     return -1;
 }
 
@@ -264,7 +264,7 @@ static int time_net(const net *n, int probe, const int *shares, int nshares, int
             if (shares[j] > 1 && (!net_kind_splittable(L->kind) || s.nc[at] == L->out.c)) continue;
             double med = base_median(s.samples + at * reps, reps);
             if (add_compute(arr, kind, rank, &s, j, i, med)) {
-                snprintf(err, NET_ERRLEN, "out of memory");
+                base_seterr(err, "out of memory");
                 goto out;
             }
         }
@@ -285,7 +285,7 @@ static int time_copies(int quick, int reps, int threads, const char *kind, int r
     if (!a || !b) {
         free(a);
         free(b);
-        snprintf(err, NET_ERRLEN, "out of memory for the copy timings");
+        base_seterr(err, "out of memory for the copy timings");
         return -1;
     }
     memset(a, 1, maxb / 2);
@@ -342,7 +342,7 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
     double *all = malloc((size_t)cap * sizeof *all), *alli = malloc((size_t)cap * sizeof *alli);
     int peer = me == a ? b : a, rc = 0;
     if (!buf || !rt || !is || !all || !alli) {
-        snprintf(err, NET_ERRLEN, "out of memory for the ping-pong");
+        base_seterr(err, "out of memory for the ping-pong");
         rc = -1;
     }
     if (buf) memset(buf, 3, maxb);
@@ -351,7 +351,7 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
     MPI_Sendrecv(&ok, 1, MPI_INT, peer, 50, &both, 1, MPI_INT, peer, 50, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     if (!ok || !both) {
-        if (!rc) snprintf(err, NET_ERRLEN, "ping-pong peer failed");
+        if (!rc) base_seterr(err, "ping-pong peer failed");
         free(buf);
         free(rt);
         free(is);
@@ -462,7 +462,7 @@ static double measure_power(const char *path, double secs, void (*work)(void *),
 typedef struct {
     seq_state *s;
     int threads;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
 } busy_ctx;
 
 static void busy_work(void *p)
@@ -544,7 +544,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
 
     if (!(pl = platform_open(o->platform, err))) rc = 2;
     else if (pl->ndev != size) {
-        snprintf(err, NET_ERRLEN, "%s has %d devices but mpirun started %d ranks", o->platform,
+        base_seterr(err, "%s has %d devices but mpirun started %d ranks", o->platform,
                  pl->ndev, size);
         rc = 2;
     }
@@ -576,7 +576,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
         if (!rc && time_copies(o->quick, reps, threads, kind, rank, cJSON_GetObjectItem(mine, "copy"), err))
             rc = 1;
     } else if (rep) {
-        snprintf(err, NET_ERRLEN, "device %s is a GPU: the runtime has no GPU kernels to time",
+        base_seterr(err, "device %s is a GPU: the runtime has no GPU kernels to time",
                  me->name);
         rc = 2;
     }
@@ -645,13 +645,13 @@ int calib_worker(const calib_worker_opts *o, char *err)
         for (int i = 0; i < NSECS; i++) cJSON_AddArrayToObject(root, secs[i]);
     }
     if (gather(mine, root, rank, size)) {
-        snprintf(err, NET_ERRLEN, "rank 0: cannot merge the measurements of the other ranks");
+        base_seterr(err, "rank 0: cannot merge the measurements of the other ranks");
         rc = 1;
     }
     if (rank == 0 && !rc) {
         char *txt = ju_print(root, 1);
         if (!txt || ju_write_file_atomic(o->out, txt, err)) rc = 1;
-        if (!txt) snprintf(err, NET_ERRLEN, "out of memory writing %s", o->out);
+        if (!txt) base_seterr(err, "out of memory writing %s", o->out);
         free(txt);
     }
     rc = agree(rc, err);

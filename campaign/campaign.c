@@ -38,7 +38,7 @@
 
 static int eval_one(camp *c, workspace *w, const int *g, double *obj, double *cv)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     if (chrom_decode(c->ch, g, c->nvar, w->map, err) ||
         plan_build(w->pl, c->net, w->map, c->plat->source, err)) {
         snprintf(w->err, sizeof w->err, "%s", err);
@@ -150,7 +150,7 @@ static int own_options(camp *c, const camp_options *o)
  * chromosome, bounds, the fastest device's genome, workers. */
 static int setup(camp *c, int threads, char *err)
 {
-    char e[NET_ERRLEN];
+    char e[BASE_ERRLEN];
     chrom_kind kind;
     if (chrom_kind_parse(c->opt.chromosome, &kind)) {
         base_seterr(err, "unknown chromosome \"%s\" (naive, hybrid, vertical or spatial)",
@@ -198,7 +198,7 @@ static int setup(camp *c, int threads, char *err)
     for (int k = 0; k < c->threads; k++) {
         c->ws[k].map = mapping_new(c->net->n, c->plat->ndev);
         c->ws[k].pl = plan_new();
-        char w[NET_ERRLEN]; /* the same warning for every thread: keep the first */
+        char w[BASE_ERRLEN]; /* the same warning for every thread: keep the first */
         c->ws[k].cost = cost_new(c->net, c->plat, c->coeffs, k ? w : c->warn, e);
         if (!c->ws[k].cost) {
             base_seterr(err, "%s", e);
@@ -308,7 +308,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
 camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const char *line),
                void *warn_ctx, char *err)
 {
-    char e[NET_ERRLEN];
+    char e[BASE_ERRLEN];
     char *coeffs_text = NULL;
     camp *c = calloc(1, sizeof *c);
     if (!c || own_options(c, o)) {
@@ -403,7 +403,7 @@ static int check_objectives(const cJSON *names, char *err)
 
 camp *camp_from_config(const char *config, int threads, char *err)
 {
-    char e[NET_ERRLEN];
+    char e[BASE_ERRLEN];
     camp *c = calloc(1, sizeof *c);
     cJSON *o = config ? ju_parse(config, "stored campaign configuration", e) : NULL;
     char *txt = NULL;

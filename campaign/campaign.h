@@ -19,7 +19,7 @@
  *
  * Ownership: camp_new_* copy what they need; a camp owns its network,
  * platform, cost model, chromosome, thread pool and workspaces.  Errors
- * come back as one line in err (CAMP_ERRLEN bytes); nothing prints except
+ * come back as one line in err (BASE_ERRLEN bytes); nothing prints except
  * through the caller's progress callback.
  */
 #ifndef DSE_CAMPAIGN_H
@@ -33,7 +33,6 @@
 #include "platform.h"
 #include "results.h"
 
-#define CAMP_ERRLEN BASE_ERRLEN
 #define CAMP_REF_FACTOR 2.0
 
 /* What a user asks for (dse run / dse exhaust options). */
@@ -133,7 +132,7 @@ void camp_picture_free(res_mapping_picture *pic);
  * cannot express the mapping, only dse-mapping.json is written (AutoDiCE
  * files of an earlier export are removed) and 1 is returned; else 0 (all
  * four written); -1 with err, -2 when the output path cannot be used
- * (mapping_export_dir).  warn (NET_ERRLEN, may be NULL) says why
+ * (mapping_export_dir).  warn (BASE_ERRLEN, may be NULL) says why
  * AutoDiCE's files are missing, or what AutoDiCE would get wrong; "" when
  * nothing. */
 int camp_export(const camp *c, const int *genome, const char *dir, char *warn, char *err);

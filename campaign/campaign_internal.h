@@ -17,7 +17,7 @@ typedef struct {
     mapping *map;
     plan *pl;
     cost_model *cost; /* the model keeps scratch: one per thread */
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
 } workspace;
 
 struct camp {
@@ -27,7 +27,7 @@ struct camp {
     net *net;
     platform *plat;
     cost_coeffs *coeffs;
-    char warn[NET_ERRLEN]; /* the cost model's fallback warning, or "" */
+    char warn[BASE_ERRLEN]; /* the cost model's fallback warning, or "" */
     chrom *ch;
     int nvar;
     int *lo, *hi;

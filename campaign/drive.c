@@ -79,7 +79,7 @@ static int log_gen(driver *d, const nsga *e, char *err)
                  st->front_size, st->feasible, d->wall0 + (now - d->t0)};
     memcpy(g.best, st->best, sizeof g.best);
     res_pop pop = {n, nv, d->gbuf, obj, cv, d->rank, d->crowd};
-    char re[RES_ERRLEN];
+    char re[BASE_ERRLEN];
     int rc = res_generation_write(d->db, d->id, &g, &pop, d->ckpt, need, re);
     free(obj), free(cv);
     if (rc) {
@@ -119,7 +119,7 @@ int camp_finish_front(camp *c, res_db *db, long long id, int n, const int *genom
         fc[j] = cv ? cv[idx[j]] : 0;
     }
     res_pop fr = {k, c->nvar, fg, fo, fc, NULL, NULL};
-    char re[RES_ERRLEN];
+    char re[BASE_ERRLEN];
     if (res_finish(db, id, &fr, gen, idx, "finished", re)) {
         base_seterr(err, "%s", re);
         goto done;
@@ -132,7 +132,7 @@ done:
 
 void camp_mark_failed(res_db *db, long long id, const char *msg)
 {
-    char re[RES_ERRLEN];
+    char re[BASE_ERRLEN];
     res_campaign_set_status(db, id, "failed", msg, re);
 }
 
@@ -149,7 +149,7 @@ static int campaign_done(const camp *c, const nsga *e, const driver *d)
 
 int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *h, char *err)
 {
-    char ne[NSGA_ERRLEN], re[RES_ERRLEN];
+    char ne[BASE_ERRLEN], re[BASE_ERRLEN];
     nsga_options o;
     nsga_options_default(&o);
     o.pop_size = c->opt.pop;

@@ -87,7 +87,7 @@ static int arch_reduce(archive *a)
 
 int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *err)
 {
-    char re[RES_ERRLEN];
+    char re[BASE_ERRLEN];
     long long total = camp_space_size(c, c->opt.max_points > 0 ? c->opt.max_points : 0);
     if (total < 0) {
         base_seterr(err, "the %s space of %s on %s has 10^%.1f genomes, more than --max-points %lld",

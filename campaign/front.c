@@ -83,7 +83,7 @@ int camp_front_select(int n, const double *obj, const double *cv, const int *ran
 
 int camp_load_front(res_db *db, long long id, res_point **out, char *err)
 {
-    char re[RES_ERRLEN];
+    char re[BASE_ERRLEN];
     res_point *pts;
     *out = NULL;
     int n = res_front(db, id, &pts, re);
@@ -195,7 +195,7 @@ void camp_picture_free(res_mapping_picture *pic)
 
 int camp_export(const camp *c, const int *genome, const char *dir, char *warn, char *err)
 {
-    char e[NET_ERRLEN], w[NET_ERRLEN];
+    char e[BASE_ERRLEN], w[BASE_ERRLEN];
     if (warn) warn[0] = 0;
     mapping *m = mapping_new(c->net->n, c->plat->ndev);
     if (!m) {
@@ -206,7 +206,7 @@ int camp_export(const camp *c, const int *genome, const char *dir, char *warn, c
                                                           : mapping_export_dir(m, c->net, c->plat,
                                                                                dir, w, e);
     if (rc < 0) base_seterr(err, "%s", e);
-    else if (warn) snprintf(warn, NET_ERRLEN, "%s", w);
+    else if (warn) base_seterr(warn, "%s", w);
     mapping_free(m);
     return rc;
 }

@@ -43,7 +43,7 @@ static int seeds_alloc(camp_seeds *s, int n, int nvar)
 int seeds_solve(camp_seeds *s, const char *list, const net *n, const platform *pl, cost_model *cost,
                 const chrom *ch, int split_mask, char *err)
 {
-    char buf[256], e[NET_ERRLEN];
+    char buf[256], e[BASE_ERRLEN];
     int count = 1;
     for (const char *p = list; *p; p++) count += *p == ',';
     if (strlen(list) >= sizeof buf || seeds_alloc(s, count, chrom_length(ch))) {

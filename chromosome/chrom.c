@@ -62,30 +62,30 @@ void chrom_free(chrom *c)
 chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, char *err)
 {
     if (!n || n->n < 1) {
-        snprintf(err, NET_ERRLEN, "chromosome: empty network");
+        base_seterr(err, "chromosome: empty network");
         return NULL;
     }
     if (ndev < 1 || ndev > CHROM_MAX_DEV) {
-        snprintf(err, NET_ERRLEN, "chromosome: %d devices, must be 1..%d", ndev, CHROM_MAX_DEV);
+        base_seterr(err, "chromosome: %d devices, must be 1..%d", ndev, CHROM_MAX_DEV);
         return NULL;
     }
     if (k != CHROM_NAIVE && k != CHROM_HYBRID && k != CHROM_VERTICAL && k != CHROM_SPATIAL) {
-        snprintf(err, NET_ERRLEN, "chromosome: unknown kind %d", (int)k);
+        base_seterr(err, "chromosome: unknown kind %d", (int)k);
         return NULL;
     }
     if ((k == CHROM_HYBRID || k == CHROM_SPATIAL) && (p < 1 || p > ndev)) {
-        snprintf(err, NET_ERRLEN, "chromosome: %d splits, must be 1..%d (the device count)", p,
+        base_seterr(err, "chromosome: %d splits, must be 1..%d (the device count)", p,
                  ndev);
         return NULL;
     }
     for (int b = 0; b < NET_KIND_COUNT; b++)
         if ((split_mask >> b & 1) && !net_kind_splittable((net_kind)b)) {
-            snprintf(err, NET_ERRLEN, "chromosome: %s layers cannot be split",
+            base_seterr(err, "chromosome: %s layers cannot be split",
                      net_kind_name((net_kind)b));
             return NULL;
         }
     if (split_mask < 0 || split_mask >> NET_KIND_COUNT) {
-        snprintf(err, NET_ERRLEN, "chromosome: bad split mask %d", split_mask);
+        base_seterr(err, "chromosome: bad split mask %d", split_mask);
         return NULL;
     }
     chrom *c = calloc(1, sizeof *c);
@@ -133,7 +133,7 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
     return c;
 oom:
     chrom_free(c);
-    snprintf(err, NET_ERRLEN, "chromosome: out of memory");
+    base_seterr(err, "chromosome: out of memory");
     return NULL;
 }
 
@@ -391,7 +391,7 @@ static int substitute(const platform *p, int d, net_kind k)
 int chrom_restrict(chrom *c, const platform *p, char *err)
 {
     if (p->ndev != c->ndev) {
-        snprintf(err, NET_ERRLEN, "chromosome: %d devices, platform %s has %d", c->ndev, p->name,
+        base_seterr(err, "chromosome: %d devices, platform %s has %d", c->ndev, p->name,
                  p->ndev);
         return -1;
     }
@@ -401,7 +401,7 @@ int chrom_restrict(chrom *c, const platform *p, char *err)
     if (platform_check_net(p, c->n, err)) return -1;
     c->sub = malloc((size_t)c->ndev * NET_KIND_COUNT * sizeof *c->sub);
     if (!c->sub) {
-        snprintf(err, NET_ERRLEN, "chromosome: out of memory");
+        base_seterr(err, "chromosome: out of memory");
         return -1;
     }
     for (int d = 0; d < c->ndev; d++)
@@ -442,18 +442,18 @@ static void repair(const chrom *c, mapping *m)
 int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *err)
 {
     if (len != c->len) {
-        snprintf(err, NET_ERRLEN, "%s genome has %d genes, expected %d", chrom_kind_name(c->kind),
+        base_seterr(err, "%s genome has %d genes, expected %d", chrom_kind_name(c->kind),
                  len, c->len);
         return -1;
     }
     if (m->nlayers != c->L || m->ndev != c->ndev) {
-        snprintf(err, NET_ERRLEN, "mapping sized for %d layers x %d devices, expected %d x %d",
+        base_seterr(err, "mapping sized for %d layers x %d devices, expected %d x %d",
                  m->nlayers, m->ndev, c->L, c->ndev);
         return -1;
     }
     for (int i = 0; i < len; i++)
         if (genome[i] < c->lo || genome[i] > c->hi) {
-            snprintf(err, NET_ERRLEN, "%s genome: gene %d is %d, outside %d..%d",
+            base_seterr(err, "%s genome: gene %d is %d, outside %d..%d",
                      chrom_kind_name(c->kind), i, genome[i], c->lo, c->hi);
             return -1;
         }

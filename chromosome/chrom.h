@@ -28,7 +28,7 @@
  *
  * Ownership: chrom_new() keeps a pointer to the net (borrowed: the net
  * must outlive the chrom); chrom_free() releases the rest.  Errors go to a
- * char err[NET_ERRLEN] buffer as one line; nothing here prints.
+ * char err[BASE_ERRLEN] buffer as one line; nothing here prints.
  */
 #ifndef DSE_CHROM_H
 #define DSE_CHROM_H

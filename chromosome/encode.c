@@ -26,7 +26,7 @@ typedef struct {
     mapping *m; /* decode scratch */
     int len;
     int *lo, *hi;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
 } enc;
 
 /* Distance of genome g's decoded mapping to the target (2 if it does not

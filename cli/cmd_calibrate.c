@@ -81,7 +81,7 @@ static void print_summary(const calib_result *r, const char *platform, const cha
 int cmd_calibrate(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, "calibrate", argc, argv, "quick", help);
     if (started >= 0) return started;
     calib_options o;
@@ -206,7 +206,7 @@ int cmd_calib_worker(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int rc = calib_worker(&o, err);
     if (rank == 0 && rc) cli_error("calib-worker", "%s", err);
     MPI_Finalize();

@@ -55,7 +55,7 @@ static void ctx_free(ctx *c)
 static int load(const char *cmd, const char *netname, const char *platname, const char *mapfile,
                 const char *single, ctx *c)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     memset(c, 0, sizeof *c);
     if (!netname || !platname || (!mapfile && !single)) {
         cli_error(cmd, "--network, --platform and --mapping (or --single) are required");
@@ -180,7 +180,7 @@ static int print_json(const ctx *c, const char *coeffs, const cost_result *r, co
 int cmd_eval(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    char err[BASE_ERRLEN], warn[BASE_ERRLEN];
     int started = cli_start(&a, "eval", argc, argv, "json", eval_help);
     if (started >= 0) return started;
     const char *netname = cli_get(&a, "network"), *platname = cli_get(&a, "platform");
@@ -262,7 +262,7 @@ out:
 int cmd_plan(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, "plan", argc, argv, "check", plan_help);
     if (started >= 0) return started;
     const char *netname = cli_get(&a, "network"), *platname = cli_get(&a, "platform");

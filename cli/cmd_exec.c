@@ -88,7 +88,7 @@ int cmd_exec(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     rt_result r;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int rc = rt_exec(&o, &r, err);
     if (rank == 0) {
         if (rc) cli_error("exec", "%s", err);

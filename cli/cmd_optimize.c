@@ -78,7 +78,7 @@ int cmd_optimize(int argc, char **argv)
         cli_error("optimize", "--pop %ld: the population must be even", pop);
         return EXIT_USAGE;
     }
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga_builtin *b = nsga_builtin_create(a.pos[0], (int)threads, err);
     if (!b) {
         cli_error("optimize", "%s (dse optimize --help lists the problems)", err);

@@ -122,7 +122,7 @@ static const char platform_help[] =
 int cmd_platform(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, "platform", argc, argv, "json", platform_help);
     if (started >= 0) return started;
     if (a.npos == 2 && !strcmp(a.pos[0], "show")) {

@@ -108,7 +108,7 @@ static int best_of(const res_point *p, int n, int k)
 
 static void print_best(res_db *db, long long id)
 {
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     res_point *pts;
     int n = camp_load_front(db, id, &pts, err);
     if (n < 0) {
@@ -177,7 +177,7 @@ typedef struct {
 /* Drive (or exhaust) campaign id to its end; prints and maps to exit codes. */
 static int drive(camp *c, res_db *db, long long id, int resume, session *s)
 {
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     camp_hooks h = {on_progress, &s->pc, &stop_flag};
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
@@ -230,7 +230,7 @@ static int check_size(const char *cmd, const char *dbpath, int nvar, long pop, l
 static int start(int argc, char **argv, const char *cmd, const char *help, int exhaust)
 {
     cli_args a;
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, cmd, argc, argv, "quiet", help);
     if (started >= 0) return started;
     camp_options o = {0};
@@ -361,7 +361,7 @@ static const char resume_help[] =
 int cmd_resume(int argc, char **argv)
 {
     cli_args a;
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     long long id;
     long threads;
     int started = cli_start(&a, "resume", argc, argv, "quiet", resume_help);
@@ -427,7 +427,7 @@ static const char list_help[] =
 int cmd_list(int argc, char **argv)
 {
     cli_args a;
-    char err[RES_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, "list", argc, argv, "", list_help);
     if (started >= 0) return started;
     const char *dbpath = cli_get(&a, "db");
@@ -486,7 +486,7 @@ static void print_genome(FILE *f, const res_point *p, const char *sep)
 int cmd_front(int argc, char **argv)
 {
     cli_args a;
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     long long id;
     int started = cli_start(&a, "front", argc, argv, "csv json", front_help);
     if (started >= 0) return started;
@@ -598,7 +598,7 @@ static void export_report(const char *dir, int ex, const char *warn)
 /* dse export --network N --platform P --mapping M -o DIR. */
 static int export_mapping(cli_args *a, const char *mapfile, const char *dir)
 {
-    char err[CAMP_ERRLEN], warn[CAMP_ERRLEN];
+    char err[BASE_ERRLEN], warn[BASE_ERRLEN];
     const char *nn = cli_get(a, "network"), *pp = cli_get(a, "platform");
     if (cli_finish(a)) return EXIT_USAGE;
     if (!nn || !pp || !dir) {
@@ -630,7 +630,7 @@ static int export_mapping(cli_args *a, const char *mapfile, const char *dir)
 int cmd_export(int argc, char **argv)
 {
     cli_args a;
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     long long id;
     int started = cli_start(&a, "export", argc, argv, "", export_help);
     if (started >= 0) return started;
@@ -695,7 +695,7 @@ int cmd_export(int argc, char **argv)
                   p[k].nvar, camp_nvar(c));
         goto out;
     }
-    char warn[CAMP_ERRLEN];
+    char warn[BASE_ERRLEN];
     int ex = camp_export(c, p[k].genome, dir, warn, err);
     if (ex < 0) {
         cli_error("export", "%s", err);

@@ -70,7 +70,7 @@ static int print_json(const solve_result *r, const net *n, const platform *pl, c
 int cmd_solve(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    char err[BASE_ERRLEN], warn[BASE_ERRLEN];
     int started = cli_start(&a, "solve", argc, argv, "json", solve_help);
     if (started >= 0) return started;
     const char *method = cli_get(&a, "method"), *netname = cli_get(&a, "network");

@@ -20,7 +20,7 @@ static const char space_help[] =
 int cmd_space(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, "space", argc, argv, "json", space_help);
     if (started >= 0) return started;
     const char *netname = cli_get(&a, "network"), *kname = cli_get(&a, "chromosome");

@@ -87,7 +87,7 @@ static const char zoo_help[] =
 int cmd_zoo(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, "zoo", argc, argv, "json", zoo_help);
     if (started >= 0) return started;
     if (a.npos == 1 && !strcmp(a.pos[0], "list")) {
@@ -128,7 +128,7 @@ static const char net_help[] =
 int cmd_net(int argc, char **argv)
 {
     cli_args a;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int started = cli_start(&a, "net", argc, argv, "json autodice", net_help);
     if (started >= 0) return started;
     if (a.npos == 2 && !strcmp(a.pos[0], "show")) {

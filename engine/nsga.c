@@ -36,12 +36,10 @@ _Static_assert(sizeof(double) == 8, "objectives are IEEE doubles");
 int nsga_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int nsga_fail(char *err, int code, const char *fmt, ...)
 {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, NSGA_ERRLEN, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    base_vseterr(err, fmt, ap);
+    va_end(ap);
     return code;
 }
 
@@ -580,12 +578,12 @@ static long long make_offspring(nsga *e)
 
 static int call_eval(nsga *e, int n, const unsigned char *g, double *obj, double *cv, char *err)
 {
-    char msg[NSGA_ERRLEN] = "";
+    char msg[BASE_ERRLEN] = "";
     memset(cv, 0, (size_t)n * sizeof *cv);
     int rc = e->prob.kind == NSGA_INT
                  ? e->prob.eval_int(e->prob.ctx, n, (const int *)g, obj, cv, msg)
                  : e->prob.eval_real(e->prob.ctx, n, (const double *)g, obj, cv, msg);
-    msg[NSGA_ERRLEN - 1] = 0;
+    msg[BASE_ERRLEN - 1] = 0;
     if (rc) return nsga_fail(err, NSGA_EEVAL, "evaluate failed: %s", msg[0] ? msg : "(no message)");
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < e->m; k++)

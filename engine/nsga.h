@@ -13,7 +13,7 @@
  *    run that continues bit for bit like an uninterrupted one.
  *  - A failed call (bad input, failed evaluation) leaves the engine as it
  *    was before the call; errors come back as a negative nsga_status and a
- *    message in a caller buffer of NSGA_ERRLEN bytes (err may be NULL).
+ *    message in a caller buffer of BASE_ERRLEN bytes (err may be NULL).
  *    The library never prints and never aborts on bad input.
  *
  * Ownership: every pointer passed in (problem bounds, options' seed
@@ -31,7 +31,6 @@
 
 #include "base.h"
 
-#define NSGA_ERRLEN BASE_ERRLEN
 #define NSGA_MAX_OBJ 16
 
 /* Return codes: 0 ok, negative errors. */
@@ -59,7 +58,7 @@ typedef enum { NSGA_INT = 0, NSGA_REAL = 1 } nsga_kind;
 /* Batch evaluation: n individuals, genome i at genomes[i*nvar .. +nvar).
  * Write obj[i*nobj + k] (minimised, finite) and, for constrained problems,
  * cv[i] >= 0 (the engine zero-fills cv before the call).  Return 0, or
- * nonzero after writing a message into err (NSGA_ERRLEN bytes).  The
+ * nonzero after writing a message into err (BASE_ERRLEN bytes).  The
  * buffers belong to the engine and are valid only during the call.  The
  * callback must be a function of the genome alone (the cache relies on it)
  * and may evaluate the batch in parallel (see nsga_eval_parallel). */

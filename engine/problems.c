@@ -344,16 +344,16 @@ nsga_builtin *nsga_builtin_create(const char *name, int nthreads, char *err)
     for (int i = 0; i < NSPECS && name; i++)
         if (strcmp(specs[i].name, name) == 0) s = &specs[i];
     if (!s) {
-        if (err) snprintf(err, NSGA_ERRLEN, "unknown problem \"%s\"", name ? name : "(null)");
+        if (err) base_seterr(err, "unknown problem \"%s\"", name ? name : "(null)");
         return NULL;
     }
     if (nthreads < 1) {
-        if (err) snprintf(err, NSGA_ERRLEN, "thread count %d must be >= 1", nthreads);
+        if (err) base_seterr(err, "thread count %d must be >= 1", nthreads);
         return NULL;
     }
     nsga_builtin *b = calloc(1, sizeof *b);
     if (!b) {
-        if (err) snprintf(err, NSGA_ERRLEN, "out of memory");
+        if (err) base_seterr(err, "out of memory");
         return NULL;
     }
     b->spec = s;
@@ -373,7 +373,7 @@ nsga_builtin *nsga_builtin_create(const char *name, int nthreads, char *err)
     }
     b->prob.ctx = b;
     if (nthreads > 1 && !(b->pool = nsga_pool_create(nthreads))) {
-        if (err) snprintf(err, NSGA_ERRLEN, "cannot start %d threads", nthreads);
+        if (err) base_seterr(err, "cannot start %d threads", nthreads);
         free(b);
         return NULL;
     }

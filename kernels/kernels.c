@@ -414,27 +414,27 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
              const float *weights, float *out, float *workspace, char *err)
 {
     if (layer < 0 || layer >= n->n) {
-        snprintf(err, NET_ERRLEN, "net %s: no layer %d", n->name, layer);
+        base_seterr(err, "net %s: no layer %d", n->name, layer);
         return -1;
     }
     const net_layer *L = &n->layers[layer];
     net_shape x = net_in_shape(n, layer, 0);
     if (c0 < 0 || nc < 1 || c0 + nc > L->out.c) {
-        snprintf(err, NET_ERRLEN, "layer %s: channels [%d, %d) outside [0, %d)", L->name, c0,
+        base_seterr(err, "layer %s: channels [%d, %d) outside [0, %d)", L->name, c0,
                  c0 + nc, L->out.c);
         return -1;
     }
     if (nc != L->out.c && !net_kind_splittable(L->kind) && !net_kind_channelwise(L->kind)) {
-        snprintf(err, NET_ERRLEN, "layer %s: %s computes only whole outputs, not channels [%d, %d)",
+        base_seterr(err, "layer %s: %s computes only whole outputs, not channels [%d, %d)",
                  L->name, net_kind_name(L->kind), c0, c0 + nc);
         return -1;
     }
     if (net_slice_weights(n, layer, c0, nc) > 0 && !weights) {
-        snprintf(err, NET_ERRLEN, "layer %s: weights missing", L->name);
+        base_seterr(err, "layer %s: weights missing", L->name);
         return -1;
     }
     if (kern_workspace_floats(n, layer, nc) > 0 && !workspace) {
-        snprintf(err, NET_ERRLEN, "layer %s: workspace missing", L->name);
+        base_seterr(err, "layer %s: workspace missing", L->name);
         return -1;
     }
     kern_args k = {n, layer, L, x, c0, nc, (size_t)L->out.h * L->out.w, inputs, weights,
@@ -452,26 +452,26 @@ int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *i
                   const float *weights, float *out, float *workspace, char *err)
 {
     if (layer < 0 || layer >= n->n) {
-        snprintf(err, NET_ERRLEN, "net %s: no layer %d", n->name, layer);
+        base_seterr(err, "net %s: no layer %d", n->name, layer);
         return -1;
     }
     const net_layer *L = &n->layers[layer];
     if (h0 < 0 || nh < 1 || h0 + nh > L->out.h) {
-        snprintf(err, NET_ERRLEN, "layer %s: rows [%d, %d) outside [0, %d)", L->name, h0, h0 + nh,
+        base_seterr(err, "layer %s: rows [%d, %d) outside [0, %d)", L->name, h0, h0 + nh,
                  L->out.h);
         return -1;
     }
     if (nh != L->out.h && !net_layer_rowsplit(n, layer)) {
-        snprintf(err, NET_ERRLEN, "layer %s: %s computes only whole outputs, not rows [%d, %d)",
+        base_seterr(err, "layer %s: %s computes only whole outputs, not rows [%d, %d)",
                  L->name, net_kind_name(L->kind), h0, h0 + nh);
         return -1;
     }
     if (net_slice_weights(n, layer, 0, L->out.c) > 0 && !weights) {
-        snprintf(err, NET_ERRLEN, "layer %s: weights missing", L->name);
+        base_seterr(err, "layer %s: weights missing", L->name);
         return -1;
     }
     if (kern_workspace_rows(n, layer, h0, nh) > 0 && !workspace) {
-        snprintf(err, NET_ERRLEN, "layer %s: workspace missing", L->name);
+        base_seterr(err, "layer %s: workspace missing", L->name);
         return -1;
     }
     net_layer band;
@@ -591,7 +591,7 @@ kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
     kern_model *m = calloc(1, sizeof *m);
     if (!m || !(m->w = calloc((size_t)n->n, sizeof *m->w))) {
         free(m);
-        snprintf(err, NET_ERRLEN, "net %s: out of memory", n->name);
+        base_seterr(err, "net %s: out of memory", n->name);
         return NULL;
     }
     m->n = n;
@@ -599,7 +599,7 @@ kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
      * whole block), streamed every inference: huge pages. */
     float *whole = NULL;
     if (!(m->all = kern_alloc_streamed((size_t)weights_total(n)))) {
-        snprintf(err, NET_ERRLEN, "net %s: out of memory for its weights", n->name);
+        base_seterr(err, "net %s: out of memory for its weights", n->name);
         kern_model_free(m);
         return NULL;
     }
@@ -622,7 +622,7 @@ kern_model *kern_model_new(const net *n, uint64_t seed, char *err)
     }
     free(whole);
     if ((m->nws && !(m->ws = malloc(m->nws * sizeof *m->ws))) || plan_buffers(m)) {
-        snprintf(err, NET_ERRLEN, "net %s: out of memory for activations", n->name);
+        base_seterr(err, "net %s: out of memory for activations", n->name);
         kern_model_free(m);
         return NULL;
     }
@@ -638,7 +638,7 @@ int kern_model_forward(kern_model *m, const float *input, float *output,
         const net_layer *L = &n->layers[i];
         const float **in = L->nin <= 64 ? ins : malloc((size_t)L->nin * sizeof *in);
         if (!in) {
-            snprintf(err, NET_ERRLEN, "layer %s: out of memory", L->name);
+            base_seterr(err, "layer %s: out of memory", L->name);
             return -1;
         }
         for (int k = 0; k < L->nin; k++)
@@ -670,7 +670,7 @@ double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, i
 {
     if (layer < 0 || layer >= n->n || c0 < 0 || nc < 1 || c0 + nc > n->layers[layer].out.c ||
         reps < 1) {
-        snprintf(err, NET_ERRLEN, "net %s: bad slice to time (layer %d, channels [%d, %d), %d reps)",
+        base_seterr(err, "net %s: bad slice to time (layer %d, channels [%d, %d), %d reps)",
                  n->name, layer, c0, c0 + nc, reps);
         return -1;
     }
@@ -702,7 +702,7 @@ double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, i
     res = base_median(t, reps);
     goto done;
 nomem:
-    snprintf(err, NET_ERRLEN, "layer %s: out of memory for timing", L->name);
+    base_seterr(err, "layer %s: out of memory for timing", L->name);
 done:
     for (int k = 0; inbuf && k < nin; k++) free(inbuf[k]);
     free(inbuf);

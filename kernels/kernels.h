@@ -29,7 +29,7 @@
  * Ownership: callers own every tensor, weight and workspace buffer passed
  * in; functions that return a buffer (kern_weights_slice, kern_model_*)
  * say who frees it.  Errors: -1 (or NULL) with one line in err
- * (NET_ERRLEN bytes) naming the layer; nothing is printed.
+ * (BASE_ERRLEN bytes) naming the layer; nothing is printed.
  */
 #ifndef DSE_KERNELS_H
 #define DSE_KERNELS_H

@@ -87,14 +87,14 @@ static int read_raw(const net *n, int layer, int c0, int nc, float *w, char *err
     FILE *f = base_open_input(path, -1, NULL, err);
     if (!f) return -1;
     if (fseeko(f, 0, SEEK_END) != 0 || ftello(f) != (off_t)weights_total(n) * 4) {
-        snprintf(err, NET_ERRLEN, "%s: weights file has %lld bytes, network %s needs %lld", path,
+        base_seterr(err, "%s: weights file has %lld bytes, network %s needs %lld", path,
                  (long long)ftello(f), n->name, (long long)weights_total(n) * 4);
         goto out;
     }
     for (int r = 0; r < k; r++) {
         if (fseeko(f, (off_t)(base + first[r]) * 4, SEEK_SET) != 0 ||
             fread(w, sizeof *w, (size_t)count[r], f) != (size_t)count[r]) {
-            snprintf(err, NET_ERRLEN, "%s: layer %s: short read", path, n->layers[layer].name);
+            base_seterr(err, "%s: layer %s: short read", path, n->layers[layer].name);
             goto out;
         }
         if (!host_is_le())
@@ -136,7 +136,7 @@ float *kern_alloc_streamed(size_t nfloats)
 static int check_slice(const net *n, int layer, int c0, int nc, char *err)
 {
     if (layer < 0 || layer >= n->n || c0 < 0 || nc < 1 || c0 + nc > n->layers[layer].out.c) {
-        snprintf(err, NET_ERRLEN, "net %s: layer %d: channels [%d, %d) outside the layer", n->name,
+        base_seterr(err, "net %s: layer %d: channels [%d, %d) outside the layer", n->name,
                  layer, c0, c0 + nc);
         return -1;
     }
@@ -171,7 +171,7 @@ int kern_weights_slice(const net *n, int layer, int c0, int nc, uint64_t seed,
     if (len == 0) return 0;
     float *w = malloc(len * sizeof *w);
     if (!w) {
-        snprintf(err, NET_ERRLEN, "layer %s: out of memory for %zu weights", n->layers[layer].name, len);
+        base_seterr(err, "layer %s: out of memory for %zu weights", n->layers[layer].name, len);
         return -1;
     }
     if (kern_weights_fill(n, NULL, layer, c0, nc, seed, w, err)) {

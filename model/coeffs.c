@@ -170,7 +170,7 @@ int coeffs_arch_warning(const cost_coeffs *c, const platform *pl, char *warn)
         if (n++ < 4) snprintf(devs + l, sizeof devs - l, "%s%s", l ? ", " : "", pl->dev[d].name);
     }
     if (!n) return 0;
-    snprintf(warn, NET_ERRLEN,
+    base_seterr(warn,
              "coefficients measured on %s used for %d %s device%s (%s%s): timings do not carry "
              "across CPU architectures; calibrate on the boards",
              c->arch, n, other, n == 1 ? "" : "s", devs, n > 4 ? ", ..." : "");
@@ -316,20 +316,20 @@ static int check_value(const coeffs_value *v, int positive, const char *ctx, cha
 {
     if (!coeffs_isset(v)) return 0;
     if ((unsigned)v->source > COEFFS_DEFAULT) {
-        snprintf(err, NET_ERRLEN, "%s: unknown source", ctx);
+        base_seterr(err, "%s: unknown source", ctx);
         return -1;
     }
     if (!ju_fig_ok(v->value, !positive)) {
-        snprintf(err, NET_ERRLEN, "%s: value %g must be %sa number from %g to %g", ctx, v->value,
+        base_seterr(err, "%s: value %g must be %sa number from %g to %g", ctx, v->value,
                  positive ? "" : "0 or ", JU_FIG_MIN, JU_FIG_MAX);
         return -1;
     }
     if (v->source == COEFFS_FITTED && (!isfinite(v->r2) || v->n < 1)) {
-        snprintf(err, NET_ERRLEN, "%s: a fitted value needs its r2 and n (points fitted)", ctx);
+        base_seterr(err, "%s: a fitted value needs its r2 and n (points fitted)", ctx);
         return -1;
     }
     if (v->n < 0 || (!isnan(v->rmse) && (!isfinite(v->rmse) || v->rmse < 0))) {
-        snprintf(err, NET_ERRLEN, "%s: n and rmse must not be negative", ctx);
+        base_seterr(err, "%s: n and rmse must not be negative", ctx);
         return -1;
     }
     return 0;
@@ -356,12 +356,12 @@ int coeffs_check(const cost_coeffs *c, char *err)
 {
     char ctx[300];
     if (c->version < 1 || c->version > COEFFS_VERSION) {
-        snprintf(err, NET_ERRLEN, "coefficients version %d, this program reads versions 1 to %d",
+        base_seterr(err, "coefficients version %d, this program reads versions 1 to %d",
                  c->version, COEFFS_VERSION);
         return -1;
     }
     if (c->arch && !c->arch[0]) {
-        snprintf(err, NET_ERRLEN, "coefficients: empty \"arch\"");
+        base_seterr(err, "coefficients: empty \"arch\"");
         return -1;
     }
     for (int k = 0; k < 2; k++) {
@@ -393,7 +393,7 @@ int coeffs_check(const cost_coeffs *c, char *err)
         for (int j = 0; j < d->nlayers; j++) {
             snprintf(ctx, sizeof ctx, "devices.%s.layers.%.200s", kn, d->layers[j].key);
             if (!valid_key(d->layers[j].key)) {
-                snprintf(err, NET_ERRLEN, "%s: key must be \"network/layer\" or \"network/*\"",
+                base_seterr(err, "%s: key must be \"network/layer\" or \"network/*\"",
                          ctx);
                 return -1;
             }
@@ -432,7 +432,7 @@ static int only_keys(rd *r, const cJSON *o, const char *ctx, const char *const *
         int ok = 0;
         for (int i = 0; keys[i] && !ok; i++) ok = strcmp(k->string, keys[i]) == 0;
         if (!ok) {
-            snprintf(r->err, NET_ERRLEN, "%s: %s: unknown key \"%s\"", r->what, ctx, k->string);
+            base_seterr(r->err, "%s: %s: unknown key \"%s\"", r->what, ctx, k->string);
             return -1;
         }
     }
@@ -442,7 +442,7 @@ static int only_keys(rd *r, const cJSON *o, const char *ctx, const char *const *
 static int want_object(rd *r, const cJSON *o, const char *ctx)
 {
     if (cJSON_IsObject(o)) return 0;
-    snprintf(r->err, NET_ERRLEN, "%s: %s must be an object", r->what, ctx);
+    base_seterr(r->err, "%s: %s must be an object", r->what, ctx);
     return -1;
 }
 
@@ -456,7 +456,7 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
     snprintf(ctx, sizeof ctx, "%s: %s.%s", r->what, pctx, key);
     static const char *const keys[] = {"value", "source", "r2", "rmse", "n", "note", NULL};
     if (!cJSON_IsObject(o)) {
-        snprintf(r->err, NET_ERRLEN, "%s: must be an object {\"value\": ..., \"source\": ...}",
+        base_seterr(r->err, "%s: must be an object {\"value\": ..., \"source\": ...}",
                  ctx);
         return -1;
     }
@@ -464,7 +464,7 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
         int ok = 0;
         for (int i = 0; keys[i] && !ok; i++) ok = strcmp(k->string, keys[i]) == 0;
         if (!ok) {
-            snprintf(r->err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, k->string);
+            base_seterr(r->err, "%s: unknown key \"%s\"", ctx, k->string);
             return -1;
         }
     }
@@ -476,14 +476,14 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
         ju_str(o, "note", &note, 0, ctx, r->err))
         return -1;
     if (coeffs_source_parse(src, &v.source)) {
-        snprintf(r->err, NET_ERRLEN,
+        base_seterr(r->err,
                  "%s: source \"%s\" is not one of fitted, measured, derived, "
                  "assumption, declared, default",
                  ctx, src);
         return -1;
     }
     if (note && !(v.note = coeffs_note(r->c, note))) {
-        snprintf(r->err, NET_ERRLEN, "%s: out of memory", ctx);
+        base_seterr(r->err, "%s: out of memory", ctx);
         return -1;
     }
     char c2[400];
@@ -534,7 +534,7 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             for (const cJSON *k = w->child; k; k = k->next) {
                 net_kind kind;
                 if (net_kind_parse(k->string, &kind)) {
-                    snprintf(r->err, NET_ERRLEN, "%s: %s: \"%s\" is not a layer kind", r->what, c2,
+                    base_seterr(r->err, "%s: %s: \"%s\" is not a layer kind", r->what, c2,
                              k->string);
                     return -1;
                 }
@@ -550,7 +550,7 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             int cls;
             char c3[700];
             if (cost_class_parse(k->string, &cls)) {
-                snprintf(r->err, NET_ERRLEN,
+                base_seterr(r->err,
                          "%s: %s: \"%s\" is not a layer kind or "
                          "ConvWinograd",
                          r->what, c2, k->string);
@@ -568,7 +568,7 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             char c3[700];
             snprintf(c3, sizeof c3, "%s.%.200s", c2, k->string);
             if (!valid_key(k->string)) {
-                snprintf(r->err, NET_ERRLEN,
+                base_seterr(r->err,
                          "%s: devices.%s.layers.%.200s: key must be "
                          "\"network/layer\" or \"network/*\"",
                          r->what, kn, k->string);
@@ -576,7 +576,7 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             }
             coeffs_rates *rt = add_key(d, k->string);
             if (!rt) {
-                snprintf(r->err, NET_ERRLEN, "%s: out of memory", r->what);
+                base_seterr(r->err, "%s: out of memory", r->what);
                 return -1;
             }
             if (read_rates(r, k, rt, c3)) return -1;
@@ -590,21 +590,21 @@ static int read_names(rd *r, const cJSON *root, const char *key, char ***arr, in
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!a) {
         if (!required) return 0;
-        snprintf(r->err, NET_ERRLEN, "%s: missing \"%s\"", r->what, key);
+        base_seterr(r->err, "%s: missing \"%s\"", r->what, key);
         return -1;
     }
     if (!cJSON_IsArray(a)) {
-        snprintf(r->err, NET_ERRLEN, "%s: \"%s\" must be an array of names", r->what, key);
+        base_seterr(r->err, "%s: \"%s\" must be an array of names", r->what, key);
         return -1;
     }
     for (const cJSON *e = a->child; e; e = e->next) {
         if (!cJSON_IsString(e) || !base_name_ok(e->valuestring)) {
-            snprintf(r->err, NET_ERRLEN, "%s: \"%s\" must hold names (non-empty, without "
+            base_seterr(r->err, "%s: \"%s\" must hold names (non-empty, without "
                      "control characters)", r->what, key);
             return -1;
         }
         if (push_name(arr, n, e->valuestring)) {
-            snprintf(r->err, NET_ERRLEN, "%s: out of memory", r->what);
+            base_seterr(r->err, "%s: out of memory", r->what);
             return -1;
         }
     }
@@ -620,13 +620,13 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     rd r = {c, what, err};
     const char *s;
     if (!c) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory", what);
+        base_seterr(err, "%s: out of memory", what);
         goto fail;
     }
     const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (!cJSON_IsObject(root) || !cJSON_IsString(jf) ||
         strcmp(jf->valuestring, "dse-coefficients")) {
-        snprintf(err, NET_ERRLEN,
+        base_seterr(err,
                  "%s: not a dse coefficients file (\"format\": "
                  "\"dse-coefficients\" missing)",
                  what);
@@ -638,7 +638,7 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
                                        "links",    "arch",        NULL};
     if (ju_int(root, "version", &c->version, 1, what, err)) goto fail;
     if (c->version < 1 || c->version > COEFFS_VERSION) {
-        snprintf(err, NET_ERRLEN,
+        base_seterr(err,
                  "%s: coefficients format version %d; this program reads "
                  "versions 1 to %d",
                  what, c->version, COEFFS_VERSION);
@@ -646,7 +646,7 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     }
     if (only_keys(&r, root, "top level", keys)) goto fail;
     if (c->version < 2 && cJSON_GetObjectItemCaseSensitive(root, "arch")) {
-        snprintf(err, NET_ERRLEN, "%s: \"arch\" needs format version 2 (the file says 1)", what);
+        base_seterr(err, "%s: \"arch\" needs format version 2 (the file says 1)", what);
         goto fail;
     }
     if (read_names(&r, root, "platforms", &c->platforms, &c->nplatforms, 1) ||
@@ -661,12 +661,12 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     s = NULL;
     if (ju_str(root, "arch", &s, 0, what, err) || setstr(&c->arch, s)) goto fail;
     if (s && !s[0]) {
-        snprintf(err, NET_ERRLEN, "%s: \"arch\" is empty", what);
+        base_seterr(err, "%s: \"arch\" is empty", what);
         goto fail;
     }
     const cJSON *dv = cJSON_GetObjectItemCaseSensitive(root, "devices");
     if (!dv) {
-        snprintf(err, NET_ERRLEN, "%s: missing \"devices\"", what);
+        base_seterr(err, "%s: missing \"devices\"", what);
         goto fail;
     }
     static const char *const dk[] = {"cpu", "gpu", NULL};
@@ -683,7 +683,7 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
         if (want_object(&r, lk, "links") || only_keys(&r, lk, "links", lkeys)) goto fail;
         const cJSON *jp = cJSON_GetObjectItemCaseSensitive(lk, "pairs");
         if (jp && !cJSON_IsArray(jp)) {
-            snprintf(err, NET_ERRLEN, "%s: links.pairs must be an array", what);
+            base_seterr(err, "%s: links.pairs must be an array", what);
             goto fail;
         }
         int i = 0;
@@ -695,13 +695,13 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
                 ju_str(o, "a", &a, 1, ctx, err) || ju_str(o, "b", &b, 1, ctx, err))
                 goto fail;
             if (!strcmp(a, b)) {
-                snprintf(err, NET_ERRLEN, "%s: %s: a and b are the same device %.100s", what, ctx, a);
+                base_seterr(err, "%s: %s: a and b are the same device %.100s", what, ctx, a);
                 goto fail;
             }
             for (int j = 0; j < c->npairs; j++)
                 if ((!strcmp(c->pairs[j].a, a) && !strcmp(c->pairs[j].b, b)) ||
                     (!strcmp(c->pairs[j].a, b) && !strcmp(c->pairs[j].b, a))) {
-                    snprintf(err, NET_ERRLEN, "%s: %s: the pair %.100s, %.100s is given twice",
+                    base_seterr(err, "%s: %s: the pair %.100s, %.100s is given twice",
                              what, ctx, a, b);
                     goto fail;
                 }
@@ -724,7 +724,7 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     cJSON_Delete(root);
     return c;
 fail:
-    if (c && err[0] == 0) snprintf(err, NET_ERRLEN, "%s: out of memory", what);
+    if (c && err[0] == 0) base_seterr(err, "%s: out of memory", what);
     cJSON_Delete(root);
     coeffs_free(c);
     return NULL;
@@ -872,14 +872,14 @@ int coeffs_save(const cost_coeffs *c, const char *path, char *err)
     if (coeffs_check(c, err)) return -1;
     char *text = coeffs_to_json(c);
     if (!text) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory serialising coefficients", path);
+        base_seterr(err, "%s: out of memory serialising coefficients", path);
         return -1;
     }
     size_t len = strlen(text);
     char *t2 = realloc(text, len + 2);
     if (!t2) {
         free(text);
-        snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+        base_seterr(err, "%s: out of memory", path);
         return -1;
     }
     t2[len] = '\n';

@@ -120,7 +120,7 @@ struct cost_model {
     dev_state st[MAXDEV];
     int stack[MAXDEV];
     double *sched0, *sched1; /* cost_schedule: per global step, start and end; else NULL */
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
 };
 
 void cost_free(cost_model *m)
@@ -158,11 +158,11 @@ static const coeffs_value *pick(const coeffs_value *a, const coeffs_value *b, co
 static void warn_add(char *warn, const char *text)
 {
     size_t len = strlen(warn), tl = strlen(text);
-    if (len && len + 2 < NET_ERRLEN) {
+    if (len && len + 2 < BASE_ERRLEN) {
         memcpy(warn + len, "; ", 2);
         len += 2;
     }
-    if (len + tl >= NET_ERRLEN) tl = NET_ERRLEN - 1 - len;
+    if (len + tl >= BASE_ERRLEN) tl = BASE_ERRLEN - 1 - len;
     memcpy(warn + len, text, tl);
     warn[len + tl] = 0;
 }
@@ -185,12 +185,12 @@ static void names_join(char *buf, size_t len, char *const *names, int n)
 
 cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, char *warn, char *err)
 {
-    char scratch[NET_ERRLEN];
+    char scratch[BASE_ERRLEN];
     if (!warn) warn = scratch; /* callers that do not want warnings pass NULL */
-    char tmp[NET_ERRLEN];
+    char tmp[BASE_ERRLEN];
     warn[0] = 0;
     if (pl->ndev > MAXDEV) {
-        snprintf(err, NET_ERRLEN, "cost model: platform %s has %d devices, at most %d supported",
+        base_seterr(err, "cost model: platform %s has %d devices, at most %d supported",
                  pl->name, pl->ndev, MAXDEV);
         return NULL;
     }
@@ -352,7 +352,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     coeffs_free(def);
     return m;
 oom:
-    snprintf(err, NET_ERRLEN, "cost model: out of memory");
+    base_seterr(err, "cost model: out of memory");
     coeffs_free(def);
     cost_free(m);
     return NULL;
@@ -545,14 +545,14 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
 {
     int nd = m->nd;
     if (p->ndev != nd || p->nlayers != m->nl) {
-        snprintf(m->err, NET_ERRLEN,
+        base_seterr(m->err,
                  "cost model: plan for %d layers on %d devices, model for "
                  "%s (%d layers) on %s (%d devices)",
                  p->nlayers, p->ndev, m->n->name, m->nl, m->pl->name, nd);
         return -1;
     }
     if (ensure_scratch(m, p)) {
-        snprintf(m->err, NET_ERRLEN, "cost model: out of memory");
+        base_seterr(m->err, "cost model: out of memory");
         return -1;
     }
     memset(m->st, 0, (size_t)nd * sizeof *m->st);
@@ -580,14 +580,14 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
     }
     for (int d = 0; d < nd; d++)
         if (m->st[d].pc < plan_nsteps_dev(p, d)) {
-            snprintf(m->err, NET_ERRLEN,
+            base_seterr(m->err,
                      "cost model: the plan deadlocks (device %d waits for "
                      "message %d)",
                      d, m->st[d].blocked);
             return -1;
         }
     if (latency < 0) {
-        snprintf(m->err, NET_ERRLEN, "cost model: the plan never completes the network output");
+        base_seterr(m->err, "cost model: the plan never completes the network output");
         return -1;
     }
     cost_result res = {0, 0, latency * 1e3, 0, 0};

@@ -24,7 +24,7 @@
  * included).  A cost_model borrows the net and the platform (they must
  * outlive it), copies what it needs from the coefficients (which may be
  * freed after cost_new), and owns scratch buffers reused by every
- * cost_eval: create one model per thread.  Errors go to char err[NET_ERRLEN]
+ * cost_eval: create one model per thread.  Errors go to char err[BASE_ERRLEN]
  * buffers as one line; nothing here prints.
  */
 #ifndef DSE_COST_H
@@ -158,7 +158,7 @@ cost_coeffs *coeffs_new(void);
 int coeffs_set_info(cost_coeffs *c, const char *board, const char *date, const char *description);
 int coeffs_set_arch(cost_coeffs *c, const char *arch); /* NULL: not known */
 /* When c states the architecture that measured it and a CPU device of pl
- * states another (plat_arch_same), one line into warn (NET_ERRLEN) naming
+ * states another (plat_arch_same), one line into warn (BASE_ERRLEN) naming
  * both and the devices, and 1; else warn = "" and 0.  Timings do not carry
  * across CPU architectures.  cost_new() adds this line to its warning. */
 int coeffs_arch_warning(const cost_coeffs *c, const platform *pl, char *warn);
@@ -189,7 +189,7 @@ typedef struct cost_model cost_model;
 
 /* Precompute, per layer and device kind, the rates, overheads and powers,
  * and per device pair the link figures.  c may be NULL: built-in defaults
- * (coeffs_default).  warn (NET_ERRLEN, or NULL) receives one line naming what fell
+ * (coeffs_default).  warn (BASE_ERRLEN, or NULL) receives one line naming what fell
  * back to less specific coefficients (another network or platform, a
  * missing device-kind section, classes on built-in defaults), or "".
  * NULL with err on allocation failure or a net/platform the model cannot

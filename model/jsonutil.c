@@ -61,7 +61,7 @@ static int lex_fail(lex *L, const char *at, const char *why)
         if (*q == '\n') line++, col = 1;
         else if (((unsigned char)*q & 0xc0) != 0x80) col++; /* characters, not bytes */
     }
-    snprintf(L->err, NET_ERRLEN, "%s: malformed JSON at line %d, column %d: %s", L->what, line, col, why);
+    base_seterr(L->err, "%s: malformed JSON at line %d, column %d: %s", L->what, line, col, why);
     return -1;
 }
 
@@ -91,7 +91,7 @@ static int lex_string(lex *L)
         if (!c) {
             int line = 1;
             for (const char *t = L->text; t < q; t++) line += *t == '\n';
-            snprintf(L->err, NET_ERRLEN, "%s: malformed JSON: unexpected end of file (truncated?) "
+            base_seterr(L->err, "%s: malformed JSON: unexpected end of file (truncated?) "
                      "at line %d", L->what, line);
             return -1;
         }
@@ -189,10 +189,10 @@ cJSON *ju_parse(const char *text, const char *what, char *err)
         if (!in) return root;
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(in, "name");
         if (cJSON_IsString(nm) && key != nm)
-            snprintf(err, NET_ERRLEN, "%s: %s: duplicate key \"%s\"", what, nm->valuestring,
+            base_seterr(err, "%s: %s: duplicate key \"%s\"", what, nm->valuestring,
                      key->string);
         else
-            snprintf(err, NET_ERRLEN, "%s: duplicate key \"%s\"", what, key->string);
+            base_seterr(err, "%s: duplicate key \"%s\"", what, key->string);
         cJSON_Delete(root);
         return NULL;
     }
@@ -207,10 +207,10 @@ cJSON *ju_parse(const char *text, const char *what, char *err)
     while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') q++;
     const char *os = open_string(text);
     if (!*q || (os && at >= os))
-        snprintf(err, NET_ERRLEN, "%s: malformed JSON: unexpected end of file (truncated?) "
+        base_seterr(err, "%s: malformed JSON: unexpected end of file (truncated?) "
                  "at line %d", what, line);
     else
-        snprintf(err, NET_ERRLEN, "%s: malformed JSON at line %d, column %d", what, line, col);
+        base_seterr(err, "%s: malformed JSON at line %d, column %d", what, line, col);
     return NULL;
 }
 
@@ -269,11 +269,11 @@ int ju_int(const cJSON *o, const char *key, int *out, int required, const char *
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) {
         if (!required) return 0;
-        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        base_seterr(err, "%s: missing \"%s\"", ctx, key);
         return -1;
     }
     if (!is_integer(v)) {
-        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be an integer", ctx, key);
+        base_seterr(err, "%s: \"%s\" must be an integer", ctx, key);
         return -1;
     }
     *out = (int)v->valuedouble;
@@ -286,7 +286,7 @@ int ju_ints(const cJSON *o, const char *key, int count, int *out, int required, 
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) {
         if (!required) return 0;
-        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        base_seterr(err, "%s: missing \"%s\"", ctx, key);
         return -1;
     }
     int tmp[16];
@@ -306,7 +306,7 @@ int ju_ints(const cJSON *o, const char *key, int count, int *out, int required, 
     memcpy(out, tmp, (size_t)count * sizeof *out);
     return 0;
 bad:
-    snprintf(err, NET_ERRLEN, "%s: \"%s\" must be an array of %d integers >= %d", ctx, key,
+    base_seterr(err, "%s: \"%s\" must be an array of %d integers >= %d", ctx, key,
              count, minval);
     return -1;
 }
@@ -318,7 +318,7 @@ static int ju_lookup(const cJSON *o, const char *key, int required, const cJSON 
 {
     if ((*v = cJSON_GetObjectItemCaseSensitive(o, key))) return 1;
     if (!required) return 0;
-    snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+    base_seterr(err, "%s: missing \"%s\"", ctx, key);
     return -1;
 }
 
@@ -329,7 +329,7 @@ int ju_num_req(const cJSON *o, const char *key, double *out, int required, doubl
     int h = ju_lookup(o, key, required, &v, ctx, err);
     if (h <= 0) return h;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < minval) {
-        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be a number >= %g", ctx, key, minval);
+        base_seterr(err, "%s: \"%s\" must be a number >= %g", ctx, key, minval);
         return -1;
     }
     *out = v->valuedouble;
@@ -353,7 +353,7 @@ int ju_figure(const cJSON *o, const char *key, double *out, int required, int ze
     int h = ju_lookup(o, key, required, &v, ctx, err);
     if (h <= 0) return h;
     if (!cJSON_IsNumber(v) || !ju_fig_ok(v->valuedouble, zero_ok)) {
-        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be %sa number from %g to %g", ctx, key,
+        base_seterr(err, "%s: \"%s\" must be %sa number from %g to %g", ctx, key,
                  zero_ok ? "0 or " : "", JU_FIG_MIN, JU_FIG_MAX);
         return -1;
     }
@@ -366,7 +366,7 @@ int ju_bool(const cJSON *o, const char *key, int *out, const char *ctx, char *er
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) return 0;
     if (!cJSON_IsBool(v)) {
-        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be true or false", ctx, key);
+        base_seterr(err, "%s: \"%s\" must be true or false", ctx, key);
         return -1;
     }
     *out = cJSON_IsTrue(v);
@@ -379,11 +379,11 @@ int ju_str(const cJSON *o, const char *key, const char **out, int required, cons
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) {
         if (!required) return 0;
-        snprintf(err, NET_ERRLEN, "%s: missing \"%s\"", ctx, key);
+        base_seterr(err, "%s: missing \"%s\"", ctx, key);
         return -1;
     }
     if (!cJSON_IsString(v)) {
-        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be a string", ctx, key);
+        base_seterr(err, "%s: \"%s\" must be a string", ctx, key);
         return -1;
     }
     *out = v->valuestring;
@@ -397,7 +397,7 @@ int ju_name(const cJSON *o, const char *key, const char **out, int required, con
     if (ju_str(o, key, &s, required, ctx, err)) return -1;
     if (!s) return 0;
     if (!s[0] || base_has_control(s)) {
-        snprintf(err, NET_ERRLEN, "%s: \"%s\" must be a non-empty name without control characters",
+        base_seterr(err, "%s: \"%s\" must be a non-empty name without control characters",
                  ctx, key);
         return -1;
     }

@@ -2,7 +2,7 @@
  * shared by the readers of every dse file format (network, platform,
  * mapping, coefficients).  Each getter returns 0 when the key is absent and
  * not required (leaving *out untouched) or when it read a valid value, and
- * -1 with one line in err (NET_ERRLEN bytes) prefixed by ctx otherwise.
+ * -1 with one line in err (BASE_ERRLEN bytes) prefixed by ctx otherwise.
  */
 #ifndef DSE_JSONUTIL_H
 #define DSE_JSONUTIL_H

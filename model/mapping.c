@@ -115,32 +115,32 @@ int mapping_equal(const mapping *a, const mapping *b)
 int mapping_validate(const mapping *m, const net *n, char *err)
 {
     if (m->nlayers != n->n) {
-        snprintf(err, NET_ERRLEN, "mapping has %d layers but network %s has %d", m->nlayers,
+        base_seterr(err, "mapping has %d layers but network %s has %d", m->nlayers,
                  n->name, n->n);
         return -1;
     }
     if (m->first[0] != 0) {
-        snprintf(err, NET_ERRLEN, "mapping: slice table does not start at 0");
+        base_seterr(err, "mapping: slice table does not start at 0");
         return -1;
     }
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         int k = m->first[i + 1] - m->first[i];
         if (k < 1 || m->first[i + 1] > m->nlayers * m->ndev) {
-            snprintf(err, NET_ERRLEN, "layer \"%s\": %s", L->name,
+            base_seterr(err, "layer \"%s\": %s", L->name,
                      k < 1 ? "no device computes it" : "slice table overflows");
             return -1;
         }
         int rows = m->rows[i] != 0, total = rows ? L->out.h : L->out.c;
         const char *unit = rows ? "row" : "channel";
         if (m->rows[i] > 1 || (rows && (k < 2 || !net_layer_rowsplit(n, i)))) {
-            snprintf(err, NET_ERRLEN, "layer \"%s\": %s", L->name,
+            base_seterr(err, "layer \"%s\": %s", L->name,
                      k < 2 && m->rows[i] == 1 ? "cut by rows but has one slice"
                                               : "cannot be cut by rows");
             return -1;
         }
         if (k > 1 && !rows && !net_kind_splittable(L->kind)) {
-            snprintf(err, NET_ERRLEN, "layer \"%s\": a %s layer cannot be split but has %d slices",
+            base_seterr(err, "layer \"%s\": a %s layer cannot be split but has %d slices",
                      L->name, net_kind_name(L->kind), k);
             return -1;
         }
@@ -148,36 +148,36 @@ int mapping_validate(const mapping *m, const net *n, char *err)
         int next = 0;
         for (int a = 0; a < k; a++) {
             if (s[a].dev < 0 || s[a].dev >= m->ndev) {
-                snprintf(err, NET_ERRLEN, "layer \"%s\": slice %d names device %d, not in 0..%d",
+                base_seterr(err, "layer \"%s\": slice %d names device %d, not in 0..%d",
                          L->name, a, s[a].dev, m->ndev - 1);
                 return -1;
             }
             if (s[a].nc < 1) {
-                snprintf(err, NET_ERRLEN, "layer \"%s\": slice %d on device %d is empty", L->name,
+                base_seterr(err, "layer \"%s\": slice %d on device %d is empty", L->name,
                          a, s[a].dev);
                 return -1;
             }
             if (s[a].c0 != next) {
-                snprintf(err, NET_ERRLEN, "layer \"%s\": %ss %s at %d (slice %d starts at %d)",
+                base_seterr(err, "layer \"%s\": %ss %s at %d (slice %d starts at %d)",
                          L->name, unit, s[a].c0 > next ? "missing" : "computed twice", next, a,
                          s[a].c0);
                 return -1;
             }
             if ((int64_t)s[a].c0 + s[a].nc > total) {
-                snprintf(err, NET_ERRLEN, "layer \"%s\": slice %d ends at %s %lld, beyond "
+                base_seterr(err, "layer \"%s\": slice %d ends at %s %lld, beyond "
                          "its %d %ss", L->name, a, unit, (long long)s[a].c0 + s[a].nc, total, unit);
                 return -1;
             }
             next = s[a].c0 + s[a].nc;
             for (int b = 0; b < a; b++)
                 if (s[b].dev == s[a].dev) {
-                    snprintf(err, NET_ERRLEN, "layer \"%s\": device %d holds two slices", L->name,
+                    base_seterr(err, "layer \"%s\": device %d holds two slices", L->name,
                              s[a].dev);
                     return -1;
                 }
         }
         if (next != total) {
-            snprintf(err, NET_ERRLEN, "layer \"%s\": %ss %d..%d are not computed", L->name,
+            base_seterr(err, "layer \"%s\": %ss %d..%d are not computed", L->name,
                      unit, next, total - 1);
             return -1;
         }
@@ -267,49 +267,49 @@ static int check_staged(const net *n, int i, const map_slice *s, int k, int rows
     const char *unit = rows ? "rows" : "channels";
     int total = rows ? L->out.h : L->out.c;
     if (k == 0) {
-        snprintf(err, NET_ERRLEN, "%s: layer \"%s\": missing (every layer must be mapped)", what,
+        base_seterr(err, "%s: layer \"%s\": missing (every layer must be mapped)", what,
                  L->name);
         return -1;
     }
     if (rows && !net_layer_rowsplit(n, i)) {
-        snprintf(err, NET_ERRLEN, "%s: layer \"%s\": a %s layer of %d rows cannot be cut by "
+        base_seterr(err, "%s: layer \"%s\": a %s layer of %d rows cannot be cut by "
                  "rows", what, L->name, net_kind_name(L->kind), L->out.h);
         return -1;
     }
     if (k > 1 && !rows && !net_kind_splittable(L->kind)) {
-        snprintf(err, NET_ERRLEN, "%s: layer \"%s\": a %s layer cannot be split, but %d devices "
+        base_seterr(err, "%s: layer \"%s\": a %s layer cannot be split, but %d devices "
                  "compute it", what, L->name, net_kind_name(L->kind), k);
         return -1;
     }
     int next = 0;
     for (int a = 0; a < k; a++) {
         if (s[a].c0 > next) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": %s %d..%d are not computed by any "
+            base_seterr(err, "%s: layer \"%s\": %s %d..%d are not computed by any "
                      "device", what, L->name, unit, next, s[a].c0 - 1);
             return -1;
         }
         if (s[a].c0 < next) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": %s %d..%d are computed twice "
+            base_seterr(err, "%s: layer \"%s\": %s %d..%d are computed twice "
                      "(device %s overlaps the previous slice)", what, L->name, unit, s[a].c0, next - 1,
                      p->dev[s[a].dev].name);
             return -1;
         }
         next = s[a].c0 + s[a].nc;
         if (!platform_supports(p, s[a].dev, L->kind)) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s does not support %s layers "
+            base_seterr(err, "%s: layer \"%s\": device %s does not support %s layers "
                      "(its \"supports\" list)", what, L->name, p->dev[s[a].dev].name,
                      net_kind_name(L->kind));
             return -1;
         }
         for (int b = 0; b < a; b++)
             if (s[b].dev == s[a].dev) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s holds two slices (merge "
+                base_seterr(err, "%s: layer \"%s\": device %s holds two slices (merge "
                          "them into one range)", what, L->name, p->dev[s[a].dev].name);
                 return -1;
             }
     }
     if (next != total) {
-        snprintf(err, NET_ERRLEN, "%s: layer \"%s\": %s %d..%d are not computed by any "
+        base_seterr(err, "%s: layer \"%s\": %s %d..%d are not computed by any "
                  "device", what, L->name, unit, next, total - 1);
         return -1;
     }
@@ -352,14 +352,14 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
     const char *fmt = NULL;
     if (!cJSON_IsObject(root) || ju_str(root, "format", &fmt, 0, what, err) || !fmt ||
         strcmp(fmt, "dse-mapping")) {
-        snprintf(err, NET_ERRLEN, "%s: not a dse mapping file (\"format\": \"dse-mapping\" "
+        base_seterr(err, "%s: not a dse mapping file (\"format\": \"dse-mapping\" "
                  "missing)", what);
         goto fail;
     }
     int version = 1;
     if (ju_int(root, "version", &version, 0, what, err)) goto fail;
     if (version != 1) {
-        snprintf(err, NET_ERRLEN, "%s: mapping format version %d is not supported (only 1)", what,
+        base_seterr(err, "%s: mapping format version %d is not supported (only 1)", what,
                  version);
         goto fail;
     }
@@ -367,30 +367,30 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
         if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
             strcmp(c->string, "network") && strcmp(c->string, "platform") &&
             strcmp(c->string, "layers") && strcmp(c->string, "note")) {
-            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", what, c->string);
+            base_seterr(err, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
     const cJSON *jl = cJSON_GetObjectItemCaseSensitive(root, "layers");
     if (!cJSON_IsObject(jl)) {
-        snprintf(err, NET_ERRLEN, "%s: \"layers\" must be an object {layer name: slices}", what);
+        base_seterr(err, "%s: \"layers\" must be an object {layer name: slices}", what);
         goto fail;
     }
     m = mapping_new(n->n, p->ndev);
     cnt = calloc((size_t)n->n + 1, sizeof *cnt);
     seen = calloc((size_t)n->n + 1, sizeof *seen);
     if (!m || !cnt || !seen) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory", what);
+        base_seterr(err, "%s: out of memory", what);
         goto fail;
     }
     for (const cJSON *c = jl->child; c; c = c->next) {
         int i = net_find(n, c->string);
         if (i < 0) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": not in network %s", what, c->string,
+            base_seterr(err, "%s: layer \"%s\": not in network %s", what, c->string,
                      n->name);
             goto fail;
         }
         if (seen[i]++) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": listed twice", what, c->string);
+            base_seterr(err, "%s: layer \"%s\": listed twice", what, c->string);
             goto fail;
         }
         map_slice *s = m->slices + (size_t)i * m->ndev;
@@ -398,7 +398,7 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
         if (cJSON_IsString(c)) {
             int d = platform_find(p, c->valuestring);
             if (d < 0) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device \"%s\" is not in platform %s",
+                base_seterr(err, "%s: layer \"%s\": device \"%s\" is not in platform %s",
                          what, c->string, c->valuestring, p->name);
                 goto fail;
             }
@@ -411,7 +411,7 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
         if (cJSON_IsObject(c)) {
             arr = cJSON_GetObjectItemCaseSensitive(c, "rows");
             if (!arr || cJSON_GetArraySize(c) != 1) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": an object must be {\"rows\": "
+                base_seterr(err, "%s: layer \"%s\": an object must be {\"rows\": "
                          "[[device, first_row, row_count], ...]}", what, c->string);
                 goto fail;
             }
@@ -420,7 +420,7 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
         }
         const char *unit = m->rows[i] ? "row" : "channel";
         if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": must be a device name or a non-empty list "
+            base_seterr(err, "%s: layer \"%s\": must be a device name or a non-empty list "
                      "of [device, first_%s, %s_count]", what, c->string, unit, unit);
             goto fail;
         }
@@ -429,24 +429,24 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
             int c0, nc;
             if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3 || !cJSON_IsString(jd) ||
                 int_value(cJSON_GetArrayItem(e, 1), &c0) || int_value(cJSON_GetArrayItem(e, 2), &nc)) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": each slice must be [device, "
+                base_seterr(err, "%s: layer \"%s\": each slice must be [device, "
                          "first_%s, %s_count]", what, c->string, unit, unit);
                 goto fail;
             }
             int d = platform_find(p, jd->valuestring);
             if (d < 0) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device \"%s\" is not in platform %s",
+                base_seterr(err, "%s: layer \"%s\": device \"%s\" is not in platform %s",
                          what, c->string, jd->valuestring, p->name);
                 goto fail;
             }
             if (c0 < 0 || nc < 1 || (int64_t)c0 + nc > C) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s: %ss [%d, %d+%d) are "
+                base_seterr(err, "%s: layer \"%s\": device %s: %ss [%d, %d+%d) are "
                          "outside the layer's %d output %ss", what, c->string,
                          jd->valuestring, unit, c0, c0, nc, C, unit);
                 goto fail;
             }
             if (cnt[i] == m->ndev) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": more slices than the %d devices of "
+                base_seterr(err, "%s: layer \"%s\": more slices than the %d devices of "
                          "platform %s", what, c->string, m->ndev, p->name);
                 goto fail;
             }
@@ -466,9 +466,9 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
     free(cnt);
     free(seen);
     cJSON_Delete(root);
-    char e2[NET_ERRLEN];
+    char e2[BASE_ERRLEN];
     if (mapping_validate(m, n, e2)) { /* cannot happen after the checks above */
-        snprintf(err, NET_ERRLEN, "%s: %.400s", what, e2);
+        base_seterr(err, "%s: %.400s", what, e2);
         mapping_free(m);
         return NULL;
     }
@@ -528,7 +528,7 @@ int mapping_save(const mapping *m, const net *n, const platform *p, const char *
 {
     char *txt = mapping_to_json(m, n, p);
     if (!txt) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+        base_seterr(err, "%s: out of memory", path);
         return -1;
     }
     int rc = ju_write_file_atomic(path, txt, err);
@@ -563,7 +563,7 @@ typedef struct {
     int core0;                 /* CPU: its first core on the host (CPU devices in platform order) */
     int gpu_idx;               /* GPU: its index among the host's GPUs */
     char key[AD_HOSTLEN + 16]; /* its AutoDiCE key, "" when it has none */
-    char why[NET_ERRLEN];      /* why it has none */
+    char why[BASE_ERRLEN];      /* why it has none */
 } ad_dev;
 
 static int host_char_ok(int c) { return isalnum(c) || c == '-' || c == '.'; }
@@ -698,7 +698,7 @@ static int c_identifier(const char *s)
 /* The first of the problems AutoDiCE would have with files it can read,
  * and how many there are. */
 typedef struct {
-    char first[NET_ERRLEN];
+    char first[BASE_ERRLEN];
     int count;
 } ad_warn;
 
@@ -708,7 +708,7 @@ static void warn_add(ad_warn *w, const char *fmt, ...)
     if (w->count++) return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->first, sizeof w->first, fmt, ap);
+    base_vseterr(w->first, fmt, ap);
     va_end(ap);
 }
 
@@ -785,7 +785,7 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
      * (docs/spatial.md). */
     for (int i = 0; i < n->n; i++)
         if (m->rows[i]) {
-            snprintf(warn, NET_ERRLEN, "AutoDiCE's files not written: layer %.200s is cut by "
+            base_seterr(warn, "AutoDiCE's files not written: layer %.200s is cut by "
                      "rows, which dse does not export to AutoDiCE", n->layers[i].name);
             return 1;
         }
@@ -793,14 +793,14 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
     ad_nodes N;
     if (!A || ad_nodes_build(&N, n)) {
         free(A);
-        snprintf(err, NET_ERRLEN, "out of memory");
+        base_seterr(err, "out of memory");
         return -1;
     }
     for (int d = 0; d < p->ndev; d++) {
         int used = 0;
         for (int i = 0; i < n->n && !used; i++) used = on_dev(m, i, d);
         if (used && !A[d].key[0]) {
-            snprintf(warn, NET_ERRLEN, "AutoDiCE's files not written: %.450s", A[d].why);
+            base_seterr(warn, "AutoDiCE's files not written: %.450s", A[d].why);
             ad_nodes_free(&N);
             free(A);
             return 1;
@@ -854,16 +854,16 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
     int rc = 0;
     if (!texts[0] || !texts[1] || !texts[2]) {
         for (int k = 0; k < 3; k++) free(texts[k]), texts[k] = NULL;
-        snprintf(err, NET_ERRLEN, "out of memory");
+        base_seterr(err, "out of memory");
         rc = -1;
     } else {
         ad_warn w = {{0}, 0};
         ad_hazards(m, n, p, &N, &w);
         if (w.count > 1)
-            snprintf(warn, NET_ERRLEN, "warning: %.400s (and %d more problem%s)", w.first,
+            base_seterr(warn, "warning: %.400s (and %d more problem%s)", w.first,
                      w.count - 1, w.count > 2 ? "s" : "");
         else if (w.count)
-            snprintf(warn, NET_ERRLEN, "warning: %.480s", w.first);
+            base_seterr(warn, "warning: %.480s", w.first);
     }
     ad_nodes_free(&N);
     free(A);
@@ -882,7 +882,7 @@ static int export_files(const mapping *m, const net *n, const platform *p, const
     const char *names[4] = {mapping_autodice_files[0], mapping_autodice_files[1],
                             mapping_autodice_files[2], ours};
     int nf = ours ? 4 : 3, rc = 0;
-    char e[NET_ERRLEN];
+    char e[BASE_ERRLEN];
     int created = 0;
     if (ours && base_out_dir(dir, &created, err)) return -2;
     for (int k = 0; k < nf && rc == 0; k++) {
@@ -894,7 +894,7 @@ static int export_files(const mapping *m, const net *n, const platform *p, const
     if (rc < 0) snprintf(e, sizeof e, "out of memory");
     else rc = mapping_autodice_texts(m, n, p, texts, warn, e);
     if (rc < 0) {
-        snprintf(err, NET_ERRLEN, "%.200s: %.300s", dir, e);
+        base_seterr(err, "%.200s: %.300s", dir, e);
     } else if (rc == 1) { /* ours only; never AutoDiCE files of another mapping */
         int w = ours ? ju_write_files_atomic(1, (const char *const *)paths + 3,
                                              (const char *const *)texts + 3, err) : 0;
@@ -960,53 +960,53 @@ static int read_translation(ad_reader *r, const char *path, char *err)
     int version = 1;
     if (!cJSON_IsObject(root) || ju_str(root, "format", &fmt, 0, path, err) || !fmt ||
         strcmp(fmt, "dse-autodice-devices")) {
-        snprintf(err, NET_ERRLEN, "%s: not a dse AutoDiCE device file (\"format\": "
+        base_seterr(err, "%s: not a dse AutoDiCE device file (\"format\": "
                  "\"dse-autodice-devices\" missing)", path);
         goto fail;
     }
     if (ju_int(root, "version", &version, 0, path, err)) goto fail;
     if (version != 1) {
-        snprintf(err, NET_ERRLEN, "%s: version %d is not supported (only 1)", path, version);
+        base_seterr(err, "%s: version %d is not supported (only 1)", path, version);
         goto fail;
     }
     for (const cJSON *c = root->child; c; c = c->next)
         if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
             strcmp(c->string, "platform") && strcmp(c->string, "devices") &&
             strcmp(c->string, "hosts") && strcmp(c->string, "note")) {
-            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", path, c->string);
+            base_seterr(err, "%s: unknown key \"%s\"", path, c->string);
             goto fail;
         }
     if (!cJSON_IsObject(dv)) {
-        snprintf(err, NET_ERRLEN, "%s: \"devices\" must be an object {device: AutoDiCE key}", path);
+        base_seterr(err, "%s: \"devices\" must be an object {device: AutoDiCE key}", path);
         goto fail;
     }
     int cnt = cJSON_GetArraySize(dv);
     r->tr_key = calloc((size_t)cnt + 1, sizeof *r->tr_key);
     r->tr_dev = calloc((size_t)cnt + 1, sizeof *r->tr_dev);
     if (!r->tr_key || !r->tr_dev) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+        base_seterr(err, "%s: out of memory", path);
         goto fail;
     }
     for (const cJSON *c = dv->child; c; c = c->next) {
         int d = platform_find(r->p, c->string);
         if (d < 0) {
-            snprintf(err, NET_ERRLEN, "%s: device \"%s\" is not in platform %s", path, c->string,
+            base_seterr(err, "%s: device \"%s\" is not in platform %s", path, c->string,
                      r->p->name);
             goto fail;
         }
         if (!cJSON_IsString(c)) {
-            snprintf(err, NET_ERRLEN, "%s: device \"%s\": its AutoDiCE key must be a string",
+            base_seterr(err, "%s: device \"%s\": its AutoDiCE key must be a string",
                      path, c->string);
             goto fail;
         }
         for (int k = 0; k < r->ntr; k++)
             if (!strcmp(r->tr_key[k], c->valuestring)) {
-                snprintf(err, NET_ERRLEN, "%s: key \"%s\" names two devices, %s and %s", path,
+                base_seterr(err, "%s: key \"%s\" names two devices, %s and %s", path,
                          c->valuestring, r->p->dev[r->tr_dev[k]].name, c->string);
                 goto fail;
             }
         if (!(r->tr_key[r->ntr] = base_strdup(c->valuestring))) {
-            snprintf(err, NET_ERRLEN, "%s: out of memory", path);
+            base_seterr(err, "%s: out of memory", path);
             goto fail;
         }
         r->tr_dev[r->ntr++] = d;
@@ -1040,7 +1040,7 @@ static int resolve_key(const ad_reader *r, const char *key, const char *what, ch
         if (!strcmp(r->tr_key[k], key)) return r->tr_dev[k];
     const char *us = strchr(key, '_');
     if (!us) {
-        snprintf(err, NET_ERRLEN, "%s: device \"%s\": not in platform %s, nor an AutoDiCE key "
+        base_seterr(err, "%s: device \"%s\": not in platform %s, nor an AutoDiCE key "
                  "<host>_cpu<cores>, <host>_arm<cores> or <host>_gpu", what, key, p->name);
         return -1;
     }
@@ -1050,7 +1050,7 @@ static int resolve_key(const ad_reader *r, const char *key, const char *what, ch
     int ndig = (int)strspn(dig, "0123456789");
     if (us == key || strchr(res, '_') || (!gpu && !cpu) || dig[ndig] || (cpu && ndig == 0) ||
         (gpu && ndig > 2)) {
-        snprintf(err, NET_ERRLEN, "%s: device \"%s\": not in platform %s, nor an AutoDiCE key "
+        base_seterr(err, "%s: device \"%s\": not in platform %s, nor an AutoDiCE key "
                  "(one \"_\" between the host and cpu or arm with one digit per core, or gpu)",
                  what, key, p->name);
         return -1;
@@ -1060,7 +1060,7 @@ static int resolve_key(const ad_reader *r, const char *key, const char *what, ch
     int any = 0;
     for (int e = 0; e < p->ndev; e++) any |= host_matches(r, host, e);
     if (!any) {
-        snprintf(err, NET_ERRLEN, "%s: device \"%s\": platform %s has no device on host %s", what,
+        base_seterr(err, "%s: device \"%s\": platform %s has no device on host %s", what,
                  key, p->name, host);
         return -1;
     }
@@ -1068,7 +1068,7 @@ static int resolve_key(const ad_reader *r, const char *key, const char *what, ch
         int want = ndig ? atoi(dig) : 0, seen = 0;
         for (int e = 0; e < p->ndev; e++)
             if (p->dev[e].kind == PLAT_GPU && host_matches(r, host, e) && seen++ == want) return e;
-        snprintf(err, NET_ERRLEN, "%s: device \"%s\": host %s has %d GPU%s in platform %s", what,
+        base_seterr(err, "%s: device \"%s\": host %s has %d GPU%s in platform %s", what,
                  key, host, seen, seen == 1 ? "" : "s", p->name);
         return -1;
     }
@@ -1077,7 +1077,7 @@ static int resolve_key(const ad_reader *r, const char *key, const char *what, ch
         int core = dig[c] - '0', found = -1, total = 0;
         for (int q = 0; q < c; q++)
             if (dig[q] == dig[c]) {
-                snprintf(err, NET_ERRLEN, "%s: device \"%s\": core %d listed twice", what, key, core);
+                base_seterr(err, "%s: device \"%s\": core %d listed twice", what, key, core);
                 return -1;
             }
         for (int e = 0; e < p->ndev; e++) {
@@ -1086,13 +1086,13 @@ static int resolve_key(const ad_reader *r, const char *key, const char *what, ch
             if (core >= r->A[e].core0 && core < r->A[e].core0 + p->dev[e].cores) found = e;
         }
         if (found < 0) {
-            snprintf(err, NET_ERRLEN, "%s: device \"%s\": core %d, but host %s has %d CPU "
+            base_seterr(err, "%s: device \"%s\": core %d, but host %s has %d CPU "
                      "core%s in platform %s", what, key, core, host, total, total == 1 ? "" : "s",
                      p->name);
             return -1;
         }
         if (d >= 0 && found != d) {
-            snprintf(err, NET_ERRLEN, "%s: device \"%s\": its cores belong to two devices of "
+            base_seterr(err, "%s: device \"%s\": its cores belong to two devices of "
                      "platform %s, %s and %s", what, key, p->name, p->dev[d].name,
                      p->dev[found].name);
             return -1;
@@ -1130,48 +1130,48 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
     free(text);
     if (!root) return -1;
     if (!cJSON_IsObject(root)) {
-        snprintf(err, NET_ERRLEN, "%s: must be an object {layer: [\"lop\", [ends], [devices]]}",
+        base_seterr(err, "%s: must be an object {layer: [\"lop\", [ends], [devices]]}",
                  path);
         goto fail;
     }
     for (const cJSON *c = root->child; c; c = c->next) {
         int glue, i = resolve_layer(r, c->string, &glue);
         if (i < 0 || glue) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": not in network %s", path, c->string,
+            base_seterr(err, "%s: layer \"%s\": not in network %s", path, c->string,
                      n->name);
             goto fail;
         }
         if (hcnt[i]) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": listed twice", path, c->string);
+            base_seterr(err, "%s: layer \"%s\": listed twice", path, c->string);
             goto fail;
         }
         const cJSON *js = cJSON_GetArrayItem(c, 0), *je = cJSON_GetArrayItem(c, 1),
                     *jd = cJSON_GetArrayItem(c, 2);
         if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 3 || !cJSON_IsString(js) ||
             !cJSON_IsArray(je) || !cJSON_IsArray(jd)) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": must be [\"lop\", [end channels], "
+            base_seterr(err, "%s: layer \"%s\": must be [\"lop\", [end channels], "
                      "[devices]]", path, c->string);
             goto fail;
         }
         if (strcmp(js->valuestring, "lop")) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": partitioning \"%s\" is not supported "
+            base_seterr(err, "%s: layer \"%s\": partitioning \"%s\" is not supported "
                      "(only \"lop\", output channels)", path, c->string, js->valuestring);
             goto fail;
         }
         const net_layer *L = &n->layers[i];
         int k = cJSON_GetArraySize(jd);
         if (k < 1 || k != cJSON_GetArraySize(je)) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": %d end channels for %d devices", path,
+            base_seterr(err, "%s: layer \"%s\": %d end channels for %d devices", path,
                      c->string, cJSON_GetArraySize(je), k);
             goto fail;
         }
         if (k > m->ndev) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": more slices than the %d devices of "
+            base_seterr(err, "%s: layer \"%s\": more slices than the %d devices of "
                      "platform %s", path, c->string, m->ndev, p->name);
             goto fail;
         }
         if (k > 1 && !net_kind_splittable(L->kind)) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": a %s layer cannot be split", path,
+            base_seterr(err, "%s: layer \"%s\": a %s layer cannot be split", path,
                      c->string, net_kind_name(L->kind));
             goto fail;
         }
@@ -1181,33 +1181,33 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
         for (int a = 0; a < k; a++, e = e->next, d = d->next) {
             int end;
             if (int_value(e, &end) || !cJSON_IsString(d)) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": end channels must be integers and "
+                base_seterr(err, "%s: layer \"%s\": end channels must be integers and "
                          "devices strings", path, c->string);
                 goto fail;
             }
-            char e2[NET_ERRLEN];
+            char e2[BASE_ERRLEN];
             int dev = resolve_key(r, d->valuestring, path, e2);
             if (dev < 0) {
-                snprintf(err, NET_ERRLEN, "%.200s (layer \"%s\")", e2, c->string);
+                base_seterr(err, "%.200s (layer \"%s\")", e2, c->string);
                 goto fail;
             }
             if (a == k - 1) {
                 if (end != L->out.c && end != AD_LEGACY_REST) {
-                    snprintf(err, NET_ERRLEN, "%s: layer \"%s\": the last end channel must be the "
+                    base_seterr(err, "%s: layer \"%s\": the last end channel must be the "
                              "layer's channel count %d, not %d", path, c->string, L->out.c, end);
                     goto fail;
                 }
                 end = L->out.c;
             }
             if (end <= prev || end > L->out.c) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": end channel %d of device %s is not "
+                base_seterr(err, "%s: layer \"%s\": end channel %d of device %s is not "
                          "in %d..%d (ends must increase within the layer's %d channels)", path,
                          c->string, end, d->valuestring, prev + 1, L->out.c, L->out.c);
                 goto fail;
             }
             for (int b = 0; b < a; b++)
                 if (s[b].dev == dev) {
-                    snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s listed twice", path,
+                    base_seterr(err, "%s: layer \"%s\": device %s listed twice", path,
                              c->string, d->valuestring);
                     goto fail;
                 }
@@ -1237,7 +1237,7 @@ mapping *mapping_import_autodice(const char *mapping_path, const char *horizonta
     cJSON *root = NULL;
     int nodes_ok = r.A && ad_nodes_build(&r.N, n) == 0;
     if (!m || !hcnt || !lcnt || !ldev || !listed || !keyof || !nodes_ok) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory", mapping_path);
+        base_seterr(err, "%s: out of memory", mapping_path);
         goto fail;
     }
     if (devices_path && read_translation(&r, devices_path, err)) goto fail;
@@ -1248,40 +1248,40 @@ mapping *mapping_import_autodice(const char *mapping_path, const char *horizonta
     free(text);
     if (!root) goto fail;
     if (!cJSON_IsObject(root)) {
-        snprintf(err, NET_ERRLEN, "%s: must be an object {device: [layer, ...]}", mapping_path);
+        base_seterr(err, "%s: must be an object {device: [layer, ...]}", mapping_path);
         goto fail;
     }
     for (const cJSON *c = root->child; c; c = c->next) {
         int d = resolve_key(&r, c->string, mapping_path, err);
         if (d < 0) goto fail;
         if (keyof[d]) {
-            snprintf(err, NET_ERRLEN, "%s: devices \"%s\" and \"%s\" are both device %s of "
+            base_seterr(err, "%s: devices \"%s\" and \"%s\" are both device %s of "
                      "platform %s", mapping_path, keyof[d], c->string, p->dev[d].name, p->name);
             goto fail;
         }
         keyof[d] = c->string;
         if (!cJSON_IsArray(c)) {
-            snprintf(err, NET_ERRLEN, "%s: device \"%s\": must be a list of layer names",
+            base_seterr(err, "%s: device \"%s\": must be a list of layer names",
                      mapping_path, c->string);
             goto fail;
         }
         for (const cJSON *e = c->child; e; e = e->next) {
             int glue, i = cJSON_IsString(e) ? resolve_layer(&r, e->valuestring, &glue) : -1;
             if (i < 0) {
-                snprintf(err, NET_ERRLEN, "%s: device \"%s\": layer \"%s\" is not in network %s",
+                base_seterr(err, "%s: device \"%s\": layer \"%s\" is not in network %s",
                          mapping_path, c->string, cJSON_IsString(e) ? e->valuestring : "?",
                          n->name);
                 goto fail;
             }
             if (glue) continue; /* dse's glue node: part of its layer */
             if (!platform_supports(p, d, n->layers[i].kind)) {
-                snprintf(err, NET_ERRLEN, "%s: device \"%s\": layer \"%s\": the device does not "
+                base_seterr(err, "%s: device \"%s\": layer \"%s\": the device does not "
                          "support %s layers (its \"supports\" list)", mapping_path, c->string,
                          e->valuestring, net_kind_name(n->layers[i].kind));
                 goto fail;
             }
             if (listed[(size_t)i * p->ndev + d]++) {
-                snprintf(err, NET_ERRLEN, "%s: device \"%s\": layer \"%s\" listed twice",
+                base_seterr(err, "%s: device \"%s\": layer \"%s\" listed twice",
                          mapping_path, c->string, e->valuestring);
                 goto fail;
             }
@@ -1292,13 +1292,13 @@ mapping *mapping_import_autodice(const char *mapping_path, const char *horizonta
         const char *name = n->layers[i].name;
         map_slice *s = m->slices + (size_t)i * m->ndev;
         if (lcnt[i] == 0) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": missing (no device lists it)",
+            base_seterr(err, "%s: layer \"%s\": missing (no device lists it)",
                      mapping_path, name);
             goto fail;
         }
         if (hcnt[i] == 0) {
             if (lcnt[i] > 1) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": listed under %d devices but %s has "
+                base_seterr(err, "%s: layer \"%s\": listed under %d devices but %s has "
                          "no split for it", mapping_path, name, lcnt[i],
                          horizontal_path ? horizontal_path : "horizontal.json");
                 goto fail;
@@ -1310,21 +1310,21 @@ mapping *mapping_import_autodice(const char *mapping_path, const char *horizonta
         /* The split's devices and the devices listing the layer must agree. */
         for (int a = 0; a < hcnt[i]; a++)
             if (!listed[(size_t)i * p->ndev + s[a].dev]) {
-                snprintf(err, NET_ERRLEN, "%s: layer \"%s\": device %s computes a slice in %s but "
+                base_seterr(err, "%s: layer \"%s\": device %s computes a slice in %s but "
                          "does not list the layer", mapping_path, name, p->dev[s[a].dev].name,
                          horizontal_path);
                 goto fail;
             }
         if (lcnt[i] != hcnt[i]) {
-            snprintf(err, NET_ERRLEN, "%s: layer \"%s\": listed under %d devices but split into "
+            base_seterr(err, "%s: layer \"%s\": listed under %d devices but split into "
                      "%d slices in %s", mapping_path, name, lcnt[i], hcnt[i], horizontal_path);
             goto fail;
         }
     }
     compact(m, hcnt);
-    char e2[NET_ERRLEN];
+    char e2[BASE_ERRLEN];
     if (mapping_validate(m, n, e2)) {
-        snprintf(err, NET_ERRLEN, "%s: %.400s", mapping_path, e2);
+        base_seterr(err, "%s: %.400s", mapping_path, e2);
         goto fail;
     }
     cJSON_Delete(root);
@@ -1352,9 +1352,9 @@ static mapping *load_autodice_dir(const char *dir, const net *n, const platform 
         if (paths[k]) snprintf(paths[k], len, "%s/%s", dir, mapping_autodice_files[k]);
         have[k] = paths[k] && access(paths[k], F_OK) == 0;
     }
-    if (!paths[0] || !paths[1] || !paths[2]) snprintf(err, NET_ERRLEN, "%s: out of memory", dir);
+    if (!paths[0] || !paths[1] || !paths[2]) base_seterr(err, "%s: out of memory", dir);
     else if (!have[0])
-        snprintf(err, NET_ERRLEN, "%s: a folder given as a mapping must hold AutoDiCE's "
+        base_seterr(err, "%s: a folder given as a mapping must hold AutoDiCE's "
                  "mapping.json (and horizontal.json for split layers): no mapping.json", dir);
     else m = mapping_import_autodice(paths[0], have[1] ? paths[1] : NULL, have[2] ? paths[2] : NULL,
                                      n, p, err);

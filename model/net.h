@@ -15,7 +15,7 @@
  * Ownership: a net owns all its strings and arrays; net_free() releases
  * everything.  Functions that can fail return 0 on success and -1 on
  * error, writing one human-readable line (no newline) into err, a buffer of
- * NET_ERRLEN bytes; they never print.
+ * BASE_ERRLEN bytes; they never print.
  */
 #ifndef DSE_NET_H
 #define DSE_NET_H
@@ -25,7 +25,6 @@
 
 #include "base.h"
 
-#define NET_ERRLEN BASE_ERRLEN
 #define NET_INPUT (-1) /* producer index of the network input tensor */
 /* Most inputs of one layer (Add, Concat): what the readers accept and the
  * Plan, the model and the runtime handle. */

@@ -84,11 +84,11 @@ static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *
     char ctx[300];
     const cJSON *jn = cJSON_GetObjectItemCaseSensitive(jl, "name");
     if (!cJSON_IsObject(jl)) {
-        snprintf(err, NET_ERRLEN, "%s: layers[%d] is not an object", what, idx);
+        base_seterr(err, "%s: layers[%d] is not an object", what, idx);
         return -1;
     }
     if (!cJSON_IsString(jn) || !jn->valuestring[0] || base_has_control(jn->valuestring)) {
-        snprintf(err, NET_ERRLEN, "%s: layers[%d]: \"name\" must be a non-empty string "
+        base_seterr(err, "%s: layers[%d]: \"name\" must be a non-empty string "
                  "without control characters", what, idx);
         return -1;
     }
@@ -96,22 +96,22 @@ static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *
     const cJSON *jk = cJSON_GetObjectItemCaseSensitive(jl, "kind");
     net_kind kind;
     if (!cJSON_IsString(jk)) {
-        snprintf(err, NET_ERRLEN, "%s: \"kind\" must be a string", ctx);
+        base_seterr(err, "%s: \"kind\" must be a string", ctx);
         return -1;
     }
     if (net_kind_parse(jk->valuestring, &kind)) {
-        snprintf(err, NET_ERRLEN, "%s: unknown layer kind \"%s\"", ctx, jk->valuestring);
+        base_seterr(err, "%s: unknown layer kind \"%s\"", ctx, jk->valuestring);
         return -1;
     }
     for (const cJSON *c = jl->child; c; c = c->next)
         if (!key_allowed(kind, c->string)) {
-            snprintf(err, NET_ERRLEN, "%s: unknown attribute \"%s\" for %s", ctx, c->string,
+            base_seterr(err, "%s: unknown attribute \"%s\" for %s", ctx, c->string,
                      jk->valuestring);
             return -1;
         }
     const cJSON *ji = cJSON_GetObjectItemCaseSensitive(jl, "inputs");
     if (!cJSON_IsArray(ji) || cJSON_GetArraySize(ji) < 1) {
-        snprintf(err, NET_ERRLEN, "%s: \"inputs\" must be a non-empty array of names", ctx);
+        base_seterr(err, "%s: \"inputs\" must be a non-empty array of names", ctx);
         return -1;
     }
     int nin = cJSON_GetArraySize(ji);
@@ -120,7 +120,7 @@ static int read_layer(net *n, const cJSON *jl, int idx, const char *what, char *
     for (const cJSON *c = ji->child; c; c = c->next, k++) {
         if (!cJSON_IsString(c)) {
             free(names);
-            snprintf(err, NET_ERRLEN, "%s: \"inputs\"[%d] is not a string", ctx, k);
+            base_seterr(err, "%s: \"inputs\"[%d] is not a string", ctx, k);
             return -1;
         }
         names[k] = c->valuestring;
@@ -139,21 +139,21 @@ net *net_from_json(const char *text, const char *what, char *err)
     net *n = NULL;
     const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (!cJSON_IsObject(root) || !cJSON_IsString(jf) || strcmp(jf->valuestring, "dse-network")) {
-        snprintf(err, NET_ERRLEN, "%s: not a dse network file (\"format\": \"dse-network\" "
+        base_seterr(err, "%s: not a dse network file (\"format\": \"dse-network\" "
                  "missing)", what);
         goto fail;
     }
     int version = 1;
     if (ju_int(root, "version", &version, 0, what, err)) goto fail;
     if (version != 1) {
-        snprintf(err, NET_ERRLEN, "%s: unsupported network format version %d", what, version);
+        base_seterr(err, "%s: unsupported network format version %d", what, version);
         goto fail;
     }
     for (const cJSON *c = root->child; c; c = c->next)
         if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
             strcmp(c->string, "name") && strcmp(c->string, "input") &&
             strcmp(c->string, "layers") && strcmp(c->string, "weights")) {
-            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", what, c->string);
+            base_seterr(err, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
     const cJSON *jin = cJSON_GetObjectItemCaseSensitive(root, "input");
@@ -161,12 +161,12 @@ net *net_from_json(const char *text, const char *what, char *err)
     const char *nm = NULL, *inm = NULL;
     if (ju_name(root, "name", &nm, 0, what, err)) goto fail;
     if (!cJSON_IsObject(jin)) {
-        snprintf(err, NET_ERRLEN, "%s: \"input\" must be an object with name and shape", what);
+        base_seterr(err, "%s: \"input\" must be an object with name and shape", what);
         goto fail;
     }
     for (const cJSON *c = jin->child; c; c = c->next)
         if (strcmp(c->string, "name") && strcmp(c->string, "shape")) {
-            snprintf(err, NET_ERRLEN, "%s: input: unknown key \"%s\"", what, c->string);
+            base_seterr(err, "%s: input: unknown key \"%s\"", what, c->string);
             goto fail;
         }
     int shp[3];
@@ -175,7 +175,7 @@ net *net_from_json(const char *text, const char *what, char *err)
     if (ju_name(jin, "name", &inm, 0, ictx, err)) goto fail;
     if (ju_ints(jin, "shape", 3, shp, 1, -2147483647, ictx, err)) goto fail;
     if (!cJSON_IsArray(jlayers)) {
-        snprintf(err, NET_ERRLEN, "%s: \"layers\" must be an array", what);
+        base_seterr(err, "%s: \"layers\" must be an array", what);
         goto fail;
     }
     n = net_new(nm ? nm : "net", inm ? inm : "data",
@@ -183,7 +183,7 @@ net *net_from_json(const char *text, const char *what, char *err)
     const cJSON *jw = cJSON_GetObjectItemCaseSensitive(root, "weights");
     if (jw) {
         if (!cJSON_IsString(jw)) {
-            snprintf(err, NET_ERRLEN, "%s: \"weights\" must be a file name", what);
+            base_seterr(err, "%s: \"weights\" must be a file name", what);
             goto fail;
         }
         n->weights_path = strdup(jw->valuestring);
@@ -202,7 +202,7 @@ net *net_from_json(const char *text, const char *what, char *err)
         if (ju_ints(jl, "shape", 3, s, 1, 0, ictx, err)) goto fail;
         net_shape o = n->layers[i].out;
         if (s[0] != o.c || s[1] != o.h || s[2] != o.w) {
-            snprintf(err, NET_ERRLEN, "%s: layer %s: stated shape %dx%dx%d but inputs give "
+            base_seterr(err, "%s: layer %s: stated shape %dx%dx%d but inputs give "
                      "%dx%dx%d", what, lname, s[0], s[1], s[2], o.c, o.h, o.w);
             goto fail;
         }
@@ -303,11 +303,11 @@ int net_save(const net *n, const char *path, char *err) { return net_save_with(n
 
 net *net_open(const char *name_or_path, char *err)
 {
-    char zerr[NET_ERRLEN];
+    char zerr[BASE_ERRLEN];
     net *n = net_zoo(name_or_path, zerr);
     if (n) return n;
     if (!strchr(name_or_path, '/') && !strchr(name_or_path, '.')) {
-        snprintf(err, NET_ERRLEN, "%s: unknown network (not in the zoo, see `dse zoo list`, "
+        base_seterr(err, "%s: unknown network (not in the zoo, see `dse zoo list`, "
                  "and not a file)", name_or_path);
         return NULL;
     }

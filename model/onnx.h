@@ -3,7 +3,7 @@
  * Import turns an ONNX graph into a net (layer names from node names) and,
  * when weights_out is given, writes the initializers as a raw float32 file
  * the net references.  Export writes any net as a valid ONNX model.
- * Errors: NULL / -1 with one line in err (NET_ERRLEN) naming file, node and
+ * Errors: NULL / -1 with one line in err (BASE_ERRLEN) naming file, node and
  * reason.  What is accepted and how each operator maps: docs/onnx.md.
  */
 #ifndef DSE_ONNX_H

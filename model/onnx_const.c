@@ -392,8 +392,11 @@ static int fold_const_of_shape(ox_imp *I, ox_cval *r)
     r->dtype = DT_FLOAT;
     r->rank = sh.n;
     int64_t n = 1;
-    for (int k = 0; k < sh.n; k++) r->dims[k] = (int64_t)sh.v[k], n *= r->dims[k];
-    if (n < 0 || n > OX_CMAX) return ox_fail(I, "ConstantOfShape of %lld values", (long long)n);
+    for (int k = 0; k < sh.n; k++) {
+        /* the file's numbers, range-checked before conversion and product */
+        if (!(sh.v[k] >= 0 && sh.v[k] <= OX_CMAX) || (r->dims[k] = (int64_t)sh.v[k], n *= r->dims[k]) > OX_CMAX)
+            return ox_fail(I, "ConstantOfShape of more than %d values", OX_CMAX);
+    }
     r->n = (int)n;
     const Onnx__AttributeProto *a = ox_att(I->nd, "value");
     double val = 0; /* ONNX's default: a float 0 */

@@ -670,7 +670,7 @@ int onnx_export(const net *n, const char *path, char *err)
 
 int onnx_export_flags(const net *n, const char *path, unsigned flags, char *err)
 {
-    char werr[NET_ERRLEN];
+    char werr[BASE_ERRLEN];
     float *w = n->weights_path ? weights_load(n, werr) : weights_generate_all(n, WEIGHTS_SEED_DEFAULT);
     if (!w) {
         if (n->weights_path) ox_seterr(err, "%s: %s", path, werr);

@@ -114,8 +114,9 @@ static int scalar(ox_imp *I, size_t k, int *is, double *val)
     const Onnx__TensorProto *tp = ox_in_const(I, k, 1, &bad);
     *is = 0;
     if (!tp) return -1;
-    int64_t n = 1;
-    for (size_t i = 0; i < tp->n_dims; i++) n *= tp->dims[i];
+    /* the file's dims, checked before they are multiplied */
+    int64_t n = ox_tp_numel(ox_dc(I, "constant", ox_in_name(I, k)), tp);
+    if (n < 0) return -1;
     if (n != 1) return 0;
     ox_cval c;
     if (ox_cval_of(I, ox_in_tensor(I, k), "constant", &c)) return -1;
@@ -422,6 +423,7 @@ static int mul_const(ox_imp *I, int xi, size_t k)
     double v;
     if (scalar(I, k, &is, &v)) return -1;
     int t = ox_in_tensor(I, xi);
+    if (t < 0) return ox_fail(I, "input %d is missing", xi);
     if (is && I->t[t].kind == OX_SYM) {
         int sym = I->t[t].sym, src = I->t[t].sym_src;
         if (sym == OX_S_SCALED) return sym_out(I, OX_S_SCALED, src, I->t[t].sym_val * v);
@@ -476,7 +478,7 @@ int ox_op_mul(ox_imp *I)
     if (k1 == OX_CONST && k0 != OX_CONST) return mul_const(I, 0, 1);
     if (k0 == OX_CONST && k1 != OX_CONST) return mul_const(I, 1, 0);
     int t0 = ox_in_tensor(I, 0), t1 = ox_in_tensor(I, 1);
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 2 && t0 >= 0 && t1 >= 0; pass++) { /* a missing input: ox_in_act says */
         int a = pass ? t1 : t0, b = pass ? t0 : t1;
         const ox_tens *A = &I->t[a], *B = &I->t[b];
         if (B->kind != OX_SYM) continue;
@@ -517,6 +519,7 @@ static int add_const(ox_imp *I, int xi, size_t k)
 {
     int t = ox_in_tensor(I, xi), is;
     double v;
+    if (t < 0) return ox_fail(I, "input %d is missing", xi);
     if (I->t[t].kind == OX_SYM) {
         if (scalar(I, k, &is, &v)) return -1;
         int sym = I->t[t].sym, src = I->t[t].sym_src;
@@ -646,7 +649,8 @@ static int resolve(ox_imp *I, const int64_t *in, int nin, const int64_t *tg, int
         if (out[k] == -1) {
             if (neg >= 0) return ox_fail(I, "Reshape target has two -1");
             neg = k;
-        } else if (out[k] < 0) {
+        } else if (out[k] < 0 || out[k] > NET_COUNT_MAX || (known && out[k] > NET_COUNT_MAX / known)) {
+            /* bounded so the products below cannot overflow (the file's numbers are anything) */
             return ox_fail(I, "Reshape target dimension %lld", (long long)tg[k]);
         } else {
             known *= out[k];

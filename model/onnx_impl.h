@@ -21,7 +21,7 @@
 
 /* ---- onnx_tensor.c: messages, files, names, tensor values ---- */
 
-/* One line into err (NET_ERRLEN bytes); control characters become '?'. */
+/* One line into err (BASE_ERRLEN bytes); control characters become '?'. */
 void ox_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ox_printable(const char *s);
 /* Whole file into memory; NULL with err. */

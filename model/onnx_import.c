@@ -27,7 +27,7 @@
 
 int ox_fail(ox_imp *I, const char *fmt, ...)
 {
-    char msg[NET_ERRLEN];
+    char msg[BASE_ERRLEN];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -452,7 +452,7 @@ static ox_spec *new_spec(ox_imp *I, int out, int single, net_kind kind, const ne
     memset(&L, 0, sizeof L);
     L.name = s->name, L.kind = kind, L.nin = nin, L.a = s->a;
     for (int k = 0; k < nin; k++) xs[k] = I->t[ins[k]].shape;
-    char msg[NET_ERRLEN];
+    char msg[BASE_ERRLEN];
     int bad = net_layer_infer(&L, xs, "", msg);
     if (xs != few) free(xs);
     if (bad) {
@@ -927,7 +927,7 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
     if (I.t[out_t].kind == OX_SYM) { /* a pattern's step as the output */
         if (ox_sym_realize(&I, out_t)) {
             /* ox_fail named the value "input"; it is the graph output */
-            char msg[NET_ERRLEN];
+            char msg[BASE_ERRLEN];
             const char *p = strstr(err, ": input ");
             snprintf(msg, sizeof msg, "%s", p ? p + 8 : err);
             ox_seterr(err, "%s: graph output %s", what, msg);

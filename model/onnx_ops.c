@@ -654,7 +654,10 @@ static int op_slice(ox_imp *I)
  * plain unary one (one input, no attributes): imported as it is. */
 static int table_kind(const char *op)
 {
-    size_t len = strlen(op);
+    /* An empty op_type matched everywhere without advancing (the fuzzer's
+     * endless loop); no ONNX operator's name is 64 characters long. */
+    size_t len = strnlen(op, 64);
+    if (len == 0 || len == 64) return -1;
     for (int k = 0; k < NET_KIND_COUNT; k++) {
         const net_kind_info_t *K = net_kind_info((net_kind)k);
         if (K->min_in != 1 || K->max_in != 1 || K->keys[0].key || K->wlayout) continue;

@@ -23,11 +23,8 @@ void ox_seterr(char *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, NET_ERRLEN, fmt, ap);
+    base_vseterr(err, fmt, ap); /* one line, whatever bytes a name holds */
     va_end(ap);
-    /* Names in a file are arbitrary bytes: keep the message one line. */
-    for (char *p = err; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
 int ox_printable(const char *s)
@@ -124,7 +121,7 @@ int ox_smap_put(ox_smap *m, const char *k, int v)
 
 int ox_dfail(ox_dctx *d, const char *fmt, ...)
 {
-    char msg[NET_ERRLEN];
+    char msg[BASE_ERRLEN];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);

@@ -441,7 +441,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
 {
     int nl = n->n, nd = m->ndev;
     if (nd < 1 || nd > MAXDEV || m->nlayers != nl || source < 0 || source >= nd) {
-        snprintf(err, NET_ERRLEN, "plan: mapping for %d layers on %d devices (source %d) does not "
+        base_seterr(err, "plan: mapping for %d layers on %d devices (source %d) does not "
                  "fit network %s (%d layers; at most %d devices)", m->nlayers, nd, source,
                  n->name, nl, MAXDEV);
         return -1;
@@ -489,7 +489,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             int d = sl->dev, ins[NET_MAX_IN];
             int nin = L->nin;
             if (nin > NET_MAX_IN) {
-                snprintf(err, NET_ERRLEN, "plan: layer %s has more than %d inputs", L->name,
+                base_seterr(err, "plan: layer %s has more than %d inputs", L->name,
                          NET_MAX_IN);
                 return -1;
             }
@@ -521,7 +521,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     if (finish(&b, tout)) goto oom;
     return 0;
 oom:
-    snprintf(err, NET_ERRLEN, "plan: out of memory");
+    base_seterr(err, "plan: out of memory");
     return -1;
 }
 
@@ -550,7 +550,7 @@ int plan_check(const plan *p, const net *n, char *err)
     int *pc = calloc((size_t)nd, sizeof(int));
     int *sent = calloc((size_t)p->nmsgs + 1, sizeof(int));
     if (!state || !seen_send || !seen_recv || !pc || !sent) {
-        snprintf(err, NET_ERRLEN, "plan check: out of memory");
+        base_seterr(err, "plan check: out of memory");
         goto out;
     }
     /* Static checks per device, in step order. */
@@ -562,14 +562,14 @@ int plan_check(const plan *p, const net *n, char *err)
             const plan_step *s = &p->steps[i];
             int li = i - p->step0[d];
             if (s->tensor < 0 || s->tensor >= nt) {
-                snprintf(err, NET_ERRLEN, "device %d step %d: tensor id %d out of range", d, li, s->tensor);
+                base_seterr(err, "device %d step %d: tensor id %d out of range", d, li, s->tensor);
                 goto out;
             }
             const plan_tensor *T = &p->tensors[p->tensor0[d] + s->tensor];
             for (int k = 0; k < s->narg; k++) {
                 int a = p->args[s->arg0 + k];
                 if (a < 0 || a >= nt || st8[a] != 1) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d (%s %s): input tensor %d not "
+                    base_seterr(err, "device %d step %d (%s %s): input tensor %d not "
                              "available", d, li, plan_op_name(s->op),
                              s->layer < 0 ? "input" : n->layers[s->layer].name, a);
                     goto out;
@@ -579,7 +579,7 @@ int plan_check(const plan *p, const net *n, char *err)
             case PLAN_COMPUTE: {
                 const net_layer *L = &n->layers[s->layer];
                 if (s->narg != L->nin) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: compute %s has %d inputs, "
+                    base_seterr(err, "device %d step %d: compute %s has %d inputs, "
                              "layer has %d", d, li, L->name, s->narg, L->nin);
                     goto out;
                 }
@@ -588,7 +588,7 @@ int plan_check(const plan *p, const net *n, char *err)
                     s->nc < 1 || s->c0 + s->nc > L->out.c || s->h0 < 0 || s->nh < 1 ||
                     s->h0 + s->nh > L->out.h ||
                     (band && (s->nc != L->out.c || !net_layer_rowsplit(n, s->layer)))) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: compute %s output extent "
+                    base_seterr(err, "device %d step %d: compute %s output extent "
                              "wrong", d, li, L->name);
                     goto out;
                 }
@@ -597,7 +597,7 @@ int plan_check(const plan *p, const net *n, char *err)
                     int q = L->in[k], r0 = 0, r1 = shape_of(n, q).h;
                     if (band) net_rows_in(n, s->layer, k, s->h0, s->h0 + s->nh, &r0, &r1);
                     if (A->layer != q || !box_eq(tensor_box(A), (box){0, shape_of(n, q).c, r0, r1 - r0})) {
-                        snprintf(err, NET_ERRLEN, "device %d step %d: compute %s input %d is "
+                        base_seterr(err, "device %d step %d: compute %s input %d is "
                                  "not the box its slice reads", d, li, L->name, k);
                         goto out;
                     }
@@ -621,7 +621,7 @@ int plan_check(const plan *p, const net *n, char *err)
                     }
                 }
                 if (bad || area != (int64_t)want.nc * want.nh) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: concat of %s: its pieces do "
+                    base_seterr(err, "device %d step %d: concat of %s: its pieces do "
                              "not tile its box", d, li, s->layer < 0 ? "input" : n->layers[s->layer].name);
                     goto out;
                 }
@@ -630,7 +630,7 @@ int plan_check(const plan *p, const net *n, char *err)
             case PLAN_SEND:
             case PLAN_RECV: {
                 if (s->msg < 0 || s->msg >= p->nmsgs) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: bad message id", d, li);
+                    base_seterr(err, "device %d step %d: bad message id", d, li);
                     goto out;
                 }
                 const plan_msg *g = &p->msgs[s->msg];
@@ -643,12 +643,12 @@ int plan_check(const plan *p, const net *n, char *err)
                     (is_send ? g->send_step : g->recv_step) != i || g->layer != T->layer ||
                     !box_eq(step_box(s), gb) || !box_eq(inside, gb) || g->from == g->to ||
                     g->bytes != (int64_t)g->nc * g->nh * shape_of(n, g->layer).w * 4) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: %s of message %d does not "
+                    base_seterr(err, "device %d step %d: %s of message %d does not "
                              "match it", d, li, plan_op_name(s->op), s->msg);
                     goto out;
                 }
                 if (is_send && st8[s->tensor] != 1) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: sends a tensor it does not "
+                    base_seterr(err, "device %d step %d: sends a tensor it does not "
                              "hold", d, li);
                     goto out;
                 }
@@ -657,7 +657,7 @@ int plan_check(const plan *p, const net *n, char *err)
             }
             if (s->op != PLAN_SEND) {
                 if (st8[s->tensor] != 0) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: tensor %d produced twice",
+                    base_seterr(err, "device %d step %d: tensor %d produced twice",
                              d, li, s->tensor);
                     goto out;
                 }
@@ -666,7 +666,7 @@ int plan_check(const plan *p, const net *n, char *err)
             for (int k = 0; k < s->nfree; k++) {
                 int a = p->args[s->free0 + k];
                 if (a < 0 || a >= nt || st8[a] != 1) {
-                    snprintf(err, NET_ERRLEN, "device %d step %d: frees tensor %d that is not "
+                    base_seterr(err, "device %d step %d: frees tensor %d that is not "
                              "alive", d, li, a);
                     goto out;
                 }
@@ -676,7 +676,7 @@ int plan_check(const plan *p, const net *n, char *err)
     }
     for (int g = 0; g < p->nmsgs; g++)
         if (seen_send[g] != 1 || seen_recv[g] != 1) {
-            snprintf(err, NET_ERRLEN, "message %d (%s, %d -> %d) has %d sends and %d receives", g,
+            base_seterr(err, "message %d (%s, %d -> %d) has %d sends and %d receives", g,
                      p->msgs[g].layer < 0 ? "input" : n->layers[p->msgs[g].layer].name,
                      p->msgs[g].from, p->msgs[g].to, seen_send[g], seen_recv[g]);
             goto out;
@@ -687,7 +687,7 @@ int plan_check(const plan *p, const net *n, char *err)
         if (T->layer != n->n - 1 || T->c0 != 0 || T->nc != n->layers[n->n - 1].out.c ||
             T->h0 != 0 || T->nh != n->layers[n->n - 1].out.h ||
             state[p->tensor0[p->out_dev] + p->out_tensor] != 1) {
-            snprintf(err, NET_ERRLEN, "the network output is not whole and alive on device %d",
+            base_seterr(err, "the network output is not whole and alive on device %d",
                      p->out_dev);
             goto out;
         }
@@ -703,7 +703,7 @@ int plan_check(const plan *p, const net *n, char *err)
                 pc[d]++, left--, progress = 1;
             }
         if (!progress) {
-            snprintf(err, NET_ERRLEN, "the plan deadlocks with blocking receives");
+            base_seterr(err, "the plan deadlocks with blocking receives");
             goto out;
         }
     }

@@ -75,7 +75,7 @@ int platform_check_net(const platform *p, const net *n, char *err)
     for (int d = 0; d < p->ndev; d++) any |= p->dev[d].supports;
     for (int i = 0; i < n->n; i++)
         if (!(any >> n->layers[i].kind & 1u)) {
-            snprintf(err, NET_ERRLEN, "platform %s: no device supports layer %s (%s)", p->name,
+            base_seterr(err, "platform %s: no device supports layer %s (%s)", p->name,
                      n->layers[i].name, net_kind_name(n->layers[i].kind));
             return -1;
         }
@@ -91,7 +91,7 @@ static int read_supports(const cJSON *o, plat_device *d, const char *ctx, char *
     d->supports = NET_KIND_COUNT == 64 ? ~0ull : (1ull << NET_KIND_COUNT) - 1;
     if (!js) return 0;
     if (!cJSON_IsArray(js) || cJSON_GetArraySize(js) < 1) {
-        snprintf(err, NET_ERRLEN, "%s: \"supports\" must be a non-empty array of layer kinds", ctx);
+        base_seterr(err, "%s: \"supports\" must be a non-empty array of layer kinds", ctx);
         return -1;
     }
     d->restricted = 1;
@@ -99,13 +99,13 @@ static int read_supports(const cJSON *o, plat_device *d, const char *ctx, char *
     for (const cJSON *c = js->child; c; c = c->next) {
         net_kind k;
         if (!cJSON_IsString(c) || net_kind_parse(c->valuestring, &k)) {
-            snprintf(err, NET_ERRLEN, "%s: supports: %s%s%s is not a layer kind (Conv, FC, ReLU, ...)",
+            base_seterr(err, "%s: supports: %s%s%s is not a layer kind (Conv, FC, ReLU, ...)",
                      ctx, cJSON_IsString(c) ? "\"" : "", cJSON_IsString(c) ? c->valuestring : "an entry",
                      cJSON_IsString(c) ? "\"" : "");
             return -1;
         }
         if (d->supports >> k & 1u) {
-            snprintf(err, NET_ERRLEN, "%s: supports: %s listed twice", ctx, c->valuestring);
+            base_seterr(err, "%s: supports: %s listed twice", ctx, c->valuestring);
             return -1;
         }
         d->supports |= 1ull << k;
@@ -165,14 +165,14 @@ static int host_name_ok(const char *b)
 static int read_link(const cJSON *o, plat_link *l, int pair, const char *ctx, char *err)
 {
     if (!cJSON_IsObject(o)) {
-        snprintf(err, NET_ERRLEN, "%s: must be an object with latency_us and bandwidth_mbs", ctx);
+        base_seterr(err, "%s: must be an object with latency_us and bandwidth_mbs", ctx);
         return -1;
     }
     for (const cJSON *c = o->child; c; c = c->next)
         if (strcmp(c->string, "latency_us") && strcmp(c->string, "bandwidth_mbs") &&
             strcmp(c->string, "note") &&
             (!pair || (strcmp(c->string, "a") && strcmp(c->string, "b")))) {
-            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
+            base_seterr(err, "%s: unknown key \"%s\"", ctx, c->string);
             return -1;
         }
     if (ju_figure(o, "latency_us", &l->latency_us, 1, 1, ctx, err) ||
@@ -191,7 +191,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     const char *s = NULL;
     const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "format");
     if (!cJSON_IsObject(root) || !cJSON_IsString(jf) || strcmp(jf->valuestring, "dse-platform")) {
-        snprintf(err, NET_ERRLEN, "%s: not a dse platform file (\"format\": \"dse-platform\" "
+        base_seterr(err, "%s: not a dse platform file (\"format\": \"dse-platform\" "
                  "missing)", what);
         goto fail;
     }
@@ -200,13 +200,13 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             strcmp(c->string, "name") && strcmp(c->string, "description") &&
             strcmp(c->string, "devices") && strcmp(c->string, "links") &&
             strcmp(c->string, "source") && strcmp(c->string, "emulate")) {
-            snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", what, c->string);
+            base_seterr(err, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
     int version = 1;
     if (ju_int(root, "version", &version, 0, what, err)) goto fail;
     if (version != 1) {
-        snprintf(err, NET_ERRLEN, "%s: unsupported platform format version %d", what, version);
+        base_seterr(err, "%s: unsupported platform format version %d", what, version);
         goto fail;
     }
     if (ju_name(root, "name", &s, 0, what, err)) goto fail;
@@ -216,12 +216,12 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     p->description = base_strdup(s);
     const cJSON *jd = cJSON_GetObjectItemCaseSensitive(root, "devices");
     if (!cJSON_IsArray(jd) || cJSON_GetArraySize(jd) < 1) {
-        snprintf(err, NET_ERRLEN, "%s: platform has no devices (\"devices\" must be a "
+        base_seterr(err, "%s: platform has no devices (\"devices\" must be a "
                  "non-empty array)", what);
         goto fail;
     }
     if (cJSON_GetArraySize(jd) > PLAT_MAX_DEV) {
-        snprintf(err, NET_ERRLEN, "%s: %d devices; dse handles at most %d (device sets are "
+        base_seterr(err, "%s: %d devices; dse handles at most %d (device sets are "
                  "64-bit masks in the Plan, the model and the runtime)", what,
                  cJSON_GetArraySize(jd), PLAT_MAX_DEV);
         goto fail;
@@ -234,12 +234,12 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         const char *name = NULL, *board = NULL, *kind = "cpu", *sensor = NULL, *arch = NULL;
         snprintf(ctx, sizeof ctx, "%s: devices[%d]", what, i);
         if (!cJSON_IsObject(o)) {
-            snprintf(err, NET_ERRLEN, "%s: must be an object", ctx);
+            base_seterr(err, "%s: must be an object", ctx);
             goto fail;
         }
         if (ju_str(o, "name", &name, 1, ctx, err)) goto fail;
         if (!name[0]) {
-            snprintf(err, NET_ERRLEN, "%s: empty device name", ctx);
+            base_seterr(err, "%s: empty device name", ctx);
             goto fail;
         }
         if (ju_name(o, "name", &name, 1, ctx, err)) goto fail;
@@ -252,12 +252,12 @@ platform *platform_from_json(const char *text, const char *what, char *err)
                 strcmp(c->string, "energy_sensor") && strcmp(c->string, "arch") &&
                 strcmp(c->string, "supports") &&
                 strcmp(c->string, "note")) {
-                snprintf(err, NET_ERRLEN, "%s: unknown key \"%s\"", ctx, c->string);
+                base_seterr(err, "%s: unknown key \"%s\"", ctx, c->string);
                 goto fail;
             }
         for (int j = 0; j < i; j++)
             if (strcmp(p->dev[j].name, name) == 0) {
-                snprintf(err, NET_ERRLEN, "%s: duplicate device name %s", what, name);
+                base_seterr(err, "%s: duplicate device name %s", what, name);
                 goto fail;
             }
         d->name = strdup(name);
@@ -266,12 +266,12 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             ju_str(o, "arch", &arch, 0, ctx, err))
             goto fail;
         if (arch && !arch_ok(arch)) {
-            snprintf(err, NET_ERRLEN, "%s: \"arch\" must be a CPU architecture as uname -m "
+            base_seterr(err, "%s: \"arch\" must be a CPU architecture as uname -m "
                      "prints it (\"aarch64\", \"x86_64\"), not \"%s\"", ctx, arch);
             goto fail;
         }
         if (!host_name_ok(board)) {
-            snprintf(err, NET_ERRLEN, "%s: board \"%.100s\" is not a host name (letters, digits, "
+            base_seterr(err, "%s: board \"%.100s\" is not a host name (letters, digits, "
                      "'.', '-', '_' or an IP address; it reaches mpirun's host file and ssh)", ctx,
                      board);
             goto fail;
@@ -283,7 +283,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         if (strcmp(kind, "cpu") == 0) d->kind = PLAT_CPU;
         else if (strcmp(kind, "gpu") == 0) d->kind = PLAT_GPU;
         else {
-            snprintf(err, NET_ERRLEN, "%s: kind must be \"cpu\" or \"gpu\", not \"%s\"", ctx, kind);
+            base_seterr(err, "%s: kind must be \"cpu\" or \"gpu\", not \"%s\"", ctx, kind);
             goto fail;
         }
         d->cores = 1;
@@ -294,7 +294,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             ju_figure(o, "busy_w", &d->busy_w, 1, 1, ctx, err))
             goto fail;
         if (d->cores < 1 || d->cores > PLAT_MAX_CORES) {
-            snprintf(err, NET_ERRLEN, "%s: \"cores\" must be from 1 to %d", ctx, PLAT_MAX_CORES);
+            base_seterr(err, "%s: \"cores\" must be from 1 to %d", ctx, PLAT_MAX_CORES);
             goto fail;
         }
     }
@@ -304,7 +304,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     p->cls[LINK_NETWORK] = (plat_link){0, 0};
     const cJSON *jl = cJSON_GetObjectItemCaseSensitive(root, "links");
     if (!cJSON_IsObject(jl)) {
-        snprintf(err, NET_ERRLEN, "%s: \"links\" must be an object with same_board and network",
+        base_seterr(err, "%s: \"links\" must be an object with same_board and network",
                  what);
         goto fail;
     }
@@ -312,7 +312,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         int known = !strcmp(c->string, "pairs");
         for (int k = 0; k < LINK_CLASS_COUNT; k++) known |= !strcmp(c->string, cls_names[k]);
         if (!known) {
-            snprintf(err, NET_ERRLEN, "%s: links: unknown key \"%s\"", what, c->string);
+            base_seterr(err, "%s: links: unknown key \"%s\"", what, c->string);
             goto fail;
         }
     }
@@ -335,7 +335,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
                            : strcmp(p->dev[a].board, p->dev[b].board) == 0 ? LINK_SAME_BOARD
                                                                            : LINK_NETWORK;
             if (c != LINK_SAME_DEVICE && p->cls[c].bandwidth_mbs <= 0) {
-                snprintf(err, NET_ERRLEN, "%s: links.%s is missing but devices %s and %s need it",
+                base_seterr(err, "%s: links.%s is missing but devices %s and %s need it",
                          what, cls_names[c], p->dev[a].name, p->dev[b].name);
                 goto fail;
             }
@@ -344,7 +344,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         }
     const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jl, "pairs");
     if (jp && !cJSON_IsArray(jp)) {
-        snprintf(err, NET_ERRLEN, "%s: links.pairs must be an array", what);
+        base_seterr(err, "%s: links.pairs must be an array", what);
         goto fail;
     }
     i = 0;
@@ -353,7 +353,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         plat_link l;
         snprintf(ctx, sizeof ctx, "%s: links.pairs[%d]", what, i);
         if (!cJSON_IsObject(o)) {
-            snprintf(err, NET_ERRLEN, "%s: must be an object", ctx);
+            base_seterr(err, "%s: must be an object", ctx);
             goto fail;
         }
         if (ju_str(o, "a", &an, 1, ctx, err) || ju_str(o, "b", &bn, 1, ctx, err) ||
@@ -361,7 +361,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
             goto fail;
         int a = platform_find(p, an), b = platform_find(p, bn);
         if (a < 0 || b < 0) {
-            snprintf(err, NET_ERRLEN, "%s: unknown device %s", ctx, a < 0 ? an : bn);
+            base_seterr(err, "%s: unknown device %s", ctx, a < 0 ? an : bn);
             goto fail;
         }
         p->link[a * n + b] = p->link[b * n + a] = l;
@@ -369,7 +369,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     /* Emulated boards (scripts/emulate-boards reads the section's details). */
     const cJSON *je = cJSON_GetObjectItemCaseSensitive(root, "emulate");
     if (je && !cJSON_IsObject(je)) {
-        snprintf(err, NET_ERRLEN, "%s: \"emulate\" must be an object (docs/emulated-boards.md)",
+        base_seterr(err, "%s: \"emulate\" must be an object (docs/emulated-boards.md)",
                  what);
         goto fail;
     }
@@ -379,7 +379,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     if (src) {
         p->source = platform_find(p, src);
         if (p->source < 0) {
-            snprintf(err, NET_ERRLEN, "%s: source device %s is not a device", what, src);
+            base_seterr(err, "%s: source device %s is not a device", what, src);
             goto fail;
         }
     }
@@ -414,7 +414,7 @@ platform *platform_open(const char *name_or_path, char *err)
         snprintf(path, sizeof path, "%s/%s.json", dirs[i], name_or_path);
         if (access(path, R_OK) == 0) return platform_load(path, err);
     }
-    snprintf(err, NET_ERRLEN, "%s: unknown platform (not a preset in examples/platforms "
+    base_seterr(err, "%s: unknown platform (not a preset in examples/platforms "
              "and not a file)", name_or_path);
     return NULL;
 }

@@ -166,7 +166,7 @@ int trace_write(const char *path, const trace_info *t, char *err)
 {
     char *txt = trace_to_json(t);
     if (!txt) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory writing the trace", path);
+        base_seterr(err, "%s: out of memory writing the trace", path);
         return -1;
     }
     int rc = ju_write_file_atomic(path, txt, err);
@@ -238,12 +238,12 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
     int rc = -1, cap;
     if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, TRACE_FORMAT) || !cJSON_IsArray(ev) ||
         !cJSON_IsArray(dv)) {
-        snprintf(err, NET_ERRLEN, "%s: not a dse trace (otherData.format \"%s\" with devices "
+        base_seterr(err, "%s: not a dse trace (otherData.format \"%s\" with devices "
                  "and traceEvents expected)", what, TRACE_FORMAT);
         goto out;
     }
     if (numv(od, "version", 0) > TRACE_VERSION) {
-        snprintf(err, NET_ERRLEN, "%s: trace version %g is newer than this dse reads (%d)", what,
+        base_seterr(err, "%s: trace version %g is newer than this dse reads (%d)", what,
                  numv(od, "version", 0), TRACE_VERSION);
         goto out;
     }
@@ -279,7 +279,7 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
         if (!cJSON_IsString(op) || parse_op(op->valuestring, &s->op) || s->dev < 0 ||
             s->dev >= out->ndev || s->step < 0 || !cJSON_IsNumber(cJSON_GetObjectItem(e, "ts")) ||
             !cJSON_IsNumber(cJSON_GetObjectItem(e, "dur"))) {
-            snprintf(err, NET_ERRLEN, "%s: event %d is not a step of a declared device (tid, "
+            base_seterr(err, "%s: event %d is not a step of a declared device (tid, "
                      "ts, dur, args.step and args.op needed)", what, k);
             goto out;
         }
@@ -301,7 +301,7 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
     for (int i = 0; i < k; i++) {
         int want = i > 0 && out->steps[i - 1].dev == out->steps[i].dev ? out->steps[i - 1].step + 1 : 0;
         if (out->steps[i].step != want) {
-            snprintf(err, NET_ERRLEN, "%s: device %s: step %d %s (steps must be 0, 1, ... on "
+            base_seterr(err, "%s: device %s: step %d %s (steps must be 0, 1, ... on "
                      "each track)", what, out->devices[out->steps[i].dev], want,
                      out->steps[i].step < want ? "appears twice" : "is missing");
             goto out;
@@ -310,7 +310,7 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
     rc = 0;
     goto out;
 oom:
-    snprintf(err, NET_ERRLEN, "%s: out of memory reading the trace", what);
+    base_seterr(err, "%s: out of memory reading the trace", what);
 out:
     cJSON_Delete(root);
     if (rc) trace_file_free(out);
@@ -330,11 +330,11 @@ int trace_load(const char *path, trace_file *out, char *err)
 int trace_same_steps(const trace_file *a, const trace_file *b, char *err)
 {
     if (a->ndev != b->ndev) {
-        snprintf(err, NET_ERRLEN, "%d devices against %d", a->ndev, b->ndev);
+        base_seterr(err, "%d devices against %d", a->ndev, b->ndev);
         return -1;
     }
     if (a->nsteps != b->nsteps) {
-        snprintf(err, NET_ERRLEN, "%d steps against %d", a->nsteps, b->nsteps);
+        base_seterr(err, "%d steps against %d", a->nsteps, b->nsteps);
         return -1;
     }
     for (int i = 0; i < a->nsteps; i++) {
@@ -342,7 +342,7 @@ int trace_same_steps(const trace_file *a, const trace_file *b, char *err)
         if (x->dev != y->dev || x->step != y->step || x->op != y->op || x->layer != y->layer ||
             x->c0 != y->c0 || x->nc != y->nc || x->h0 != y->h0 || x->nh != y->nh ||
             x->peer != y->peer || x->bytes != y->bytes) {
-            snprintf(err, NET_ERRLEN, "device %s step %d: %s of layer %d [%d,+%d) against %s of "
+            base_seterr(err, "device %s step %d: %s of layer %d [%d,+%d) against %s of "
                      "layer %d [%d,+%d)", a->devices[x->dev], x->step, plan_op_name(x->op),
                      x->layer, x->c0, x->nc, plan_op_name(y->op), y->layer, y->c0, y->nc);
             return -1;

@@ -19,7 +19,7 @@
  *
  * Ownership: trace_info is borrowed by the writer; a trace_file owns all
  * its strings and arrays (trace_file_free).  Errors: -1 (or NULL) with one
- * line in err (NET_ERRLEN bytes) naming the file; nothing prints.
+ * line in err (BASE_ERRLEN bytes) naming the file; nothing prints.
  */
 #ifndef DSE_TRACE_H
 #define DSE_TRACE_H

@@ -73,7 +73,7 @@ float *weights_load(const net *n, char *err)
     const char *path = n->weights_path;
     char pb[BASE_PATHSHOW + 1];
     if (!path) {
-        snprintf(err, NET_ERRLEN, "network %s has no weights file", n->name);
+        base_seterr(err, "network %s has no weights file", n->name);
         return NULL;
     }
     if (ends_with(path, ".onnx")) return onnx_read_weights(path, n, err);

@@ -17,7 +17,7 @@
  * `--network model.onnx` nets carry).
  *
  * Ownership: returned arrays and strings are the caller's (free()).  Errors:
- * NULL / -1 with one line in err (NET_ERRLEN bytes).
+ * NULL / -1 with one line in err (BASE_ERRLEN bytes).
  */
 #ifndef DSE_WEIGHTS_H
 #define DSE_WEIGHTS_H

@@ -608,6 +608,6 @@ net *net_zoo(const char *name, char *err)
 {
     for (int i = 0; i < net_zoo_count(); i++)
         if (strcmp(zoo[i].name, name) == 0) return zoo[i].build(err);
-    snprintf(err, NET_ERRLEN, "%s: not a zoo network", name);
+    base_seterr(err, "%s: not a zoo network", name);
     return NULL;
 }

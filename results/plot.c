@@ -483,7 +483,7 @@ static int validation_plots(res_db *db, outset *o, const plotted *pc, int *count
     res_validations_free(v, n);
     return 0;
 fail:
-    if (o->err[0]) snprintf(err, BASE_ERRLEN, "%s", o->err);
+    if (o->err[0]) base_seterr(err, "%s", o->err);
     res_validations_free(v, n);
     return -1;
 }

@@ -36,7 +36,7 @@
  * released by the matching res_*_free.  Pointers in the res_pop handed to
  * the writers are borrowed for the duration of the call.  Every function
  * that can fail returns 0 (or a count) on success and -1 with one line in
- * err (RES_ERRLEN bytes), naming the file; nothing is printed.
+ * err (BASE_ERRLEN bytes), naming the file; nothing is printed.
  */
 #ifndef DSE_RESULTS_H
 #define DSE_RESULTS_H
@@ -46,7 +46,6 @@
 #include "base.h"
 #include "cost.h"
 
-#define RES_ERRLEN BASE_ERRLEN
 #define RES_SCHEMA_VERSION 2
 /* Longest wait for a lock held by another process (seconds); the
  * environment variable DSE_LOCK_WAIT overrides it (tests). */

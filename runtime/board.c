@@ -93,14 +93,14 @@ int rt_placement_file(const platform *pl, const char *dir, char *path, size_t le
     snprintf(path, len, "%s/hosts", dir);
     FILE *f = fopen(path, "w");
     if (!f) {
-        snprintf(err, NET_ERRLEN, "%.300s: cannot write: %s", path, strerror(errno));
+        base_seterr(err, "%.300s: cannot write: %s", path, strerror(errno));
         path[0] = 0;
         return -1;
     }
     for (int d = 0; d < pl->ndev; d++)
         fprintf(f, "%s\n", platform_board_host(pl->dev[d].board, host, sizeof host));
     if (fclose(f)) {
-        snprintf(err, NET_ERRLEN, "%.300s: cannot write: %s", path, strerror(errno));
+        base_seterr(err, "%.300s: cannot write: %s", path, strerror(errno));
         remove(path);
         path[0] = 0;
         return -1;

@@ -188,7 +188,7 @@ int rt_tracer_write(rt_tracer *t, const char *path, const net *n, const platform
     int ok = rc == 0, allok = 0;
     MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!allok) {
-        snprintf(err, NET_ERRLEN, "%s: out of memory gathering the trace", path);
+        base_seterr(err, "%s: out of memory gathering the trace", path);
         rc = 1;
         goto out;
     }
@@ -207,7 +207,7 @@ int rt_tracer_write(rt_tracer *t, const char *path, const net *n, const platform
                 drift = fabs(t->off[1][r] - t->off[0][r]);
         }
         if (!span) {
-            snprintf(err, NET_ERRLEN, "%s: out of memory writing the trace", path);
+            base_seterr(err, "%s: out of memory writing the trace", path);
             rc = 1;
         }
         for (int r = 0; span && r < size; r++) {

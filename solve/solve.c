@@ -86,7 +86,7 @@ int solve_run(const char *name, const solve_problem *p, mapping *out, solve_resu
     double t0 = base_now();
     if (sm->fn(p, out, r, err)) return strstr(err, "out of memory") ? -2 : -1;
     r->seconds = base_now() - t0;
-    char e[NET_ERRLEN];
+    char e[BASE_ERRLEN];
     if (mapping_validate(out, p->n, e)) {
         base_seterr(err, "%s: produced an invalid mapping: %.400s", name, e);
         return -1;

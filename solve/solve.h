@@ -26,7 +26,7 @@
  * tests can check them against brute force and hand-worked examples.
  *
  * Ownership: a solve_problem borrows everything it points to.  Errors go
- * to char err[NET_ERRLEN] as one line; nothing here prints.
+ * to char err[BASE_ERRLEN] as one line; nothing here prints.
  */
 #ifndef DSE_SOLVE_H
 #define DSE_SOLVE_H

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
            "evals/s", "us/eval");
     for (int i = 0; i < nn; i++) {
         for (int t = 1; t <= 2; t++) {
-            char err[CAMP_ERRLEN];
+            char err[BASE_ERRLEN];
             camp_options o = {0};
             o.network = nets[i];
             o.platform = "jetson-nx-8-cpugpu";

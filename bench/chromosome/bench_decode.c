@@ -22,7 +22,7 @@ static uint64_t rng = 12345;
 
 static void run(const char *netname, chrom_kind k, int ndev, int p, int batches)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo(netname, err);
     chrom *c = n ? chrom_new(n, ndev, k, p, NET_SPLIT_DEFAULT, err) : NULL;
     if (!c) {

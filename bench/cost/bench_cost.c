@@ -35,7 +35,7 @@ static void die(const char *what, const char *err)
 
 static void run(const char *netname, const platform *pl, const cost_coeffs *co, int batches)
 {
-    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    char err[BASE_ERRLEN], warn[BASE_ERRLEN];
     net *n = net_zoo(netname, err);
     if (!n) die(netname, err);
     chrom *c = chrom_new(n, pl->ndev, CHROM_HYBRID, 2, NET_SPLIT_DEFAULT, err);
@@ -118,7 +118,7 @@ static void run(const char *netname, const platform *pl, const cost_coeffs *co, 
 
 int main(int argc, char **argv)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int batches = argc > 1 ? atoi(argv[1]) : 300;
     if (batches < 10) batches = 10;
     platform *pl = platform_open("jetson-nx-8-cpugpu", err);

@@ -22,7 +22,7 @@
 static void run(const char *name, int pop, int gens, int archive)
 {
     double t[5], hv = 0;
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     for (int r = 0; r < 5; r++) {
         nsga_builtin *b = nsga_builtin_create(name, 1, err);
         nsga_options o;
@@ -77,7 +77,7 @@ static void sorts(int n)
 
 static void sphere(void)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     for (int seed = 1; seed <= 10; seed++) {
         nsga_builtin *b = nsga_builtin_create("dtlz2", 1, err);
         nsga_options o;

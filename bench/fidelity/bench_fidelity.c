@@ -86,7 +86,7 @@ static const char *opt(int argc, char **argv, const char *name, const char *def)
 
 static int add_point(point *pts, int *n, mapping *m, const char *src, const net *nt)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     if (mapping_validate(m, nt, err)) {
         fprintf(stderr, "bench_fidelity: %s: invalid mapping: %s\n", src, err);
         mapping_free(m);
@@ -114,7 +114,7 @@ static int from_campaign(const char *network, const char *platform, const char *
                          unsigned long seed, const char *dbpath, const net *nt, point *pts,
                          int *n, int ndev)
 {
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     camp_options o = {0};
     o.network = network;
     o.platform = platform;
@@ -364,7 +364,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_fidelity: --dse, --platform, --network, --coeffs and --out are required\n");
         return 2;
     }
-    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    char err[BASE_ERRLEN], warn[BASE_ERRLEN];
     mkdir(out, 0777);
     net *nt = net_open(network, err);
     platform *pl = nt ? platform_open(plat_arg, err) : NULL;

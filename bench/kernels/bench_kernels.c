@@ -72,7 +72,7 @@ static double sgemm_peak(int own)
 /* Median time of layer i whole, after one warm-up run. */
 static double time_layer(const net *n, int i, int reps)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     const net_layer *L = &n->layers[i];
     size_t xl = (size_t)net_shape_numel(net_in_shape(n, i, 0));
     size_t nw = (size_t)net_slice_weights(n, i, 0, L->out.c), nws = kern_workspace_floats(n, i, L->out.c);
@@ -113,7 +113,7 @@ static const char *algo(const net *n, int i)
 
 static int bench_convs(const char *name, int reps, double peak, conv_tot *tot)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_open(name, err);
     if (!n) {
         fprintf(stderr, "bench_kernels: %s\n", err);
@@ -162,7 +162,7 @@ static int bench_convs(const char *name, int reps, double peak, conv_tot *tot)
 
 static int bench_forward(const char *name, int warmup, int reps)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_open(name, err);
     if (!n) {
         fprintf(stderr, "bench_kernels: %s\n", err);

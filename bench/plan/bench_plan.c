@@ -31,7 +31,7 @@ static uint64_t rng = 12345;
 
 static void run(const char *netname, int ndev, int p, int batches)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo(netname, err);
     chrom *c = chrom_new(n, ndev, CHROM_HYBRID, p, NET_SPLIT_DEFAULT, err);
     int len = chrom_length(c);

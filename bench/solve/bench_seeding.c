@@ -75,9 +75,9 @@ static void pool_add(pool *p, const double *o)
 
 static int engine_eval(void *ctx, int n, const int *g, double *obj, double *cv, char *err)
 {
-    char e[CAMP_ERRLEN];
+    char e[BASE_ERRLEN];
     if (camp_eval(ctx, n, g, obj, cv, e)) {
-        snprintf(err, NSGA_ERRLEN, "%.*s", NSGA_ERRLEN - 1, e);
+        snprintf(err, BASE_ERRLEN, "%.*s", BASE_ERRLEN - 1, e);
         return -1;
     }
     return 0;
@@ -94,7 +94,7 @@ typedef struct {
  * genome, then the campaign's --init genomes). */
 static int run_engine(camp *c, int pop, unsigned long seed, long gens, run *r)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     const camp_seeds *sd = camp_get_seeds(c);
     int nv = camp_nvar(c);
     int *seeds = malloc((size_t)(1 + sd->n) * nv * sizeof *seeds);
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
     const char *init = env("INIT", "single,greedy,elim,cluster");
     double exmax = atof(env("EXHAUST_MAX", "2e7"));
     int threads = atoi(env("THREADS", "2"));
-    char err[CAMP_ERRLEN];
+    char err[BASE_ERRLEN];
     int maxpop = 0;
     for (int i = 0; i < npop; i++)
         if (pops[i] > maxpop) maxpop = pops[i];
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
     const char *name = label ? label : camp_network_name(plain);
     /* the planners' points, by the model */
     const camp_seeds *sd = camp_get_seeds(seeded);
-    char e2[NET_ERRLEN];
+    char e2[BASE_ERRLEN];
     net *n = net_open(netarg, e2);
     platform *pl = platform_open(platarg, e2);
     cost_coeffs *co = coeffs ? coeffs_load(coeffs, e2) : NULL;

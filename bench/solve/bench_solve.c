@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     }
     int rounds = argc > 4 ? atoi(argv[4]) : 5;
     const char *label = argc > 5 ? argv[5] : NULL;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_open(argv[1], err);
     platform *pl = n ? platform_open(argv[2], err) : NULL;
     cost_coeffs *co = NULL;

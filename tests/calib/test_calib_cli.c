@@ -248,7 +248,7 @@ static double idle_rank_rss(void)
 
 static void test_success(void)
 {
-    char args[2048], *e, err[NET_ERRLEN];
+    char args[2048], *e, err[BASE_ERRLEN];
     snprintf(args, sizeof args, "calibrate --platform %s --network toy6 --network branchy --quick -o %s --db %s",
              path("plat.json"), path("out.json"), path("c.db"));
     int rc = dse(NULL, args, 600, &e);
@@ -332,7 +332,7 @@ static void test_success(void)
  * still record the measuring one, and calibrate warns in one line. */
 static void test_sensor(void)
 {
-    char args[2048], *e, err[NET_ERRLEN], d0[600], d1[600], want[200];
+    char args[2048], *e, err[BASE_ERRLEN], d0[600], d1[600], want[200];
     struct utsname un;
     CHECK(uname(&un) == 0);
     const char *other = strcmp(un.machine, "aarch64") ? "aarch64" : "x86_64";

@@ -23,7 +23,7 @@ static void wls(const double *x, const double *y, const double *w, int n, double
 
 static void test_line(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     calib_fit f;
     /* By hand: xbar 2.5, ybar 6.125, Sxx 5, Sxy 10.75 -> b 2.15, a 0.75;
      * residuals 0.1 -0.05 -0.2 0.15: SSres 0.075, SStot 23.1875. */
@@ -100,7 +100,7 @@ static void test_stats(void)
 
 static void test_work(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("alexnet-bvlc", err);
     CHECK(n != NULL, "%s", err);
     if (!n) return;
@@ -119,7 +119,7 @@ static void test_work(void)
 
 static void test_probes(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     CHECK(calib_probe_count() >= 2, "probes");
     for (int i = 0; i < calib_probe_count(); i++) {
         net *n = calib_probe_net(i, err);
@@ -147,7 +147,7 @@ static void test_probes(void)
  * smallest (hand-worked data; then a real shaped link). */
 static void test_link(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     calib_fit f;
     double x[8], y[8];
     /* An affine link (50 us, 100 MB/s): recovered exactly. */

@@ -90,7 +90,7 @@ static void test_threads_and_concurrency(void)
 /* Independent re-evaluation of a mapping file with the model's API. */
 static int eval_mapping(const mapping *m, const net *nt, const platform *pl, double obj[3])
 {
-    char err[NET_ERRLEN], warn[NET_ERRLEN];
+    char err[BASE_ERRLEN], warn[BASE_ERRLEN];
     cost_model *cm = cost_new(nt, pl, NULL, warn, err);
     plan *p = plan_new();
     cost_result r;
@@ -130,7 +130,7 @@ static int full_disk_run(const char *dir, const char *size, const char *ls_out, 
 static void test_outputs(void)
 {
     const char *db = tpath("t1.db"); /* campaign 1 "t1" from above */
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     sqlite3 *h = db_open(db);
     if (!h) {
         CHECK(0);
@@ -486,7 +486,7 @@ static void test_bad_input(void)
         coeffs_add_network(c, "vgg16");
         coeffs_rates *r = coeffs_layer_rates(c, PLAT_CPU, "vgg16", "conv1_1");
         r->per_cycle = coeffs_given(4.0, COEFFS_MEASURED);
-        char err[NET_ERRLEN];
+        char err[BASE_ERRLEN];
         CHECK(coeffs_save(c, tpath("other.json"), err) == 0);
         coeffs_free(c);
         const char *cdb = tpath("coeffs.db");

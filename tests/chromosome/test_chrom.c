@@ -10,7 +10,7 @@
 
 static net *zoo(const char *name)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo(name, err);
     if (!n) fprintf(stderr, "%s\n", err), exit(2);
     return n;
@@ -18,7 +18,7 @@ static net *zoo(const char *name)
 
 static chrom *mk(const net *n, int ndev, chrom_kind k, int p, int mask)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     chrom *c = chrom_new(n, ndev, k, p, mask, err);
     if (!c) fprintf(stderr, "chrom_new: %s\n", err), exit(2);
     return c;
@@ -27,7 +27,7 @@ static chrom *mk(const net *n, int ndev, chrom_kind k, int p, int mask)
 /* Decode and return a fresh mapping (caller frees), or NULL on error. */
 static mapping *dec(const chrom *c, const int *g)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     const net *n = chrom_net(c);
     mapping *m = mapping_new(n->n, chrom_ndev(c));
     if (chrom_decode(c, g, chrom_length(c), m, err)) {
@@ -380,7 +380,7 @@ static void test_vertical_rules(void)
 /* A net with fewer channels than devices: conv of 2 channels, fc of 3. */
 static net *tiny(int conv_c, int fc_c)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_new("tiny", "data", (net_shape){3, 4, 4});
     net_attr ca = net_attr_default(NET_CONV);
     ca.out_c = conv_c;
@@ -444,7 +444,7 @@ static void test_no_splittable(void)
 {
     /* Mask 0: nothing is splittable, S = 0. */
     net *t = zoo("toy6");
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     chrom *c = mk(t, 3, CHROM_HYBRID, 2, 0);
     CHECK_I64(chrom_nsplittable(c), 0);
     CHECK_I64(chrom_length(c), 6);
@@ -469,7 +469,7 @@ static void test_no_splittable(void)
 static void test_errors(void)
 {
     net *a = zoo("alexnet-bvlc");
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     CHECK(chrom_new(a, 5, CHROM_HYBRID, 0, NET_SPLIT_DEFAULT, err) == NULL);
     TERR(err, "splits");
     CHECK(chrom_new(a, 5, CHROM_HYBRID, 6, NET_SPLIT_DEFAULT, err) == NULL);
@@ -524,7 +524,7 @@ static void test_against_reference(void)
     const int ndevs[] = {1, 2, 3, 5, 16};
     const int masks[] = {NET_SPLIT_DEFAULT, 1 << NET_FC, 1 << NET_CONV};
     uint64_t seed = 42;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     long compared = 0;
     for (int ni = 0; nets[ni]; ni++) {
         net *n = zoo(nets[ni]);

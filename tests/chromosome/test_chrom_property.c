@@ -13,7 +13,7 @@
 int main(void)
 {
     const int ndevs[] = {2, 5, 16};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     uint64_t s = 2024;
     long total = 0;
     clock_t t0 = clock();

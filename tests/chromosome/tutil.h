@@ -61,7 +61,7 @@ static inline platform *tplatform(int ndev)
                               d ? "," : "", d, d);
     snprintf(t + u, cap - u, "],\"links\":{\"network\":{\"latency_us\":10,"
                              "\"bandwidth_mbs\":100}}}");
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     platform *p = platform_from_json(t, "test platform", err);
     if (!p) fprintf(stderr, "tplatform: %s\n", err), exit(2);
     free(t);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char err[NET_ERRLEN];
+static char err[BASE_ERRLEN];
 
 static int same_value(const coeffs_value *a, const coeffs_value *b)
 {
@@ -325,7 +325,7 @@ static void test_arch(void)
     net *n = net_zoo("toy6", err);
     CHECK(nx && loc && n);
     if (!nx || !loc || !n) goto out;
-    char w[NET_ERRLEN];
+    char w[BASE_ERRLEN];
     /* unknown architecture: nothing to say */
     CHECK(coeffs_arch_warning(c, nx, w) == 0 && w[0] == 0);
     CHECK(coeffs_set_arch(c, "x86_64") == 0);

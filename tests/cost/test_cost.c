@@ -21,7 +21,7 @@
 #define US 1e-6
 #define CLOSE(got, want) CHECK_REL(got, want, 1e-9)
 
-static char err[NET_ERRLEN], warn[NET_ERRLEN];
+static char err[BASE_ERRLEN], warn[BASE_ERRLEN];
 
 /* Two CPUs on different boards: network link 100 us + 1 MB/s.  a's memory
  * capacity is given (MB); idle power idle_w. */

@@ -31,7 +31,7 @@ static int int_eval(void *ctx, int n, const int *g, double *obj, double *cv, cha
     return 0;
 }
 
-static char err[NSGA_ERRLEN];
+static char err[BASE_ERRLEN];
 
 /* creation must fail with a message naming `word` */
 static void refuse(const nsga_problem *p, const nsga_options *o, const char *word, const char *what)

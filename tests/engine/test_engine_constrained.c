@@ -71,7 +71,7 @@ int main(void)
     o.max_gens = 60;
     o.nseeds = 2;
     o.seed_real = seeds; /* two clearly infeasible seeds */
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     e = nsga_create(&p, &o, err);
     CHECK(e && nsga_init(e, err) == 0, "corner init");
     if (e) {

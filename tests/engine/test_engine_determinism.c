@@ -36,7 +36,7 @@ static unsigned char A[1 << 22], B[1 << 22];
 
 static nsga *make(nsga_builtin *b, nsga_options *o)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga *e = nsga_create(nsga_builtin_problem(b), o, err);
     if (!e) fprintf(stderr, "create: %s\n", err);
     return e;
@@ -44,7 +44,7 @@ static nsga *make(nsga_builtin *b, nsga_options *o)
 
 static int same_run(const char *name, int threads_a, int threads_b, unsigned long sa, unsigned long sb, nsga_options *o)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga_builtin *ba = nsga_builtin_create(name, threads_a, err), *bb = nsga_builtin_create(name, threads_b, err);
     o->seed = sa;
     nsga *ea = make(ba, o);
@@ -60,7 +60,7 @@ static int same_run(const char *name, int threads_a, int threads_b, unsigned lon
 /* 20 generations straight vs 10 + checkpoint + destroy + restore + 10 */
 static void checkpoint_case(const char *name, nsga_options *o, int threads)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga_builtin *b = nsga_builtin_create(name, threads, err);
     o->max_gens = 20;
     nsga *whole = make(b, o);
@@ -117,7 +117,7 @@ static int flaky_eval(void *ctx, int n, const double *g, double *obj, double *cv
 {
     flaky *f = ctx;
     if (++f->calls == f->fail_at) {
-        snprintf(err, NSGA_ERRLEN, "simulated remote failure");
+        snprintf(err, BASE_ERRLEN, "simulated remote failure");
         return 1;
     }
     const nsga_problem *p = nsga_builtin_problem(f->b);
@@ -126,7 +126,7 @@ static int flaky_eval(void *ctx, int n, const double *g, double *obj, double *cv
 
 static void failure_case(void)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     flaky f = {nsga_builtin_create("zdt1", 1, err), 0, 4};
     nsga_problem p = *nsga_builtin_problem(f.b);
     p.eval_real = flaky_eval;
@@ -188,7 +188,7 @@ int main(void)
 
     /* cache on vs off: same results, fewer evaluations */
     {
-        char err[NSGA_ERRLEN];
+        char err[BASE_ERRLEN];
         nsga_builtin *b = nsga_builtin_create("knapsack", 1, err);
         nsga_options_default(&o);
         o.pop_size = 40, o.max_gens = 30;
@@ -236,7 +236,7 @@ int main(void)
 
     /* termination */
     {
-        char err[NSGA_ERRLEN];
+        char err[BASE_ERRLEN];
         nsga_builtin *b = nsga_builtin_create("zdt1", 1, err);
         int calls = 0;
         nsga_options_default(&o);

@@ -21,7 +21,7 @@ static double dev(const double *f) { return fabs(sqrt(f[0] * f[0] + f[1] * f[1] 
 int main(void)
 {
     /* the built-in definition against the formula at one point */
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga_builtin *b = nsga_builtin_create("dtlz2", 1, err);
     const nsga_problem *p = nsga_builtin_problem(b);
     CHECK(p->nvar == 12 && p->nobj == 3, "dtlz2 has 12 variables, 3 objectives");

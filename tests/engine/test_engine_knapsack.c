@@ -15,7 +15,7 @@ enum { BATCH = 4096 };
 
 int main(void)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga_builtin *b = nsga_builtin_create("knapsack", 1, err);
     const nsga_problem *p = nsga_builtin_problem(b);
     int nv = p->nvar;

@@ -35,7 +35,7 @@ static double true_hv(const char *name)
  * random point. */
 static void check_definition(const char *name)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga_builtin *b = nsga_builtin_create(name, 1, err);
     const nsga_problem *p = nsga_builtin_problem(b);
     double x[30], f[2], cv = 0;

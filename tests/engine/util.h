@@ -82,7 +82,7 @@ static inline double util_hv3(int n, const double *pts, const double *ref)
 static inline nsga *util_run(const char *name, int pop, long gens, unsigned long seed, int threads,
                              nsga_options *opt_inout, nsga_builtin **bp)
 {
-    char err[NSGA_ERRLEN];
+    char err[BASE_ERRLEN];
     nsga_builtin *b = nsga_builtin_create(name, threads, err);
     if (!b) {
         fprintf(stderr, "%s: %s\n", name, err);

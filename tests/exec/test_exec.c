@@ -67,7 +67,7 @@ static void write_platform(const char *path, int n, int gpu_last)
 static void partitioned(const char *netname, int nd, chrom_kind kind, int p, int trials,
                         unsigned seed)
 {
-    char err[NET_ERRLEN], plat[300], map[300], out[300], cmd[2048], ebuf[4096];
+    char err[BASE_ERRLEN], plat[300], map[300], out[300], cmd[2048], ebuf[4096];
     net *n = net_zoo(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
     write_platform(plat, nd, 0);
@@ -268,7 +268,7 @@ static void faults(void)
     snprintf(plat, sizeof plat, "%s/plat2.json", tmpdir);
     write_platform(plat, 2, 0);
     /* a mapping with work on both ranks */
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("alexnet-bvlc", err);
     platform *pl = platform_load(plat, err);
     mapping *m = fc_split(n, 2); /* the FCs' second halves on rank 1 */

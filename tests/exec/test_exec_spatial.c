@@ -50,7 +50,7 @@ static cJSON *run_json(const char *cmd, const char *path, char *ebuf, size_t ele
 
 static void mixed(const char *netname, int nd, int trials, unsigned seed)
 {
-    char err[NET_ERRLEN], plat[300], map[300], out[300], js[300], cmd[2048], ebuf[4096];
+    char err[BASE_ERRLEN], plat[300], map[300], out[300], js[300], cmd[2048], ebuf[4096];
     net *n = net_zoo(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
     FILE *f = fopen(plat, "w");

@@ -29,7 +29,7 @@ static float frand(void)
  * starts when the map is tall). */
 static void check_layer(const net *n, int layer, int exact, const char *what)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     const net_layer *L = &n->layers[layer];
     int nin = L->nin, C = L->out.c, H = L->out.h, W = L->out.w;
     float *in[8];
@@ -100,7 +100,7 @@ static void check_layer(const net *n, int layer, int exact, const char *what)
 
 static net *one(net_kind kind, net_attr a, net_shape in)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_new("one", "x", in);
     const char *x[1] = {"x"};
     net_add(n, "l", kind, &a, 1, x, err);
@@ -172,7 +172,7 @@ int main(void)
     }
     /* Add, Concat, Mul (elementwise and the C x 1 x 1 scale of
      * squeeze-excitation: its second input stays whole). */
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     n = net_new("multi", "x", (net_shape){3, 8, 5});
     const char *x[1] = {"x"}, *ab[2] = {"a", "b"}, *ag[2] = {"a", "g"};
     net_attr c = net_attr_conv(4, 3, 1, 1, 1, 1);

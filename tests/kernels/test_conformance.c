@@ -80,7 +80,7 @@ static int64_t numel(const int64_t *d, int nd)
 /* 1 compared and matched, 0 not importable (skipped), -1 mismatch. */
 static int run_case(const char *rel, const char *tmp, int *samples)
 {
-    char dir[600], pb[700], err[NET_ERRLEN];
+    char dir[600], pb[700], err[BASE_ERRLEN];
     snprintf(dir, sizeof dir, "%s/%s", DATA, rel);
     if (prepare(dir, tmp)) return 0;
     net *n = onnx_import(tmp, NULL, err);

@@ -27,7 +27,7 @@ static void stats(const float *y, size_t len, double *mn, double *mx, double *rm
 /* Every layer with kern_run into its own fresh buffer, all kept. */
 static void plain_forward(const net *n, const float *x, float *y)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     float **buf = calloc((size_t)n->n, sizeof *buf);
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
@@ -48,7 +48,7 @@ static void plain_forward(const net *n, const float *x, float *y)
 
 static void check_zoo(const char *name)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo(name, err);
     CHECK(n != NULL, "%s", err);
     if (!n) return;
@@ -115,7 +115,7 @@ static void check_zoo(const char *name)
 
 static void check_naive(const char *name)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo(name, err);
     size_t xlen = (size_t)net_shape_numel(n->input), ylen = (size_t)net_shape_numel(n->layers[n->n - 1].out);
     float *x = malloc(xlen * sizeof *x), *y = malloc(ylen * sizeof *y), *ref = malloc(ylen * sizeof *ref);

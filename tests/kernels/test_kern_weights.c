@@ -25,7 +25,7 @@ static uint64_t mix(uint64_t z)
 
 static void check_input_formula(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("toy6", err);
     size_t len = (size_t)net_shape_numel(n->input);
     float *x = malloc(len * sizeof *x);
@@ -46,7 +46,7 @@ static void check_input_formula(void)
 
 static void check_net(const char *name)
 {
-    char err[NET_ERRLEN], dir[] = "/tmp/dse-weights-XXXXXX", path[64];
+    char err[BASE_ERRLEN], dir[] = "/tmp/dse-weights-XXXXXX", path[64];
     net *n = net_zoo(name, err);
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(path, sizeof path, "%s/w.bin", dir);

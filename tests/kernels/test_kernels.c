@@ -28,7 +28,7 @@ static float input_scale = 1; /* inputs of check_layer: U(-1, 1) times this */
  * do not fit the input (net_finalize refused). */
 static net *build(net_kind kind, const net_attr *a, net_shape in, int nprod, const int *prod_c)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_new("t", "data", in);
     const char *ins[8];
     char names[8][16];
@@ -96,7 +96,7 @@ static const char *describe(const net *n, int li)
  * kern_run and compare with naive_layer. */
 static void check_layer(const net *n)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int li = n->n - 1;
     const net_layer *L = &n->layers[li];
     float *in[8];
@@ -232,7 +232,7 @@ static void wino_cases(void)
  * and kern_set_winograd(0) really switches it off; both match naive. */
 static void winograd_switch(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net_attr a = net_attr_default(NET_CONV);
     a.out_c = 32, a.kh = a.kw = 3, a.pt = a.pl = a.pb = a.pr = 1;
     net *n = build(NET_CONV, &a, (net_shape){48, 24, 25}, 0, NULL);
@@ -293,7 +293,7 @@ static void pool_tests(void)
 /* data -> GAP -> L = Mul(data, gap): each channel by one value. */
 static net *mul_by_channel(net_shape in)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_new("t", "data", in);
     const char *d[1] = {"data"}, *two[2] = {"data", "g"};
     net_add(n, "g", NET_GAP, NULL, 1, d, err);
@@ -415,7 +415,7 @@ static void misc_tests(void)
     net *n = build(NET_SOFTMAX, NULL, (net_shape){3, 1, 1}, 0, NULL);
     float x[3] = {1000.0f, 1001.0f, 1002.0f}, y[3], want[3];
     const float *in[1] = {x};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     double e0 = exp(-2.0), e1 = exp(-1.0), s = e0 + e1 + 1.0;
     want[0] = (float)(e0 / s), want[1] = (float)(e1 / s), want[2] = (float)(1.0 / s);
     CHECK(kern_run(n, 0, 0, 3, in, NULL, y, NULL, err) == 0, "%s", err);
@@ -429,7 +429,7 @@ static void channelwise_slices(void)
     static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_MAXPOOL, NET_AVGPOOL,
                                      NET_GAP,      NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID,
                                      NET_HSWISH,   NET_GELU,   NET_SCALE};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);
         a.kh = a.kw = 3, a.sh = a.sw = 2, a.pt = a.pl = 1, a.ceil_mode = 1;
@@ -460,7 +460,7 @@ static void in_place_tests(void)
     static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_ADD,   NET_FLATTEN,
                                      NET_DROPOUT,  NET_SIGMOID, NET_HSIGMOID, NET_HSWISH,
                                      NET_LAYERNORM, NET_GELU,  NET_SCALE};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int pc[3] = {5, 5, 5};
         net *n = build(kinds[k], NULL, (net_shape){5, 6, 7}, kinds[k] == NET_ADD ? 3 : 0, pc);
@@ -480,7 +480,7 @@ static void in_place_tests(void)
 
 static void error_tests(void)
 {
-    char err[NET_ERRLEN] = "";
+    char err[BASE_ERRLEN] = "";
     float x[5 * 4 * 4], y[5 * 4 * 4];
     const float *in[1] = {x};
     net *n = build(NET_LRN, NULL, (net_shape){5, 4, 4}, 0, NULL);

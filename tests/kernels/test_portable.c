@@ -29,7 +29,7 @@ static uint64_t rng = 4242;
 /* Every Conv of every zoo network: the runtime's choice is the model's. */
 static void zoo_rule(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     int used[CONVALGO_COUNT] = {0};
     printf("%-14s", "network");
     for (int a = 0; a < CONVALGO_COUNT; a++) printf(" %10s", convalgo_name((convalgo)a));
@@ -73,7 +73,7 @@ static void zoo_rule(void)
 /* data (c x h x w) -> Conv L; NULL if it does not fit. */
 static net *one_conv(net_shape in, int out_c, int k, int stride, int pad, int groups)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net_attr a = net_attr_default(NET_CONV);
     a.out_c = out_c, a.kh = a.kw = k, a.sh = a.sw = stride;
     a.pt = a.pl = a.pb = a.pr = pad, a.groups = groups, a.bias = 1;
@@ -98,7 +98,7 @@ static float *rnd(size_t len, float scale)
 static void check_algo(convalgo want, net_shape in, int out_c, int k, int stride, int pad,
                        int groups)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = one_conv(in, out_c, k, stride, pad, groups);
     CHECK(n != NULL, "%s case does not fit", convalgo_name(want));
     if (!n) return;

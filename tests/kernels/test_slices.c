@@ -20,7 +20,7 @@ static long exact, close_only, compared, conv_inexact; /* conv_inexact: Conv ele
 
 static void check_layer(const net *n, int li, int nparts_max)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     const net_layer *L = &n->layers[li];
     int C = L->out.c;
     size_t hw = (size_t)L->out.h * L->out.w, olen = (size_t)C * hw;
@@ -95,7 +95,7 @@ static void check_net(const net *n, int nparts_max)
 /* Grouped convs with out_c/groups odd so random cuts straddle groups. */
 static net *grouped_net(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_new("grouped", "data", (net_shape){12, 15, 13});
     net_attr a = net_attr_default(NET_CONV);
     a.out_c = 15, a.groups = 3, a.kh = a.kw = 3, a.pt = a.pl = a.pb = a.pr = 1;
@@ -120,7 +120,7 @@ static net *grouped_net(void)
  * Winograd path (odd map sizes, asymmetric pads, a grouped one). */
 static net *wino_net(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_new("wino", "data", (net_shape){32, 22, 21});
     net_attr a = net_attr_default(NET_CONV);
     a.out_c = 48, a.kh = a.kw = 3, a.pt = 1, a.pl = 2, a.pb = 1, a.pr = 0;
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 {
     static const char *nets[] = {"toy6", "alexnet-bvlc", "mobilenetv2"};
     int small = argc > 1 && !strcmp(argv[1], "--small");
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     kern_set_threads(1);
     for (int k = 0; k < (small ? 1 : 3); k++) {
         net *n = net_zoo(nets[k], err);

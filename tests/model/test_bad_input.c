@@ -298,7 +298,7 @@ static const int ncases = (int)(sizeof cases / sizeof cases[0]);
 
 static void run_case(const bad_case *c)
 {
-    char err[NET_ERRLEN], fname[128];
+    char err[BASE_ERRLEN], fname[128];
     snprintf(fname, sizeof fname, "%s.json", c->name);
     char *path = scratch_path(fname);
     char *text = c->text ? NULL : generated(c->name);

@@ -153,7 +153,7 @@ static void test_zoo_show(void)
 
 static void test_net_show(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("vgg16", err);
     char *path = scratch_path("vgg16.json");
     CHECK(n && net_save(n, path, err) == 0);

@@ -45,7 +45,7 @@ static void check_same_net(const net *a, const net *b)
 
 static void test_round_trip(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     for (int z = 0; z < net_zoo_count(); z++) {
         net *n = net_zoo(net_zoo_name(z), err);
         CHECK(n != NULL);
@@ -85,7 +85,7 @@ static void test_round_trip(void)
 
 static void test_doc_example(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     char *text = tfile_md_json(DSE_SOURCE_DIR "/docs/network-format.md");
     CHECK(text != NULL);
     if (!text) return;
@@ -124,7 +124,7 @@ static net *one(const char *layer, char *err)
 
 static void test_defaults(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     /* Conv with only the required keys: stride 1, dilation 1, pads 0,
      * groups 1, bias on -> 8x7x7.  (A bug once took the stride from the
      * kernel and the pads from whatever came before.) */
@@ -185,7 +185,7 @@ static void test_defaults(void)
 
 static void test_shorthand_and_order(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     /* Scalars and full arrays mean the same. */
     const char *a =
         "{\"format\":\"dse-network\",\"version\":1,\"name\":\"s\","
@@ -244,7 +244,7 @@ static void test_shorthand_and_order(void)
 
 static void test_shape_check(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = one("{\"name\":\"g\",\"kind\":\"GlobalAveragePool\",\"inputs\":[\"data\"],"
                  "\"shape\":[4,1,1]}", err);
     CHECK(n != NULL);
@@ -257,7 +257,7 @@ static void test_shape_check(void)
 
 static void test_save_errors(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("toy6", err);
     /* A folder that does not exist: an error, and nothing left behind. */
     char *dir = scratch_path("no-such-dir"), path[512];

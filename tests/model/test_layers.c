@@ -12,7 +12,7 @@
 /* A one-layer (or few-layer) net on input c x h x w, built through the API. */
 typedef struct {
     net *n;
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
 } tnet;
 
 static void tn_init(tnet *t, int c, int h, int w)
@@ -380,7 +380,7 @@ static void test_kinds(void)
 
 static void test_slices(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("alexnet-bvlc", err);
     CHECK(n != NULL);
     if (!n) return;

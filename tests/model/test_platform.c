@@ -11,7 +11,7 @@
 
 static platform *open_ok(const char *name)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     platform *p = platform_open(name, err);
     if (!p) fprintf(stderr, "platform_open(%s): %s\n", name, err);
     CHECK(p != NULL);
@@ -122,7 +122,7 @@ static void test_local(void)
 
 static void test_doc_example(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     char *text = tfile_md_json(DSE_SOURCE_DIR "/docs/platform-format.md");
     CHECK(text != NULL);
     if (!text) return;
@@ -158,7 +158,7 @@ static void test_doc_example(void)
 
 static void test_rules(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     /* Kind defaults to cpu; source names a device; one board needs no
      * network class; a later pair entry wins. */
     const char *t =

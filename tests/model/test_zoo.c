@@ -23,7 +23,7 @@ static long long conv_params(int cout, int cin, int groups, int k, int bias)
 
 static net *zoo(const char *name)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo(name, err);
     if (!n) fprintf(stderr, "net_zoo(%s): %s\n", name, err);
     CHECK(n != NULL);
@@ -350,7 +350,7 @@ static void test_names(void)
     static const char *want[] = {"alexnet",     "alexnet-bvlc", "vgg16", "resnet50",
                                  "densenet121", "mobilenetv2",  "toy6",  "branchy",
                                  "mobilenet_v3_large", "efficientnet_b0"};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     CHECK_I64(net_zoo_count(), 10);
     for (int k = 0; k < 10; k++) {
         int found = 0;

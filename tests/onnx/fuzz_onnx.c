@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     err[0] = 0;
     net *n = onnx_import_buffer(data, size, "fuzz", err);
     if (!n) {

@@ -10,7 +10,7 @@
 
 int main(int argc, char **argv)
 {
-    char err[NET_ERRLEN], path[512];
+    char err[BASE_ERRLEN], path[512];
     if (argc != 2) {
         fprintf(stderr, "usage: fuzz_seeds DIR\n");
         return 2;

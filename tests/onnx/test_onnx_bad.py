@@ -58,7 +58,7 @@ def run_import(tmp, name, data, stem=None):
         f.write(data)
     js, wb = os.path.join(tmp, name + ".json"), os.path.join(tmp, name + ".bin")
     p = subprocess.run([DSE, "net", "import", path, "-o", js, "--weights", wb],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, timeout=300)  # a hang fails, not stalls
     return path, js, wb, p
 
 
@@ -98,6 +98,19 @@ def main():
         bad(tmp, "unsupported_op", model([tanh], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
             "node act (Tanh): unsupported operator Tanh")
         bad(tmp, "unsupported_attr", conv_model(attrs={"foo": 1}), "unsupported attribute foo")
+        # The fuzzer's findings (tests/onnx/regress/): an empty op_type looped
+        # forever; a missing first input of Mul read before the tensor table; a
+        # Reshape target's product overflowed.
+        x4 = [vi("x", [1, 3, 4, 4])]
+        bad(tmp, "empty_op_type", model([helper.make_node("", ["x"], ["y"], name="e")], x4,
+                                        [vi("y", [1, 3, 4, 4])]), "unsupported operator")
+        bad(tmp, "mul_missing_input",
+            model([helper.make_node("Mul", ["", "c"], ["y"], name="m")], x4, [vi("y", [1, 3, 4, 4])],
+                  inits=[init("c", np.full([1], 2, np.float32))]), "node m (Mul): input 0 is missing")
+        bad(tmp, "reshape_overflow",
+            model([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")], x4, [vi("y", [1, 48])],
+                  inits=[init("s", np.array([1, 1 << 40, 1 << 40, 4, 4], np.int64))]),
+            "node rs (Reshape)")
         bad(tmp, "other_domain", model([helper.make_node("Relu", ["x"], ["y"], name="r",
                                                          domain="com.example")],
                                        [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),

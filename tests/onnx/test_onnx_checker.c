@@ -38,7 +38,7 @@ static int run_checker(const char *script, const char *model)
 
 static void check_export(net *n, const char *script)
 {
-    char err[NET_ERRLEN], path[300];
+    char err[BASE_ERRLEN], path[300];
     snprintf(path, sizeof path, "%s/%s.onnx", tmpdir, n->name);
     int rc = onnx_export(n, path, err);
     CHECK(rc == 0, "%s: export failed: %s", n->name, err);
@@ -50,7 +50,7 @@ static void check_export(net *n, const char *script)
 
 int main(void)
 {
-    char err[NET_ERRLEN], script[300];
+    char err[BASE_ERRLEN], script[300];
     if (system(PY " -c 'import onnx' 2>/dev/null") != 0) {
         printf("SKIP: " PY " has no onnx module (Debian package python3-onnx; scripts/bootstrap)\n");
         return 77;

@@ -491,7 +491,7 @@ static int cmpstr(const void *a, const void *b)
 
 static int run_case(const tcase *c, int survey, int *ran, int *refused)
 {
-    char dir[512], err[NET_ERRLEN], pb[600];
+    char dir[512], err[BASE_ERRLEN], pb[600];
     snprintf(dir, sizeof dir, "%s/%s", DATA, c->dir);
     size_t len;
     int64_t batch;

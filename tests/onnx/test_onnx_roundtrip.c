@@ -67,7 +67,7 @@ static int same_floats(const float *a, const float *b, int64_t n)
 
 static void roundtrip(net *a, int second_hop)
 {
-    char err[NET_ERRLEN], onnx[300], bin[300], onnx2[300], bin2[300];
+    char err[BASE_ERRLEN], onnx[300], bin[300], onnx2[300], bin2[300];
     snprintf(onnx, sizeof onnx, "%s/%s.onnx", tmpdir, a->name);
     snprintf(bin, sizeof bin, "%s/%s.bin", tmpdir, a->name);
     int rc = onnx_export(a, onnx, err);
@@ -123,7 +123,7 @@ static void roundtrip(net *a, int second_hop)
 
 int main(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     const char *big = getenv("DSE_ONNX_ZOO_BIG");
     int skip_big = big && !strcmp(big, "0");
     if (!mkdtemp(tmpdir)) {

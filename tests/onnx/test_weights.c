@@ -18,7 +18,7 @@ static char tmpdir[] = "/tmp/dse-weights-XXXXXX";
 
 static void offsets_and_generator(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("branchy", err);
     CHECK(n != NULL, "branchy: %s", err);
     if (!n) return;
@@ -83,7 +83,7 @@ static void offsets_and_generator(void)
 
 static void file_and_paths(void)
 {
-    char err[NET_ERRLEN], sub[300], json[300], bin[300], other[300];
+    char err[BASE_ERRLEN], sub[300], json[300], bin[300], other[300];
     net *n = net_zoo("toy6", err);
     float *w = weights_generate_all(n, 3);
     snprintf(sub, sizeof sub, "%s/nets", tmpdir);

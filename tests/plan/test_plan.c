@@ -62,7 +62,7 @@ static void random_invariants(void)
 {
     static const int devs[3] = {2, 5, 16};
     static const chrom_kind kinds[3] = {CHROM_NAIVE, CHROM_HYBRID, CHROM_VERTICAL};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     unsigned seed = 12345;
     for (int z = 0; z < net_zoo_count(); z++) {
         net *n = net_zoo(net_zoo_name(z), err);
@@ -120,7 +120,7 @@ static void random_invariants(void)
  * softmax on 1.  Hand-derived plan. */
 static void hand_plan(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("toy6", err);
     mapping *m = mapping_new(n->n, 3);
     map_slice sl[] = {{0, 0, 10}, {1, 10, 10}, {2, 0, 20}, {2, 0, 20}, {2, 0, 1280},

@@ -81,7 +81,7 @@ static void expect_rows(const net *n, int o0, int o1, int w0, int w1)
 
 static void hand_cases(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     /* 3x3, stride 1, pad 1, H = 10 (out 10): unequal bands, both borders. */
     net *n = one_layer(NET_CONV, net_attr_conv(4, 3, 1, 1, 1, 1), (net_shape){2, 10, 6}, err);
     CHECK(n && n->layers[0].out.h == 10, "%s", err);
@@ -182,7 +182,7 @@ static platform *plat(int nd, char *err)
 
 static void files(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("toy6", err);
     platform *p = plat(3, err);
     CHECK(n && p, "%s", err);
@@ -209,7 +209,7 @@ static void files(void)
         CHECK(mapping_distance(m, m2, n) == 0);
         mapping_free(m2);
         free(js);
-        char *texts[3], warn[NET_ERRLEN];
+        char *texts[3], warn[BASE_ERRLEN];
         CHECK(mapping_autodice_texts(m, n, p, texts, warn, err) == 1 && strstr(warn, "rows"),
               "AutoDiCE export of a row cut: %s", warn);
         mapping_free(m);
@@ -319,7 +319,7 @@ static int count(const plan *p, int d, plan_op op, int layer)
  * d0 and [4,8) on d1, input on d0: the halo exchange by hand. */
 static void halo_by_hand(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_new("halo", "x", (net_shape){3, 8, 5});
     const char *x[1] = {"x"}, *c1[1] = {"c1"}, *r1[1] = {"r1"};
     net_attr a = net_attr_conv(4, 3, 1, 1, 1, 1);
@@ -365,7 +365,7 @@ static void halo_by_hand(void)
     /* The cost model moves the same bytes and charges each device its bands. */
     platform *pl = plat(2, err);
     cost_coeffs *co = coeffs_default(pl);
-    char warn[NET_ERRLEN];
+    char warn[BASE_ERRLEN];
     cost_model *cm = cost_new(n, pl, co, warn, err);
     cost_result res;
     cost_device dev[2];
@@ -388,7 +388,7 @@ static void halo_by_hand(void)
 static void random_plans(void)
 {
     static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "mobilenetv2", "densenet121", "vgg16"};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     unsigned seed = 99;
     long plans = 0, banded = 0, halos = 0;
     for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
@@ -438,7 +438,7 @@ static void random_plans(void)
 
 static void spatial_chromosome(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     /* toy6 (conv 20x16x16, relu, pool 20x8x8, flatten, fc, softmax) on 2
      * devices, p = 2: row 1 = d0 conv, d1 fc; row 2 = d1 conv; cuts: conv
      * by rows, fc by channels. */

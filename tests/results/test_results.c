@@ -56,7 +56,7 @@ static void make_pop(int n, int nvar, long g, int *gen, double *obj, double *cv,
 
 static void test_roundtrip(void)
 {
-    char p[512], err[RES_ERRLEN];
+    char p[512], err[BASE_ERRLEN];
     path(p, "a.db");
     res_db *db = res_open(p, RES_OPEN_CREATE, err);
     CHECK(db);
@@ -228,7 +228,7 @@ static void test_genome_text(void)
 
 static void test_refusals(void)
 {
-    char p[512], err[RES_ERRLEN];
+    char p[512], err[BASE_ERRLEN];
     /* A text file. */
     path(p, "notes.txt");
     const char *text = "not a database at all, just some text long enough to look like a header\n";
@@ -303,7 +303,7 @@ static const char *v1_schema =
  * for writing, its rows kept. */
 static void test_migration(void)
 {
-    char p[512], err[RES_ERRLEN];
+    char p[512], err[BASE_ERRLEN];
     path(p, "v1.db");
     sqlite3 *h;
     sqlite3_open(p, &h);
@@ -340,7 +340,7 @@ static void test_migration(void)
  * failure names the holder. */
 static void test_lock_bounded(void)
 {
-    char p[512], err[RES_ERRLEN];
+    char p[512], err[BASE_ERRLEN];
     path(p, "locked.db");
     res_db *db = res_open(p, RES_OPEN_CREATE, err);
     CHECK(db != NULL);
@@ -375,7 +375,7 @@ static void test_lock_bounded(void)
 /* Two processes claiming one campaign at the same moment: one wins. */
 static void test_claim(void)
 {
-    char p[512], err[RES_ERRLEN];
+    char p[512], err[BASE_ERRLEN];
     path(p, "claim.db");
     res_db *db = res_open(p, RES_OPEN_CREATE, err);
     long long id;
@@ -392,7 +392,7 @@ static void test_claim(void)
     for (int w = 0; w < 2; w++)
         if ((pid[w] = fork()) == 0) {
             close(go_pipe[1]);
-            char e[RES_ERRLEN];
+            char e[BASE_ERRLEN];
             res_db *d = res_open(p, RES_OPEN_WRITE, e);
             int r = d ? res_campaign_claim(d, id, "interrupted failed", NULL, e) : -1;
             res_close(d);
@@ -433,7 +433,7 @@ static void test_two_writers(void)
     for (int w = 0; w < 2; w++) {
         pid[w] = fork();
         if (pid[w] == 0) {
-            char err[RES_ERRLEN];
+            char err[BASE_ERRLEN];
             res_db *db = res_open(p, RES_OPEN_CREATE, err);
             if (!db) {
                 fprintf(stderr, "writer %d: %s\n", w, err);

@@ -36,7 +36,7 @@ static inline platform *splatform_link(int ndev, const char *extra_dev1, double 
                               d ? "," : "", d, d, 3000 - 400 * d,
                               d == 1 && extra_dev1 ? extra_dev1 : "");
     snprintf(t + u, sizeof t - u, "],\"links\":{\"network\":{\"latency_us\":%g,\"bandwidth_mbs\":%g}}}", lat, bw);
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     platform *p = platform_from_json(t, "test platform", err);
     if (!p) fprintf(stderr, "splatform: %s\n", err), exit(2);
     return p;
@@ -52,13 +52,13 @@ static inline void sadd(net *n, const char *name, net_kind k, net_attr a, int ni
                         const char *i1)
 {
     const char *in[2] = {i0, i1};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     if (net_add(n, name, k, &a, nin, in, err) < 0) fprintf(stderr, "%s\n", err), exit(2);
 }
 
 static inline void sfinal(net *n)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     if (net_finalize(n, n->name, err)) fprintf(stderr, "%s\n", err), exit(2);
 }
 

@@ -83,7 +83,7 @@ static void merge_down(void)
 static void networks(void)
 {
     static const char *nets[] = {"branchy", "resnet50", "toy6"};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     for (int i = 0; i < 3; i++) {
         net *n = net_zoo(nets[i], err);
         platform *pl = splatform_link(3, ",\"supports\":[\"Conv\",\"ReLU\"]", 2e4, 5);

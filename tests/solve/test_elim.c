@@ -68,7 +68,7 @@ static void random_graphs(void)
         }
         solve_egraph g = {n, ncfg, unary, ne, ea, eb, pair};
         solve_elim_info info;
-        char err[NET_ERRLEN];
+        char err[BASE_ERRLEN];
         double opt = brute(&g);
         CHECK(solve_eliminate(&g, 1LL << 40, 4, cfg, &info, err) == 0, "%s", err);
         CHECK(info.enumerated == 1);
@@ -158,7 +158,7 @@ static int configs(const net *n, int l, int D, map_slice out[][8])
 static void check_net(net *n, int D, double bw, double lat)
 {
     platform *pl = splatform_link(D, NULL, bw, lat);
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     cost_model *cm = cost_new(n, pl, NULL, NULL, err);
     CHECK(cm != NULL, "%s", err);
     solve_problem p = {n, pl, cm, NET_SPLIT_DEFAULT, 0};
@@ -222,7 +222,7 @@ static void hand(void)
     sadd(n, "relu", NET_RELU, net_attr_default(NET_RELU), 1, "conv", NULL);
     sfinal(n);
     platform *pl = splatform(2, NULL);
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     cost_model *cm = cost_new(n, pl, NULL, NULL, err);
     solve_problem p = {n, pl, cm, NET_SPLIT_DEFAULT, 0};
     mapping *m = mapping_new(2, 2);

@@ -50,7 +50,7 @@ static platform *random_platform(int nd, uint64_t *s)
     }
     snprintf(t + u, sizeof t - u, "],\"links\":{\"same_board\":{\"latency_us\":5,\"bandwidth_mbs\":5000},"
                                   "\"network\":{\"latency_us\":30,\"bandwidth_mbs\":500}}}");
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     platform *p = platform_from_json(t, "random", err);
     if (!p) fprintf(stderr, "%s\n", err), exit(2);
     return p;
@@ -64,7 +64,7 @@ static void random_genome(const int *lo, const int *hi, int len, int *g, uint64_
 static void repair_property(void)
 {
     static const char *nets[] = {"toy6", "branchy", "alexnet-bvlc", "resnet50", "mobilenetv2"};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     uint64_t s = 7;
     long long decoded = 0, repaired = 0;
     for (int ni = 0; ni < 5; ni++) {
@@ -103,7 +103,7 @@ static void repair_property(void)
 /* No device lists supports: decoding is unchanged. */
 static void unrestricted(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("resnet50", err);
     platform *pl = platform_open("jetson-nx-8-cpugpu", err);
     uint64_t s = 9;
@@ -130,7 +130,7 @@ static void unrestricted(void)
  * genes put everything on nx1-dla except conv, split 3 ways. */
 static void by_hand(void)
 {
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     net *n = net_zoo("toy6", err);
     platform *pl = platform_open("jetson-nx-4-cpudla", err);
     chrom *c = chrom_new(n, 8, CHROM_NAIVE, 0, NET_SPLIT_DEFAULT, err);
@@ -164,7 +164,7 @@ static void by_hand(void)
 static void encoding(void)
 {
     static const char *nets[] = {"toy6", "branchy", "alexnet-bvlc", "resnet50"};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     uint64_t s = 11;
     for (int ni = 0; ni < 4; ni++) {
         net *n = net_zoo(nets[ni], err);

@@ -176,7 +176,7 @@ static void figure2(void)
 static void method(void)
 {
     static const char *nets[] = {"resnet50", "mobilenetv2", "alexnet-bvlc", "branchy"};
-    char err[NET_ERRLEN];
+    char err[BASE_ERRLEN];
     platform *pl = platform_open("jetson-nx-4-cpudla", err);
     CHECK(pl != NULL, "%s", err);
     for (int i = 0; pl && i < 4; i++) {

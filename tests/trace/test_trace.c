@@ -95,7 +95,7 @@ static void causal(const trace_file *t, const plan *p, double tol, const char *w
 /* One mapping through both interpreters. */
 static void both(const char *netname, int nd, const mapping *m, const char *tag)
 {
-    char err[NET_ERRLEN], plat[512], map[512], xt[512], et[512], cmd[4096], ebuf[4096];
+    char err[BASE_ERRLEN], plat[512], map[512], xt[512], et[512], cmd[4096], ebuf[4096];
     net *n = net_zoo(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
     write_platform(plat, nd);
@@ -154,7 +154,7 @@ static void both(const char *netname, int nd, const mapping *m, const char *tag)
 static void random_mappings(const char *netname, int nd, chrom_kind kind, int splits, int trials,
                             unsigned seed)
 {
-    char err[NET_ERRLEN], tag[64];
+    char err[BASE_ERRLEN], tag[64];
     net *n = net_zoo(netname, err);
     chrom *c = chrom_new(n, nd, kind, splits, NET_SPLIT_DEFAULT, err);
     CHECK(c, "%s", err);
@@ -178,7 +178,7 @@ static void random_mappings(const char *netname, int nd, chrom_kind kind, int sp
 
 static void expect_bad(const char *name, const char *text, const char *needle)
 {
-    char path[300], err[NET_ERRLEN];
+    char path[300], err[BASE_ERRLEN];
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     FILE *f = fopen(path, "w");
     fputs(text, f);
@@ -192,7 +192,7 @@ static void expect_bad(const char *name, const char *text, const char *needle)
 /* Writer and reader on a model timeline, and bad files. */
 static void roundtrip(void)
 {
-    char err[NET_ERRLEN], path[300];
+    char err[BASE_ERRLEN], path[300];
     net *n = net_zoo("branchy", err);
     platform *pl = platform_open("local-2", err);
     mapping *m = mapping_new(n->n, 2);
