@@ -7,6 +7,7 @@ main, which prints "NAME: C checks, F failed" and gives 1 when any check failed
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 """
 import subprocess
+import sys
 
 failures = 0
 checks = 0
@@ -31,3 +32,16 @@ def run(*args, env=None, timeout=None):
 def summary(name):
     print("%s: %d checks, %d failed" % (name, checks, failures))
     return 1 if failures else 0
+
+
+def need_onnx():
+    """numpy and onnx, or exit 77 (CTest's "skipped") saying what is missing.
+    Returns (np, onnx, TensorProto, helper, numpy_helper)."""
+    try:
+        import numpy as np
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError:
+        print("SKIP: %s has no onnx/numpy (python3-onnx; scripts/bootstrap)" % sys.executable)
+        sys.exit(77)
+    return np, onnx, TensorProto, helper, numpy_helper

@@ -20,19 +20,12 @@ Exit 77 (skipped) when this python has no onnx module.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from pycheck import check, run, summary  # noqa: E402
+from pycheck import check, need_onnx, run, summary  # noqa: E402
 
-try:
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-except ImportError:
-    print("SKIP: /usr/bin/python3 has no onnx/numpy (python3-onnx; scripts/bootstrap)")
-    sys.exit(77)
+np, onnx, TensorProto, helper, numpy_helper = need_onnx()
 
 DSE = sys.argv[1]
 rng = np.random.default_rng(7)
