@@ -52,25 +52,6 @@ static void sleep_s(double s)
     }
 }
 
-/* Generations stored so far by a running campaign (-1: none yet). */
-static long long gens_done(const char *db)
-{
-    if (!file_exists(db)) return -1;
-    sqlite3 *h = NULL;
-    long long g = -1;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-        sqlite3_busy_timeout(h, 1000);
-        sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(h, "SELECT max(gens_done) FROM campaigns", -1, &s, NULL) == SQLITE_OK) {
-            if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-                g = sqlite3_column_int64(s, 0);
-            sqlite3_finalize(s);
-        }
-    }
-    sqlite3_close(h);
-    return g;
-}
-
 /* Wait until the campaign has stored generation g (or the child ended). */
 static void wait_gen(const char *db, pid_t pid, long long g)
 {

@@ -111,25 +111,6 @@ static void run_args(const cell *c, const char *db, const char *threads, const c
     a[n] = NULL;
 }
 
-/* Generations stored so far (-1: none, or no database yet). */
-static long long gens_done(const char *db)
-{
-    if (!file_exists(db)) return -1;
-    sqlite3 *h = NULL;
-    long long g = -1;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-        sqlite3_busy_timeout(h, 1000);
-        sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(h, "SELECT max(gens_done) FROM campaigns", -1, &s, NULL) == SQLITE_OK) {
-            if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-                g = sqlite3_column_int64(s, 0);
-            sqlite3_finalize(s);
-        }
-    }
-    sqlite3_close(h);
-    return g;
-}
-
 static int ended(pid_t pid)
 {
     siginfo_t si;

@@ -5,6 +5,7 @@
  * library draws every pair of them. */
 #include "campaign.h"
 #include "check.h"
+#include "dbq.h"
 #include "cost.h"
 #include "mapping.h"
 #include "plan.h"
@@ -15,16 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static long long q1(sqlite3 *h, const char *sql)
-{
-    sqlite3_stmt *s;
-    long long v = -999;
-    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) return -998;
-    if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return v;
-}
 
 static int is_png(const char *path)
 {
@@ -51,10 +42,10 @@ int main(void)
     CHECK(camp_drive(c, r, id, 0, NULL, err) == CAMP_FINISHED, "%s", err);
     sqlite3 *h = res_sqlite(r);
     /* The schema's columns follow the table. */
-    CHECK(q1(h, "SELECT count(*) FROM pragma_table_info('individuals') WHERE name='traffic'") == 1);
-    CHECK(q1(h, "SELECT count(*) FROM pragma_table_info('generations') WHERE name='best_traffic'") == 1);
-    CHECK(q1(h, "SELECT count(*) FROM pragma_table_info('validations') WHERE name='meas_traffic'") == 1);
-    CHECK(q1(h, "SELECT count(*) FROM individuals WHERE traffic IS NULL") == 0);
+    CHECK(db_int(h, "SELECT count(*) FROM pragma_table_info('individuals') WHERE name='traffic'") == 1);
+    CHECK(db_int(h, "SELECT count(*) FROM pragma_table_info('generations') WHERE name='best_traffic'") == 1);
+    CHECK(db_int(h, "SELECT count(*) FROM pragma_table_info('validations') WHERE name='meas_traffic'") == 1);
+    CHECK(db_int(h, "SELECT count(*) FROM individuals WHERE traffic IS NULL") == 0);
     /* The stored front's fourth objective is the model's bytes moved. */
     res_point *p;
     int n = camp_load_front(r, id, &p, err);

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include "check.h"
+#include "dbq.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +23,6 @@
 static char dir[256];
 
 static void path(char *buf, const char *name) { snprintf(buf, 512, "%s/%s", dir, name); }
-
-static long long q1(sqlite3 *h, const char *sql)
-{
-    sqlite3_stmt *s;
-    long long v = -999;
-    if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK) return -998;
-    if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return v;
-}
 
 static int exists(const char *p)
 {
@@ -65,8 +56,8 @@ static void test_roundtrip(void)
         return;
     }
     sqlite3 *h = res_sqlite(db);
-    CHECK(q1(h, "PRAGMA application_id") == 0x44534531);
-    CHECK(q1(h, "PRAGMA user_version") == RES_SCHEMA_VERSION);
+    CHECK(db_int(h, "PRAGMA application_id") == 0x44534531);
+    CHECK(db_int(h, "PRAGMA user_version") == RES_SCHEMA_VERSION);
     {
         sqlite3_stmt *s;
         sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &s, NULL);
@@ -95,12 +86,12 @@ static void test_roundtrip(void)
         res_gen st = {5, 1, 0, 0, {0, 0, 0}, 0, 0, 0};
         CHECK(res_generation_write(db, 9999, &st, &pop, "x", 1, err) == -1);
         CHECK(strstr(err, "no campaign 9999") != NULL);
-        CHECK(q1(h, "SELECT count(*) FROM individuals WHERE campaign = 9999") == 0);
-        CHECK(q1(h, "SELECT count(*) FROM generations WHERE campaign = 9999") == 0);
-        CHECK(q1(h, "SELECT count(*) FROM checkpoints WHERE campaign = 9999") == 0);
+        CHECK(db_int(h, "SELECT count(*) FROM individuals WHERE campaign = 9999") == 0);
+        CHECK(db_int(h, "SELECT count(*) FROM generations WHERE campaign = 9999") == 0);
+        CHECK(db_int(h, "SELECT count(*) FROM checkpoints WHERE campaign = 9999") == 0);
     }
-    CHECK(q1(h, "SELECT count(*) FROM individuals") == 3 * N);
-    CHECK(q1(h, "SELECT count(*) FROM checkpoints") == 1);
+    CHECK(db_int(h, "SELECT count(*) FROM individuals") == 3 * N);
+    CHECK(db_int(h, "SELECT count(*) FROM checkpoints") == 1);
 
     res_campaign c;
     CHECK(res_campaign_get(db, id, &c, err) == 0);
@@ -172,13 +163,13 @@ static void test_roundtrip(void)
     res_campaign_list_free(list, nl);
 
     CHECK(res_truncate(db, id, 0, err) == 0);
-    CHECK(q1(h, "SELECT count(*) FROM individuals") == N);
-    CHECK(q1(h, "SELECT max(gen) FROM generations") == 0);
+    CHECK(db_int(h, "SELECT count(*) FROM individuals") == N);
+    CHECK(db_int(h, "SELECT max(gen) FROM generations") == 0);
 
     res_validation v = {0, id, 0, "rank0", {1, 2, 3}, {1.5, NAN, 2.5}, "ok", NULL};
     long long vid = 0;
     CHECK(res_validation_add(db, &v, NULL, 0, &vid, err) == 0 && vid == 1);
-    CHECK(q1(h, "SELECT count(*) FROM validations WHERE meas_memory IS NULL AND device='rank0'") == 1);
+    CHECK(db_int(h, "SELECT count(*) FROM validations WHERE meas_memory IS NULL AND device='rank0'") == 1);
     /* A whole-mapping row with its steps, read back exactly. */
     res_step st[3] = {{0, 0, "compute", 2, 0, 16, 0, 0.0, 1.25, 0.0, 1.5, 1.4},
                       {0, 1, "send", 2, 0, 16, 4096, 1.25, 0.01, 1.5, NAN, NAN},
@@ -247,7 +238,7 @@ static void test_refusals(void)
     sqlite3_close(h);
     CHECK(res_open(p, RES_OPEN_WRITE, err) == NULL && strstr(err, "other tables"));
     sqlite3_open(p, &h);
-    CHECK(q1(h, "SELECT count(*) FROM sqlite_master") == 1);
+    CHECK(db_int(h, "SELECT count(*) FROM sqlite_master") == 1);
     sqlite3_close(h);
     /* A newer schema. */
     path(p, "new.db");
@@ -321,14 +312,14 @@ static void test_migration(void)
         res_close(db);
     }
     sqlite3_open(p, &h);
-    CHECK(q1(h, "PRAGMA user_version") == 1); /* a reader changes nothing */
+    CHECK(db_int(h, "PRAGMA user_version") == 1); /* a reader changes nothing */
     sqlite3_close(h);
     db = res_open(p, RES_OPEN_WRITE, err);
     CHECK(db != NULL, "%s", err);
     if (!db) return;
     h = res_sqlite(db);
-    CHECK(q1(h, "PRAGMA user_version") == RES_SCHEMA_VERSION);
-    CHECK(q1(h, "SELECT count(*) FROM sqlite_master WHERE name='validation_steps'") == 1);
+    CHECK(db_int(h, "PRAGMA user_version") == RES_SCHEMA_VERSION);
+    CHECK(db_int(h, "SELECT count(*) FROM sqlite_master WHERE name='validation_steps'") == 1);
     res_point *pt;
     int n = res_front(db, 1, &pt, err);
     CHECK(n == 1 && pt[0].obj[2] == 3.5 && pt[0].nvar == 2);
@@ -464,10 +455,10 @@ static void test_two_writers(void)
     }
     sqlite3 *h;
     CHECK(sqlite3_open(p, &h) == SQLITE_OK);
-    long long nfin = q1(h, "SELECT count(*) FROM campaigns WHERE status='finished'");
+    long long nfin = db_int(h, "SELECT count(*) FROM campaigns WHERE status='finished'");
     CHECK(nfin == 2, "%lld finished campaigns (query error %s)", nfin, sqlite3_errmsg(h));
-    CHECK(q1(h, "SELECT count(*) FROM individuals") == 2 * N * G);
-    CHECK(q1(h, "SELECT count(*) FROM generations") == 2 * G);
+    CHECK(db_int(h, "SELECT count(*) FROM individuals") == 2 * N * G);
+    CHECK(db_int(h, "SELECT count(*) FROM generations") == 2 * G);
     sqlite3_stmt *s;
     sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &s, NULL);
     CHECK(sqlite3_step(s) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(s, 0), "ok"));
