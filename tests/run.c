@@ -134,3 +134,25 @@ void run_free(run_result *r)
     free(r->err);
     r->out = r->err = NULL;
 }
+
+int run_sh_err(const char *cmdline, char *errbuf, size_t errlen)
+{
+    run_result r;
+    int st = run_sh(&r, cmdline);
+    if (errbuf) snprintf(errbuf, errlen, "%s", r.err);
+    run_free(&r);
+    return st;
+}
+
+int write_local_platform(const char *path, int n, int gpu_last)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"local-test\",\"devices\":[");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s{\"name\":\"r%d\",\"board\":\"localhost\",\"kind\":\"%s\",\"freq_mhz\":2000,"
+                   "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}",
+                i ? "," : "", i, gpu_last && i == n - 1 ? "gpu" : "cpu");
+    fprintf(f, "],\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n");
+    return fclose(f) ? -1 : 0;
+}

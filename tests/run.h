@@ -10,6 +10,8 @@
 
 #include "tfile.h" /* tfile_read() for the outputs it writes */
 
+#include <stddef.h>
+
 typedef struct {
     int status; /* exit code, or 128 + signal number if it died */
     char *out;  /* everything it wrote on stdout */
@@ -21,9 +23,15 @@ int run_dse(run_result *r, const char *const *args);
 /* Run a shell command line (sh -c), e.g. "DSE_FAULT=stall@1 dse mpirun ...";
  * r may be NULL (outputs discarded).  Returns the exit code (128 + signal). */
 int run_sh(run_result *r, const char *cmdline);
+/* run_sh keeping only stderr, into errbuf (may be NULL). */
+int run_sh_err(const char *cmdline, char *errbuf, size_t errlen);
 /* run_sh with printf-style formatting, outputs discarded. */
 int run_shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void run_free(run_result *r);
+
+/* A platform file of n one-core devices r0, r1, ... on this machine
+ * ("local-test", one shared-memory link); the last a GPU if gpu_last. */
+int write_local_platform(const char *path, int n, int gpu_last);
 
 /* A path inside the test's scratch folder (created on first use). */
 char *scratch_path(const char *name);

@@ -25,17 +25,6 @@
 
 static char tmpdir[256];
 
-/* Run a shell command; stderr captured to a file; returns the exit code. */
-/* cmd through the tests' runner (run.h); its stderr into errbuf. */
-static int run(const char *cmd, char *errbuf, size_t errlen)
-{
-    run_result r;
-    int st = run_sh(&r, cmd);
-    if (errbuf) snprintf(errbuf, errlen, "%s", r.err);
-    run_free(&r);
-    return st;
-}
-
 static float *read_floats(const char *path, size_t n)
 {
     FILE *f = fopen(path, "rb");
@@ -50,18 +39,6 @@ static float *read_floats(const char *path, size_t n)
     return x;
 }
 
-static void write_platform(const char *path, int n, int gpu_last)
-{
-    FILE *f = fopen(path, "w");
-    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"local-test\",\"devices\":[");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%s{\"name\":\"r%d\",\"board\":\"localhost\",\"kind\":\"%s\",\"freq_mhz\":2000,"
-                   "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}",
-                i ? "," : "", i, gpu_last && i == n - 1 ? "gpu" : "cpu");
-    fprintf(f, "],\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n");
-    fclose(f);
-}
-
 /* Random genomes of a chromosome, decoded and run on nd ranks; the output
  * file must match a single-process forward pass done here. */
 static void partitioned(const char *netname, int nd, chrom_kind kind, int p, int trials,
@@ -70,7 +47,7 @@ static void partitioned(const char *netname, int nd, chrom_kind kind, int p, int
     char err[BASE_ERRLEN], plat[300], map[300], out[300], cmd[2048], ebuf[4096];
     net *n = net_zoo(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
-    write_platform(plat, nd, 0);
+    write_local_platform(plat, nd, 0);
     platform *pl = platform_load(plat, err);
     chrom *c = chrom_new(n, nd, kind, p, NET_SPLIT_DEFAULT, err);
     CHECK(c, "%s", err);
@@ -94,7 +71,7 @@ static void partitioned(const char *netname, int nd, chrom_kind kind, int p, int
         CHECK(mapping_save(m, n, pl, map, err) == 0, "%s", err);
         snprintf(cmd, sizeof cmd, "%s mpirun -np %d %s exec --network %s --platform %s --mapping %s "
                  "--seed 7 --output %s >/dev/null", DSE_BIN, nd, DSE_BIN, netname, plat, map, out);
-        int rc = run(cmd, ebuf, sizeof ebuf);
+        int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
         CHECK(rc == 0, "%s on %d ranks (%s trial %d) exit %d: %s", netname, nd,
               chrom_kind_name(kind), t, rc, ebuf);
         float *y = read_floats(out, on);
@@ -156,7 +133,7 @@ static void measured(const char *map)
     snprintf(out, sizeof out, "%s/exec.json", tmpdir);
     snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network alexnet-bvlc --platform %s "
              "--mapping %s --bench 1,5 --json > %s", DSE_BIN, DSE_BIN, plat, map, out);
-    int rc = run(cmd, ebuf, sizeof ebuf);
+    int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 0, "exec --bench --json: exit %d: %s", rc, ebuf);
     char *txt = tfile_read(out, NULL);
     cJSON *x = txt ? cJSON_Parse(txt) : NULL;
@@ -164,7 +141,7 @@ static void measured(const char *map)
     snprintf(out, sizeof out, "%s/eval.json", tmpdir);
     snprintf(cmd, sizeof cmd, "%s eval --network alexnet-bvlc --platform %s --mapping %s --json > %s",
              DSE_BIN, plat, map, out);
-    rc = run(cmd, ebuf, sizeof ebuf);
+    rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 0, "eval: exit %d: %s", rc, ebuf);
     txt = tfile_read(out, NULL);
     cJSON *e = txt ? cJSON_Parse(txt) : NULL;
@@ -227,7 +204,7 @@ out:
         snprintf(out, sizeof out, "%s/kind.json", tmpdir);
         snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network toy6 --platform %s --single 1 "
                  "%s --json > %s", DSE_BIN, DSE_BIN, plat, kinds[k].bench, out);
-        rc = run(cmd, ebuf, sizeof ebuf);
+        rc = run_sh_err(cmd, ebuf, sizeof ebuf);
         txt = tfile_read(out, NULL);
         cJSON *j = rc == 0 && txt ? cJSON_Parse(txt) : NULL;
         free(txt);
@@ -266,7 +243,7 @@ static void faults(void)
 {
     char cmd[2048], ebuf[4096], plat[300], map[300];
     snprintf(plat, sizeof plat, "%s/plat2.json", tmpdir);
-    write_platform(plat, 2, 0);
+    write_local_platform(plat, 2, 0);
     /* a mapping with work on both ranks */
     char err[BASE_ERRLEN];
     net *n = net_zoo("alexnet-bvlc", err);
@@ -278,7 +255,7 @@ static void faults(void)
 
     snprintf(cmd, sizeof cmd, "DSE_FAULT=abort@1 %s --platform %s --mapping %s >/dev/null", base,
              plat, map);
-    int rc = run(cmd, ebuf, sizeof ebuf);
+    int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     /* docs/exit-codes.md: 1 and one dse line naming the rank (was 134 or
      * 137 with only Open MPI's report; issue 15). */
     CHECK(rc == 1 && strstr(ebuf, "dse mpirun: rank 1 died"),
@@ -288,7 +265,7 @@ static void faults(void)
     time_t t0 = time(NULL);
     snprintf(cmd, sizeof cmd, "DSE_FAULT=stall@1 %s --platform %s --mapping %s --timeout 3 >/dev/null",
              base, plat, map);
-    rc = run(cmd, ebuf, sizeof ebuf);
+    rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc != 0 && time(NULL) - t0 < 60, "a hung rank must time out (exit %d after %lds)", rc,
           (long)(time(NULL) - t0));
     CHECK(strstr(ebuf, "timed out") != NULL, "timeout message missing: %s", ebuf);
@@ -296,7 +273,7 @@ static void faults(void)
 
     snprintf(cmd, sizeof cmd, "DSE_FAULT=corrupt@1 %s --platform %s --mapping %s >/dev/null", base,
              plat, map);
-    rc = run(cmd, ebuf, sizeof ebuf);
+    rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 1 && strstr(ebuf, "mismatch"), "a wrong output must be caught (exit %d): %s", rc, ebuf);
     printf("ok: corrupted output -> exit 1, mismatch reported\n");
 
@@ -323,7 +300,7 @@ static void faults(void)
                      "--timeout 120 : -np 1 %s exec --network alexnet-bvlc --platform %s --mapping %s "
                      "--timeout 120 >/dev/null", DSE_BIN, DSE_BIN, plat, map, DSE_BIN, plat,
                      variants[v]);
-            rc = run(cmd, ebuf, sizeof ebuf);
+            rc = run_sh_err(cmd, ebuf, sizeof ebuf);
             CHECK(rc == 2 && strstr(ebuf, "rank") && (strstr(ebuf, "fault.json") ||
                                                        strstr(ebuf, variants[v] + strlen(tmpdir) + 1)),
                   "ranks with different mappings: exit %d after %ld s: %s", rc,
@@ -343,7 +320,7 @@ static void faults(void)
         snprintf(js, sizeof js, "%s/deadline.json", tmpdir);
         snprintf(cmd, sizeof cmd, "%s mpirun -np 2 %s exec --network toy6 --platform %s --single 1 "
                  "--bench 0,1 --json > %s", DSE_BIN, DSE_BIN, plat, js);
-        rc = run(cmd, ebuf, sizeof ebuf);
+        rc = run_sh_err(cmd, ebuf, sizeof ebuf);
         char *txt = tfile_read(js, NULL);
         cJSON *j = rc == 0 && txt ? cJSON_Parse(txt) : NULL;
         free(txt);
@@ -357,7 +334,7 @@ static void faults(void)
 
     snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s >/dev/null", DSE_BIN " mpirun -np 3 "
              DSE_BIN " exec --network alexnet-bvlc", plat, map);
-    rc = run(cmd, ebuf, sizeof ebuf);
+    rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 2 && strstr(ebuf, "ranks"), "wrong -np must be exit 2 (got %d): %s", rc, ebuf);
 
     char bad[300];
@@ -367,16 +344,16 @@ static void faults(void)
     fclose(f);
     snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s --input %s >/dev/null", base, plat, map,
              bad);
-    rc = run(cmd, ebuf, sizeof ebuf);
+    rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 2 && strstr(ebuf, "short.f32"), "short input must be exit 2 naming it (got %d): %s",
           rc, ebuf);
 
     /* GPU work is refused; the model may still score it. */
     char gplat[300];
     snprintf(gplat, sizeof gplat, "%s/gpu.json", tmpdir);
-    write_platform(gplat, 2, 1);
+    write_local_platform(gplat, 2, 1);
     snprintf(cmd, sizeof cmd, "%s --platform %s --mapping %s >/dev/null", base, gplat, map);
-    rc = run(cmd, ebuf, sizeof ebuf);
+    rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 2 && strstr(ebuf, "GPU"), "GPU work must be refused with exit 2 (got %d): %s", rc,
           ebuf);
     printf("ok: wrong rank count, short input file, GPU work -> exit 2 with one line\n");

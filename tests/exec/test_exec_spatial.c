@@ -37,10 +37,7 @@ static cJSON *run_json(const char *cmd, const char *path, char *ebuf, size_t ele
 {
     char full[4096];
     snprintf(full, sizeof full, "%s > %s", cmd, path);
-    run_result r;
-    int rc = run_sh(&r, full);
-    snprintf(ebuf, elen, "%s", r.err);
-    run_free(&r);
+    int rc = run_sh_err(full, ebuf, elen);
     CHECK(rc == 0, "exit %d: %s: %s", rc, cmd, ebuf);
     char *txt = tfile_read(path, NULL);
     cJSON *x = txt ? cJSON_Parse(txt) : NULL;
@@ -53,13 +50,7 @@ static void mixed(const char *netname, int nd, int trials, unsigned seed)
     char err[BASE_ERRLEN], plat[300], map[300], out[300], js[300], cmd[2048], ebuf[4096];
     net *n = net_zoo(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
-    FILE *f = fopen(plat, "w");
-    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"local-test\",\"devices\":[");
-    for (int i = 0; i < nd; i++)
-        fprintf(f, "%s{\"name\":\"r%d\",\"board\":\"localhost\",\"kind\":\"cpu\",\"freq_mhz\":2000,"
-                   "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}", i ? "," : "", i);
-    fprintf(f, "],\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n");
-    fclose(f);
+    write_local_platform(plat, nd, 0);
     platform *pl = platform_load(plat, err);
     CHECK(n && pl, "%s", err);
     if (!n || !pl) return;
@@ -118,7 +109,7 @@ static void mixed(const char *netname, int nd, int trials, unsigned seed)
         }
         cJSON_Delete(xr);
         cJSON_Delete(er);
-        f = fopen(out, "rb");
+        FILE *f = fopen(out, "rb");
         float *y = malloc(on * sizeof(float));
         size_t got = f ? fread(y, sizeof(float), on, f) : 0;
         if (f) fclose(f);

@@ -28,27 +28,6 @@
 
 static char tmpdir[256];
 
-/* cmd through the tests' runner (run.h); its stderr into errbuf. */
-static int run(const char *cmd, char *errbuf, size_t errlen)
-{
-    run_result r;
-    int st = run_sh(&r, cmd);
-    if (errbuf) snprintf(errbuf, errlen, "%s", r.err);
-    run_free(&r);
-    return st;
-}
-
-static void write_platform(const char *path, int n)
-{
-    FILE *f = fopen(path, "w");
-    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"local-test\",\"devices\":[");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%s{\"name\":\"r%d\",\"board\":\"localhost\",\"kind\":\"cpu\",\"freq_mhz\":2000,"
-                   "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}", i ? "," : "", i);
-    fprintf(f, "],\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n");
-    fclose(f);
-}
-
 /* t names exactly the steps of p (built here from the mapping). */
 static void equals_plan(const trace_file *t, const plan *p, const char *what)
 {
@@ -98,7 +77,7 @@ static void both(const char *netname, int nd, const mapping *m, const char *tag)
     char err[BASE_ERRLEN], plat[512], map[512], xt[512], et[512], cmd[4096], ebuf[4096];
     net *n = net_zoo(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
-    write_platform(plat, nd);
+    write_local_platform(plat, nd, 0);
     platform *pl = platform_load(plat, err);
     snprintf(map, sizeof map, "%s/%s.json", tmpdir, tag);
     snprintf(xt, sizeof xt, "%s/%s-exec.json", tmpdir, tag);
@@ -106,11 +85,11 @@ static void both(const char *netname, int nd, const mapping *m, const char *tag)
     CHECK(mapping_save(m, n, pl, map, err) == 0, "%s", err);
     snprintf(cmd, sizeof cmd, "%s mpirun -np %d %s exec --network %s --platform %s --mapping %s "
              "--bench 1,3 --trace %s >/dev/null", DSE_BIN, nd, DSE_BIN, netname, plat, map, xt);
-    int rc = run(cmd, ebuf, sizeof ebuf);
+    int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 0, "%s: exec --trace exit %d: %s", tag, rc, ebuf);
     snprintf(cmd, sizeof cmd, "%s eval --network %s --platform %s --mapping %s --trace %s "
              ">/dev/null", DSE_BIN, netname, plat, map, et);
-    rc = run(cmd, ebuf, sizeof ebuf);
+    rc = run_sh_err(cmd, ebuf, sizeof ebuf);
     CHECK(rc == 0, "%s: eval --trace exit %d: %s", tag, rc, ebuf);
     trace_file x, e;
     int xr = trace_load(xt, &x, err);
