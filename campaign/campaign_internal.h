@@ -43,10 +43,13 @@ struct camp {
     double *job_obj, *job_cv;
 };
 
-/* Store the front of a final population (n genomes, their objectives,
- * violations and ranks) and set the campaign finished: 0 or -1 with err. */
+/* Store the front of n candidate points (genomes, objectives, violations;
+ * ranks, or NULL to rank them here; where each came from, src_gen /
+ * src_idx, or NULL for generation 0 / its position) and set the campaign
+ * finished: 0 or -1 with err. */
 int camp_finish_front(camp *c, res_db *db, long long id, int n, const int *genomes,
-                      const double *obj, const double *cv, const int *rank, long gen, char *err);
+                      const double *obj, const double *cv, const int *rank, const long *src_gen,
+                      const int *src_idx, char *err);
 /* Set the campaign failed with msg (best effort: it is already failing). */
 void camp_mark_failed(res_db *db, long long id, const char *msg);
 

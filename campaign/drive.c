@@ -101,13 +101,16 @@ static int log_gen(driver *d, const nsga *e, char *err)
 }
 
 int camp_finish_front(camp *c, res_db *db, long long id, int n, const int *genomes,
-                        const double *obj, const double *cv, const int *rank, long gen, char *err)
+                      const double *obj, const double *cv, const int *rank, const long *src_gen,
+                      const int *src_idx, char *err)
 {
     int *idx = malloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
+    int *fi = malloc((size_t)(n > 0 ? n : 1) * sizeof *fi);
+    long *fgen = malloc((size_t)(n > 0 ? n : 1) * sizeof *fgen);
     int *fg = malloc((size_t)(n > 0 ? n : 1) * (size_t)c->nvar * sizeof *fg);
     double *fo = malloc((size_t)(n > 0 ? n : 1) * COST_NOBJ * sizeof *fo);
     double *fc = malloc((size_t)(n > 0 ? n : 1) * sizeof *fc);
-    int k = idx && fg && fo && fc ? camp_front_select(n, obj, cv, rank, idx) : -1;
+    int k = idx && fi && fgen && fg && fo && fc ? camp_front_select(n, obj, cv, rank, idx) : -1;
     int rc = -1;
     if (k < 0) {
         base_seterr(err, "out of memory");
@@ -117,16 +120,18 @@ int camp_finish_front(camp *c, res_db *db, long long id, int n, const int *genom
         memcpy(fg + (size_t)j * c->nvar, genomes + (size_t)idx[j] * c->nvar, sizeof(int) * (size_t)c->nvar);
         memcpy(fo + (size_t)j * COST_NOBJ, obj + (size_t)idx[j] * COST_NOBJ, sizeof(double) * COST_NOBJ);
         fc[j] = cv ? cv[idx[j]] : 0;
+        fi[j] = src_idx ? src_idx[idx[j]] : idx[j];
+        fgen[j] = src_gen ? src_gen[idx[j]] : 0;
     }
     res_pop fr = {k, c->nvar, fg, fo, fc, NULL, NULL};
     char re[BASE_ERRLEN];
-    if (res_finish(db, id, &fr, gen, idx, "finished", re)) {
+    if (res_finish(db, id, &fr, fgen, fi, "finished", re)) {
         base_seterr(err, "%s", re);
         goto done;
     }
     rc = 0;
 done:
-    free(idx), free(fg), free(fo), free(fc);
+    free(idx), free(fi), free(fgen), free(fg), free(fo), free(fc);
     return rc;
 }
 
@@ -251,24 +256,35 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
         }
         if (log_gen(&d, e, err)) goto done;
     }
-    /* The final front, from the final population as the engine ranked it. */
-    for (int i = 0; i < n; i++) {
-        memcpy(d.gbuf + (size_t)i * c->nvar, nsga_genome_int(e, i), sizeof(int) * (size_t)c->nvar);
-        d.rank[i] = nsga_rank(e, i);
-    }
+    /* The final front: the non-dominated feasible points of the final
+     * population and of the seed genomes (the fastest device's, then the
+     * --init ones; generation 0, indices 0..ns-1).  Elitism keeps a seed
+     * unless something dominates it or the first front outgrows the
+     * population and crowding drops it; the second must not lose a
+     * planner's mapping, so the seeds are evaluated again here (the model
+     * is deterministic: the same numbers as in generation 0) and join. */
     {
-        double *obj = malloc((size_t)n * COST_NOBJ * sizeof *obj), *cv = malloc((size_t)n * sizeof *cv);
-        if (!obj || !cv) {
-            free(obj), free(cv);
+        int ns = o.nseeds, m = n + ns, nv = c->nvar;
+        int *g = malloc((size_t)m * nv * sizeof *g), *si = malloc((size_t)m * sizeof *si);
+        long *sg = malloc((size_t)m * sizeof *sg);
+        double *obj = malloc((size_t)m * COST_NOBJ * sizeof *obj), *cv = malloc((size_t)m * sizeof *cv);
+        long gen = nsga_get_stats(e)->generation;
+        int r = -1;
+        if (!g || !si || !sg || !obj || !cv) {
             base_seterr(err, "out of memory");
-            goto done;
+        } else {
+            for (int i = 0; i < n; i++) {
+                memcpy(g + (size_t)i * nv, nsga_genome_int(e, i), sizeof(int) * (size_t)nv);
+                memcpy(obj + (size_t)i * COST_NOBJ, nsga_objectives(e, i), sizeof(double) * COST_NOBJ);
+                cv[i] = nsga_cv(e, i);
+                sg[i] = gen, si[i] = i;
+            }
+            memcpy(g + (size_t)n * nv, seed_g, (size_t)ns * nv * sizeof *g);
+            for (int s = 0; s < ns; s++) sg[n + s] = 0, si[n + s] = s;
+            r = camp_eval(c, ns, seed_g, obj + (size_t)n * COST_NOBJ, cv + n, err);
+            if (!r) r = camp_finish_front(c, db, id, m, g, obj, cv, NULL, sg, si, err);
         }
-        for (int i = 0; i < n; i++) {
-            memcpy(obj + (size_t)i * COST_NOBJ, nsga_objectives(e, i), sizeof(double) * COST_NOBJ);
-            cv[i] = nsga_cv(e, i);
-        }
-        int r = camp_finish_front(c, db, id, n, d.gbuf, obj, cv, d.rank, nsga_get_stats(e)->generation, err);
-        free(obj), free(cv);
+        free(g), free(si), free(sg), free(obj), free(cv);
         if (r) goto done;
     }
     rc = CAMP_FINISHED;

@@ -176,7 +176,7 @@ int camp_exhaust(camp *c, res_db *db, long long id, const camp_hooks *h, char *e
             base_seterr(err, "%s", re);
             goto out;
         }
-        if (camp_finish_front(c, db, id, a.n, a.g, a.obj, NULL, NULL, 0, err)) goto out;
+        if (camp_finish_front(c, db, id, a.n, a.g, a.obj, NULL, NULL, NULL, NULL, err)) goto out;
     }
     rc = CAMP_FINISHED;
 out:

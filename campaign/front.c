@@ -2,8 +2,9 @@
  * camp_load_front), and one point out as files (camp_export) or as a
  * picture (camp_picture).
  * Invariant: the front is selected by one rule wherever it is shown:
- * feasible points of rank 0, one per distinct objective vector, sorted by
- * latency, then energy, then memory. */
+ * feasible points of rank 0 among the candidates (a finished campaign's:
+ * its last population and its seeds, drive.c), one per distinct objective
+ * vector, sorted by latency, then energy, then memory. */
 #include "campaign_internal.h"
 
 #include "chrom.h"

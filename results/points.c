@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int res_finish(res_db *db, long long id, const res_pop *front, long src_gen, const int *src_idx,
+int res_finish(res_db *db, long long id, const res_pop *front, const long *src_gen, const int *src_idx,
                const char *status, char *err)
 {
     if (res_begin(db, err)) return -1;
@@ -37,7 +37,7 @@ int res_finish(res_db *db, long long id, const res_pop *front, long src_gen, con
         sqlite3_bind_text(s, c++, db->gbuf, (int)len, SQLITE_STATIC);
         for (int k = 0; k < COST_NOBJ; k++) res_bind_real(s, c++, o[k]);
         res_bind_real(s, c++, front->cv ? front->cv[i] : 0.0);
-        sqlite3_bind_int64(s, c++, src_gen);
+        sqlite3_bind_int64(s, c++, src_gen ? src_gen[i] : 0);
         if (src_idx) sqlite3_bind_int(s, c, src_idx[i]);
         if (res_step_done(db, s, err)) goto fail;
     }

@@ -160,8 +160,9 @@ typedef struct {
 } res_point;
 
 /* Store the final front and set the campaign's status, in one transaction
- * (replacing any front stored before).  src_gen / src_idx may be NULL. */
-int res_finish(res_db *db, long long id, const res_pop *front, long src_gen, const int *src_idx,
+ * (replacing any front stored before).  src_gen[i] / src_idx[i]: the
+ * generation and index point i came from; either may be NULL (0 / none). */
+int res_finish(res_db *db, long long id, const res_pop *front, const long *src_gen, const int *src_idx,
                const char *status, char *err);
 /* The stored front in index order; count returned, -1 on error. */
 int res_front(res_db *db, long long id, res_point **out, char *err);

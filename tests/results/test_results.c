@@ -148,10 +148,12 @@ static void test_roundtrip(void)
 
     /* Front and status in one go. */
     int fsrc[2] = {4, 1};
+    long fgen[2] = {0, 2}; /* a seed from the initial population, a point of generation 2 */
     res_pop fr = {2, NV, gen, obj, NULL, NULL, NULL};
-    CHECK(res_finish(db, id, &fr, 2, fsrc, "finished", err) == 0);
+    CHECK(res_finish(db, id, &fr, fgen, fsrc, "finished", err) == 0);
     np = res_front(db, id, &pts, err);
-    CHECK(np == 2 && pts[1].src_idx == 1 && pts[0].src_idx == 4 && pts[1].src_gen == 2);
+    CHECK(np == 2 && pts[1].src_idx == 1 && pts[0].src_idx == 4 && pts[1].src_gen == 2 &&
+          pts[0].src_gen == 0);
     CHECK(np == 2 && !memcmp(pts[1].genome, gen + NV, sizeof(int) * NV) && pts[1].cv == 0);
     res_points_free(pts, np);
     CHECK(res_campaign_get(db, id, &c, err) == 0 && !strcmp(c.status, "finished"));
@@ -443,7 +445,7 @@ static void test_two_writers(void)
                     _exit(5);
                 }
             }
-            if (res_finish(db, id, NULL, G - 1, NULL, "finished", err)) _exit(6);
+            if (res_finish(db, id, NULL, NULL, NULL, "finished", err)) _exit(6);
             res_close(db);
             _exit(0);
         }
