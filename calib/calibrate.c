@@ -861,8 +861,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     err[0] = 0;
     int rc = calib_check(o, err);
     if (rc) return rc;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = base_now();
     run R;
     memset(&R, 0, sizeof R);
     R.o = o;
@@ -944,8 +943,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     res->nlayer_fits = R.nlayer_fits;
     res->nlayer_flagged = R.nlayer_flagged;
     coeffs_arch_warning(res->coeffs, R.pl, res->warn);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    res->seconds = base_now() - t0;
     rc = 0;
     goto out;
 oom:
