@@ -47,6 +47,16 @@ char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, co
     return buf;
 }
 
+void cli_print_objectives(const double *obj)
+{
+    for (int i = 0; i < COST_NOBJ; i++) {
+        const cost_objective *o = &cost_objectives[i];
+        printf("  %-10s %.6g %s", o->name, obj[i], o->unit);
+        if (strcmp(o->label, o->name)) printf("  (%s)", o->label); /* a label that says more */
+        putchar('\n');
+    }
+}
+
 int cli_json_objectives(cJSON *o, const double *obj)
 {
     for (int i = 0; i < COST_NOBJ; i++) {

@@ -54,6 +54,10 @@ int cli_finish(cli_args *a);
 /* An objective vector as text: "energy 1.2 J<sep>memory 3 MB<sep>...",
  * each value printed with fmt (e.g. "%.6g"), into buf; returns buf. */
 char *cli_objectives(char *buf, size_t n, const double *obj, const char *sep, const char *fmt);
+/* An objective vector on stdout, one line each: "  NAME  VALUE UNIT  (LABEL)"
+ * (the label when it is not the name)
+ * in the table's order (model/objectives.def). */
+void cli_print_objectives(const double *obj);
 /* Prints a JSON record (indented) on stdout and deletes it; -1 when out of
  * memory (nothing printed). */
 struct cJSON;

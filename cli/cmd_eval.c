@@ -102,9 +102,9 @@ static void print_text(const ctx *c, const char *coeffs, const cost_result *r, c
     char t[BASE_ERRLEN];
     printf("network %s on platform %s; coefficients: %s\n", c->n->name, c->pl->name,
            coeffs ? cli_inert(t, sizeof t, coeffs) : "built-in defaults");
-    printf("  energy     %.6g J   (max over devices)\n", r->energy_j);
-    printf("  memory     %.6g MB  (max peak over devices; 1 MB = 1e6 bytes)\n", r->mem_mb);
-    printf("  latency    %.6g ms\n", r->latency_ms);
+    double obj[COST_NOBJ];
+    cost_objectives_of(r, obj);
+    cli_print_objectives(obj);
     printf("  violation  %.0f bytes (%s)\n", r->violation_bytes,
            r->violation_bytes > 0 ? "INFEASIBLE: exceeds memory capacity" : "feasible");
     printf("  moved      %lld bytes in %d messages; output on %s\n", (long long)c->p->bytes_moved,

@@ -32,9 +32,9 @@ static void print_text(const solve_result *r, const net *n, const platform *pl, 
     printf("%s on %s / %s (coefficients: %s): solved in %.6f s\n", r->method, n->name, pl->name,
            cfile ? cfile : "built-in defaults", r->seconds);
     printf("  %s\n", r->detail);
-    printf("  energy     %.6g J   (max over devices)\n", r->obj.energy_j);
-    printf("  memory     %.6g MB  (max peak over devices)\n", r->obj.mem_mb);
-    printf("  latency    %.6g ms  (schedule simulation)\n", r->obj.latency_ms);
+    double obj[COST_NOBJ];
+    cost_objectives_of(&r->obj, obj);
+    cli_print_objectives(obj);
     printf("  violation  %.0f bytes (%s)\n", r->obj.violation_bytes,
            r->obj.violation_bytes > 0 ? "INFEASIBLE: exceeds memory capacity" : "feasible");
     if (!isnan(r->estimate_ms))
