@@ -77,7 +77,7 @@ static void im2col_rows(void *ctx, int r0, int r1)
 }
 
 typedef struct {
-    const float *in; /* full input tensor */
+    const float *in; /* the input channels the slice reads: from group c0 / cout_g on */
     const float *w;  /* slice weights, K floats per output channel */
     float *out;      /* slice output */
     int c0, cout_g, H, W, oh, ow;
@@ -90,9 +90,10 @@ static void direct_channels(void *ctx, int k0, int k1)
 {
     const direct_job *j = ctx;
     const net_attr *a = j->a;
+    int g0 = j->c0 / j->cout_g;
     for (int k = k0; k < k1; k++) {
         int oc = j->c0 + k;
-        const float *plane = j->in + (size_t)(oc / j->cout_g) * j->H * j->W;
+        const float *plane = j->in + (size_t)(oc / j->cout_g - g0) * j->H * j->W;
         const float *wk = j->w + (size_t)k * a->kh * a->kw;
         float *o = j->out + (size_t)k * j->oh * j->ow;
         for (int oy = 0; oy < j->oh; oy++) {
@@ -139,12 +140,12 @@ void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
         kern_parallel_for(nc, (double)nc * ohw * K, direct_channels, &j);
         return;
     }
-    int band = convalgo_im2col_band_rows(K, oh, ow);
-    for (int g = c0 / cout_g; g * cout_g < c0 + nc; g++) {
+    int band = convalgo_im2col_band_rows(K, oh, ow), g0 = c0 / cout_g;
+    for (int g = g0; g * cout_g < c0 + nc; g++) {
         int lo = g * cout_g > c0 ? g * cout_g : c0;
         int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc;
         const float *A = w + (size_t)(lo - c0) * K;
-        const float *gin = in + (size_t)g * cin_g * plane;
+        const float *gin = in + (size_t)(g - g0) * cin_g * plane; /* in starts at group g0 */
         float *C = out + (size_t)(lo - c0) * ohw;
         if (alg == CONVALGO_POINTWISE) {
             kern_sgemm(hi - lo, (int)ohw, K, A, K, gin, (int)ohw, 1, C, (int)ohw);

@@ -675,7 +675,7 @@ double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, i
         return -1;
     }
     const net_layer *L = &n->layers[layer];
-    int part = nc != L->out.c && net_kind_channelwise(L->kind), nin = L->nin;
+    int nin = L->nin;
     double res = -1, *t = malloc((size_t)reps * sizeof *t);
     const float **ins = malloc((size_t)nin * sizeof *ins);
     float **inbuf = calloc((size_t)nin, sizeof *inbuf);
@@ -686,7 +686,9 @@ double kern_time_slice(const net *n, int layer, int c0, int nc, uint64_t seed, i
     if (!t || !ins || !inbuf || !w || !ws || !out) goto nomem;
     for (int k = 0; k < nin; k++) {
         net_shape s = net_in_shape(n, layer, k);
-        size_t len = (size_t)(part ? nc : s.c) * s.h * s.w;
+        int a0, a1; /* the channels the slice reads (kernels.h) */
+        net_chans_in(n, layer, k, c0, c0 + nc, &a0, &a1);
+        size_t len = (size_t)(a1 - a0) * s.h * s.w;
         if (!(inbuf[k] = malloc(len * sizeof(float)))) goto nomem;
         /* Inputs of O(1) magnitude, no denormals: a fixed pattern is enough. */
         for (size_t e = 0; e < len; e++) inbuf[k][e] = (float)((e * 2654435761u + k) % 2001) / 1000.0f - 1.0f;

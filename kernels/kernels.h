@@ -9,10 +9,13 @@
  * the rows of the whole layer's weights (generated or loaded), so a rank
  * that holds only its slice computes the same numbers as one device.
  *
- * Tensor conventions (docs/runtime-kernels.md):
+ * Tensor conventions (docs/runtime-kernels.md): input k holds the channels
+ * net_chans_in names (model/rows.c, the rule the Plan sends by):
  *  - Conv, FC, LRN, Softmax, Add, Concat, Flatten read their FULL input
- *    tensors (net_in_shape); Conv and FC may compute any slice, the others
- *    only the whole layer (c0 = 0, nc = out.c).
+ *    tensors (net_in_shape), but for a grouped or depthwise Conv's slice,
+ *    whose input 0 is only the channels of its groups (from group
+ *    c0 / (out.c / groups) on); Conv and FC may compute any slice, the
+ *    others only the whole layer (c0 = 0, nc = out.c).
  *  - Channel-wise kinds (net_kind_channelwise: ReLU, BatchNorm, pools,
  *    GlobalAveragePool, Dropout) may compute any slice; their input is then
  *    only input channels [c0, c0+nc) (an (nc, H, W) tensor), so they run on

@@ -349,10 +349,11 @@ void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
     float *U = ws, *V = U + (size_t)a2 * mb * cin_g, *M = V + (size_t)a2 * cin_g * tb;
     const float *bias = a->bias ? w + (size_t)nc * K : NULL;
 
-    for (int g = c0 / cout_g; g * cout_g < c0 + nc; g++) {
+    int g0 = c0 / cout_g;
+    for (int g = g0; g * cout_g < c0 + nc; g++) {
         int lo = g * cout_g > c0 ? g * cout_g : c0;
         int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc;
-        const float *gin = in + (size_t)g * cin_g * plane;
+        const float *gin = in + (size_t)(g - g0) * cin_g * plane; /* in starts at group g0 */
         for (int t0 = 0; t0 < tx * ty; t0 += tb) {
             int nt = tx * ty - t0 < tb ? tx * ty - t0 : tb, ty0 = t0 / tx;
             itrans_job ij = {v, gin, V, x.h, x.w, a->pt, a->pl, tx, ty0, nt, cin_g};

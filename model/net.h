@@ -156,6 +156,12 @@ int net_layer_rowsplit(const net *n, int i);
  * padding; other kinds: the same rows, or the whole input when it has
  * another height than the output (a C x 1 x 1 Mul scale). */
 void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1);
+/* The channels [*a0, *a1) of input k of layer i that its output channels
+ * [c0, c1) read: a grouped or depthwise Conv's input 0, the input channels
+ * of the groups those outputs belong to; a channel-wise kind's input,
+ * [c0, c1); any other, all of it.  The Plan sends and assembles exactly
+ * these, and kern_run reads them (kernels.h). */
+void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1);
 /* Layer i restricted to output rows [o0, o1), as a layer of its own: out.h
  * = o1 - o0, pads made to read the band of input 0 (*x: input 0's shape
  * with the needed rows) exactly as the whole layer reads those rows (top

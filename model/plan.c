@@ -19,6 +19,7 @@ typedef struct {
     int nl, nd;     /* sized for */
     int cap_slices; /* pend capacity in slices */
     int *nlo, *nhi; /* [(nl+1)*nd]: rows [nlo, nhi) of producer p needed on d (slot 0 = input) */
+    int *clo, *chi; /* ... and its channels [clo, chi) (net_chans_in: a grouped conv's groups) */
     int *held;      /* [(nl+1)*nd]: global tensor id of p's needed box on d, or -1 */
     int *slice_t;   /* [nslices]: global tensor id of each slice where computed */
     int *pend;      /* [nslices*nd]: message carrying (part of) slice s to device d, or -1 */
@@ -40,6 +41,8 @@ static void scratch_free(scratch *s)
     if (!s) return;
     free(s->nlo);
     free(s->nhi);
+    free(s->clo);
+    free(s->chi);
     free(s->held);
     free(s->slice_t);
     free(s->pend);
@@ -214,11 +217,11 @@ static int add_msg(bld *b, int from, int to, int layer, box x, int step)
 
 static inline void use(bld *b, int tensor, int step) { b->s->last_use[tensor] = step; }
 
-/* The box of layer q that device d needs: all channels x its row interval. */
+/* The box of layer q that device d needs: the hull of what its slices read. */
 static box need_box(bld *b, int q, int d)
 {
     int k = (q + 1) * b->nd + d;
-    return (box){0, shape_of(b->n, q).c, b->s->nlo[k], b->s->nhi[k] - b->s->nlo[k]};
+    return (box){b->s->clo[k], b->s->chi[k] - b->s->clo[k], b->s->nlo[k], b->s->nhi[k] - b->s->nlo[k]};
 }
 
 /* Send, from tensor t on dev, its intersection with what every other
@@ -305,13 +308,12 @@ static int get_held(bld *b, int q, int dev)
     return *slot = assemble(b, dev, q, want, ids, np);
 }
 
-/* Global id of rows [r0, r1) (all channels) of producer q on dev: the
- * held box, or a crop of it when another consumer there needs more. */
-static int get_rows(bld *b, int q, int dev, int r0, int r1)
+/* Global id of box `want` of producer q on dev: the held box, or a crop of
+ * it when another consumer there needs more. */
+static int get_box(bld *b, int q, int dev, box want)
 {
     int h = get_held(b, q, dev);
     if (h < 0) return -1;
-    box want = {0, shape_of(b->n, q).c, r0, r1 - r0};
     if (box_eq(tensor_box(&b->p->tensors[h]), want)) return h;
     return assemble(b, dev, q, want, &h, 1);
 }
@@ -328,17 +330,21 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
         int L = nl > s->nl ? nl : s->nl, D = nd > s->nd ? nd : s->nd;
         free(s->nlo);
         free(s->nhi);
+        free(s->clo);
+        free(s->chi);
         free(s->held);
         free(s->in_msg);
         free(s->cnt);
         s->nlo = malloc((size_t)(L + 1) * D * sizeof *s->nlo);
         s->nhi = malloc((size_t)(L + 1) * D * sizeof *s->nhi);
+        s->clo = malloc((size_t)(L + 1) * D * sizeof *s->clo);
+        s->chi = malloc((size_t)(L + 1) * D * sizeof *s->chi);
         s->held = malloc((size_t)(L + 1) * D * sizeof *s->held);
         s->in_msg = malloc((size_t)D * sizeof *s->in_msg);
         s->cnt = malloc((size_t)(D + 1) * sizeof *s->cnt);
         s->nl = L;
         s->nd = D;
-        if (!s->nlo || !s->nhi || !s->held || !s->in_msg || !s->cnt) return -1;
+        if (!s->nlo || !s->nhi || !s->clo || !s->chi || !s->held || !s->in_msg || !s->cnt) return -1;
     }
     if (s->cap_slices < nsl || (int64_t)s->cap_slices * s->nd < (int64_t)nsl * nd) {
         int c = nsl > 2 * s->cap_slices ? nsl : 2 * s->cap_slices;
@@ -421,20 +427,34 @@ static int finish(bld *b, int outg)
     return 0;
 }
 
-/* Rows [*r0, *r1) of input j that slice sl of layer i reads. */
-static void slice_reads(const net *n, const mapping *m, int i, const map_slice *sl, int j, int *r0,
-                        int *r1)
+/* The box of input j that a compute step of layer i over box x reads
+ * (rows.c: net_rows_in for a band of rows, net_chans_in for channels). */
+static box reads_box(const net *n, int i, int j, box x)
 {
-    if (m->rows[i]) net_rows_in(n, i, j, sl->c0, sl->c0 + sl->nc, r0, r1);
-    else *r0 = 0, *r1 = shape_of(n, n->layers[i].in[j]).h;
+    int q = n->layers[i].in[j], band = x.nh != n->layers[i].out.h, r0 = 0, r1 = shape_of(n, q).h;
+    int a0 = 0, a1 = shape_of(n, q).c;
+    if (band) net_rows_in(n, i, j, x.h0, x.h0 + x.nh, &r0, &r1);
+    else net_chans_in(n, i, j, x.c0, x.c0 + x.nc, &a0, &a1);
+    return (box){a0, a1 - a0, r0, r1 - r0};
 }
 
-static void widen(scratch *s, int k, int r0, int r1)
+/* The box of input j that slice sl of layer i reads. */
+static box slice_reads(const net *n, const mapping *m, int i, const map_slice *sl, int j)
 {
-    if (r1 <= r0) return;
-    if (s->nhi[k] <= s->nlo[k]) s->nlo[k] = r0, s->nhi[k] = r1;
+    box x;
+    mapping_slice_box(m, n, i, sl, &x.c0, &x.nc, &x.h0, &x.nh);
+    return reads_box(n, i, j, x);
+}
+
+static void widen(scratch *s, int k, box x)
+{
+    if (x.nh <= 0 || x.nc <= 0) return;
+    int r0 = x.h0, r1 = x.h0 + x.nh, a0 = x.c0, a1 = x.c0 + x.nc;
+    if (s->nhi[k] <= s->nlo[k]) s->nlo[k] = r0, s->nhi[k] = r1, s->clo[k] = a0, s->chi[k] = a1;
     if (r0 < s->nlo[k]) s->nlo[k] = r0;
     if (r1 > s->nhi[k]) s->nhi[k] = r1;
+    if (a0 < s->clo[k]) s->clo[k] = a0;
+    if (a1 > s->chi[k]) s->chi[k] = a1;
 }
 
 int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
@@ -456,21 +476,19 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     p->bytes_moved = 0;
     p->source = source;
 
-    /* What each device needs of each output: the hull of the rows its
-     * slices read (all channels). */
-    for (int k = 0; k < (nl + 1) * nd; k++) s->nlo[k] = s->nhi[k] = 0;
+    /* What each device needs of each output: the hull of the boxes its
+     * slices read. */
+    for (int k = 0; k < (nl + 1) * nd; k++) s->nlo[k] = s->nhi[k] = s->clo[k] = s->chi[k] = 0;
     for (int i = 0; i < nl; i++) {
         const net_layer *L = &n->layers[i];
         for (int k = m->first[i]; k < m->first[i + 1]; k++)
-            for (int j = 0; j < L->nin; j++) {
-                int r0, r1;
-                slice_reads(n, m, i, &m->slices[k], j, &r0, &r1);
-                widen(s, (L->in[j] + 1) * nd + m->slices[k].dev, r0, r1);
-            }
+            for (int j = 0; j < L->nin; j++)
+                widen(s, (L->in[j] + 1) * nd + m->slices[k].dev, slice_reads(n, m, i, &m->slices[k], j));
     }
     int out = nl - 1;
+    net_shape os = n->layers[out].out;
     p->out_dev = m->slices[m->first[out]].dev;
-    widen(s, (out + 1) * nd + p->out_dev, 0, n->layers[out].out.h);
+    widen(s, (out + 1) * nd + p->out_dev, (box){0, os.c, 0, os.h});
     memset(s->held, 0xff, (size_t)(nl + 1) * nd * sizeof *s->held); /* all -1 */
 
     /* The input starts on the source device and is sent where needed. */
@@ -494,11 +512,8 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
                 return -1;
             }
             /* Inputs first (they may emit receives and concats). */
-            for (int j = 0; j < nin; j++) {
-                int r0, r1;
-                slice_reads(n, m, i, sl, j, &r0, &r1);
-                if ((ins[j] = get_rows(&b, L->in[j], d, r0, r1)) < 0) goto oom;
-            }
+            for (int j = 0; j < nin; j++)
+                if ((ins[j] = get_box(&b, L->in[j], d, slice_reads(n, m, i, sl, j))) < 0) goto oom;
             int a0 = p->nargs;
             for (int j = 0; j < nin; j++)
                 if (add_arg(&b, s->tensor_local[ins[j]]) < 0) goto oom;
@@ -515,7 +530,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             if (b.oom) goto oom;
         }
     }
-    int tout = get_rows(&b, out, p->out_dev, 0, n->layers[out].out.h);
+    int tout = get_box(&b, out, p->out_dev, (box){0, os.c, 0, os.h});
     if (tout < 0) goto oom;
     p->out_tensor = s->tensor_local[tout];
     if (finish(&b, tout)) goto oom;
@@ -594,9 +609,7 @@ int plan_check(const plan *p, const net *n, char *err)
                 }
                 for (int k = 0; k < s->narg; k++) {
                     const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
-                    int q = L->in[k], r0 = 0, r1 = shape_of(n, q).h;
-                    if (band) net_rows_in(n, s->layer, k, s->h0, s->h0 + s->nh, &r0, &r1);
-                    if (A->layer != q || !box_eq(tensor_box(A), (box){0, shape_of(n, q).c, r0, r1 - r0})) {
+                    if (A->layer != L->in[k] || !box_eq(tensor_box(A), reads_box(n, s->layer, k, step_box(s)))) {
                         base_seterr(err, "device %d step %d: compute %s input %d is "
                                  "not the box its slice reads", d, li, L->name, k);
                         goto out;

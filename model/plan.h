@@ -115,13 +115,21 @@ static inline const plan_tensor *plan_tensor_of(const plan *p, int d, int id)
 {
     return &p->tensors[p->tensor0[d] + id];
 }
+/* The bytes of step i of device d: its message's for a SEND or RECV (a
+ * SEND may carry part of its tensor), else its tensor's.  What traces and
+ * stored validation steps call a step's bytes. */
+static inline int64_t plan_step_bytes(const plan *p, int d, int i)
+{
+    const plan_step *s = plan_steps_dev(p, d) + i;
+    return s->msg >= 0 ? p->msgs[s->msg].bytes : plan_tensor_of(p, d, s->tensor)->bytes;
+}
 /* Does the plan compute any row band (a COMPUTE of fewer rows than its
  * layer's)? */
 int plan_has_bands(const plan *p, const net *n);
 
 /* Invariants, for tests: every step's inputs exist on its device before it
  * (produced or received, not yet freed); a COMPUTE's inputs are exactly
- * the boxes its slice reads (net_rows_in); a CONCAT's pieces are of its
+ * the boxes its slice reads (net_rows_in, net_chans_in); a CONCAT's pieces are of its
  * layer and their intersections with its box tile it (disjoint, covering);
  * every SEND sends a box within its tensor and has exactly one matching
  * RECV of that box; every tensor is freed at most once and never used

@@ -1,10 +1,11 @@
-/* rows.c -- row bands (spatial slices, docs/spatial.md): which input rows
- * a band of output rows reads, and a band as a layer of its own.
+/* rows.c -- what a slice reads: which input rows a band of output rows
+ * reads (spatial slices, docs/spatial.md), a band as a layer of its own,
+ * and which input channels a channel slice reads.
  *
- * Invariant: the one place that knows the input interval of a band.  The
- * Plan (what to send and assemble), its checker, the cost model and the
- * kernels all ask here, so a band computed from the rows net_rows_in names
- * equals the same rows of the whole layer's output.
+ * Invariant: the one place that knows the input box of a slice.  The Plan
+ * (what to send and assemble), its checker, the cost model and the
+ * kernels all ask here, so a slice computed from the rows and channels
+ * named here equals the same part of the whole layer's output.
  */
 #include "net.h"
 
@@ -40,6 +41,21 @@ void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1)
     if (hi < lo) hi = lo;
     *i0 = (int)lo;
     *i1 = (int)hi;
+}
+
+void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1)
+{
+    const net_layer *L = &n->layers[i];
+    int C = net_in_shape(n, i, k).c;
+    if (L->kind == NET_CONV && k == 0 && L->a.groups > 1) {
+        int cin_g = C / L->a.groups, cout_g = L->out.c / L->a.groups;
+        *a0 = c0 / cout_g * cin_g;
+        *a1 = ((c1 - 1) / cout_g + 1) * cin_g;
+    } else if (net_kind_channelwise(L->kind) && C == L->out.c) {
+        *a0 = c0, *a1 = c1;
+    } else {
+        *a0 = 0, *a1 = C;
+    }
 }
 
 void net_band_layer(const net *n, int i, int o0, int o1, net_layer *band, net_shape *x)

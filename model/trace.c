@@ -129,9 +129,7 @@ char *trace_to_json(const trace_info *t)
                 cJSON_AddNumberToObject(a, "peer_index", s->peer);
                 cJSON_AddNumberToObject(a, "msg", s->msg);
             }
-            /* A message's bytes are its box's (a SEND may carry part of its tensor). */
-            cJSON_AddNumberToObject(a, "bytes", (double)(s->msg >= 0 ? p->msgs[s->msg].bytes
-                                                                     : plan_tensor_of(p, d, s->tensor)->bytes));
+            cJSON_AddNumberToObject(a, "bytes", (double)plan_step_bytes(p, d, i));
             if (measured) add_us(a, "median_us", sp->med_s);
             cJSON_AddItemToArray(ev, e);
         }

@@ -90,7 +90,7 @@ static int steps_of(const plan *p, const platform *pl, const trace_span *span,
             x->layer = s->layer;
             x->c0 = s->c0;
             x->nc = s->nc;
-            x->bytes = plan_tensor_of(p, d, s->tensor)->bytes;
+            x->bytes = plan_step_bytes(p, d, i);
             const trace_span *sp = &span[p->step0[d] + i];
             x->pred_start_ms = sp->t0 * 1e3;
             x->pred_ms = (sp->t1 - sp->t0) * 1e3;

@@ -271,3 +271,13 @@ void naive_forward(const net *n, float *const *w, const float *input, float *out
     for (int i = 0; i < n->n; i++) free(buf[i]);
     free(buf);
 }
+
+void slice_inputs(const net *n, int li, int c0, int nc, const float *const *full, const float **view)
+{
+    for (int k = 0; k < n->layers[li].nin; k++) {
+        net_shape s = net_in_shape(n, li, k);
+        int a0, a1;
+        net_chans_in(n, li, k, c0, c0 + nc, &a0, &a1);
+        view[k] = full[k] + (size_t)a0 * s.h * s.w;
+    }
+}

@@ -29,5 +29,10 @@ void trng_fill(uint64_t *s, float *x, size_t len);
  * *worst gets the index of the worst element. */
 double cmp_tol(const float *a, const float *b, size_t len, double rtol, double atol, size_t *worst);
 
+/* What kern_run is given for output channels [c0, c0+nc) of layer li when
+ * the whole inputs are full[]: view[k] = full[k] from the first channel
+ * net_chans_in names (a grouped conv's slice reads only its groups). */
+void slice_inputs(const net *n, int li, int c0, int nc, const float *const *full, const float **view);
+
 
 #endif

@@ -130,7 +130,9 @@ static void check_layer(const net *n)
         size_t nws2 = kern_workspace_floats(n, li, nc);
         if (nws2) ws2 = malloc(nws2 * sizeof *ws2);
         memset(got, 0xff, olen * sizeof *got);
-        rc = kern_run(n, li, c0, nc, (const float *const *)in, sw, got, ws2, err);
+        const float *view[NET_MAX_IN];
+        slice_inputs(n, li, c0, nc, (const float *const *)in, view);
+        rc = kern_run(n, li, c0, nc, view, sw, got, ws2, err);
         CHECK(rc == 0, "%s slice [%d,+%d): %s", describe(n, li), c0, nc, err);
         bad = cmp_tol(got, ref + (size_t)c0 * hw, (size_t)nc * hw, RTOL, ATOL, &worst);
         CHECK(bad <= 0, "%s slice [%d,+%d): element %zu got %g want %g", describe(n, li), c0, nc,

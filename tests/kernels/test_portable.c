@@ -125,7 +125,9 @@ static void check_algo(convalgo want, net_shape in, int out_c, int k, int stride
     memcpy(sw, w + (size_t)c0 * K, (size_t)nc * K * sizeof *sw);
     memcpy(sw + (size_t)nc * K, w + (size_t)out_c * K + c0, (size_t)nc * sizeof *sw);
     memset(y, 0xff, olen * sizeof *y);
-    CHECK(kern_run(n, 0, c0, nc, ins, sw, y, ws, err) == 0, "%s", err);
+    const float *view[1];
+    slice_inputs(n, 0, c0, nc, ins, view);
+    CHECK(kern_run(n, 0, c0, nc, view, sw, y, ws, err) == 0, "%s", err);
     CHECK(cmp_tol(y, ref + (size_t)c0 * hw, (size_t)nc * hw, RTOL, ATOL, &worst) <= 0,
           "%s slice [%d,+%d): element %zu got %g want %g", convalgo_name(want), c0, nc, worst,
           y[worst], ref[(size_t)c0 * hw + worst]);

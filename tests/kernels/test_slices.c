@@ -58,7 +58,9 @@ static void check_layer(const net *n, int li, int nparts_max)
                   "%s: slice [%d,+%d) biases differ", L->name, c0, nc);
         size_t snws = kern_workspace_floats(n, li, nc);
         CHECK(snws <= nws, "%s: slice needs more workspace than the layer", L->name);
-        CHECK(kern_run(n, li, c0, nc, in, sw, cat + (size_t)c0 * hw, ws, err) == 0, "%s", err);
+        const float *view[NET_MAX_IN];
+        slice_inputs(n, li, c0, nc, in, view);
+        CHECK(kern_run(n, li, c0, nc, view, sw, cat + (size_t)c0 * hw, ws, err) == 0, "%s", err);
         free(sw);
     }
     int ok = 1;

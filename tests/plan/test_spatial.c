@@ -15,6 +15,7 @@
 #include "platform.h"
 
 #include "check.h"
+#include "group_chans.h"
 #include "randmap.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,35 +271,41 @@ static int64_t expected_bytes(const net *n, const mapping *m, int source)
     for (int q = -1; q < n->n; q++) {
         net_shape sh = q < 0 ? n->input : n->layers[q].out;
         for (int e = 0; e < nd; e++) {
-            int lo = 1 << 30, hi = -1;
+            int lo = 1 << 30, hi = -1, clo = 1 << 30, chi = -1; /* row and channel hulls on e */
             for (int c = 0; c < n->n; c++)
                 for (int j = 0; j < n->layers[c].nin; j++) {
                     if (n->layers[c].in[j] != q) continue;
                     for (int k = m->first[c]; k < m->first[c + 1]; k++) {
                         if (m->slices[k].dev != e) continue;
-                        int r0 = 0, r1 = sh.h;
+                        int r0 = 0, r1 = sh.h, a0 = 0, a1 = sh.c;
                         if (m->rows[c])
                             brute_rows(n, c, j, m->slices[k].c0, m->slices[k].c0 + m->slices[k].nc,
                                        &r0, &r1);
+                        else
+                            group_chans(n, c, j, m->slices[k].c0, m->slices[k].nc, sh.c, &a0, &a1);
                         if (r1 <= r0) continue;
                         if (r0 < lo) lo = r0;
                         if (r1 > hi) hi = r1;
+                        if (a0 < clo) clo = a0;
+                        if (a1 > chi) chi = a1;
                     }
                 }
-            if (q == n->n - 1 && m->slices[m->first[q]].dev == e) lo = 0, hi = sh.h;
+            if (q == n->n - 1 && m->slices[m->first[q]].dev == e) lo = 0, hi = sh.h, clo = 0, chi = sh.c;
             if (hi <= lo) continue;
             if (q < 0) {
-                if (e != source) total += (int64_t)sh.c * (hi - lo) * sh.w * 4;
+                if (e != source) total += (int64_t)(chi - clo) * (hi - lo) * sh.w * 4;
                 continue;
             }
             for (int k = m->first[q]; k < m->first[q + 1]; k++) {
                 const map_slice *s = &m->slices[k];
                 if (s->dev == e) continue;
-                int c = m->rows[q] ? sh.c : s->nc, r0 = m->rows[q] ? s->c0 : 0;
-                int r1 = m->rows[q] ? s->c0 + s->nc : sh.h;
+                int c0 = m->rows[q] ? 0 : s->c0, c1 = m->rows[q] ? sh.c : s->c0 + s->nc;
+                int r0 = m->rows[q] ? s->c0 : 0, r1 = m->rows[q] ? s->c0 + s->nc : sh.h;
                 if (r0 < lo) r0 = lo;
                 if (r1 > hi) r1 = hi;
-                if (r1 > r0) total += (int64_t)c * (r1 - r0) * sh.w * 4;
+                if (c0 < clo) c0 = clo;
+                if (c1 > chi) c1 = chi;
+                if (r1 > r0 && c1 > c0) total += (int64_t)(c1 - c0) * (r1 - r0) * sh.w * 4;
             }
         }
     }

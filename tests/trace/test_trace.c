@@ -45,7 +45,7 @@ static void equals_plan(const trace_file *t, const plan *p, const char *what)
         const plan_step *q = &plan_steps_dev(p, d)[s->step];
         bad += p->step0[d] + s->step != i || q->op != s->op || q->layer != s->layer ||
                q->c0 != s->c0 || q->nc != s->nc || q->peer != s->peer || q->msg != s->msg ||
-               plan_tensor_of(p, d, q->tensor)->bytes != s->bytes;
+               (q->msg >= 0 ? p->msgs[q->msg].bytes : plan_tensor_of(p, d, q->tensor)->bytes) != s->bytes;
     }
     CHECK(bad == 0, "%s: %d steps differ from the plan", what, bad);
 }
