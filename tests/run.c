@@ -67,10 +67,10 @@ int count_lines(const char *s)
     return n;
 }
 
-/* Run argv[0] with argv, stdout and stderr into files, then read them. */
-static int run_argv(run_result *r, const char *prog, const char *const *argv)
+/* The one fork and exec of the tests: argv[0] with argv, stdout and
+ * stderr into the files out and err (NULL: /dev/null). */
+static pid_t spawn(const char *const *argv, const char *out, const char *err)
 {
-    char *out = scratch_path("run.stdout"), *err = scratch_path("run.stderr");
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -78,18 +78,41 @@ static int run_argv(run_result *r, const char *prog, const char *const *argv)
         exit(1);
     }
     if (pid == 0) {
-        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fo < 0 || fe < 0) _exit(127);
+        int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0) _exit(126);
         dup2(fo, 1);
         dup2(fe, 2);
-        execv(prog, (char *const *)argv);
+        execv(argv[0], (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+int run_wait(pid_t pid)
+{
     int st = 0;
     while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) break;
-    int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (errno != EINTR) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+pid_t run_dse_start(const char *const *prefix, const char *out, const char *err, const char *const *args)
+{
+    const char *argv[64];
+    int n = 0;
+    for (const char *const *p = prefix; p && *p && n < 62; p++) argv[n++] = *p;
+    argv[n++] = DSE_BIN;
+    for (; *args && n < 63; args++) argv[n++] = *args;
+    argv[n] = NULL;
+    return spawn(argv, out, err);
+}
+
+/* Run argv, stdout and stderr into scratch files, then read them. */
+static int run_argv(run_result *r, const char *const *argv)
+{
+    char *out = scratch_path("run.stdout"), *err = scratch_path("run.stderr");
+    int status = run_wait(spawn(argv, out, err));
     if (r) {
         r->status = status;
         r->out = tfile_read(out, NULL);
@@ -109,13 +132,13 @@ int run_dse(run_result *r, const char *const *args)
     argv[k++] = DSE_BIN;
     for (int i = 0; args[i] && k < 63; i++) argv[k++] = args[i];
     argv[k] = NULL;
-    return run_argv(r, DSE_BIN, argv);
+    return run_argv(r, argv);
 }
 
 int run_sh(run_result *r, const char *cmdline)
 {
     const char *argv[] = {"/bin/sh", "-c", cmdline, NULL};
-    return run_argv(r, "/bin/sh", argv);
+    return run_argv(r, argv);
 }
 
 int run_shf(const char *fmt, ...)

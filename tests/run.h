@@ -11,6 +11,7 @@
 #include "tfile.h" /* tfile_read() for the outputs it writes */
 
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct {
     int status; /* exit code, or 128 + signal number if it died */
@@ -18,6 +19,13 @@ typedef struct {
     char *err;  /* ... and on stderr */
 } run_result;
 
+/* Start DSE_BIN with args (NULL-terminated, program name excluded) after
+ * the words of prefix (NULL-terminated, may be NULL: e.g. setpriv ...),
+ * stdout and stderr into the files out and err (NULL: /dev/null), without
+ * waiting: the pid, for run_wait (or a kill first). */
+pid_t run_dse_start(const char *const *prefix, const char *out, const char *err, const char *const *args);
+/* Wait for a child: its exit code, 128 + signal number if it died, -1. */
+int run_wait(pid_t pid);
 /* Run DSE_BIN with args (NULL-terminated, program name excluded). */
 int run_dse(run_result *r, const char *const *args);
 /* Run a shell command line (sh -c), e.g. "DSE_FAULT=stall@1 dse mpirun ...";

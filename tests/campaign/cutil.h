@@ -7,6 +7,7 @@
 #include "base.h"
 #include "check.h"
 #include "dbq.h"
+#include "run.h"
 #include "tfile.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -68,35 +69,10 @@ static const char *const *exec_prefix; /* e.g. {"/usr/bin/setpriv", "--...", NUL
 
 static inline pid_t dse_start(const char *out, const char *errf, const char *const *args)
 {
-    const char *argv[64];
-    int n = 0;
-    for (const char *const *p = exec_prefix; p && *p; p++) argv[n++] = *p;
-    argv[n++] = DSE_BIN;
-    for (; *args && n < 63; args++) argv[n++] = *args;
-    argv[n] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fo = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(errf ? errf : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fo < 0 || fe < 0) _exit(126);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
+    return run_dse_start(exec_prefix, out, errf, args); /* tests/run.c: the one fork and exec */
 }
 
-static inline int dse_wait(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return -1;
-    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-    return WEXITSTATUS(st);
-}
+static inline int dse_wait(pid_t pid) { return run_wait(pid); }
 
 /* Run dse to completion; returns its exit status. */
 static inline int dse_run(const char *out, const char *errf, ...)
@@ -126,7 +102,8 @@ static inline int contains(const char *path, const char *needle)
     return r;
 }
 
-static inline int count_lines(const char *path)
+/* Lines of a file (its newlines). */
+static inline int file_lines(const char *path)
 {
     char *t = tfile_read(path, NULL);
     int n = 0;

@@ -214,7 +214,7 @@ static void test_outputs(void)
         }
         sqlite3_finalize(s);
         CHECK(rows > 0 && rows == db_int(h, "SELECT count(*) FROM front WHERE campaign=1"));
-        CHECK(count_lines(tpath("f.csv")) == rows + 1);
+        CHECK(file_lines(tpath("f.csv")) == rows + 1);
         free(csv);
     }
     CHECK(dse_run(tpath("f.json"), NULL, "front", "--campaign", "1", "--db", db, "--json", NULL) == 0);
@@ -260,7 +260,7 @@ static void test_outputs(void)
     }
     CHECK(dse_run(NULL, tpath("x.err"), "export", "--campaign", "1", "--db", db, "--point", "9999",
                   "-o", tpath("exp2"), NULL) == 2);
-    CHECK(count_lines(tpath("x.err")) == 1 && !file_exists(tpath("exp2")));
+    CHECK(file_lines(tpath("x.err")) == 1 && !file_exists(tpath("exp2")));
     /* Issue 15: an output that cannot be used (a folder where a file must
      * go) is exit 2 with nothing written; a write failing midway (EFBIG
      * under a file-size limit, as a full disk) is exit 1 with nothing
@@ -275,7 +275,7 @@ static void test_outputs(void)
         snprintf(p2, sizeof p2, "%s/mapping.json", d3);
         CHECK(dse_run(NULL, tpath("x3.err"), "export", "--campaign", "1", "--db", db, "--point",
                       "best-latency", "-o", d3, NULL) == 2);
-        CHECK(count_lines(tpath("x3.err")) == 1 && contains(tpath("x3.err"), "horizontal.json"));
+        CHECK(file_lines(tpath("x3.err")) == 1 && contains(tpath("x3.err"), "horizontal.json"));
         CHECK(!file_exists(p1) && !file_exists(p2), "export left files beside a refused one");
         const char *full = tpath("full");
         mkdir(full, 0755);
@@ -285,7 +285,7 @@ static void test_outputs(void)
             fprintf(stderr, "cannot mount a tmpfs in a mount namespace here: full-disk case skipped\n");
         } else {
             CHECK(rc == 1, "export on a full disk: exit %d", rc);
-            CHECK(count_lines(tpath("x4.err")) == 1 && contains(tpath("x4.err"), "No space left"));
+            CHECK(file_lines(tpath("x4.err")) == 1 && contains(tpath("x4.err"), "No space left"));
             char *ls = tfile_read(tpath("x4.ls"), NULL);
             CHECK(ls && !ls[0], "export on a full disk left: %s", ls ? ls : "?");
             free(ls);
@@ -309,7 +309,7 @@ static void test_exhaust(void)
     /* toy6: 2 splittable layers of 6, 3 devices: naive length 2*3 + 4 = 10, 3^10 genomes */
     CHECK(dse_run(NULL, tpath("ex1.err"), "exhaust", "--network", "toy6", "--platform", THREE,
                   "--chromosome", "naive", "--max-points", "59048", "--db", db, NULL) == 2);
-    CHECK(count_lines(tpath("ex1.err")) == 1 && contains(tpath("ex1.err"), "max-points"));
+    CHECK(file_lines(tpath("ex1.err")) == 1 && contains(tpath("ex1.err"), "max-points"));
     CHECK(!file_exists(db));
     CHECK(dse_run(tpath("ex.out"), NULL, "exhaust", "--network", "toy6", "--platform", THREE,
                   "--chromosome", "naive", "--max-points", "59049", "--db", db, "--quiet", NULL) == 0);
@@ -364,7 +364,7 @@ static int bad(const char *tag, const char *db, const char *needle, ...)
     snprintf(ef, sizeof ef, "%s.err", tag);
     int rc = dse_wait(dse_start(NULL, tpath(ef), args));
     char *e = tfile_read(tpath(ef), NULL);
-    int ok = rc == 2 && count_lines(tpath(ef)) == 1 && e && strstr(e, needle);
+    int ok = rc == 2 && file_lines(tpath(ef)) == 1 && e && strstr(e, needle);
     if (!ok) fprintf(stderr, "%s: exit %d, stderr: %s", tag, rc, e ? e : "");
     free(e);
     return ok;

@@ -105,7 +105,7 @@ int main(void)
     setenv("DSE_GNUPLOT", "/nonexistent/gnuplot", 1);
     CHECK(dse_run(NULL, tpath("np.err"), "plot", "--campaign", "2", "--db", db, "-o", dir2, NULL) == 1);
     unsetenv("DSE_GNUPLOT");
-    CHECK(contains(tpath("np.err"), "gnuplot not found") && count_lines(tpath("np.err")) == 1);
+    CHECK(contains(tpath("np.err"), "gnuplot not found") && file_lines(tpath("np.err")) == 1);
     snprintf(p, sizeof p, "%s/front-2.dat", dir2);
     CHECK(!file_exists(p));
     snprintf(p, sizeof p, "%s/convergence-2.dat", dir2);
@@ -135,7 +135,7 @@ int main(void)
             fprintf(stderr, "cannot mount a tmpfs in a mount namespace here: full-disk case skipped\n");
         } else {
             CHECK(rc == 1, "plot on a full disk: exit %d", rc);
-            CHECK(count_lines(tpath("p5.err")) == 1 && !contains(tpath("p5.out"), "png"));
+            CHECK(file_lines(tpath("p5.err")) == 1 && !contains(tpath("p5.out"), "png"));
             char *ls = tfile_read(tpath("p5.ls"), NULL);
             CHECK(ls && !ls[0], "plot on a full disk left: %s", ls ? ls : "?");
             free(ls);

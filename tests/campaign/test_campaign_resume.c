@@ -204,10 +204,10 @@ int main(int argc, char **argv)
     /* resuming a finished campaign or an unknown one is refused */
     CHECK(dse_run(NULL, tpath("e1"), "resume", "--campaign", "1", "--db", ref, NULL) == 2);
     CHECK(contains(tpath("e1"), "campaign 1 is finished"));
-    CHECK(count_lines(tpath("e1")) == 1);
+    CHECK(file_lines(tpath("e1")) == 1);
     CHECK(dse_run(NULL, tpath("e2"), "resume", "--campaign", "9", "--db", ref, NULL) == 2);
     CHECK(contains(tpath("e2"), "no campaign 9"));
-    CHECK(count_lines(tpath("e2")) == 1);
+    CHECK(file_lines(tpath("e2")) == 1);
 
     rm_tdir();
     printf("%s\n", check_failures ? "FAILED" : "ok");
