@@ -15,6 +15,7 @@
 #include "cost.h"
 #include "runtime.h"
 #include "results.h"
+#include "run.h"
 #include "tcheck.h"
 #include "tfile.h"
 
@@ -201,14 +202,9 @@ static void test_failures(void)
     free(e);
 
     /* Ctrl-C while the worker measures. */
-    pid_t pid = fork();
-    if (pid == 0) {
-        FILE *f = freopen(path("int.txt"), "w", stderr);
-        (void)f;
-        execl(DSE_BIN, DSE_BIN, "calibrate", "--platform", path("plat.json"), "--network",
-              "alexnet-bvlc", "-o", path("out.json"), "--db", path("c.db"), (char *)NULL);
-        _exit(127);
-    }
+    const char *cargs[] = {"calibrate", "--platform", path("plat.json"), "--network", "alexnet-bvlc",
+                           "-o", path("out.json"), "--db", path("c.db"), NULL};
+    pid_t pid = run_dse_start(NULL, NULL, path("int.txt"), cargs);
     int seen = 0;
     for (int i = 0; i < 600 && !seen; i++) {
         sleep_s(0.1);
@@ -217,10 +213,9 @@ static void test_failures(void)
     CHECK(seen, "the worker never started");
     sleep_s(0.5);
     kill(pid, SIGINT);
-    int st;
-    waitpid(pid, &st, 0);
+    int st = run_wait(pid);
     e = slurp(path("int.txt"));
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "Ctrl-C: status %d", st);
+    CHECK(st == 1, "Ctrl-C: status %d", st);
     CHECK(strstr(e, "interrupted") != NULL, "Ctrl-C: stderr %s", e);
     CHECK(!file_exists(path("out.json")), "Ctrl-C: file written");
     CHECK(wait_gone(path("plat.json"), 10), "ranks left running after Ctrl-C");

@@ -123,8 +123,7 @@ static int full_disk_run(const char *dir, const char *size, const char *ls_out, 
              "unshare -m sh -c 'mount -t tmpfs -o size=%s dse-full %s 2>/dev/null || exit 99; "
              "%s %s >/dev/null 2>%s; rc=$?; ls -A %s >%s; exit $rc' 2>/dev/null",
              size, dir, DSE_BIN, args, err_out, dir, ls_out);
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+    return run_sh(NULL, cmd);
 }
 
 static void test_outputs(void)

@@ -129,8 +129,7 @@ int main(void)
                  "%s plot --campaign 1 --db %s -o %s/p >%s 2>%s; rc=$?; ls -A %s >%s; exit $rc' "
                  "2>/dev/null", full, DSE_BIN, db, full, tpath("p5.out"), tpath("p5.err"), full,
                  tpath("p5.ls"));
-        int rc = system(cmd);
-        rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+        int rc = run_sh(NULL, cmd);
         if (rc == 99) {
             fprintf(stderr, "cannot mount a tmpfs in a mount namespace here: full-disk case skipped\n");
         } else {
