@@ -15,12 +15,20 @@
 
 #define MAXDEV PLAT_MAX_DEV /* device sets are 64-bit masks */
 
+/* A box of a layer's output: channels [c0, c0+nc) x rows [h0, h0+nh). */
+typedef struct {
+    int c0, nc, h0, nh;
+} box;
+
 typedef struct {
     int nl, nd;     /* sized for */
     int cap_slices; /* pend capacity in slices */
     int *nlo, *nhi; /* [(nl+1)*nd]: rows [nlo, nhi) of producer p needed on d (slot 0 = input) */
     int *clo, *chi; /* ... and its channels [clo, chi) (net_chans_in: a grouped conv's groups) */
     int *held;      /* [(nl+1)*nd]: global tensor id of p's needed box on d, or -1 */
+    box *reads;     /* the box each slice reads of each input, in build order (filled
+                     * by the hull pass, read again by the build pass: computed once) */
+    int cap_reads;
     int *slice_t;   /* [nslices]: global tensor id of each slice where computed */
     int *pend;      /* [nslices*nd]: message carrying (part of) slice s to device d, or -1 */
     int *in_msg;    /* [nd]: message carrying (part of) the input to d, or -1 */
@@ -44,6 +52,7 @@ static void scratch_free(scratch *s)
     free(s->clo);
     free(s->chi);
     free(s->held);
+    free(s->reads);
     free(s->slice_t);
     free(s->pend);
     free(s->in_msg);
@@ -84,11 +93,6 @@ static int grow(void **ptr, int *cap, int want, size_t sz)
     *cap = nc;
     return 0;
 }
-
-/* A box of a layer's output: channels [c0, c0+nc) x rows [h0, h0+nh). */
-typedef struct {
-    int c0, nc, h0, nh;
-} box;
 
 static net_shape shape_of(const net *n, int layer)
 {
@@ -431,10 +435,13 @@ static int finish(bld *b, int outg)
  * (rows.c: net_rows_in for a band of rows, net_chans_in for channels). */
 static box reads_box(const net *n, int i, int j, box x)
 {
-    int q = n->layers[i].in[j], band = x.nh != n->layers[i].out.h, r0 = 0, r1 = shape_of(n, q).h;
-    int a0 = 0, a1 = shape_of(n, q).c;
-    if (band) net_rows_in(n, i, j, x.h0, x.h0 + x.nh, &r0, &r1);
-    else net_chans_in(n, i, j, x.c0, x.c0 + x.nc, &a0, &a1);
+    const net_layer *L = &n->layers[i];
+    net_shape in = shape_of(n, L->in[j]);
+    int r0 = 0, r1 = in.h, a0 = 0, a1 = in.c;
+    /* A step over the whole output reads the whole of every input (no call:
+     * this runs for every input of every slice of every genome). */
+    if (x.nh != L->out.h) net_rows_in(n, i, j, x.h0, x.h0 + x.nh, &r0, &r1);
+    else if (x.nc != L->out.c) net_chans_in(n, i, j, x.c0, x.c0 + x.nc, &a0, &a1);
     return (box){a0, a1 - a0, r0, r1 - r0};
 }
 
@@ -479,12 +486,19 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     /* What each device needs of each output: the hull of the boxes its
      * slices read. */
     for (int k = 0; k < (nl + 1) * nd; k++) s->nlo[k] = s->nhi[k] = s->clo[k] = s->chi[k] = 0;
+    int nreads = 0;
+    for (int i = 0; i < nl; i++) nreads += (m->first[i + 1] - m->first[i]) * n->layers[i].nin;
+    if (grow((void **)&s->reads, &s->cap_reads, nreads, sizeof *s->reads)) goto oom;
+    box *rd = s->reads;
     for (int i = 0; i < nl; i++) {
         const net_layer *L = &n->layers[i];
         for (int k = m->first[i]; k < m->first[i + 1]; k++)
-            for (int j = 0; j < L->nin; j++)
-                widen(s, (L->in[j] + 1) * nd + m->slices[k].dev, slice_reads(n, m, i, &m->slices[k], j));
+            for (int j = 0; j < L->nin; j++, rd++) {
+                *rd = slice_reads(n, m, i, &m->slices[k], j);
+                widen(s, (L->in[j] + 1) * nd + m->slices[k].dev, *rd);
+            }
     }
+    rd = s->reads;
     int out = nl - 1;
     net_shape os = n->layers[out].out;
     p->out_dev = m->slices[m->first[out]].dev;
@@ -512,8 +526,8 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
                 return -1;
             }
             /* Inputs first (they may emit receives and concats). */
-            for (int j = 0; j < nin; j++)
-                if ((ins[j] = get_box(&b, L->in[j], d, slice_reads(n, m, i, sl, j))) < 0) goto oom;
+            for (int j = 0; j < nin; j++, rd++)
+                if ((ins[j] = get_box(&b, L->in[j], d, *rd)) < 0) goto oom;
             int a0 = p->nargs;
             for (int j = 0; j < nin; j++)
                 if (add_arg(&b, s->tensor_local[ins[j]]) < 0) goto oom;
