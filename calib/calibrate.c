@@ -485,8 +485,19 @@ static int fit_copies_links(run *R)
             L.latency_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
             L.bandwidth_mbs = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);
             report_fit(R, what, "bytes", "one-way seconds", &f, x, y, n, NULL);
+            /* A late receiver's cost beyond bytes / bandwidth (the worker's
+             * late_pickup): the median over the sizes, so that one size's
+             * protocol switch or a slow sample does not decide it. */
+            int nl = 0;
+            for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
+                if ((int)num(e, "from") == a && (int)num(e, "to") == b && num(e, "late_seconds") > 0)
+                    y[nl++] = fmax(0.0, num(e, "late_seconds") - num(e, "bytes") * f.b);
+            L.pickup_us = coeffs_given(nl ? base_median(y, nl) * 1e6 : 0, COEFFS_MEASURED);
+            L.pickup_us.n = nl;
+            if (!nl) L.pickup_us.source = COEFFS_UNSET;
             if (add_row(R, what, "latency_us", L.latency_us) ||
-                add_row(R, what, "bandwidth_mbs", L.bandwidth_mbs))
+                add_row(R, what, "bandwidth_mbs", L.bandwidth_mbs) ||
+                (nl && add_row(R, what, "pickup_us", L.pickup_us)))
                 goto out;
             if (first) {
                 R->c->link[c] = L;

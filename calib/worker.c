@@ -10,7 +10,8 @@
  *     through the shares; and CONCAT-like copies;
  *  2. links: MPI ping-pong from 1 KB to 64 MB between the first device
  *     pair of each link class and of each set of pairs the platform gives
- *     other figures (calib_link_rep), and the cost of issuing an MPI_Isend;
+ *     other figures (calib_link_rep), the cost of issuing an MPI_Isend, and
+ *     at each size what a receiver arriving late pays (late_pickup);
  *  3. power: idle and busy power of every device with an energy sensor.
  *
  * Invariant: the kernels, thread count and malloc settings are the
@@ -332,6 +333,62 @@ static long involuntary_switches(void)
     return u.ru_nivcsw;
 }
 
+/* A receiver that reaches its RECV late, after a compute step, as in
+ * `dse exec`: the message was sent (its sender waits in MPI) while the
+ * receiver streamed through memory with its receive already posted; the
+ * sample is the receiver's MPI_Wait.  That costs more than a ping-pong
+ * (whose ranks sit in MPI with hot caches): the payload moves only inside
+ * the receiver's MPI call (CMA pull), after a handshake with cold caches.
+ * Returns the median on the receiver (b), 0 on a; negative on failure. */
+static double late_pickup(int me, int a, int b, char *buf, int count, int reps)
+{
+    /* 64 MB read a cache line at a time: more than the last-level caches
+     * hold, as a large layer's weights and activations stream through
+     * them.  (With 16 MB the pickup measured here was ~15 us, with 128 MB
+     * ~37 us; a receive after alexnet's fc6 took ~40 us in `dse exec`.) */
+    enum { NWORK = 16 << 20 };
+    static float *work;
+    int k = reps < 10 ? reps : 10, peer = me == a ? b : a, ok = 1;
+    if (!work && (work = malloc(NWORK * sizeof *work)))
+        for (int i = 0; i < NWORK; i++) work[i] = (float)(i & 7);
+    double *t = malloc((size_t)k * sizeof *t);
+    ok = t && work;
+    int both = 0;
+    MPI_Sendrecv(&ok, 1, MPI_INT, peer, 56, &both, 1, MPI_INT, peer, 56, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (!ok || !both) {
+        free(t);
+        return -1;
+    }
+    volatile float sink = 0;
+    for (int r = -1; r < k; r++) {
+        int tok = 0;
+        MPI_Request q;
+        if (me == b) MPI_Irecv(buf, count, MPI_BYTE, a, 53, MPI_COMM_WORLD, &q);
+        MPI_Sendrecv(&tok, 1, MPI_INT, peer, 55, &tok, 1, MPI_INT, peer, 55, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        if (me == a) {
+            /* Send once b is surely out of MPI and at work (it streams for
+             * milliseconds): else b may match the message inside the
+             * exchange above, and the sender push it before b's Wait. */
+            double t0 = MPI_Wtime();
+            while (MPI_Wtime() - t0 < 300e-6) continue;
+            MPI_Isend(buf, count, MPI_BYTE, b, 53, MPI_COMM_WORLD, &q);
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+            continue;
+        }
+        float acc = 0;
+        for (int i = 0; i < NWORK; i += 16) acc += work[i];
+        sink += acc;
+        double t0 = MPI_Wtime();
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        if (r >= 0) t[r] = MPI_Wtime() - t0;
+    }
+    double med = me == b ? base_median(t, k) : 0;
+    free(t);
+    return med;
+}
+
 static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, cJSON *arr,
                     char *err)
 {
@@ -408,6 +465,10 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
                 if (!go) break;
             }
         }
+        /* The late receiver's cost, measured on b and reported to a. */
+        double late = late_pickup(me, a, b, buf, count, reps);
+        if (me == b) MPI_Send(&late, 1, MPI_DOUBLE, a, 54, MPI_COMM_WORLD);
+        else MPI_Recv(&late, 1, MPI_DOUBLE, b, 54, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (me == a) {
             /* Too few clean round trips: the least disturbed one, marked so
              * that the fit leaves it out while enough clean sizes remain. */
@@ -425,6 +486,7 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
             cJSON_AddNumberToObject(o, "bytes", (double)bytes);
             cJSON_AddNumberToObject(o, "seconds", base_median(t, use));
             cJSON_AddNumberToObject(o, "isend_seconds", base_median(ti, use));
+            if (late > 0) cJSON_AddNumberToObject(o, "late_seconds", late);
             cJSON_AddNumberToObject(o, "samples", use);
             cJSON_AddNumberToObject(o, "preempted", n - clean);
             cJSON_AddBoolToObject(o, "clean", ok);

@@ -79,7 +79,7 @@ cost_coeffs *coeffs_new(void)
     c->version = COEFFS_VERSION;
     for (int k = 0; k < 2; k++) dev_init(&c->dev[k]);
     for (int k = 0; k < LINK_CLASS_COUNT; k++)
-        c->link[k].latency_us = c->link[k].bandwidth_mbs = unset();
+        c->link[k].latency_us = c->link[k].bandwidth_mbs = c->link[k].pickup_us = unset();
     return c;
 }
 
@@ -128,7 +128,7 @@ coeffs_link *coeffs_pair_link(cost_coeffs *c, const char *a, const char *b)
         free(p->b);
         return NULL;
     }
-    p->l.latency_us = p->l.bandwidth_mbs = unset();
+    p->l.latency_us = p->l.bandwidth_mbs = p->l.pickup_us = unset();
     c->npairs++;
     return &p->l;
 }
@@ -405,6 +405,8 @@ int coeffs_check(const cost_coeffs *c, char *err)
         if (check_value(&c->link[k].latency_us, 0, ctx, err)) return -1;
         snprintf(ctx, sizeof ctx, "links.%s.bandwidth_mbs", link_class_name((link_class)k));
         if (check_value(&c->link[k].bandwidth_mbs, 1, ctx, err)) return -1;
+        snprintf(ctx, sizeof ctx, "links.%s.pickup_us", link_class_name((link_class)k));
+        if (check_value(&c->link[k].pickup_us, 0, ctx, err)) return -1;
     }
     for (int i = 0; i < c->npairs; i++) {
         snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).latency_us", i, c->pairs[i].a,
@@ -413,6 +415,9 @@ int coeffs_check(const cost_coeffs *c, char *err)
         snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).bandwidth_mbs", i,
                  c->pairs[i].a, c->pairs[i].b);
         if (check_value(&c->pairs[i].l.bandwidth_mbs, 1, ctx, err)) return -1;
+        snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).pickup_us", i, c->pairs[i].a,
+                 c->pairs[i].b);
+        if (check_value(&c->pairs[i].l.pickup_us, 0, ctx, err)) return -1;
     }
     return 0;
 }
@@ -678,8 +683,9 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     const cJSON *lk = cJSON_GetObjectItemCaseSensitive(root, "links");
     if (lk) {
         static const char *const lkeys[] = {"same_device", "same_board", "network", "pairs", NULL};
-        static const char *const vkeys[] = {"latency_us", "bandwidth_mbs", NULL};
-        static const char *const pkeys[] = {"a", "b", "latency_us", "bandwidth_mbs", NULL};
+        static const char *const vkeys[] = {"latency_us", "bandwidth_mbs", "pickup_us", NULL};
+        static const char *const pkeys[] = {"a", "b", "latency_us", "bandwidth_mbs", "pickup_us",
+                                            NULL};
         if (want_object(&r, lk, "links") || only_keys(&r, lk, "links", lkeys)) goto fail;
         const cJSON *jp = cJSON_GetObjectItemCaseSensitive(lk, "pairs");
         if (jp && !cJSON_IsArray(jp)) {
@@ -707,7 +713,8 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
                 }
             coeffs_link *L = coeffs_pair_link(c, a, b);
             if (!L || read_value(&r, o, "latency_us", &L->latency_us, 0, ctx) ||
-                read_value(&r, o, "bandwidth_mbs", &L->bandwidth_mbs, 1, ctx))
+                read_value(&r, o, "bandwidth_mbs", &L->bandwidth_mbs, 1, ctx) ||
+                read_value(&r, o, "pickup_us", &L->pickup_us, 0, ctx))
                 goto fail;
         }
         for (int k = 0; k < LINK_CLASS_COUNT; k++) {
@@ -717,7 +724,8 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
             snprintf(ctx, sizeof ctx, "links.%s", link_class_name((link_class)k));
             if (want_object(&r, o, ctx) || only_keys(&r, o, ctx, vkeys) ||
                 read_value(&r, o, "latency_us", &c->link[k].latency_us, 0, ctx) ||
-                read_value(&r, o, "bandwidth_mbs", &c->link[k].bandwidth_mbs, 1, ctx))
+                read_value(&r, o, "bandwidth_mbs", &c->link[k].bandwidth_mbs, 1, ctx) ||
+                read_value(&r, o, "pickup_us", &c->link[k].pickup_us, 0, ctx))
                 goto fail;
         }
     }
@@ -838,16 +846,19 @@ char *coeffs_to_json(const cost_coeffs *c)
     }
     int anyl = c->npairs > 0;
     for (int k = 0; k < LINK_CLASS_COUNT; k++)
-        anyl |= coeffs_isset(&c->link[k].latency_us) || coeffs_isset(&c->link[k].bandwidth_mbs);
+        anyl |= coeffs_isset(&c->link[k].latency_us) || coeffs_isset(&c->link[k].bandwidth_mbs) ||
+                coeffs_isset(&c->link[k].pickup_us);
     if (anyl) {
         cJSON *lk = cJSON_AddObjectToObject(root, "links");
         if (!lk) goto out;
         for (int k = 0; k < LINK_CLASS_COUNT; k++) {
-            if (!coeffs_isset(&c->link[k].latency_us) && !coeffs_isset(&c->link[k].bandwidth_mbs))
+            if (!coeffs_isset(&c->link[k].latency_us) && !coeffs_isset(&c->link[k].bandwidth_mbs) &&
+                !coeffs_isset(&c->link[k].pickup_us))
                 continue;
             cJSON *o = cJSON_AddObjectToObject(lk, link_class_name((link_class)k));
             if (!o || put_value(o, "latency_us", &c->link[k].latency_us) ||
-                put_value(o, "bandwidth_mbs", &c->link[k].bandwidth_mbs))
+                put_value(o, "bandwidth_mbs", &c->link[k].bandwidth_mbs) ||
+                put_value(o, "pickup_us", &c->link[k].pickup_us))
                 goto out;
         }
         cJSON *ps = c->npairs ? cJSON_AddArrayToObject(lk, "pairs") : NULL;
@@ -857,7 +868,8 @@ char *coeffs_to_json(const cost_coeffs *c)
             if (!o || !cJSON_AddItemToArray(ps, o) || !cJSON_AddStringToObject(o, "a", c->pairs[i].a) ||
                 !cJSON_AddStringToObject(o, "b", c->pairs[i].b) ||
                 put_value(o, "latency_us", &c->pairs[i].l.latency_us) ||
-                put_value(o, "bandwidth_mbs", &c->pairs[i].l.bandwidth_mbs))
+                put_value(o, "bandwidth_mbs", &c->pairs[i].l.bandwidth_mbs) ||
+                put_value(o, "pickup_us", &c->pairs[i].l.pickup_us))
                 goto out;
         }
     }

@@ -110,6 +110,7 @@ struct cost_model {
     double *ws_full;         /* [nl]: workspace bytes of the whole layer (convalgo.h) */
     dev_coef *dv;            /* [nd] */
     double *lat_s, *spb;     /* [nd * nd]: link latency, seconds per byte */
+    double *pick_s;          /* [nd * nd]: a late receiver's pickup (coeffs_link.pickup_us) */
     unsigned char *lcls;     /* [nd * nd]: link class */
     /* Scratch reused by cost_eval. */
     int cap_msgs, cap_tensors;
@@ -134,6 +135,7 @@ void cost_free(cost_model *m)
     free(m->dv);
     free(m->lat_s);
     free(m->spb);
+    free(m->pick_s);
     free(m->lcls);
     free(m->arrival);
     free(m->sent);
@@ -211,8 +213,9 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     m->dv = calloc((size_t)nd, sizeof *m->dv);
     m->lat_s = malloc((size_t)nd * nd * sizeof *m->lat_s);
     m->spb = malloc((size_t)nd * nd * sizeof *m->spb);
+    m->pick_s = malloc((size_t)nd * nd * sizeof *m->pick_s);
     m->lcls = malloc((size_t)nd * nd);
-    if (!m->lk || !m->use_macs || !m->linear || !m->wraw_pc || !m->ws_full || !m->dv || !m->lat_s || !m->spb ||
+    if (!m->lk || !m->use_macs || !m->linear || !m->wraw_pc || !m->ws_full || !m->dv || !m->lat_s || !m->spb || !m->pick_s ||
         !m->lcls)
         goto oom;
 
@@ -345,8 +348,12 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             double bw = P && coeffs_isset(&P->bandwidth_mbs) ? P->bandwidth_mbs.value
                         : coeffs_isset(&C->bandwidth_mbs)    ? C->bandwidth_mbs.value
                                                              : L->bandwidth_mbs;
+            double pick = P && coeffs_isset(&P->pickup_us) ? P->pickup_us.value
+                          : coeffs_isset(&C->pickup_us)    ? C->pickup_us.value
+                                                           : 0.0;
             m->lat_s[ab] = lat * 1e-6;
             m->spb[ab] = 1.0 / (bw * 1e6);
+            m->pick_s[ab] = pick * 1e-6;
             m->lcls[ab] = (unsigned char)lc;
         }
     coeffs_free(def);
@@ -505,9 +512,11 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                 /* Open MPI (no progress thread) moves a payload only inside the
                  * receiver's MPI calls (shared memory: the receiver pulls it with
                  * CMA): a receiver reaching its RECV after the message was sent
-                 * still spends bytes / bandwidth there (docs/cost-model.md). */
+                 * still spends the pickup and bytes / bandwidth there
+                 * (docs/cost-model.md). */
                 const plan_msg *G = &p->msgs[st->msg];
-                double pull = t + (double)G->bytes * m->spb[G->from * nd + d];
+                int fd = G->from * nd + d;
+                double pull = t + m->pick_s[fd] + (double)G->bytes * m->spb[fd];
                 te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
             }
             s->wait += te - t;

@@ -8,7 +8,9 @@
  * MACs for Conv/FC, elementwise ops otherwise); SEND costs the sender a
  * small overhead and the message, serialised on the sender's outgoing
  * channel of that link class, arrives latency + bytes / bandwidth later
- * (eq. 4.8); RECV waits for the arrival; CONCAT copies bytes at the copy
+ * (eq. 4.8); RECV waits for the arrival, or, reached after it, costs the
+ * link's pickup plus bytes / bandwidth (the receiver moves the payload);
+ * CONCAT copies bytes at the copy
  * bandwidth.  Receive buffers exist from the start of the inference (the
  * runtime posts every MPI_Irecv then); a tensor is freed after its
  * free-list step, or, if a send of it is still in flight, after the first
@@ -108,6 +110,8 @@ typedef struct {
 
 typedef struct {
     coeffs_value latency_us, bandwidth_mbs; /* override the platform's class figures */
+    coeffs_value pickup_us; /* a receiver reaching its RECV after the message was sent
+                             * pays this besides bytes / bandwidth (absent: 0) */
 } coeffs_link;
 
 /* One device pair's link (links.pairs): overrides its class's coefficients

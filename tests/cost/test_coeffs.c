@@ -45,9 +45,12 @@ static void test_roundtrip(void)
     coeffs_dev(c, PLAT_GPU)->cls[NET_FC].overhead_us = coeffs_given(30, COEFFS_ASSUMPTION);
     c->link[LINK_NETWORK].bandwidth_mbs = coeffs_fitted(110, 0.999, 1.5, 20);
     c->link[LINK_NETWORK].latency_us = coeffs_fitted(140, 0.999, 3, 20);
+    c->link[LINK_SAME_BOARD].pickup_us = coeffs_given(37.5, COEFFS_MEASURED);
     coeffs_link *pl = coeffs_pair_link(c, "b0-cpu", "b2-cpu");
     CHECK(pl != NULL);
     pl->bandwidth_mbs = coeffs_fitted(11.5, 0.998, 2, 5);
+    pl->pickup_us = coeffs_given(420, COEFFS_MEASURED);
+    if (coeffs_check(c, err)) fprintf(stderr, "%s\n", err);
     CHECK(coeffs_check(c, err) == 0);
     char *path = scratch_path("rt.json");
     CHECK(coeffs_save(c, path, err) == 0);
@@ -91,13 +94,17 @@ static void test_roundtrip(void)
     for (int k = 0; k < LINK_CLASS_COUNT; k++) {
         CHECK(same_value(&c->link[k].latency_us, &e->link[k].latency_us));
         CHECK(same_value(&c->link[k].bandwidth_mbs, &e->link[k].bandwidth_mbs));
+        CHECK(same_value(&c->link[k].pickup_us, &e->link[k].pickup_us));
     }
+    CHECK(e->link[LINK_SAME_BOARD].pickup_us.value == 37.5 &&
+          !coeffs_isset(&e->link[LINK_SAME_BOARD].latency_us));
     CHECK(e->npairs == 1);
     if (e->npairs == 1) {
         CHECK_STR(e->pairs[0].a, "b0-cpu");
         CHECK_STR(e->pairs[0].b, "b2-cpu");
         CHECK(same_value(&e->pairs[0].l.bandwidth_mbs, &c->pairs[0].l.bandwidth_mbs));
         CHECK(!coeffs_isset(&e->pairs[0].l.latency_us));
+        CHECK(e->pairs[0].l.pickup_us.value == 420);
     }
     /* Saving refuses what the reader would refuse, and writes nothing. */
     d->mem_bias_mb = coeffs_given(-1, COEFFS_DERIVED);
@@ -242,6 +249,11 @@ static const struct {
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"pairs\":["
      "{\"a\":\"x\",\"b\":\"y\",\"bandwidth_mbs\":{\"value\":0,\"source\":\"measured\"}}]}}",
      "links.pairs[0].bandwidth_mbs"},
+    {"neg-pickup",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"same_board\":"
+     "{\"pickup_us\":{\"value\":-3,\"source\":\"measured\"}}}}",
+     "links.same_board.pickup_us"},
     {"nan-ish",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"

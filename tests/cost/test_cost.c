@@ -365,6 +365,21 @@ static void test_channels(void)
     CHECK(run(n, pl, c, m, &r, d) == 0);
     CLOSE(r.latency_ms, 0.8434);
     CLOSE(d[2].wait_s, 254 * US);
+    /* A late receiver's pickup (links.<class>.pickup_us, then a pair's):
+     * network class 50 us: g reaches its receive of rb at 834.2 after it
+     * arrived, so pays 50 + 8: max(765.2, 892.2) = 892.2, out 893.4; b
+     * waits for fb (arrives 254) from 0, where 0 + 50 + 8 < 254 changes
+     * nothing.  Pair b-a 300 us: b's receive ends at max(254, 308) = 308,
+     * rb 309.2, its send busy 311.2..319.2, arrives 819.2, still before g
+     * reaches it: out 893.4 again. */
+    c->link[LINK_NETWORK].pickup_us = coeffs_given(50, COEFFS_MEASURED);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 0.8934);
+    CLOSE(d[2].wait_s, 254 * US);
+    coeffs_pair_link(c, "b", "a")->pickup_us = coeffs_given(300, COEFFS_MEASURED);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 0.8934);
+    CLOSE(d[2].wait_s, 308 * US);
     mapping_free(m);
     coeffs_free(c);
     platform_free(pl);
