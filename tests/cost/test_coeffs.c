@@ -50,7 +50,6 @@ static void test_roundtrip(void)
     CHECK(pl != NULL);
     pl->bandwidth_mbs = coeffs_fitted(11.5, 0.998, 2, 5);
     pl->pickup_us = coeffs_given(420, COEFFS_MEASURED);
-    if (coeffs_check(c, err)) fprintf(stderr, "%s\n", err);
     CHECK(coeffs_check(c, err) == 0);
     char *path = scratch_path("rt.json");
     CHECK(coeffs_save(c, path, err) == 0);
