@@ -14,7 +14,10 @@
  *   links     one-way time = latency + bytes / bandwidth (the rate from the
  *             large sizes: calib_fit_link), per link class,
  *             and per device pair where the platform's pairs of a class differ;
- *             send overhead = median cost of issuing an MPI_Isend
+ *             send overhead = median cost of issuing an MPI_Isend;
+ *             a late receiver's pickup (median beyond bytes / bandwidth)
+ *   devices   per CPU device but the first: compute_scale = its measured
+ *             time over the first's, over the model's ratio (per_device)
  *   memory    peak RSS = coefficient * (weights + peak live activations of
  *             the model) + bias, per device kind, over runs that put one
  *             layer (the largest Conv, the largest FC, the largest ReLU) on
@@ -535,6 +538,71 @@ out:
     return rc;
 }
 
+/* Per-device compute factors: the worker timed every CPU device on the
+ * calibrated networks in alternating rounds (device_compute).  A device's
+ * factor is its measured time over the representative's, divided by the
+ * ratio the model already gives them from the platform's figures (clock,
+ * cores: a board under a CPU quota is declared slower), the median over
+ * the rounds.  Written for every CPU device but the representative. */
+static int fit_device_scales(run *R)
+{
+    const cJSON *dc = cJSON_GetObjectItem(R->raw, "device_compute");
+    int nd = R->pl->ndev, ref = rep_of(R->pl, PLAT_CPU), rc = -1;
+    if (!dc || !dc->child || ref < 0) return 0;
+    double *pred = calloc((size_t)nd, sizeof *pred), *ratio = calloc(8, sizeof *ratio);
+    cost_device *pd = calloc((size_t)nd, sizeof *pd);
+    mapping *m = NULL;
+    plan *p = plan_new();
+    cost_model *cm = NULL;
+    if (!pred || !ratio || !pd || !p) goto out;
+    /* The model's compute time of every calibrated network on each device. */
+    for (int i = 0; i < R->o->nnetworks; i++) {
+        const net *n = R->nets[i];
+        char warn[BASE_ERRLEN];
+        cost_free(cm);
+        mapping_free(m);
+        if (!(cm = cost_new(n, R->pl, R->c, warn, R->err)) || !(m = mapping_new(n->n, nd))) goto out;
+        for (int d = 0; d < nd; d++) {
+            if (R->pl->dev[d].kind != PLAT_CPU) continue;
+            cost_result cr;
+            mapping_set_single(m, n, d);
+            if (plan_build(p, n, m, d, R->err) || cost_eval(cm, p, &cr, pd)) goto out;
+            pred[d] += pd[d].compute_s;
+        }
+    }
+    for (int d = 0; d < nd; d++) {
+        if (d == ref || R->pl->dev[d].kind != PLAT_CPU || !(pred[d] > 0) || !(pred[ref] > 0)) continue;
+        int nr = 0;
+        for (int round = 0; round < 8; round++) {
+            double a = 0, b = 0;
+            for (const cJSON *e = dc->child; e; e = e->next)
+                if ((int)num(e, "round") == round) {
+                    if ((int)num(e, "rank") == d) a += num(e, "seconds");
+                    if ((int)num(e, "rank") == ref) b += num(e, "seconds");
+                }
+            if (a > 0 && b > 0) ratio[nr++] = (a / b) / (pred[d] / pred[ref]);
+        }
+        if (!nr) continue;
+        coeffs_devfactor *f = coeffs_device_factor(R->c, R->pl->dev[d].name);
+        if (!f) goto out;
+        f->compute_scale = coeffs_given(base_median(ratio, nr), COEFFS_MEASURED);
+        f->compute_scale.n = nr;
+        char what[200];
+        snprintf(what, sizeof what, "compute of %.100s", R->pl->dev[d].name);
+        if (add_row(R, what, "compute_scale", f->compute_scale)) goto out;
+    }
+    rc = 0;
+out:
+    if (rc && !R->err[0]) base_seterr(R->err, "out of memory fitting per-device factors");
+    cost_free(cm);
+    mapping_free(m);
+    plan_free(p);
+    free(pred);
+    free(ratio);
+    free(pd);
+    return rc;
+}
+
 /* ---- jobs ---- */
 
 static int job_failed(run *R, int jrc, const char *what, const char *eline)
@@ -924,7 +992,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     if ((rc = run_worker(&R))) goto out;
     rc = 1;
     if (set_arch(&R)) goto oom;
-    if (fit_compute(&R) || fit_copies_links(&R)) goto out;
+    if (fit_compute(&R) || fit_copies_links(&R) || fit_device_scales(&R)) goto out;
     if ((rc = fit_memory(&R))) goto out;
     rc = 1;
     if (fit_power(&R)) goto oom;

@@ -8,6 +8,8 @@
  *     layer timed alone, at channel shares 1, 1/2, 1/3, 1/4 for Conv and
  *     FC (the shares hybrid chromosomes produce), the passes cycling
  *     through the shares; and CONCAT-like copies;
+ *  1b. every CPU device's speed: whole passes of the calibrated networks,
+ *     devices in turn, three rounds alternating (per_device factors);
  *  2. links: MPI ping-pong from 1 KB to 64 MB between the first device
  *     pair of each link class and of each set of pairs the platform gives
  *     other figures (calib_link_rep), the cost of issuing an MPI_Isend, and
@@ -218,6 +220,24 @@ static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
         }
     }
     return 0;
+}
+
+/* One device's speed: the sum over the network's layers of their median
+ * times (share 1) over reps inference-ordered passes, into *sum. */
+static int time_sum(const net *n, int reps, uint64_t seed, int threads, double *sum, char *err)
+{
+    static const int one[] = {1};
+    seq_state s;
+    int rc = -1;
+    if (seq_init(&s, n, 0, one, 1, reps, seed, err)) goto out;
+    for (int r = -1; r < reps; r++)
+        if (seq_pass(&s, 0, r, threads, err)) goto out;
+    *sum = 0;
+    for (int i = 0; i < n->n; i++) *sum += base_median(s.samples + (size_t)i * reps, reps);
+    rc = 0;
+out:
+    seq_free(&s);
+    return rc;
 }
 
 static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *s, int j, int layer,
@@ -589,7 +609,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
     cJSON *mine = cJSON_CreateObject(), *root = NULL;
     /* "arch": each rank's CPU architecture (uname -m), which the
      * coefficients record (docs/coefficients-format.md). */
-    const char *secs[] = {"compute", "copy", "links", "power", "arch"};
+    const char *secs[] = {"compute", "copy", "links", "power", "arch", "device_compute"};
     enum { NSECS = sizeof secs / sizeof *secs };
     for (int i = 0; i < NSECS; i++) cJSON_AddArrayToObject(mine, secs[i]);
     err[0] = 0;
@@ -644,6 +664,33 @@ int calib_worker(const calib_worker_opts *o, char *err)
     }
     rt_barrier(CALM_NAP_US);
     if ((rc = agree(rc, err))) goto out;
+
+    /* 1b. Every CPU device's speed on the calibrated networks, devices in
+     * turn and rounds alternating (so a drift of the machine falls on all
+     * of them alike): calib_run turns the ratios into per_device factors
+     * where devices of one kind differ. */
+    int ncpu = 0;
+    for (int d = 0; d < size; d++) ncpu += pl->dev[d].kind == PLAT_CPU;
+    for (int round = 0; ncpu > 1 && o->nnetworks > 0 && round < 3; round++)
+        for (int d = 0; d < size; d++) {
+            if (pl->dev[d].kind != PLAT_CPU) continue;
+            if (rank == d)
+                for (int i = 0; !rc && i < o->nnetworks; i++) {
+                    double sum = 0;
+                    if (time_sum(nets[i], o->quick ? 5 : 10, o->seed, threads, &sum, err)) {
+                        rc = 1;
+                        break;
+                    }
+                    cJSON *e = cJSON_CreateObject();
+                    cJSON_AddNumberToObject(e, "rank", rank);
+                    cJSON_AddStringToObject(e, "network", nets[i]->name);
+                    cJSON_AddNumberToObject(e, "round", round);
+                    cJSON_AddNumberToObject(e, "seconds", sum);
+                    cJSON_AddItemToArray(cJSON_GetObjectItem(mine, "device_compute"), e);
+                }
+            rt_barrier(CALM_NAP_US);
+            if ((rc = agree(rc, err))) goto out;
+        }
 
     /* 2. Links: one pair per class and distinct platform figures
      * (calib_link_rep): a slower board's links are measured on their own. */

@@ -103,6 +103,8 @@ void coeffs_free(cost_coeffs *c)
         free(c->pairs[i].b);
     }
     free(c->pairs);
+    for (int i = 0; i < c->nper; i++) free(c->per[i].name);
+    free(c->per);
     for (coeffs_note_s *n = c->notes, *nx; n; n = nx) {
         nx = n->next;
         free(n);
@@ -131,6 +133,20 @@ coeffs_link *coeffs_pair_link(cost_coeffs *c, const char *a, const char *b)
     p->l.latency_us = p->l.bandwidth_mbs = p->l.pickup_us = unset();
     c->npairs++;
     return &p->l;
+}
+
+coeffs_devfactor *coeffs_device_factor(cost_coeffs *c, const char *name)
+{
+    for (int i = 0; i < c->nper; i++)
+        if (!strcmp(c->per[i].name, name)) return &c->per[i];
+    coeffs_devfactor *np = realloc(c->per, (size_t)(c->nper + 1) * sizeof *np);
+    if (!np) return NULL;
+    c->per = np;
+    coeffs_devfactor *f = &np[c->nper];
+    if (!(f->name = base_strdup(name))) return NULL;
+    f->compute_scale = unset();
+    c->nper++;
+    return f;
 }
 
 const char *coeffs_note(cost_coeffs *c, const char *text)
@@ -408,6 +424,10 @@ int coeffs_check(const cost_coeffs *c, char *err)
         snprintf(ctx, sizeof ctx, "links.%s.pickup_us", link_class_name((link_class)k));
         if (check_value(&c->link[k].pickup_us, 0, ctx, err)) return -1;
     }
+    for (int i = 0; i < c->nper; i++) {
+        snprintf(ctx, sizeof ctx, "per_device.%.100s.compute_scale", c->per[i].name);
+        if (check_value(&c->per[i].compute_scale, 1, ctx, err)) return -1;
+    }
     for (int i = 0; i < c->npairs; i++) {
         snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).latency_us", i, c->pairs[i].a,
                  c->pairs[i].b);
@@ -640,7 +660,7 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     /* version 1 has no "arch": it is an unknown key there */
     static const char *const keys[] = {"format",   "version",     "platforms", "board",
                                        "date",     "networks",    "description", "devices",
-                                       "links",    "arch",        NULL};
+                                       "links",    "arch",        "per_device", NULL};
     if (ju_int(root, "version", &c->version, 1, what, err)) goto fail;
     if (c->version < 1 || c->version > COEFFS_VERSION) {
         base_seterr(err,
@@ -679,6 +699,24 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     for (int k = 0; k < 2; k++) {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(dv, plat_kind_name((plat_kind)k));
         if (o && read_device(&r, o, &c->dev[k], plat_kind_name((plat_kind)k))) goto fail;
+    }
+    const cJSON *pd = cJSON_GetObjectItemCaseSensitive(root, "per_device");
+    if (pd) {
+        static const char *const fkeys[] = {"compute_scale", NULL};
+        if (want_object(&r, pd, "per_device")) goto fail;
+        for (const cJSON *o = pd->child; o; o = o->next) {
+            char ctx[200];
+            snprintf(ctx, sizeof ctx, "per_device.%.100s", o->string);
+            if (!o->string[0] || base_has_control(o->string)) {
+                base_seterr(err, "%s: per_device: a device name must be non-empty, without "
+                            "control characters", what);
+                goto fail;
+            }
+            coeffs_devfactor *f = coeffs_device_factor(c, o->string);
+            if (!f || want_object(&r, o, ctx) || only_keys(&r, o, ctx, fkeys) ||
+                read_value(&r, o, "compute_scale", &f->compute_scale, 1, ctx))
+                goto fail;
+        }
     }
     const cJSON *lk = cJSON_GetObjectItemCaseSensitive(root, "links");
     if (lk) {
@@ -871,6 +909,17 @@ char *coeffs_to_json(const cost_coeffs *c)
                 put_value(o, "bandwidth_mbs", &c->pairs[i].l.bandwidth_mbs) ||
                 put_value(o, "pickup_us", &c->pairs[i].l.pickup_us))
                 goto out;
+        }
+    }
+    int anyp = 0;
+    for (int i = 0; i < c->nper; i++) anyp |= coeffs_isset(&c->per[i].compute_scale);
+    if (anyp) {
+        cJSON *pd = cJSON_AddObjectToObject(root, "per_device");
+        if (!pd) goto out;
+        for (int i = 0; i < c->nper; i++) {
+            if (!coeffs_isset(&c->per[i].compute_scale)) continue;
+            cJSON *o = cJSON_AddObjectToObject(pd, c->per[i].name);
+            if (!o || put_value(o, "compute_scale", &c->per[i].compute_scale)) goto out;
         }
     }
     out = ju_print(root, 1);

@@ -87,6 +87,7 @@ typedef struct {
     int kind;
     double inv_rate; /* 1 / (frequency in Hz * cores) */
     double send_ovh_s, concat_ovh_s, copy_spb;
+    double cscale; /* per_device compute_scale (1 when absent) */
     double busy_w, idle_w;
     double act_coef, bias_bytes, cap_bytes;
 } dev_coef;
@@ -314,6 +315,10 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
         const coeffs_value *x;
         v->kind = P->kind;
         v->inv_rate = 1.0 / (P->freq_mhz * 1e6 * (P->cores > 0 ? P->cores : 1));
+        v->cscale = 1.0;
+        for (int i = 0; i < c->nper; i++)
+            if (!strcmp(c->per[i].name, P->name) && coeffs_isset(&c->per[i].compute_scale))
+                v->cscale = c->per[i].compute_scale.value;
         x = pick(&D->send_overhead_us, &F->send_overhead_us, NULL, NULL, NULL);
         v->send_ovh_s = x->value * 1e-6;
         x = pick(&D->overhead_us, &F->overhead_us, NULL, NULL, NULL);
@@ -396,9 +401,9 @@ static inline double compute_dur(const cost_model *m, int l, int d, int c0, int 
 {
     const dev_coef *v = &m->dv[d];
     const lk_coef *e = &m->lk[l * 2 + v->kind];
-    if (m->linear[l]) return e->ovh_s + nc * e->cyc_pc * v->inv_rate;
+    if (m->linear[l]) return v->cscale * (e->ovh_s + nc * e->cyc_pc * v->inv_rate);
     int64_t work = m->use_macs[l] ? net_slice_macs(m->n, l, c0, nc) : net_slice_ops(m->n, l, c0, nc);
-    return e->ovh_s + (double)work * e->cyc * v->inv_rate;
+    return v->cscale * (e->ovh_s + (double)work * e->cyc * v->inv_rate);
 }
 
 /* Duration of the COMPUTE of rows [h0, h0+nh) (all channels) of layer l
@@ -410,7 +415,7 @@ static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh)
     int C = m->n->layers[l].out.c;
     int64_t work = m->use_macs[l] ? net_box_macs(m->n, l, 0, C, h0, nh)
                                   : net_box_ops(m->n, l, 0, C, h0, nh);
-    return e->ovh_s + (double)work * e->cyc * v->inv_rate;
+    return v->cscale * (e->ovh_s + (double)work * e->cyc * v->inv_rate);
 }
 
 double cost_compute_s(const cost_model *m, int layer, int dev, int c0, int nc)

@@ -122,6 +122,15 @@ typedef struct {
     coeffs_link l;
 } coeffs_pair;
 
+/* One device's own factor (per_device): its compute steps take
+ * compute_scale times what the model gives its kind (devices of one kind
+ * that differ: a board under a CPU quota, cores at another clock).  Named;
+ * a device the platform in use lacks is ignored. */
+typedef struct {
+    char *name;
+    coeffs_value compute_scale;
+} coeffs_devfactor;
+
 typedef struct coeffs_note_s coeffs_note_s;
 typedef struct cost_coeffs {
     int version;
@@ -137,6 +146,8 @@ typedef struct cost_coeffs {
     coeffs_link link[LINK_CLASS_COUNT];
     int npairs;
     coeffs_pair *pairs;   /* per device pair, where pairs of one class differ */
+    int nper;
+    coeffs_devfactor *per; /* per device, where devices of one kind differ */
     coeffs_note_s *notes; /* private: interned strings */
 } cost_coeffs;
 
@@ -173,6 +184,9 @@ coeffs_device *coeffs_dev(cost_coeffs *c, plat_kind k);
 /* The entry of the pair (a, b) (either order), created unset if missing
  * (NULL on allocation failure). */
 coeffs_link *coeffs_pair_link(cost_coeffs *c, const char *a, const char *b);
+/* Device name's factors (per_device), added unset when absent; NULL on
+ * allocation failure. */
+coeffs_devfactor *coeffs_device_factor(cost_coeffs *c, const char *name);
 /* The entry of layer (or "*") of network on kind k, created empty if
  * missing (NULL on allocation failure). */
 coeffs_rates *coeffs_layer_rates(cost_coeffs *c, plat_kind k, const char *network,

@@ -281,6 +281,18 @@ static void test_success(void)
               L->bandwidth_mbs.value < 1e6, "same_board bandwidth %g MB/s", L->bandwidth_mbs.value);
     CHECK(L->latency_us.value >= 0 && L->latency_us.value < 1000, "latency %g us", L->latency_us.value);
     CHECK(!coeffs_isset(&c->link[LINK_NETWORK].latency_us), "network link fitted without a pair");
+    /* A late receiver's pickup, from every ping-pong size (--quick: 1 KB to
+     * 16 MB by factors of 4). */
+    CHECK(L->pickup_us.source == COEFFS_MEASURED && L->pickup_us.n == 8 && L->pickup_us.value >= 0 &&
+              isfinite(L->pickup_us.value), "pickup %g us from %d sizes", L->pickup_us.value,
+          L->pickup_us.n);
+    /* One per-device factor, for the second CPU device, from three rounds;
+     * how fast the two cores are is the machine's, so only a wide bound. */
+    CHECK(c->nper == 1 && !strcmp(c->per[0].name, "r1") &&
+              c->per[0].compute_scale.source == COEFFS_MEASURED && c->per[0].compute_scale.n == 3 &&
+              c->per[0].compute_scale.value > 0.1 && c->per[0].compute_scale.value < 10,
+          "per_device: %d entries, %s %g", c->nper, c->nper ? c->per[0].name : "-",
+          c->nper ? c->per[0].compute_scale.value : 0.0);
     CHECK(coeffs_isset(&D->copy_bandwidth_mbs) && D->copy_bandwidth_mbs.value > 100, "copy bandwidth");
     CHECK(D->busy_w.source == COEFFS_DECLARED && D->busy_w.value == 15 && D->idle_w.value == 5,
           "powers not the declared ones");

@@ -50,6 +50,8 @@ static void test_roundtrip(void)
     CHECK(pl != NULL);
     pl->bandwidth_mbs = coeffs_fitted(11.5, 0.998, 2, 5);
     pl->pickup_us = coeffs_given(420, COEFFS_MEASURED);
+    coeffs_device_factor(c, "b1-cpu")->compute_scale = coeffs_given(2.5, COEFFS_MEASURED);
+    coeffs_device_factor(c, "b2-cpu"); /* unset: not written */
     CHECK(coeffs_check(c, err) == 0);
     char *path = scratch_path("rt.json");
     CHECK(coeffs_save(c, path, err) == 0);
@@ -105,6 +107,8 @@ static void test_roundtrip(void)
         CHECK(!coeffs_isset(&e->pairs[0].l.latency_us));
         CHECK(e->pairs[0].l.pickup_us.value == 420);
     }
+    CHECK(e->nper == 1 && !strcmp(e->per[0].name, "b1-cpu") &&
+          e->per[0].compute_scale.value == 2.5);
     /* Saving refuses what the reader would refuse, and writes nothing. */
     d->mem_bias_mb = coeffs_given(-1, COEFFS_DERIVED);
     char *bad = scratch_path("bad-save.json");
@@ -248,6 +252,16 @@ static const struct {
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"pairs\":["
      "{\"a\":\"x\",\"b\":\"y\",\"bandwidth_mbs\":{\"value\":0,\"source\":\"measured\"}}]}}",
      "links.pairs[0].bandwidth_mbs"},
+    {"zero-scale",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"per_device\":{\"x\":"
+     "{\"compute_scale\":{\"value\":0,\"source\":\"measured\"}}}}",
+     "per_device.x.compute_scale"},
+    {"per-device-key",
+     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"per_device\":{\"x\":"
+     "{\"speed\":{\"value\":1,\"source\":\"measured\"}}}}",
+     "unknown key \"speed\""},
     {"neg-pickup",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"same_board\":"

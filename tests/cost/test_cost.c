@@ -306,6 +306,17 @@ static void test_fan(void)
     /* b: both receive buffers (1600) from the start; +800 for each of ra,
      * rb, out, each step freeing one input: peak 2400. */
     CLOSE(d[1].peak_act_bytes, 2400);
+    /* A per-device factor (per_device.b.compute_scale 2): b's steps take
+     * twice as long: ra 923 + 2.4 = 925.4; the receive of fb max(1723,
+     * 925.4 + 800) = 1725.4; rb 1727.8; add 1730.2.  a's are unchanged (fb
+     * still arrives at 1723), and a device the platform lacks is ignored. */
+    coeffs_device_factor(c, "b")->compute_scale = coeffs_given(2, COEFFS_MEASURED);
+    coeffs_device_factor(c, "nosuch")->compute_scale = coeffs_given(100, COEFFS_MEASURED);
+    CHECK(coeffs_device_factor(c, "b") == &c->per[0] && c->nper == 2);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 1.7302);
+    CLOSE(d[0].compute_s, 42 * US);
+    CLOSE(d[1].compute_s, 3 * 2.4 * US);
     mapping_free(m);
     coeffs_free(c);
     platform_free(pl);
