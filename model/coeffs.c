@@ -767,6 +767,11 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
                 goto fail;
         }
     }
+    if (c->version < 3 && c->nper > 0) {
+        base_seterr(err, "%s: \"per_device\" needs format version 3 (the file says %d)", what,
+                    c->version);
+        goto fail;
+    }
     cJSON_Delete(root);
     return c;
 fail:

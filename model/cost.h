@@ -55,10 +55,12 @@ const char *cost_class_name(int cls);          /* "Conv", ..., "ConvWinograd" */
 int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 
 /* ---- coefficients ----
- * Format versions: 1, and 2 = 1 plus the optional "arch" (the CPU
- * architecture that measured them).  The reader takes both; the writer
- * writes COEFFS_VERSION. */
-#define COEFFS_VERSION 2
+ * Format versions: 1; 2 = 1 plus the optional "arch" (the CPU architecture
+ * that measured them), and links' optional "pickup_us"; 3 = 2 plus
+ * "per_device".  The reader takes all three (each refuses what a later
+ * version added: an older dse says "version 3" rather than "unknown key");
+ * the writer writes COEFFS_VERSION. */
+#define COEFFS_VERSION 3
 
 /* Where a coefficient comes from (the file's "source"). */
 typedef enum {

@@ -149,9 +149,9 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":3,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":4,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 3"},
+     "version 4"},
     {"arch-in-v1",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
@@ -253,17 +253,22 @@ static const struct {
      "{\"a\":\"x\",\"b\":\"y\",\"bandwidth_mbs\":{\"value\":0,\"source\":\"measured\"}}]}}",
      "links.pairs[0].bandwidth_mbs"},
     {"zero-scale",
-     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":3,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"per_device\":{\"x\":"
      "{\"compute_scale\":{\"value\":0,\"source\":\"measured\"}}}}",
      "per_device.x.compute_scale"},
     {"per-device-key",
-     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":3,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"per_device\":{\"x\":"
      "{\"speed\":{\"value\":1,\"source\":\"measured\"}}}}",
      "unknown key \"speed\""},
+    {"per-device-v2",
+     "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"per_device\":{\"x\":"
+     "{\"compute_scale\":{\"value\":2,\"source\":\"measured\"}}}}",
+     "needs format version 3"},
     {"neg-pickup",
-     "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":3,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"same_board\":"
      "{\"pickup_us\":{\"value\":-3,\"source\":\"measured\"}}}}",
      "links.same_board.pickup_us"},
@@ -313,7 +318,7 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 2 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 3 && c->arch && !strcmp(c->arch, "x86_64"));
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
               d->overhead_us.n == 30 && d->overhead_us.r2 == 0.98);
         CHECK(d->mem_weights[NET_FC].value == 1.0 && d->mem_bias_mb.value == 38.0);
@@ -340,10 +345,10 @@ static void test_arch(void)
     cost_coeffs *c = coeffs_from_json(v1, "v1", err);
     CHECK(c && c->version == 1 && c->arch == NULL && c->dev[PLAT_CPU].present);
     if (!c) return;
-    /* written back, it is version 2 */
+    /* written back, it is the current version */
     char *txt = coeffs_to_json(c);
     cost_coeffs *c2 = txt ? coeffs_from_json(txt, "v1 rewritten", err) : NULL;
-    CHECK(c2 && c2->version == 2 && c2->arch == NULL);
+    CHECK(c2 && c2->version == COEFFS_VERSION && c2->arch == NULL);
     coeffs_free(c2);
     free(txt);
     platform *nx = platform_open("jetson-nx-8-cpu", err), *loc = platform_open("local-2", err);
