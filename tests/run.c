@@ -15,6 +15,12 @@ static char dir[256];
 
 static char *made[256];
 static int nmade;
+static pid_t owner; /* the process that made dir */
+
+static void exit_cleanup(void)
+{
+    if (getpid() == owner) scratch_cleanup();
+}
 
 static const char *scratch_dir(void)
 {
@@ -24,6 +30,12 @@ static const char *scratch_dir(void)
             perror("mkdtemp");
             exit(1);
         }
+        /* Removed at exit even by a test that never calls scratch_cleanup
+         * (run_dse's run.stdout and run.stderr live here); only by the
+         * process that made it, not by a forked child that exits. */
+        static int registered;
+        owner = getpid();
+        if (!registered) registered = atexit(exit_cleanup) == 0;
     }
     return dir;
 }
