@@ -495,9 +495,8 @@ static int fit_copies_links(run *R)
             for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
                 if ((int)num(e, "from") == a && (int)num(e, "to") == b && num(e, "late_seconds") > 0)
                     y[nl++] = fmax(0.0, num(e, "late_seconds") - num(e, "bytes") * f.b);
-            L.pickup_us = coeffs_given(nl ? base_median(y, nl) * 1e6 : 0, COEFFS_MEASURED);
+            L.pickup_us = nl ? coeffs_given(base_median(y, nl) * 1e6, COEFFS_MEASURED) : (coeffs_value){0};
             L.pickup_us.n = nl;
-            if (!nl) L.pickup_us.source = COEFFS_UNSET;
             if (add_row(R, what, "latency_us", L.latency_us) ||
                 add_row(R, what, "bandwidth_mbs", L.bandwidth_mbs) ||
                 (nl && add_row(R, what, "pickup_us", L.pickup_us)))

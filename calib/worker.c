@@ -360,19 +360,18 @@ static long involuntary_switches(void)
  * (whose ranks sit in MPI with hot caches): the payload moves only inside
  * the receiver's MPI call (CMA pull), after a handshake with cold caches.
  * Returns the median on the receiver (b), 0 on a; negative on failure. */
-static double late_pickup(int me, int a, int b, char *buf, int count, int reps)
+/* 64 MB read a cache line at a time by late_pickup's receiver: more than
+ * the last-level caches hold, as a large layer's weights and activations
+ * stream through them.  (With 16 MB the pickup measured here was ~15 us,
+ * with 128 MB ~37 us; a receive after alexnet's fc6 took ~40 us in `dse
+ * exec`.)  work: NULL on the sender, else LATE_WORK floats. */
+enum { LATE_WORK = 16 << 20 };
+
+static double late_pickup(int me, int a, int b, char *buf, int count, int reps, const float *work)
 {
-    /* 64 MB read a cache line at a time: more than the last-level caches
-     * hold, as a large layer's weights and activations stream through
-     * them.  (With 16 MB the pickup measured here was ~15 us, with 128 MB
-     * ~37 us; a receive after alexnet's fc6 took ~40 us in `dse exec`.) */
-    enum { NWORK = 16 << 20 };
-    static float *work;
-    int k = reps < 10 ? reps : 10, peer = me == a ? b : a, ok = 1;
-    if (!work && (work = malloc(NWORK * sizeof *work)))
-        for (int i = 0; i < NWORK; i++) work[i] = (float)(i & 7);
+    int k = reps < 10 ? reps : 10, peer = me == a ? b : a;
     double *t = malloc((size_t)k * sizeof *t);
-    ok = t && work;
+    int ok = t && (me == a || work);
     int both = 0;
     MPI_Sendrecv(&ok, 1, MPI_INT, peer, 56, &both, 1, MPI_INT, peer, 56, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
@@ -398,7 +397,7 @@ static double late_pickup(int me, int a, int b, char *buf, int count, int reps)
             continue;
         }
         float acc = 0;
-        for (int i = 0; i < NWORK; i += 16) acc += work[i];
+        for (int i = 0; i < LATE_WORK; i += 16) acc += work[i];
         sink += acc;
         double t0 = MPI_Wtime();
         MPI_Wait(&q, MPI_STATUS_IGNORE);
@@ -414,6 +413,9 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
 {
     size_t maxb = quick ? (16u << 20) : (64u << 20);
     char *buf = malloc(maxb);
+    float *work = me == b ? malloc(LATE_WORK * sizeof *work) : NULL;
+    if (work)
+        for (int i = 0; i < LATE_WORK; i++) work[i] = (float)(i & 7);
     int cap = 10 * reps + 2;
     double *rt = malloc((size_t)cap * sizeof *rt), *is = malloc((size_t)cap * sizeof *is);
     double *all = malloc((size_t)cap * sizeof *all), *alli = malloc((size_t)cap * sizeof *alli);
@@ -430,6 +432,7 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
     if (!ok || !both) {
         if (!rc) base_seterr(err, "ping-pong peer failed");
         free(buf);
+        free(work);
         free(rt);
         free(is);
         free(all);
@@ -486,7 +489,7 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
             }
         }
         /* The late receiver's cost, measured on b and reported to a. */
-        double late = late_pickup(me, a, b, buf, count, reps);
+        double late = late_pickup(me, a, b, buf, count, reps, work);
         if (me == b) MPI_Send(&late, 1, MPI_DOUBLE, a, 54, MPI_COMM_WORLD);
         else MPI_Recv(&late, 1, MPI_DOUBLE, b, 54, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (me == a) {
@@ -515,6 +518,7 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
     }
     free(all);
     free(alli);
+    free(work);
     free(buf);
     free(rt);
     free(is);

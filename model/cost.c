@@ -347,18 +347,12 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
                 int qa = platform_find(pl, q->a), qb = platform_find(pl, q->b);
                 if ((qa == a && qb == b) || (qa == b && qb == a)) P = &q->l;
             }
-            double lat = P && coeffs_isset(&P->latency_us) ? P->latency_us.value
-                         : coeffs_isset(&C->latency_us)    ? C->latency_us.value
-                                                           : L->latency_us;
-            double bw = P && coeffs_isset(&P->bandwidth_mbs) ? P->bandwidth_mbs.value
-                        : coeffs_isset(&C->bandwidth_mbs)    ? C->bandwidth_mbs.value
-                                                             : L->bandwidth_mbs;
-            double pick = P && coeffs_isset(&P->pickup_us) ? P->pickup_us.value
-                          : coeffs_isset(&C->pickup_us)    ? C->pickup_us.value
-                                                           : 0.0;
-            m->lat_s[ab] = lat * 1e-6;
-            m->spb[ab] = 1.0 / (bw * 1e6);
-            m->pick_s[ab] = pick * 1e-6;
+            const coeffs_value *lat = pick(P ? &P->latency_us : NULL, &C->latency_us, NULL, NULL, NULL);
+            const coeffs_value *bw = pick(P ? &P->bandwidth_mbs : NULL, &C->bandwidth_mbs, NULL, NULL, NULL);
+            const coeffs_value *pu = pick(P ? &P->pickup_us : NULL, &C->pickup_us, NULL, NULL, NULL);
+            m->lat_s[ab] = (lat ? lat->value : L->latency_us) * 1e-6;
+            m->spb[ab] = 1.0 / ((bw ? bw->value : L->bandwidth_mbs) * 1e6);
+            m->pick_s[ab] = (pu ? pu->value : 0.0) * 1e-6; /* absent: none */
             m->lcls[ab] = (unsigned char)lc;
         }
     coeffs_free(def);
