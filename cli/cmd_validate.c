@@ -12,11 +12,14 @@
 
 static const char help[] =
     "usage: dse validate --campaign ID [--db F] [--top best|N] [--bench W,R]\n"
-    "                    [--timeout SEC] [--keep DIR]\n"
+    "                    [--rounds K] [--timeout SEC] [--keep DIR]\n"
     "Runs the front's best point per objective (--top best, the default) or N points\n"
     "spread along the front on the campaign's platform through mpirun, then stores\n"
     "predicted vs measured per device, per objective and per Plan step in the database\n"
-    "and prints the comparison and the steps with the largest errors.  --timeout: the\n"
+    "and prints the comparison and the steps with the largest errors.  --rounds K\n"
+    "(default 3): every point is run K times, the points in turn in each round, and\n"
+    "its median round is kept; points whose predictions differ by less than their\n"
+    "rounds' spread are ties when the measured order is checked.  --timeout: the\n"
     "ranks' deadline per point (default: derived from the mapping, docs/runtime.md).\n"
     "--keep DIR keeps each point's mapping and measured trace.  Exit 1 if any point\n"
     "failed (dead rank, timeout, wrong output).\n";
@@ -35,20 +38,39 @@ static void on_progress(void *ctx, const char *line)
     fprintf(stderr, "validate: %s\n", cli_inert(t, sizeof t, line));
 }
 
+/* Whether the measurements ranked the points as the model did. */
+static void print_order(const val_report *r)
+{
+    for (int k = 0; k < COST_NOBJ; k++) {
+        int pairs, ties, wrong[8][2];
+        int nw = val_order(r, k, &pairs, &ties, wrong, 8);
+        if (!pairs) continue;
+        printf("%s order: %d of %d pairs as predicted, %d tie%s (predictions closer than the "
+               "rounds' spread), %d in the other order", cost_objectives[k].name, pairs - ties - nw,
+               pairs, ties, ties == 1 ? "" : "s", nw);
+        for (int w = 0; w < nw && w < 8; w++) {
+            const val_point *A = &r->pts[wrong[w][0]], *B = &r->pts[wrong[w][1]];
+            printf("%s points %d and %d", w ? "," : ":", A->idx, B->idx);
+        }
+        printf("\n");
+    }
+}
+
 static void print_report(const val_report *r, long long id)
 {
     char nm[3][200];
     printf("campaign %lld (%s on %s, %s): predicted vs measured, %d warm-up + %d timed "
-           "inferences\n", id, cli_inert(nm[0], sizeof nm[0], r->network),
-           cli_inert(nm[1], sizeof nm[1], r->platform), cli_inert(nm[2], sizeof nm[2], r->chromosome),
-           r->warmup, r->reps);
+           "inferences, %d round%s (points in turn; the median round shown)\n", id,
+           cli_inert(nm[0], sizeof nm[0], r->network), cli_inert(nm[1], sizeof nm[1], r->platform),
+           cli_inert(nm[2], sizeof nm[2], r->chromosome), r->warmup, r->reps, r->rounds,
+           r->rounds == 1 ? "" : "s");
     printf("%-14s %5s", "point", "index");
     for (int k = 0; k < COST_NOBJ; k++) {
         char h[64];
         snprintf(h, sizeof h, "%s %s", cost_objectives[k].name, cost_objectives[k].unit);
         printf(" | %12s %10s", h, "predicted");
     }
-    printf(" | status\n");
+    printf(" | %7s | status\n", "spread");
     int unmeasured = 0;
     for (int v = 0; v < r->n; v++) {
         const val_point *V = &r->pts[v];
@@ -59,12 +81,18 @@ static void print_report(const val_report *r, long long id)
             printf(" %10.4g", V->pred[k]);
         }
         char why[BASE_ERRLEN];
+        double sp = V->spread[COST_OBJ_LATENCY];
+        if (isnan(sp)) printf(" | %7s", "-");
+        else printf(" | %6.1f%%", 100 * (sp - 1));
         printf(" | %s%s%s\n", V->status, V->reason[0] ? ": " : "",
                cli_inert(why, sizeof why, V->reason));
     }
     if (unmeasured)
         printf("(n/m: not measured -- energy needs a sensor named in the platform; memory is "
                "each rank's peak RSS)\n");
+    if (r->rounds > 1)
+        printf("(spread: the point's slowest round over its fastest, in latency)\n");
+    print_order(r);
     for (int v = 0; v < r->n; v++) {
         const val_point *V = &r->pts[v];
         if (!V->nworst) continue;
@@ -92,7 +120,9 @@ int cmd_validate(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.db = cli_get(&a, "db");
     o.keep = cli_get(&a, "keep");
+    long rounds;
     if (cli_int(&a, "campaign", -1, 1, 1L << 50, &id) ||
+        cli_int(&a, "rounds", 3, 1, VAL_MAX_ROUNDS, &rounds) ||
         cli_double(&a, "timeout", -1, 1, 1e6, &timeout) || cli_finish(&a))
         return EXIT_USAGE;
     if (id < 0) {
@@ -107,6 +137,7 @@ int cmd_validate(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    o.rounds = (int)rounds;
     o.warmup = 4, o.reps = 20;
     if (bench && cli_bench(bench, &o.warmup, &o.reps)) {
         cli_error("validate", "--bench must be W,R with 0 <= W <= 100000 warm-up and 1 <= R <= "

@@ -140,21 +140,18 @@ typedef struct {
     trace_span *span;
     res_step *steps;
     int cap_steps;
+    int rounds;
+    double pred_latency_s; /* of the point last predicted */
 } ctx;
 
-/* Predict, measure and store one point.  Returns 0, or -1 when the
- * database refused a row (err). */
-static int one_point(ctx *X, const res_point *P, val_point *V, char *err)
+/* Decode, export and predict point P into X's plan, spans and per-device
+ * figures; V->pred.  0, or -1 with V failed and its reason. */
+static int predict(ctx *X, const res_point *P, val_point *V)
 {
-    const val_options *o = X->o;
     const platform *pl = X->pl;
-    char e[BASE_ERRLEN], pdir[700], mpath[800], tpath[800];
-    V->status = "ok";
-    V->reason[0] = 0;
-    for (int k = 0; k < COST_NOBJ; k++) V->pred[k] = V->meas[k] = NAN;
+    char e[BASE_ERRLEN], pdir[700], mpath[800];
     snprintf(pdir, sizeof pdir, "%s/point-%d", X->dir, V->idx);
     snprintf(mpath, sizeof mpath, "%s/dse-mapping.json", pdir);
-    snprintf(tpath, sizeof tpath, "%s/measured-trace.json", pdir);
     cost_result cr;
     int ok = mkdir(pdir, 0755) == 0 || errno == EEXIST;
     if (!ok) snprintf(e, sizeof e, "%s: cannot create: %s", pdir, strerror(errno));
@@ -175,40 +172,123 @@ static int one_point(ctx *X, const res_point *P, val_point *V, char *err)
     if (!ok) {
         V->status = "failed";
         snprintf(V->reason, sizeof V->reason, "%s", e);
-        res_validation whole = {0, o->campaign, V->idx, NULL, {0}, {0}, V->status, V->reason};
-        for (int k = 0; k < COST_NOBJ; k++) whole.pred[k] = whole.meas[k] = NAN;
-        return res_validation_add(X->db, &whole, NULL, 0, &V->row, err);
+        return -1;
     }
+    X->pred_latency_s = cr.latency_ms * 1e-3;
     cost_objectives_of(&cr, V->pred);
+    return 0;
+}
+
+static void round_trace(const ctx *X, const val_point *V, int round, char *out, size_t len)
+{
+    snprintf(out, len, "%s/point-%d/round-%d-trace.json", X->dir, V->idx, round + 1);
+}
+
+/* First phase: predict point P and decide whether it can run here. */
+static void prepare(ctx *X, const res_point *P, val_point *V)
+{
+    V->status = "ok";
+    V->reason[0] = 0;
+    V->nrounds = 0;
+    V->med_round = -1;
+    for (int k = 0; k < COST_NOBJ; k++) V->spread[k] = NAN;
+    for (int k = 0; k < COST_NOBJ; k++) V->pred[k] = V->meas[k] = NAN;
+    if (predict(X, P, V)) return;
     /* GPU work cannot run here: the prediction is still stored. */
-    int gpu = 0;
-    for (int d = 0; d < pl->ndev; d++) gpu |= pl->dev[d].kind == PLAT_GPU && X->pd[d].used;
-    rt_result rr;
-    int measured = 0;
-    if (gpu) {
-        V->status = "unmeasured";
-        snprintf(V->reason, sizeof V->reason, "puts work on a GPU device; this runtime has no GPU "
-                 "kernels");
-    } else {
-        say(o, "point %d (%s) on %d ranks...", V->idx, V->why, pl->ndev);
-        rt_measure_opts mo = {NULL, X->netpath, X->plpath, mpath, -1, pl, NULL,
-                              X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
-                              o->timeout_s, 1, tpath, 0, o->stop};
-        if (rt_measure(&mo, &rr, e)) {
-            V->status = "failed";
-            snprintf(V->reason, sizeof V->reason, "%s", e);
-        } else {
-            measured = 1;
-            rt_objectives(&rr, V->meas);
+    for (int d = 0; d < X->pl->ndev; d++)
+        if (X->pl->dev[d].kind == PLAT_GPU && X->pd[d].used) {
+            V->status = "unmeasured";
+            snprintf(V->reason, sizeof V->reason, "puts work on a GPU device; this runtime has no "
+                     "GPU kernels");
+            return;
+        }
+}
+
+/* Second phase, once per round: run point V (if it is still "ok") and
+ * keep the run in rr[round]. */
+static void measure(ctx *X, val_point *V, int round, rt_result *rr)
+{
+    const val_options *o = X->o;
+    if (strcmp(V->status, "ok")) return;
+    char e[BASE_ERRLEN], mpath[800], tpath[800];
+    snprintf(mpath, sizeof mpath, "%s/point-%d/dse-mapping.json", X->dir, V->idx);
+    round_trace(X, V, round, tpath, sizeof tpath);
+    if (X->rounds > 1)
+        say(o, "round %d of %d: point %d (%s) on %d ranks...", round + 1, X->rounds, V->idx, V->why,
+            X->pl->ndev);
+    else
+        say(o, "point %d (%s) on %d ranks...", V->idx, V->why, X->pl->ndev);
+    rt_measure_opts mo = {NULL, X->netpath, X->plpath, mpath, -1, X->pl, NULL,
+                          X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
+                          o->timeout_s, 1, tpath, 0, o->stop};
+    if (rt_measure(&mo, &rr[round], e)) {
+        V->status = "failed";
+        if (round) snprintf(V->reason, sizeof V->reason, "round %d of %d: %.900s", round + 1, X->rounds, e);
+        else snprintf(V->reason, sizeof V->reason, "%s", e);
+        return;
+    }
+    V->round_ms[V->nrounds++] = rr[round].lat_med_ms;
+}
+
+/* The median-latency round of V's measured ones (the lower middle one),
+ * and the spread of the rounds per objective. */
+static void pick_round(val_point *V, const rt_result *rr)
+{
+    int ord[VAL_MAX_ROUNDS], n = V->nrounds;
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        for (; j > 0 && V->round_ms[ord[j - 1]] > V->round_ms[i]; j--) ord[j] = ord[j - 1];
+        ord[j] = i;
+    }
+    V->med_round = ord[(n - 1) / 2];
+    double lo[COST_NOBJ], hi[COST_NOBJ], x[COST_NOBJ];
+    for (int i = 0; i < n; i++) {
+        rt_objectives(&rr[i], x);
+        for (int k = 0; k < COST_NOBJ; k++) {
+            lo[k] = i ? fmin(lo[k], x[k]) : x[k];
+            hi[k] = i ? fmax(hi[k], x[k]) : x[k];
         }
     }
-    /* The measured trace, matched step for step with the prediction. */
+    for (int k = 0; k < COST_NOBJ; k++) V->spread[k] = lo[k] > 0 ? hi[k] / lo[k] : NAN;
+}
+
+/* Third phase: predict P again (its plan, spans and per-device figures
+ * are X's scratch, shared by the points), line up the median round's
+ * trace with the prediction, store everything.  0, or -1 when the
+ * database refused a row (err). */
+static int store(ctx *X, const res_point *P, val_point *V, const rt_result *rr, char *err)
+{
+    const val_options *o = X->o;
+    const platform *pl = X->pl;
+    char e[BASE_ERRLEN], tpath[800];
+    int prepared = predict(X, P, V) == 0; /* as in prepare: it fails again if it failed there */
+    if (!prepared) {
+        res_validation whole = {0, o->campaign, V->idx, NULL, {0}, {0}, "failed", V->reason};
+        for (int k = 0; k < COST_NOBJ; k++) whole.pred[k] = whole.meas[k] = NAN;
+        V->status = "failed";
+        return res_validation_add(X->db, &whole, NULL, 0, &V->row, err);
+    }
+    int measured = !strcmp(V->status, "ok") && V->nrounds > 0;
+    const rt_result *best = NULL;
+    if (measured) {
+        pick_round(V, rr);
+        best = &rr[V->med_round];
+        rt_objectives(best, V->meas);
+    }
+    /* The median round's trace, matched step for step with the prediction;
+     * kept as measured-trace.json. */
     trace_file tf;
     memset(&tf, 0, sizeof tf);
-    int have_trace = measured && trace_load(tpath, &tf, e) == 0;
+    int have_trace = 0;
+    if (measured) {
+        char rpath[800];
+        round_trace(X, V, V->med_round, rpath, sizeof rpath);
+        snprintf(tpath, sizeof tpath, "%s/point-%d/measured-trace.json", X->dir, V->idx);
+        have_trace = rename(rpath, tpath) == 0 && trace_load(tpath, &tf, e) == 0;
+    }
     if (have_trace) {
         /* The predicted trace of the same Plan, to compare the step lists. */
-        trace_info ti = {"predicted", X->n, pl, X->p, X->span, cr.latency_ms * 1e-3, 0, 0, 0, 0, NULL};
+        trace_info ti = {"predicted", X->n, pl, X->p, X->span, X->pred_latency_s, 0, 0, 0, 0, NULL};
         char *pj = trace_to_json(&ti);
         trace_file pf;
         memset(&pf, 0, sizeof pf);
@@ -230,7 +310,7 @@ static int one_point(ctx *X, const res_point *P, val_point *V, char *err)
         res_validation rv = {0, o->campaign, V->idx, pl->dev[d].name, {0}, {0}, V->status,
                              V->reason[0] ? V->reason : NULL};
         cost_objectives_dev(&X->pd[d], rv.pred);
-        if (measured) rt_objectives_dev(&rr, d, rv.meas);
+        if (measured) rt_objectives_dev(best, d, rv.meas);
         else
             for (int k = 0; k < COST_NOBJ; k++) rv.meas[k] = NAN;
         if (res_validation_add(X->db, &rv, NULL, 0, NULL, err)) return -1;
@@ -255,6 +335,7 @@ int val_run(const val_options *o, val_report *r, char *err)
     memset(&cm, 0, sizeof cm);
     res_point *pts = NULL;
     int npts = 0;
+    rt_result *rr = NULL; /* point v's round k at v * rounds + k */
     char warn[BASE_ERRLEN];
     if (!(X.db = res_open(o->db ? o->db : "dse.db", RES_OPEN_WRITE, err))) return 2;
     if (res_campaign_get(X.db, o->campaign, &cm, err)) goto out;
@@ -309,9 +390,21 @@ int val_run(const val_options *o, val_report *r, char *err)
         goto out;
     }
     r->n = choose(pts, npts, o->top, r->pts);
+    X.rounds = o->rounds < 1 ? 1 : o->rounds > VAL_MAX_ROUNDS ? VAL_MAX_ROUNDS : o->rounds;
+    r->rounds = X.rounds;
+    if (!(rr = malloc((size_t)r->n * (size_t)X.rounds * sizeof *rr))) {
+        base_seterr(err, "out of memory");
+        goto out;
+    }
+    for (int v = 0; v < r->n; v++) prepare(&X, &pts[r->pts[v].idx], &r->pts[v]);
+    /* Points in turn, round after round: a drift of the cores' speed
+     * during the run falls on every point alike. */
+    for (int k = 0; k < X.rounds; k++)
+        for (int v = 0; v < r->n && !(o->stop && *o->stop); v++)
+            measure(&X, &r->pts[v], k, &rr[(size_t)v * X.rounds]);
     int failed = 0;
-    for (int v = 0; v < r->n && !(o->stop && *o->stop); v++) {
-        if (one_point(&X, &pts[r->pts[v].idx], &r->pts[v], err)) goto out;
+    for (int v = 0; v < r->n; v++) {
+        if (store(&X, &pts[r->pts[v].idx], &r->pts[v], &rr[(size_t)v * X.rounds], err)) goto out;
         failed |= !strcmp(r->pts[v].status, "failed");
     }
     rc = failed || (o->stop && *o->stop) ? 1 : 0;
@@ -326,6 +419,10 @@ out:
                 snprintf(pth, sizeof pth, "%s/point-%d/%s", X.dir, r->pts[v].idx, names[k]);
                 unlink(pth);
             }
+            for (int k = 0; k < X.rounds; k++) {
+                round_trace(&X, &r->pts[v], k, pth, sizeof pth);
+                unlink(pth);
+            }
             snprintf(pth, sizeof pth, "%s/point-%d", X.dir, r->pts[v].idx);
             rmdir(pth);
         }
@@ -334,6 +431,7 @@ out:
         if (X.seqfile[0]) unlink(X.seqfile);
         rmdir(X.dir);
     }
+    free(rr);
     free(X.span);
     free(X.steps);
     free(X.pd);
@@ -345,6 +443,30 @@ out:
     res_campaign_free(&cm);
     res_close(X.db);
     return rc;
+}
+
+int val_order(const val_report *r, int k, int *pairs, int *ties, int (*wrong)[2], int cap)
+{
+    int nw = 0;
+    *pairs = *ties = 0;
+    for (int a = 0; a < r->n; a++)
+        for (int b = a + 1; b < r->n; b++) {
+            const val_point *A = &r->pts[a], *B = &r->pts[b];
+            if (isnan(A->meas[k]) || isnan(B->meas[k]) || isnan(A->pred[k]) || isnan(B->pred[k]))
+                continue;
+            ++*pairs;
+            double lo = fmin(A->pred[k], B->pred[k]), gap = fabs(A->pred[k] - B->pred[k]);
+            double spread = fmax(A->spread[k], B->spread[k]) - 1;
+            if (lo <= 0 || gap <= lo * spread) {
+                ++*ties;
+                continue;
+            }
+            if ((A->pred[k] < B->pred[k]) != (A->meas[k] < B->meas[k])) {
+                if (nw < cap) wrong[nw][0] = a, wrong[nw][1] = b;
+                nw++;
+            }
+        }
+    return nw;
 }
 
 void val_report_free(val_report *r)

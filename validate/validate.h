@@ -6,12 +6,15 @@
  *
  * Each point's prediction is made from the campaign's own stored network,
  * platform and coefficients (camp_from_config), and its mapping is run as
- * a separate job (rt_measure, with --trace) under a deadline.  A point
+ * a separate job (rt_measure, with --trace) under a deadline, o->rounds
+ * times, the points in turn in every round; the run stored is the point's
+ * median-latency round.  A point
  * that fails (dead rank, timeout, wrong output) or cannot run here (GPU
  * work) is stored with its reason; the others still run.
  *
  * Invariants: the stored rows of a point (per device, the whole mapping,
- * its steps) are its prediction and its measurement of one run; nothing
+ * its steps) are its prediction and its measurement of one run (its
+ * median round); nothing
  * is stored for a point that was not attempted; measured values no sensor
  * gave are NAN ("not measured"), never invented.
  *
@@ -26,7 +29,8 @@
 #include "cost.h"
 #include "results.h"
 
-#define VAL_WORST 5 /* steps with the largest errors kept per point */
+#define VAL_WORST 5       /* steps with the largest errors kept per point */
+#define VAL_MAX_ROUNDS 15 /* val_options.rounds at most */
 
 typedef struct {
     const char *db;          /* results database (default dse.db) */
@@ -34,6 +38,10 @@ typedef struct {
     int top;                 /* 0: the best point per objective; N: N points spread
                                 along the front */
     int warmup, reps;        /* dse exec --bench */
+    int rounds;              /* measure every point this many times, points in turn
+                                (round 1: every point, round 2: every point, ...), so
+                                that a core that changes speed during the run slows
+                                every point alike; 1..VAL_MAX_ROUNDS (0: 1) */
     double timeout_s;        /* the ranks' deadline per point; <= 0: derived from
                                 the mapping (rt_default_timeout) */
     const char *keep;        /* keep each point's files (mapping, traces) here, or NULL */
@@ -50,6 +58,12 @@ typedef struct {
     const char *status;      /* "ok", "failed", "unmeasured" */
     char reason[BASE_ERRLEN];
     long long row;           /* its whole-mapping validation row */
+    int nrounds;             /* rounds measured */
+    double round_ms[VAL_MAX_ROUNDS]; /* the latency each round measured */
+    int med_round;           /* the round whose run is stored: the median latency
+                                (the lower of the two middle ones for an even count) */
+    double spread[COST_NOBJ]; /* per objective, the largest over the smallest value of
+                                 the rounds (1 with one round; NAN: not measured) */
     int nsteps;              /* steps stored */
     int nworst;
     res_step worst[VAL_WORST]; /* compute steps of the largest |measured - predicted|
@@ -63,6 +77,7 @@ typedef struct {
                                 were measured on another CPU architecture than its
                                 devices state (coeffs_arch_warning) */
     int warmup, reps;
+    int rounds;
     int n;
     val_point *pts;
 } val_report;
@@ -73,5 +88,13 @@ typedef struct {
  * campaign, no front yet; err says why, nothing stored). */
 int val_run(const val_options *o, val_report *r, char *err);
 void val_report_free(val_report *r);
+
+/* Did the measurements rank r's measured points in the predicted order of
+ * objective k?  A pair whose predictions differ by less than the
+ * run-to-run spread of either point (spread[k] - 1, relative) is a tie: the
+ * measurement cannot order it.  Returns the number of pairs measured in
+ * the other order (up to cap of them into wrong[] as index pairs into
+ * r->pts); *pairs counts the pairs compared, *ties the ties among them. */
+int val_order(const val_report *r, int k, int *pairs, int *ties, int (*wrong)[2], int cap);
 
 #endif

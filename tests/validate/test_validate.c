@@ -90,7 +90,7 @@ static void boards(void)
     host[sizeof host - 1] = 0;
     snprintf(keep, sizeof keep, "%s/twin-keep", dir);
     CHECK(campaign("twin-test", host, "cpu", db, sizeof db) == 0, "campaign on twin-test failed");
-    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,2 --keep %s "
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --rounds 1 --bench 0,2 --keep %s "
              ">/dev/null 2>%s/twin.err", db, keep, dir);
     int rc = sh("%s", cmd);
     long long n = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
@@ -109,7 +109,7 @@ static void boards(void)
            host, ok);
 
     CHECK(campaign("far-test", "jetson-7", "cpu", db, sizeof db) == 0, "campaign on far-test failed");
-    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,1 --timeout 60 "
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --rounds 1 --bench 0,1 --timeout 60 "
              ">/dev/null 2>/dev/null", db);
     rc = sh("%s", cmd);
     n = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
@@ -119,6 +119,83 @@ static void boards(void)
     CHECK(rc == 1 && n >= 1 && failed == n && strstr(reason, "jetson-7"),
           "far-test: exit %d, %lld of %lld failed, reason \"%s\"", rc, failed, n, reason);
     printf("ok: far-test (board jetson-7 absent) -> exit 1, reason: %.100s\n", reason);
+}
+
+/* --rounds 3: every point runs three times, the points in turn; the run
+ * stored is the median-latency round (its trace is kept as
+ * measured-trace.json, the other two as round-K-trace.json); the order
+ * printed counts ties and inversions as recomputed here from the stored
+ * predictions and measurements and the rounds' spread (from the traces,
+ * whose latency is the run's median inference: --bench 1,3). */
+static void rounds(const char *db)
+{
+    char keep[300], cmd[2048], path[700], err[BASE_ERRLEN], out[300];
+    snprintf(keep, sizeof keep, "%s/rounds-keep", dir);
+    snprintf(out, sizeof out, "%s/rounds.txt", dir);
+    long long before = scalar(db, "SELECT coalesce(max(id), 0) FROM validations");
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 3 --rounds 3 --bench 1,3 "
+             "--keep %s >%s 2>&1", db, keep, out);
+    CHECK(sh("%s", cmd) == 0, "validate --rounds 3 failed");
+    char q[300];
+    snprintf(q, sizeof q, "SELECT count(*) FROM validations WHERE device IS NULL AND id > %lld", before);
+    int n = (int)scalar(db, q);
+    CHECK(n >= 2 && n <= 3, "%d points validated, want 2 or 3", n);
+    int idx[3];
+    double pred[3], meas[3], spread[3];
+    for (int v = 0; v < n && v < 3; v++) {
+        snprintf(q, sizeof q, "SELECT point FROM validations WHERE device IS NULL AND id > %lld "
+                 "ORDER BY id LIMIT 1 OFFSET %d", before, v);
+        idx[v] = (int)scalar(db, q);
+        snprintf(q, sizeof q, "SELECT CAST(round(pred_latency * 1e6) AS INTEGER) FROM validations "
+                 "WHERE device IS NULL AND id > %lld AND point = %d", before, idx[v]);
+        pred[v] = scalar(db, q) * 1e-6;
+        snprintf(q, sizeof q, "SELECT CAST(round(meas_latency * 1e6) AS INTEGER) FROM validations "
+                 "WHERE device IS NULL AND id > %lld AND point = %d", before, idx[v]);
+        meas[v] = scalar(db, q) * 1e-6;
+        /* the three rounds' latencies: the kept median and the two others */
+        double lat[3];
+        int k = 0;
+        trace_file t;
+        snprintf(path, sizeof path, "%s/point-%d/measured-trace.json", keep, idx[v]);
+        memset(&t, 0, sizeof t);
+        CHECK(trace_load(path, &t, err) == 0, "%s", err);
+        double med = t.latency_us * 1e-3;
+        trace_file_free(&t);
+        for (int r = 1; r <= 3; r++) {
+            snprintf(path, sizeof path, "%s/point-%d/round-%d-trace.json", keep, idx[v], r);
+            memset(&t, 0, sizeof t);
+            if (access(path, F_OK) != 0) continue;
+            CHECK(trace_load(path, &t, err) == 0, "%s", err);
+            if (k < 2) lat[k++] = t.latency_us * 1e-3;
+            trace_file_free(&t);
+        }
+        CHECK(k == 2, "point %d: %d other rounds' traces kept, want 2", idx[v], k);
+        lat[2] = med;
+        double lo = fmin(lat[0], lat[1]), hi = fmax(lat[0], lat[1]);
+        CHECK(med >= lo && med <= hi, "point %d: kept round %.3f ms is not the median of %.3f, %.3f, "
+              "%.3f", idx[v], med, lat[0], lat[1], med);
+        CHECK(fabs(med - meas[v]) <= 2e-6, "point %d: stored latency %.6f ms is not the kept round's "
+              "%.6f ms", idx[v], meas[v], med);
+        spread[v] = fmax(hi, med) / fmin(lo, med);
+    }
+    /* the order line, recomputed */
+    int pairs = 0, ties = 0, wrong = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            pairs++;
+            double lo = fmin(pred[a], pred[b]), sp = fmax(spread[a], spread[b]) - 1;
+            if (fabs(pred[a] - pred[b]) <= lo * sp * (1 + 1e-9) + 2e-6) ties++;
+            else wrong += (pred[a] < pred[b]) != (meas[a] < meas[b]);
+        }
+    char want[200], line[600];
+    snprintf(want, sizeof want, "latency order: %d of %d pairs as predicted, %d tie%s (", pairs - ties - wrong,
+             pairs, ties, ties == 1 ? "" : "s");
+    FILE *f = fopen(out, "r");
+    int found = 0;
+    while (f && fgets(line, sizeof line, f)) found |= !strncmp(line, want, strlen(want));
+    if (f) fclose(f);
+    CHECK(found, "%s lacks \"%s\"", out, want);
+    printf("ok: 3 rounds of %d points, the median round stored; %s...\n", n, want);
 }
 
 /* The stored steps of a point are its traces: the measured one dse exec
@@ -216,7 +293,7 @@ static void gpu(void)
 {
     char db[300], cmd[2048];
     CHECK(campaign("gpu-test", "localhost", "gpu", db, sizeof db) == 0, "campaign on gpu-test failed");
-    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 6 --bench 0,1 "
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 6 --rounds 1 --bench 0,1 "
              ">/dev/null 2>/dev/null", db);
     int rc = sh("%s", cmd);
     long long n = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL");
@@ -258,7 +335,7 @@ static void arch(void)
     snprintf(cmd, sizeof cmd, DSE_BIN " run --network toy6 --platform %s --coeffs %s --chromosome "
              "hybrid --pop 8 --gens 2 --seed 3 --db %s --quiet >/dev/null 2>&1", plat, co, db);
     CHECK(sh("%s", cmd) == 0, "campaign on arch-test failed");
-    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 0,1 >/dev/null 2>%s", db, err);
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --rounds 1 --bench 0,1 >/dev/null 2>%s", db, err);
     int rc = sh("%s", cmd);
     char *e = tfile_read(err, NULL), want[200];
     snprintf(want, sizeof want, "dse validate: warning: coefficients measured on %s used for 1 %s "
@@ -279,7 +356,7 @@ int main(void)
              "--chromosome hybrid --splits 2 --pop 24 --gens 6 --seed 3 --db %s --quiet >/dev/null", db);
     CHECK(sh("%s", cmd) == 0, "campaign failed");
 
-    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --bench 1,3 >%s/out.txt 2>&1",
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --rounds 2 --bench 1,3 >%s/out.txt 2>&1",
              db, dir);
     int rc = sh("%s", cmd);
     CHECK(rc == 0, "validate exit %d", rc);
@@ -332,7 +409,7 @@ int main(void)
         sh("%s", cmd);
         /* Only the stall needs a short deadline; the others must not race
          * one (a slow machine or a sanitizer build checks more slowly). */
-        snprintf(cmd, sizeof cmd, "DSE_FAULT=%s " DSE_BIN " validate --campaign 1 --db %s --bench 0,1 "
+        snprintf(cmd, sizeof cmd, "DSE_FAULT=%s " DSE_BIN " validate --campaign 1 --db %s --rounds 1 --bench 0,1 "
                  "--timeout %d >/dev/null 2>&1", faults[f][0], db, f == 1 ? 3 : 600);
         rc = sh("%s", cmd);
         long long nfail = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL AND status='failed'");
@@ -356,6 +433,7 @@ int main(void)
     snprintf(buf, sizeof buf, "%s/none.db", dir);
     CHECK(access(buf, F_OK) != 0, "missing database must not be created");
     steps(db);
+    rounds(db);
     boards();
     gpu();
     arch();
