@@ -254,7 +254,7 @@ done
 
 # dse validate across the boards: 3 points, every one ok, stored with the
 # steps of its Plan on every device.
-"$DSE" validate --campaign 1 --db "$T/c.db" --top 3 --bench 1,3 > "$T/val.txt" 2>&1 ||
+"$DSE" validate --campaign 1 --db "$T/c.db" --top 3 --rounds 1 --bench 1,3 > "$T/val.txt" 2>&1 ||
     fail "dse validate across the boards: $(tail -5 "$T/val.txt")"
 $PY - "$T/c.db" <<'PYEOF' || fail "dse validate's rows"
 import sqlite3, sys
@@ -279,7 +279,7 @@ if2=$(ip netns exec $nsb2 ip -o link | awk -F': ' '$2 ~ /^d/ { sub(/@.*/, "", $2
 cutter=$!
 t0=$(date +%s)
 rc=0
-timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --bench 0,1000 --timeout 8 \
+timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --rounds 1 --bench 0,1000 --timeout 8 \
     > "$T/cut.out" 2> "$T/cut.err" || rc=$?
 wait $cutter || true
 ip netns exec $nsb2 ip link set dev "$if2" up
@@ -292,7 +292,7 @@ echo "link of b2 cut: dse validate exit $rc after $dt s: $(grep -o 'failed: .*' 
     [ "$(cat /proc/$p/comm 2>/dev/null)" = dse ] && kill -9 "$p"; done) &
 killer=$!
 rc=0
-timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --bench 0,1000 --timeout 30 \
+timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --rounds 1 --bench 0,1000 --timeout 30 \
     > "$T/kill.out" 2> "$T/kill.err" || rc=$?
 wait $killer || true
 echo "rank on b2 killed: dse validate exit $rc: $(grep -o 'failed: .*' "$T/kill.out" | head -1)"

@@ -155,7 +155,7 @@ def campaign(tag, sub, line):
                  "%s: dse run: %s" % (tag, p.stderr.strip()[-300:])):
         return line
     cid = p.stdout.split()[1]
-    rc, out, err = run(DSE, "validate", "--campaign", cid, "--db", db, "--top", "best", "--bench", "1,1")
+    rc, out, err = run(DSE, "validate", "--campaign", cid, "--db", db, "--top", "best", "--rounds", "1", "--bench", "1,1")
     rows = [l for l in out.splitlines() if l.startswith("best ")]
     check(rc == 0 and rows and all(l.rstrip().endswith("| ok") for l in rows),
           "%s: dse validate exit %d: %s %s" % (tag, rc, out.strip()[-400:], err.strip()[-200:]))
