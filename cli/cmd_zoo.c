@@ -54,6 +54,7 @@ static void show_json(const net *n)
         cJSON_AddNumberToObject(l, "ops", (double)L->ops);
         cJSON_AddNumberToObject(l, "params", (double)L->params);
         cJSON_AddBoolToObject(l, "splittable", net_kind_splittable(L->kind));
+        cJSON_AddBoolToObject(l, "rows", net_layer_rowsplit(n, i));
         cJSON_AddItemToArray(ls, l);
     }
     cJSON *tt = cJSON_AddObjectToObject(o, "totals");

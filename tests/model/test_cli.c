@@ -96,14 +96,19 @@ static void test_zoo_show(void)
         CHECK_I64(cJSON_GetArraySize(ls), 24);
         /* The per-layer rows add up to the totals; 8 rows are splittable. */
         double macs = 0, params = 0;
-        int split = 0;
+        int split = 0, rows = 0;
         const cJSON *l;
         cJSON_ArrayForEach(l, ls)
         {
             macs += num(l, "macs");
             params += num(l, "params");
             split += cJSON_IsTrue(cJSON_GetObjectItem(l, "splittable"));
+            rows += cJSON_IsTrue(cJSON_GetObjectItem(l, "rows"));
         }
+        /* by rows: the 5 convolutions, their 5 ReLUs, 2 LRNs and 3 pools
+           (not the FC layers, their ReLUs and dropouts, whose output has
+           one row, nor flatten and softmax) */
+        CHECK_I64(rows, 15);
         CHECK(macs == 724406816.0);
         CHECK(params == 60965224.0);
         CHECK_I64(split, 8);

@@ -4,7 +4,10 @@ fixed seed) exported with torch.onnx.export and run in PyTorch on a fixed
 input; the ONNX files are imported into dse (real weights) and run with
 `dse exec` on 1 rank and on 2 ranks with a hybrid mapping (every Conv and FC
 split in two across the ranks, the other layers in blocks alternating between
-them).  Outputs must agree within 1e-4 relative (+1e-5 of the output range)."""
+them).  resnet18 also runs on 2 ranks with mixed cuts (issue 21): every layer
+cut at random by output rows into bands of unequal height (with the halos
+they need), by output channels, or whole, three mappings.  Outputs must
+agree within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
 import numpy as np
@@ -12,7 +15,7 @@ import torch
 import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tvzoo import hybrid_mapping  # noqa: E402
+from tvzoo import hybrid_mapping, mixed_mapping  # noqa: E402
 
 DSE = sys.argv[1]
 failures = 0
@@ -50,7 +53,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
-    for name in ("alexnet", "resnet50"):
+    for name in ("alexnet", "resnet50", "resnet18"):
         torch.manual_seed(1234)
         model = getattr(torchvision.models, name)(weights=None).eval()
         x = torch.rand(1, 3, 224, 224) * 2 - 1
@@ -69,6 +72,20 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
+        if name == "resnet18":
+            for seed in (1, 2, 3):
+                nrows, nchan = mixed_mapping(net, mp, seed)
+                if not nrows or not nchan:
+                    global failures
+                    failures += 1
+                    print("FAIL %s seed %d: %d row cuts, %d channel cuts: not mixed" % (name, seed, nrows, nchan))
+                out2 = os.path.join(tmp, "%s-mixed-%d.f32" % (name, seed))
+                run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform",
+                    os.path.join(tmp, "p2.json"), "--mapping", mp, "--input",
+                    os.path.join(tmp, "in.f32"), "--output", out2)
+                compare("%s, 2 ranks, mixed cuts (seed %d: %d layers cut by rows, %d by channels)"
+                        % (name, seed, nrows, nchan), np.fromfile(out2, np.float32), y)
+            continue
         nsplit = hybrid_mapping(net, mp)
         out2 = os.path.join(tmp, name + "-2.f32")
         run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform",

@@ -124,3 +124,31 @@ def hybrid_mapping(net, path):
             layers[L["name"]] = owner
     json.dump({"format": "dse-mapping", "version": 1, "layers": layers}, open(path, "w"))
     return sum(1 for v in layers.values() if isinstance(v, list))
+
+
+def mixed_mapping(net, path, seed):
+    """Every layer cut at random by what `dse net show --json` says it
+    allows: output rows into two bands of unequal height ("rows"), output
+    channels into two unequal slices ("splittable"), or whole on one of r0
+    and r1.  Returns (layers cut by rows, by channels)."""
+    import random
+    rnd = random.Random(seed)
+    layers, nrows, nchan = {}, 0, 0
+    for L in net["layers"]:
+        c, h = L["shape"][0], L["shape"][1]
+        ways = ["whole"] + (["rows"] * 2 if L.get("rows") else []) + \
+               (["chan"] if L.get("splittable") and c >= 2 else [])
+        way = rnd.choice(ways)
+        first, second = ("r0", "r1") if rnd.random() < 0.5 else ("r1", "r0")
+        if way == "rows":
+            k = rnd.randint(1, h - 1)
+            layers[L["name"]] = {"rows": [[first, 0, k], [second, k, h - k]]}
+            nrows += 1
+        elif way == "chan":
+            k = rnd.randint(1, c - 1)
+            layers[L["name"]] = [[first, 0, k], [second, k, c - k]]
+            nchan += 1
+        else:
+            layers[L["name"]] = first
+    json.dump({"format": "dse-mapping", "version": 1, "layers": layers}, open(path, "w"))
+    return nrows, nchan
