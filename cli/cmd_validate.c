@@ -82,7 +82,7 @@ static void print_report(const val_report *r, long long id)
         }
         char why[BASE_ERRLEN];
         double sp = V->spread[COST_OBJ_LATENCY];
-        if (isnan(sp)) printf(" | %7s", "-");
+        if (isnan(sp) || V->nrounds < 2) printf(" | %7s", "-");
         else printf(" | %6.1f%%", 100 * (sp - 1));
         printf(" | %s%s%s\n", V->status, V->reason[0] ? ": " : "",
                cli_inert(why, sizeof why, V->reason));
