@@ -16,8 +16,8 @@
  *             and per device pair where the platform's pairs of a class differ;
  *             send overhead = median cost of issuing an MPI_Isend;
  *             a late receiver's pickup (median beyond bytes / bandwidth)
- *   devices   per CPU device but the first: compute_scale = its measured
- *             time over the first's, over the model's ratio (per_device)
+ *   devices   per CPU device: compute_scale = its whole passes' measured
+ *             time over the model's compute time of them (per_device)
  *   memory    peak RSS = coefficient * (weights + peak live activations of
  *             the model) + bias, per device kind, over runs that put one
  *             layer (the largest Conv, the largest FC, the largest ReLU) on
@@ -537,17 +537,17 @@ out:
     return rc;
 }
 
-/* Per-device compute factors: the worker timed every CPU device on the
- * calibrated networks in alternating rounds (device_compute).  A device's
- * factor is its measured time over the representative's, divided by the
- * ratio the model already gives them from the platform's figures (clock,
- * cores: a board under a CPU quota is declared slower), the median over
- * the rounds.  Written for every CPU device but the representative. */
+/* Per-device compute factors: the worker timed whole passes of the
+ * calibrated networks on every CPU device in alternating rounds
+ * (device_compute).  A device's factor is its measured time over the
+ * model's compute time of the same passes on it (which already holds the
+ * platform's clock and cores: a board under a CPU quota is declared
+ * slower), the median over the rounds.  Written for every CPU device. */
 static int fit_device_scales(run *R)
 {
     const cJSON *dc = cJSON_GetObjectItem(R->raw, "device_compute");
-    int nd = R->pl->ndev, ref = rep_of(R->pl, PLAT_CPU), rc = -1;
-    if (!dc || !dc->child || ref < 0) return 0;
+    int nd = R->pl->ndev, rc = -1;
+    if (!dc || !dc->child || rep_of(R->pl, PLAT_CPU) < 0) return 0;
     double *pred = calloc((size_t)nd, sizeof *pred), *ratio = calloc(8, sizeof *ratio);
     cost_device *pd = calloc((size_t)nd, sizeof *pd);
     mapping *m = NULL;
@@ -569,17 +569,19 @@ static int fit_device_scales(run *R)
             pred[d] += pd[d].compute_s;
         }
     }
+    /* Every CPU device's factor, the first one's too: its whole passes over
+     * what the model makes of them.  The per-layer coefficients come from
+     * each layer timed alone on the first device; a whole inference pays
+     * what those timings miss (on a board under a CPU quota, the waits a
+     * layer shorter than the quota's period escapes), on every device. */
     for (int d = 0; d < nd; d++) {
-        if (d == ref || R->pl->dev[d].kind != PLAT_CPU || !(pred[d] > 0) || !(pred[ref] > 0)) continue;
+        if (R->pl->dev[d].kind != PLAT_CPU || !(pred[d] > 0)) continue;
         int nr = 0;
         for (int round = 0; round < 8; round++) {
-            double a = 0, b = 0;
+            double a = 0;
             for (const cJSON *e = dc->child; e; e = e->next)
-                if ((int)num(e, "round") == round) {
-                    if ((int)num(e, "rank") == d) a += num(e, "seconds");
-                    if ((int)num(e, "rank") == ref) b += num(e, "seconds");
-                }
-            if (a > 0 && b > 0) ratio[nr++] = (a / b) / (pred[d] / pred[ref]);
+                if ((int)num(e, "round") == round && (int)num(e, "rank") == d) a += num(e, "seconds");
+            if (a > 0) ratio[nr++] = a / pred[d];
         }
         if (!nr) continue;
         coeffs_devfactor *f = coeffs_device_factor(R->c, R->pl->dev[d].name);

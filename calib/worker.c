@@ -687,7 +687,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
      * where devices of one kind differ. */
     int ncpu = 0;
     for (int d = 0; d < size; d++) ncpu += pl->dev[d].kind == PLAT_CPU;
-    for (int round = 0; ncpu > 1 && o->nnetworks > 0 && round < 3; round++)
+    for (int round = 0; ncpu > 0 && o->nnetworks > 0 && round < 3; round++)
         for (int d = 0; d < size; d++) {
             if (pl->dev[d].kind != PLAT_CPU) continue;
             if (rank == d)
