@@ -571,9 +571,9 @@ static int fit_device_scales(run *R)
     }
     /* Every CPU device's factor, the first one's too: its whole passes over
      * what the model makes of them.  The per-layer coefficients come from
-     * each layer timed alone on the first device; a whole inference pays
-     * what those timings miss (on a board under a CPU quota, the waits a
-     * layer shorter than the quota's period escapes), on every device. */
+     * each layer's CPU time on the first device; a whole inference pays
+     * what those timings miss (on a board under a CPU quota, its waits),
+     * on every device. */
     for (int d = 0; d < nd; d++) {
         if (R->pl->dev[d].kind != PLAT_CPU || !(pred[d] > 0)) continue;
         int nr = 0;

@@ -223,11 +223,13 @@ static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
 }
 
 /* One device's speed: the median wall time of reps whole passes (share 1)
- * after one untimed pass, into *sec.  Whole passes, not the sum of each
- * layer's median: on a board under a CPU quota a layer shorter than the
- * quota's period often runs unthrottled, so per-layer medians miss the
- * waits that a whole inference pays (emu-3-mixed: boards of share 0.6
- * and 0.4 timed as fast as the board of share 1). */
+ * after one untimed pass, into *sec.  Wall time, not the sum of each
+ * layer's sample: a single-threaded layer's sample is the thread's CPU
+ * time (sw_stop, immune to preemption), which does not count the waits of
+ * a board under a CPU quota, nor anything else a whole inference pays
+ * beyond its layers (emu-3-mixed: boards of share 0.6 and 0.4 timed as
+ * fast as the board of share 1).  The per-layer stopwatch still runs
+ * inside the pass: a few microseconds per layer. */
 static int time_pass(const net *n, int reps, uint64_t seed, int threads, double *sec, char *err)
 {
     static const int one[] = {1};
@@ -683,8 +685,8 @@ int calib_worker(const calib_worker_opts *o, char *err)
 
     /* 1b. Every CPU device's speed on the calibrated networks, devices in
      * turn and rounds alternating (so a drift of the machine falls on all
-     * of them alike): calib_run turns the ratios into per_device factors
-     * where devices of one kind differ. */
+     * of them alike): calib_run turns them into every CPU device's
+     * per_device factor. */
     int ncpu = 0;
     for (int d = 0; d < size; d++) ncpu += pl->dev[d].kind == PLAT_CPU;
     for (int round = 0; ncpu > 0 && o->nnetworks > 0 && round < 3; round++)
@@ -692,8 +694,8 @@ int calib_worker(const calib_worker_opts *o, char *err)
             if (pl->dev[d].kind != PLAT_CPU) continue;
             if (rank == d)
                 for (int i = 0; !rc && i < o->nnetworks; i++) {
-                    double sum = 0;
-                    if (time_pass(nets[i], o->quick ? 5 : 10, o->seed, threads, &sum, err)) {
+                    double sec = 0;
+                    if (time_pass(nets[i], o->quick ? 5 : 10, o->seed, threads, &sec, err)) {
                         rc = 1;
                         break;
                     }
@@ -701,7 +703,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
                     cJSON_AddNumberToObject(e, "rank", rank);
                     cJSON_AddStringToObject(e, "network", nets[i]->name);
                     cJSON_AddNumberToObject(e, "round", round);
-                    cJSON_AddNumberToObject(e, "seconds", sum);
+                    cJSON_AddNumberToObject(e, "seconds", sec);
                     cJSON_AddItemToArray(cJSON_GetObjectItem(mine, "device_compute"), e);
                 }
             rt_barrier(CALM_NAP_US);
