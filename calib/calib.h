@@ -86,16 +86,18 @@ int64_t calib_work(const net *n, int layer, int c0, int nc);
 /* Channels of share 1/k of a layer's output (>= 1). */
 int calib_share_channels(int out_c, int k);
 
-/* Probe networks: small chains holding every layer kind (and both conv
- * classes) at several sizes, timed so that the per-kind fallback covers
- * kinds the calibrated networks lack.  Index 0..calib_probe_count()-1;
- * NULL with err on failure.  Their names start with "calib-probe". */
 /* The pair that stands for (a, b)'s link when calibrating: the first pair
  * (lower rank first, in rank order) of the same class with the same
  * platform figures.  Pairs the platform says differ are measured apart;
  * returned as first * ndev + second. */
 int calib_link_rep(const platform *pl, int a, int b);
 
+/* Probe networks: small chains holding every layer kind (and every conv
+ * class) at several sizes, timed so that the per-kind fallback covers
+ * kinds the calibrated networks lack.  Index 0..calib_probe_count()-1;
+ * --quick runs the first CALIB_PROBES_QUICK.  NULL with err on failure.
+ * Their names start with "calib-probe". */
+#define CALIB_PROBES_QUICK 2
 int calib_probe_count(void);
 net *calib_probe_net(int i, char *err);
 

@@ -1,11 +1,12 @@
 /* probe.c -- the probe networks: one chain per size holding every layer
- * kind of kinds.def (Conv in its three kernel paths and both cost classes,
- * FC, ReLU, ReLU6, LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten,
- * Dropout, Softmax, Sigmoid, HardSigmoid, HardSwish, Mul both ways,
- * ReduceMean, Slice, ChannelShuffle, LayerNorm, GELU, Scale; a test
- * checks that none is missing), so the per-kind fallback coefficients are fitted over
- * shapes the calibrated networks may lack (e.g. AveragePool and Concat
- * for DenseNet when calibrating on AlexNet and ResNet-50).
+ * kind of kinds.def (Conv in each of its algorithms and cost classes, FC
+ * and squeeze-excitation's 1x1 convolutions on a 1x1 map, ReLU, ReLU6,
+ * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
+ * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
+ * ChannelShuffle, LayerNorm, GELU, Scale; a test checks that none is
+ * missing), so the per-kind fallback coefficients are fitted over shapes
+ * the calibrated networks may lack (e.g. AveragePool and Concat for
+ * DenseNet when calibrating on AlexNet and ResNet-50).
  *
  * Invariant: every probe is a valid net (one output, topological order);
  * layer semantics come from net.c, nothing is re-derived here.
@@ -14,6 +15,7 @@
 
 #include <stdio.h>
 
+/* The first CALIB_PROBES_QUICK are what --quick runs. */
 static const struct {
     int c, h, w;
 } sizes[] = {{64, 56, 56}, {128, 28, 28}, {32, 112, 112}, {256, 14, 14}};
@@ -74,7 +76,14 @@ net *calib_probe_net(int i, char *err)
     add(&b, "hswish", NET_HSWISH, NULL, "hsigmoid", NULL);
     add(&b, "mul", NET_MUL, NULL, "hswish", "relu6");
     add(&b, "se_gap", NET_GAP, NULL, "mul", NULL);
-    add(&b, "se_scale", NET_MUL, NULL, "mul", "se_gap");
+    /* Squeeze-excitation's two 1x1 convolutions on the 1x1 map: matrix-
+     * vector products (convalgo GEMV), costed in FC's class, which the
+     * probe's one large FC alone would fit at a single size. */
+    a = net_attr_conv(C / 2, 1, 1, 0, 1, 1);
+    add(&b, "se_fc1", NET_CONV, &a, "se_gap", NULL);
+    a = net_attr_conv(2 * C, 1, 1, 0, 1, 1);
+    add(&b, "se_fc2", NET_CONV, &a, "se_fc1", NULL);
+    add(&b, "se_scale", NET_MUL, NULL, "mul", "se_fc2");
     /* ShuffleNet's and ConvNeXt's: a mean over channels joined back on and
      * sliced off again, a shuffle, LayerNorm, GELU and a per-channel scale. */
     a = net_attr_default(NET_REDUCEMEAN);

@@ -65,10 +65,16 @@ static int agree(int rc, char *err)
 }
 
 /* One timing sample: CPU time of this thread when kernels are
- * single-threaded (immune to preemption), else wall time. */
+ * single-threaded (immune to preemption), else wall time, less what the
+ * stopwatch itself reads between its two ends (`zero`, sw_zero).  Reading
+ * the thread's CPU clock is a system call (the wall clock is not), so an
+ * empty interval reads about a microsecond: kept in, it became every
+ * fitted overhead, and layers of a few thousand operations, which take a
+ * fraction of that inside dse exec, were priced several times too slow. */
 typedef struct {
     int threads;
     double w0, c0;
+    double zero;
 } stopwatch;
 
 static void sw_start(stopwatch *s)
@@ -83,11 +89,27 @@ static double sw_stop(const stopwatch *s, int *preempted)
     double w = base_now() - s->w0;
     if (s->threads != 1) {
         *preempted = 0;
-        return w;
+        return w > s->zero ? w - s->zero : 0;
     }
     double c = base_cpu_now() - s->c0;
     *preempted = c < 0.9 * w && w - c > 5e-6;
-    return c < w ? c : w;
+    double t = c < w ? c : w;
+    return t > s->zero ? t - s->zero : 0;
+}
+
+/* A stopwatch whose zero is the median reading of an empty interval. */
+static stopwatch sw_zero(int threads)
+{
+    enum { N = 101 };
+    stopwatch s = {threads, 0, 0, 0};
+    double t[N];
+    int pre;
+    for (int k = 0; k < N; k++) {
+        sw_start(&s);
+        t[k] = sw_stop(&s, &pre);
+    }
+    s.zero = base_median(t, N);
+    return s;
 }
 
 static void fill_pattern(float *x, size_t len, unsigned salt)
@@ -202,7 +224,7 @@ static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
 {
     const net *n = s->n;
     int L = n->n;
-    stopwatch sw = {threads, 0, 0};
+    stopwatch sw = sw_zero(threads);
     for (int i = 0; i < L; i++) {
         const net_layer *Ly = &n->layers[i];
         const float *ins[64];
@@ -326,7 +348,7 @@ static int time_copies(int quick, int reps, int threads, const char *kind, int r
     memset(a, 1, maxb / 2);
     memset(b, 2, maxb / 2);
     double *t = malloc((size_t)reps * sizeof *t);
-    stopwatch sw = {threads, 0, 0};
+    stopwatch sw = sw_zero(threads);
     for (size_t bytes = 16u << 10; t && bytes <= maxb; bytes *= 4) {
         int npre = 0;
         for (int r = -2; r < reps; r++) {
@@ -650,7 +672,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
     }
     for (int i = 0; !rc && i < o->nnetworks; i++)
         if (!(nets[nn++] = net_open(o->networks[i], err))) rc = 2;
-    int nprobe = o->quick ? 2 : calib_probe_count();
+    int nprobe = o->quick ? CALIB_PROBES_QUICK : calib_probe_count();
     for (int i = 0; !rc && i < nprobe; i++)
         if (!(nets[nn++] = calib_probe_net(i, err))) rc = 1;
     if ((rc = agree(rc, err))) goto out;

@@ -5,6 +5,9 @@
  *  - WINO2 / WINO4: Winograd (wino.c);
  *  - DIRECT (groups with one input channel each: depthwise, or a depth
  *    multiplier): a direct loop per output channel;
+ *  - GEMV (one output pixel): its input column (the input itself when
+ *    the kernel reads just that pixel, else gathered into the workspace)
+ *    times the slice's weights, one SGEMV as FC;
  *  - POINTWISE (1x1, stride 1, no padding): one SGEMM straight on the
  *    input, which is already the (in_c/groups) x (H*W) matrix;
  *  - IM2COL: im2col into the workspace, a band of output rows at a time
@@ -149,6 +152,17 @@ void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
         float *C = out + (size_t)(lo - c0) * ohw;
         if (alg == CONVALGO_POINTWISE) {
             kern_sgemm(hi - lo, (int)ohw, K, A, K, gin, (int)ohw, 1, C, (int)ohw);
+            continue;
+        }
+        if (alg == CONVALGO_GEMV) { /* one output pixel: its column times the weights */
+            const float *col = gin;
+            if (K != cin_g || plane != 1 || a->pt || a->pl) { /* gather it (ws: K floats) */
+                im2col_job j = {gin, x.h, x.w, a->kh, a->kw, a->sh, a->sw, a->dh, a->dw,
+                                a->pt, a->pl, 0, 1, 1, ws};
+                im2col_rows(&j, 0, K);
+                col = ws;
+            }
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, hi - lo, K, 1.0f, A, K, col, 1, 1.0f, C, 1);
             continue;
         }
         for (int oy0 = 0; oy0 < oh; oy0 += band) {

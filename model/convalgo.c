@@ -47,6 +47,7 @@ convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode)
         if (pixels >= 169) return CONVALGO_WINO2;
     }
     if (a->groups > 1 && cin_g == 1) return CONVALGO_DIRECT;
+    if (L->out.h == 1 && L->out.w == 1) return CONVALGO_GEMV;
     if (is_pointwise(a)) return CONVALGO_POINTWISE;
     return CONVALGO_IM2COL;
 }
@@ -61,7 +62,7 @@ int convalgo_of(const net *n, int layer)
 const char *convalgo_name(convalgo a)
 {
     static const char *names[CONVALGO_COUNT] = {"im2col", "pointwise", "direct", "winograd2",
-                                                "winograd4"};
+                                                "winograd4", "gemv"};
     return a < CONVALGO_COUNT ? names[a] : "?";
 }
 
@@ -104,6 +105,8 @@ size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo alg)
     case CONVALGO_POINTWISE:
     case CONVALGO_COUNT:
         return 0;
+    case CONVALGO_GEMV: /* the one input column, unless it is the input itself */
+        return is_pointwise(a) ? 0 : (size_t)cin_g * a->kh * a->kw;
     case CONVALGO_WINO2:
     case CONVALGO_WINO4: {
         /* U and M for one block of output channels, V for one band. */

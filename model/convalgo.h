@@ -14,6 +14,11 @@
  *              pixels with >= 32768 channel pairs: Winograd F(4x4, 3x3);
  *   WINO2      the other such layers on maps of >= 169 pixels (13x13):
  *              Winograd F(2x2, 3x3);
+ *   GEMV       one output pixel (squeeze-excitation's 1x1 maps, a kernel
+ *              covering the whole map): the pixel's input column times
+ *              the weights, a matrix-vector product as FC computes (a
+ *              matrix product of one column packs every weight first:
+ *              several times slower), and costed as FC is;
  *   POINTWISE  1x1, stride 1, unpadded: one matrix product on the input;
  *   IM2COL     everything else: im2col a band of output rows at a time,
  *              then a matrix product.
@@ -39,6 +44,7 @@ typedef enum {
     CONVALGO_DIRECT,
     CONVALGO_WINO2,
     CONVALGO_WINO4,
+    CONVALGO_GEMV,
     CONVALGO_COUNT
 } convalgo;
 
@@ -50,7 +56,7 @@ int convalgo_of(const net *n, int layer);
 const char *convalgo_name(convalgo a); /* "im2col", "pointwise", ... */
 
 /* Scratch floats a slice of nc output channels needs with algorithm a
- * (0 for DIRECT and POINTWISE).  Independent of the slice's first
+ * (0 for DIRECT, POINTWISE and a pointwise GEMV).  Independent of the slice's first
  * channel and non-decreasing in nc. */
 size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo a);
 /* The workspace of a slice of `layer` under the default rule, floats (0

@@ -44,6 +44,7 @@ int cost_class(const net *n, int layer)
     case CONVALGO_WINO4: return COST_CLASS_CONV_WINOGRAD;
     case CONVALGO_POINTWISE: return COST_CLASS_CONV_POINTWISE;
     case CONVALGO_DIRECT: return COST_CLASS_CONV_DIRECT;
+    case CONVALGO_GEMV: return NET_FC; /* the same product as FC's */
     case CONVALGO_IM2COL: return NET_CONV;
     default: return n->layers[layer].kind; /* not a Conv */
     }

@@ -775,6 +775,9 @@ static void test_convalgo(void)
         {64, 256, 56, 1, 1, 1, CONVALGO_POINTWISE},
         {64, 256, 56, 1, 2, 1, CONVALGO_IM2COL},    /* 1x1 stride 2 */
         {3, 64, 224, 7, 2, 1, CONVALGO_IM2COL},
+        {960, 240, 1, 1, 1, 1, CONVALGO_GEMV},      /* squeeze-excitation: 1x1 map */
+        {64, 32, 1, 3, 1, 1, CONVALGO_GEMV},        /* one pixel, column gathered */
+        {32, 32, 1, 3, 1, 32, CONVALGO_DIRECT},     /* depthwise stays direct */
     };
     int n_wino = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -789,12 +792,16 @@ static void test_convalgo(void)
         static const int cls_of[CONVALGO_COUNT] = {
             [CONVALGO_IM2COL] = NET_CONV, [CONVALGO_POINTWISE] = COST_CLASS_CONV_POINTWISE,
             [CONVALGO_DIRECT] = COST_CLASS_CONV_DIRECT, [CONVALGO_WINO2] = COST_CLASS_CONV_WINOGRAD,
-            [CONVALGO_WINO4] = COST_CLASS_CONV_WINOGRAD};
+            [CONVALGO_WINO4] = COST_CLASS_CONV_WINOGRAD, [CONVALGO_GEMV] = NET_FC};
         CHECK(cost_class(n, 0) == cls_of[alg], "case %zu: class %s", i, cost_class_name(cost_class(n, 0)));
-        /* workspace: none for direct and pointwise; a slice's never above
-         * the layer's; im2col's is one band of the column matrix */
+        /* workspace: none for direct, pointwise and a gemv straight on the
+         * input; a slice's never above the layer's; a gathered gemv's is
+         * its column; im2col's is one band of the column matrix */
         size_t whole = convalgo_workspace_of(n, 0, cases[i].cout);
-        CHECK((whole == 0) == (alg == CONVALGO_DIRECT || alg == CONVALGO_POINTWISE));
+        CHECK((whole == 0) == (alg == CONVALGO_DIRECT || alg == CONVALGO_POINTWISE ||
+                               (alg == CONVALGO_GEMV && cases[i].k == 1)));
+        if (alg == CONVALGO_GEMV && cases[i].k > 1)
+            CHECK(whole == (size_t)cases[i].cin / cases[i].g * cases[i].k * cases[i].k);
         CHECK(convalgo_workspace_of(n, 0, 1) <= whole);
         if (alg == CONVALGO_IM2COL) {
             size_t K = (size_t)cases[i].cin / cases[i].g * cases[i].k * cases[i].k;

@@ -157,6 +157,12 @@ int main(void)
     check_algo(CONVALGO_IM2COL, (net_shape){8, 15, 15}, 12, 3, 2, 1, 1);
     check_algo(CONVALGO_WINO2, (net_shape){16, 13, 13}, 16, 3, 1, 1, 1);
     check_algo(CONVALGO_WINO4, (net_shape){16, 50, 50}, 16, 3, 1, 1, 1);
+    /* one output pixel: straight on the input, gathered (a 3x3 kernel on a
+     * 3x3 map; one reading padding), and grouped */
+    check_algo(CONVALGO_GEMV, (net_shape){16, 1, 1}, 24, 1, 1, 0, 1);
+    check_algo(CONVALGO_GEMV, (net_shape){8, 3, 3}, 12, 3, 1, 0, 1);
+    check_algo(CONVALGO_GEMV, (net_shape){8, 2, 2}, 12, 3, 2, 1, 1);
+    check_algo(CONVALGO_GEMV, (net_shape){16, 1, 1}, 16, 1, 1, 0, 4);
     kern_set_threads(2); /* the kernels' own threads and the BLAS's */
     check_algo(CONVALGO_WINO4, (net_shape){16, 50, 50}, 16, 3, 1, 1, 1);
     check_algo(CONVALGO_IM2COL, (net_shape){8, 15, 15}, 12, 3, 2, 1, 1);
