@@ -330,7 +330,7 @@ static int fit_compute(run *R)
             int n = 0;
             cls_b[cls] = 0;
             for (int i = 0; i < nr; i++)
-                if (r[i].kind == k && r[i].cls == cls) {
+                if (r[i].kind == k && r[i].cls == cls && !calib_probe_is_tiny(r[i].network)) {
                     x[n] = r[i].work;
                     y[n] = r[i].t;
                     lab[n++] = r[i].layer;
@@ -342,12 +342,40 @@ static int fit_compute(run *R)
                 base_seterr(R->err, "%s on %s: %s", cost_class_name(cls), kn, what);
                 goto out;
             }
+            /* The rate is the large layers'; the fixed cost per step, the
+             * tiny probe's remainder beyond it (the line's own intercept is
+             * an extrapolation from layers of a million operations down to
+             * none, tens of microseconds either way). */
+            double rest[64], tx[64], ty[64];
+            int nt = 0;
+            for (int i = 0; i < nr && nt < 64; i++)
+                if (r[i].kind == k && r[i].cls == cls && calib_probe_is_tiny(r[i].network)) {
+                    tx[nt] = r[i].work;
+                    ty[nt] = r[i].t;
+                    rest[nt] = ty[nt] - f.b * tx[nt];
+                    nt++;
+                }
+            if (nt) {
+                double a = base_median(rest, nt);
+                f.a = a > 0 ? a : 0;
+                if (calib_fit_rescore(x, y, n, 1, &f)) goto oom;
+            }
             cls_b[cls] = f.b;
             coeffs_rates *cr = &D->cls[cls];
             cr->per_cycle = coeffs_fitted(1.0 / (f.b * fc), f.r2, f.rmse * 1e6, f.n);
             cr->overhead_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
             snprintf(what, sizeof what, "%s on %s", cost_class_name(cls), kn);
             report_fit(R, what, "work (MACs or ops)", "seconds", &f, x, y, n, lab);
+            if (nt) { /* the tiny probe's samples the intercept came from */
+                cJSON *o = cJSON_GetArrayItem(R->fits, cJSON_GetArraySize(R->fits) - 1);
+                cJSON *pts = cJSON_AddArrayToObject(o, "fixed_cost_points");
+                for (int i = 0; pts && i < nt; i++) {
+                    cJSON *q = cJSON_CreateObject();
+                    cJSON_AddNumberToObject(q, "x", tx[i]);
+                    cJSON_AddNumberToObject(q, "y", ty[i]);
+                    cJSON_AddItemToArray(pts, q);
+                }
+            }
             if (add_row(R, what, "per_cycle", cr->per_cycle) ||
                 add_row(R, what, "overhead_us", cr->overhead_us))
                 goto oom;

@@ -14,13 +14,29 @@
 #include "calib.h"
 
 #include <stdio.h>
+#include <string.h>
 
-/* The first CALIB_PROBES_QUICK are what --quick runs. */
+/* The first CALIB_PROBES_QUICK are what --quick runs.  PROBE_TINY's
+ * layers do a few thousand operations each: what they take is the fixed
+ * cost of a step (calib_probe_is_tiny). */
 static const struct {
     int c, h, w;
-} sizes[] = {{64, 56, 56}, {128, 28, 28}, {32, 112, 112}, {256, 14, 14}};
+} sizes[] = {{64, 56, 56}, {128, 28, 28}, {16, 16, 16}, {32, 112, 112}, {256, 14, 14}};
+#define PROBE_TINY 2
 
 int calib_probe_count(void) { return (int)(sizeof sizes / sizeof sizes[0]); }
+
+static void probe_name(int i, char *name, size_t len)
+{
+    snprintf(name, len, "calib-probe-%dx%dx%d", sizes[i].c, sizes[i].h, sizes[i].w);
+}
+
+int calib_probe_is_tiny(const char *network)
+{
+    char name[64];
+    probe_name(PROBE_TINY, name, sizeof name);
+    return network && !strcmp(network, name);
+}
 
 typedef struct {
     net *n;
@@ -43,7 +59,7 @@ net *calib_probe_net(int i, char *err)
     }
     int C = sizes[i].c;
     char name[64];
-    snprintf(name, sizeof name, "calib-probe-%dx%dx%d", C, sizes[i].h, sizes[i].w);
+    probe_name(i, name, sizeof name);
     pb b = {net_new(name, "data", (net_shape){C, sizes[i].h, sizes[i].w}), 0, err};
     if (!b.n) {
         base_seterr(err, "probe network: out of memory");
