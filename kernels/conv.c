@@ -94,6 +94,13 @@ static void direct_channels(void *ctx, int k0, int k1)
     const direct_job *j = ctx;
     const net_attr *a = j->a;
     int g0 = j->c0 / j->cout_g;
+    /* A kernel column's valid output columns depend on the column only:
+     * found once here, not per row and channel (two divisions each, most
+     * of the time of a 5x5 kernel on a 7x7 map). */
+    enum { KW_MAX = 32 };
+    int lo_of[KW_MAX], hi_of[KW_MAX], hoisted = a->kw <= KW_MAX;
+    for (int kj = 0; hoisted && kj < a->kw; kj++)
+        valid_cols(j->W, j->ow, a->sw, kj * a->dw - a->pl, &lo_of[kj], &hi_of[kj]);
     for (int k = k0; k < k1; k++) {
         int oc = j->c0 + k;
         const float *plane = j->in + (size_t)(oc / j->cout_g - g0) * j->H * j->W;
@@ -108,7 +115,8 @@ static void direct_channels(void *ctx, int k0, int k1)
                 for (int kj = 0; kj < a->kw; kj++) {
                     float wv = wk[ki * a->kw + kj];
                     int xoff = kj * a->dw - a->pl, lo, hi;
-                    valid_cols(j->W, j->ow, a->sw, xoff, &lo, &hi);
+                    if (hoisted) lo = lo_of[kj], hi = hi_of[kj];
+                    else valid_cols(j->W, j->ow, a->sw, xoff, &lo, &hi);
                     const float *src = irow + xoff;
                     if (a->sw == 1)
                         for (int ox = lo; ox < hi; ox++) orow[ox] += wv * src[ox];
