@@ -83,18 +83,22 @@ static void sw_start(stopwatch *s)
     s->c0 = s->threads == 1 ? base_cpu_now() : 0;
 }
 
+/* The least a sample reads: a step that computes nothing (Flatten) still
+ * takes a few nanoseconds, and the fits weigh samples by 1 / time^2. */
+#define SW_FLOOR 1e-8
+
 /* Returns the sample; *preempted = the wall clock ran ahead of the CPU. */
 static double sw_stop(const stopwatch *s, int *preempted)
 {
-    double w = base_now() - s->w0;
+    double w = base_now() - s->w0, t = w;
     if (s->threads != 1) {
         *preempted = 0;
-        return w > s->zero ? w - s->zero : 0;
+    } else {
+        double c = base_cpu_now() - s->c0;
+        *preempted = c < 0.9 * w && w - c > 5e-6;
+        t = c < w ? c : w;
     }
-    double c = base_cpu_now() - s->c0;
-    *preempted = c < 0.9 * w && w - c > 5e-6;
-    double t = c < w ? c : w;
-    return t > s->zero ? t - s->zero : 0;
+    return t - s->zero > SW_FLOOR ? t - s->zero : SW_FLOOR;
 }
 
 /* A stopwatch whose zero is the median reading of an empty interval,

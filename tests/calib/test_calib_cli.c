@@ -248,9 +248,11 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Every per-class fit takes its fixed cost per step from the tiny probe:
- * its intercept is the median of that probe's times less the fitted rate's
- * share (0 if negative), and it is the file's overhead_us.  Recomputed here
- * from the report's points, exactly. */
+ * its intercept is the median of that probe's times less the line's rate's
+ * share (fixed_cost_slope; 0 if negative), and it is the file's
+ * overhead_us; its slope is then the relative least-squares rate through
+ * the other points less that cost.  Recomputed here from the report's
+ * points, exactly. */
 static void fixed_costs(const cJSON *fits, const cost_coeffs *c)
 {
     int seen = 0;
@@ -263,7 +265,7 @@ static void fixed_costs(const cJSON *fits, const cost_coeffs *c)
         const cJSON *pts = cJSON_GetObjectItem(f, "fixed_cost_points");
         CHECK(f && cJSON_GetArraySize(pts) >= 1, "%s: no fit, or no tiny-probe points", what);
         if (!f || cJSON_GetArraySize(pts) < 1) continue;
-        double b = cJSON_GetObjectItem(f, "slope")->valuedouble, r[64];
+        double b = cJSON_GetObjectItem(f, "fixed_cost_slope")->valuedouble, r[64];
         int n = 0;
         for (const cJSON *q = pts->child; q && n < 64; q = q->next)
             r[n++] = cJSON_GetObjectItem(q, "y")->valuedouble -
@@ -276,6 +278,18 @@ static void fixed_costs(const cJSON *fits, const cost_coeffs *c)
         CHECK(fabs(c->dev[PLAT_CPU].cls[cls].overhead_us.value - want * 1e6) <= 1e-6 + 1e-6 * want * 1e6,
               "%s: overhead_us %g, tiny probe says %g", what,
               c->dev[PLAT_CPU].cls[cls].overhead_us.value, want * 1e6);
+        double sxy = 0, sxx = 0;
+        int all_above = 1;
+        for (const cJSON *q = cJSON_GetObjectItem(f, "points")->child; q; q = q->next) {
+            double x = cJSON_GetObjectItem(q, "x")->valuedouble;
+            double ya = cJSON_GetObjectItem(q, "y")->valuedouble - got;
+            all_above &= ya > 0;
+            if (ya > 0) sxy += x / ya, sxx += x * x / (ya * ya); /* weights 1 / ya^2 */
+        }
+        double slope = cJSON_GetObjectItem(f, "slope")->valuedouble;
+        if (all_above && sxx > 0)
+            CHECK(fabs(slope - sxy / sxx) <= 1e-9 * slope, "%s: slope %g, refit with the fixed "
+                  "cost held gives %g", what, slope, sxy / sxx);
         seen++;
     }
     CHECK(seen == COST_NCLASS, "%d of %d classes with a fixed cost from the tiny probe", seen,
