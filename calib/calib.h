@@ -59,9 +59,6 @@ int calib_fit_line(const double *x, const double *y, int n, int relative, calib_
 /* y = b x (a = 0), same conventions. */
 int calib_fit_origin(const double *x, const double *y, int n, int relative, calib_fit *f,
                      char *err);
-/* f's r2, rmse and max_rel again for its a and b as they now are (a
- * changed after the fit), n its points; -1 when out of memory. */
-int calib_fit_rescore(const double *x, const double *y, int n, int relative, calib_fit *f);
 
 /* A link's one-way time t = latency + bytes / bandwidth from ping-pong
  * sizes spanning orders of magnitude (x bytes, y seconds): the slope b by
@@ -99,13 +96,10 @@ int calib_link_rep(const platform *pl, int a, int b);
  * class) at several sizes, timed so that the per-kind fallback covers
  * kinds the calibrated networks lack.  Index 0..calib_probe_count()-1;
  * --quick runs the first CALIB_PROBES_QUICK.  NULL with err on failure.
- * Their names start with "calib-probe".  One of them is tiny (layers of a
- * few thousand operations): its times give the per-kind fits their fixed
- * cost per step, not their rate (calib_probe_is_tiny names it). */
-#define CALIB_PROBES_QUICK 3
+ * Their names start with "calib-probe". */
+#define CALIB_PROBES_QUICK 2
 int calib_probe_count(void);
 net *calib_probe_net(int i, char *err);
-int calib_probe_is_tiny(const char *network);
 
 /* ---- the worker (collective, under mpirun, rank r = device r) ---- */
 

@@ -330,7 +330,7 @@ static int fit_compute(run *R)
             int n = 0;
             cls_b[cls] = 0;
             for (int i = 0; i < nr; i++)
-                if (r[i].kind == k && r[i].cls == cls && !calib_probe_is_tiny(r[i].network)) {
+                if (r[i].kind == k && r[i].cls == cls) {
                     x[n] = r[i].work;
                     y[n] = r[i].t;
                     lab[n++] = r[i].layer;
@@ -342,51 +342,12 @@ static int fit_compute(run *R)
                 base_seterr(R->err, "%s on %s: %s", cost_class_name(cls), kn, what);
                 goto out;
             }
-            /* The fixed cost per step is the tiny probe's remainder beyond
-             * the large layers' rate (the line's own intercept is an
-             * extrapolation from layers of a million operations down to
-             * none, tens of microseconds either way) ... */
-            double rest[64], tx[64], ty[64], b0 = 0;
-            int nt = 0;
-            for (int i = 0; i < nr && nt < 64; i++)
-                if (r[i].kind == k && r[i].cls == cls && calib_probe_is_tiny(r[i].network)) {
-                    tx[nt] = r[i].work;
-                    ty[nt] = r[i].t;
-                    rest[nt] = ty[nt] - f.b * tx[nt];
-                    nt++;
-                }
-            if (nt) {
-                /* ... and the rate then refitted with that fixed cost held
-                 * (the line's slope went with its own intercept). */
-                b0 = f.b;
-                double a = base_median(rest, nt), *ya = malloc((size_t)n * sizeof *ya);
-                calib_fit g;
-                a = a > 0 ? a : 0;
-                if (!ya) goto oom;
-                int ok = 1;
-                for (int i = 0; i < n; i++) ok &= (ya[i] = y[i] - a) > 0;
-                if (ok && !calib_fit_origin(x, ya, n, 1, &g, R->err) && g.b > 0) f.b = g.b;
-                free(ya);
-                f.a = a;
-                if (calib_fit_rescore(x, y, n, 1, &f)) goto oom;
-            }
             cls_b[cls] = f.b;
             coeffs_rates *cr = &D->cls[cls];
             cr->per_cycle = coeffs_fitted(1.0 / (f.b * fc), f.r2, f.rmse * 1e6, f.n);
             cr->overhead_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
             snprintf(what, sizeof what, "%s on %s", cost_class_name(cls), kn);
             report_fit(R, what, "work (MACs or ops)", "seconds", &f, x, y, n, lab);
-            if (nt) { /* the tiny probe's samples the intercept came from */
-                cJSON *o = cJSON_GetArrayItem(R->fits, cJSON_GetArraySize(R->fits) - 1);
-                cJSON_AddNumberToObject(o, "fixed_cost_slope", b0);
-                cJSON *pts = cJSON_AddArrayToObject(o, "fixed_cost_points");
-                for (int i = 0; pts && i < nt; i++) {
-                    cJSON *q = cJSON_CreateObject();
-                    cJSON_AddNumberToObject(q, "x", tx[i]);
-                    cJSON_AddNumberToObject(q, "y", ty[i]);
-                    cJSON_AddItemToArray(pts, q);
-                }
-            }
             if (add_row(R, what, "per_cycle", cr->per_cycle) ||
                 add_row(R, what, "overhead_us", cr->overhead_us))
                 goto oom;

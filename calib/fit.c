@@ -83,15 +83,6 @@ int calib_fit_line(const double *x, const double *y, int n, int relative, calib_
     return 0;
 }
 
-int calib_fit_rescore(const double *x, const double *y, int n, int relative, calib_fit *f)
-{
-    double *w = n > 0 ? weights(y, n, relative) : NULL;
-    if (!w) return -1;
-    quality(x, y, w, n, f);
-    free(w);
-    return 0;
-}
-
 int calib_fit_origin(const double *x, const double *y, int n, int relative, calib_fit *f,
                      char *err)
 {

@@ -6,37 +6,20 @@
  * ChannelShuffle, LayerNorm, GELU, Scale; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
- * DenseNet when calibrating on AlexNet and ResNet-50).
- *
+ * DenseNet when calibrating on AlexNet and ResNet-50). *
  * Invariant: every probe is a valid net (one output, topological order);
  * layer semantics come from net.c, nothing is re-derived here.
  */
 #include "calib.h"
 
 #include <stdio.h>
-#include <string.h>
 
-/* The first CALIB_PROBES_QUICK are what --quick runs.  PROBE_TINY's
- * layers do a few thousand operations each: what they take is the fixed
- * cost of a step (calib_probe_is_tiny). */
+/* The first CALIB_PROBES_QUICK are what --quick runs. */
 static const struct {
     int c, h, w;
-} sizes[] = {{64, 56, 56}, {128, 28, 28}, {16, 16, 16}, {32, 112, 112}, {256, 14, 14}};
-#define PROBE_TINY 2
+} sizes[] = {{64, 56, 56}, {128, 28, 28}, {32, 112, 112}, {256, 14, 14}};
 
 int calib_probe_count(void) { return (int)(sizeof sizes / sizeof sizes[0]); }
-
-static void probe_name(int i, char *name, size_t len)
-{
-    snprintf(name, len, "calib-probe-%dx%dx%d", sizes[i].c, sizes[i].h, sizes[i].w);
-}
-
-int calib_probe_is_tiny(const char *network)
-{
-    char name[64];
-    probe_name(PROBE_TINY, name, sizeof name);
-    return network && !strcmp(network, name);
-}
 
 typedef struct {
     net *n;
@@ -59,7 +42,7 @@ net *calib_probe_net(int i, char *err)
     }
     int C = sizes[i].c;
     char name[64];
-    probe_name(i, name, sizeof name);
+    snprintf(name, sizeof name, "calib-probe-%dx%dx%d", C, sizes[i].h, sizes[i].w);
     pb b = {net_new(name, "data", (net_shape){C, sizes[i].h, sizes[i].w}), 0, err};
     if (!b.n) {
         base_seterr(err, "probe network: out of memory");

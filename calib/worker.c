@@ -68,9 +68,8 @@ static int agree(int rc, char *err)
  * single-threaded (immune to preemption), else wall time, less what the
  * stopwatch itself reads between its two ends (`zero`, sw_zero).  Reading
  * the thread's CPU clock is a system call (the wall clock is not), so an
- * empty interval reads about a microsecond: kept in, it became every
- * fitted overhead, and layers of a few thousand operations, which take a
- * fraction of that inside dse exec, were priced several times too slow. */
+ * empty interval reads about a microsecond: kept in, it would enter every
+ * fitted overhead, while dse exec times no layer on its own. */
 typedef struct {
     int threads;
     double w0, c0;

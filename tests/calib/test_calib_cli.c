@@ -241,61 +241,6 @@ static double idle_rank_rss(void)
     return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Every per-class fit takes its fixed cost per step from the tiny probe:
- * its intercept is the median of that probe's times less the line's rate's
- * share (fixed_cost_slope; 0 if negative), and it is the file's
- * overhead_us; its slope is then the relative least-squares rate through
- * the other points less that cost.  Recomputed here from the report's
- * points, exactly. */
-static void fixed_costs(const cJSON *fits, const cost_coeffs *c)
-{
-    int seen = 0;
-    for (int cls = 0; cls < COST_NCLASS; cls++) {
-        char what[96];
-        snprintf(what, sizeof what, "%s on cpu", cost_class_name(cls));
-        const cJSON *f = NULL;
-        for (const cJSON *e = fits ? fits->child : NULL; e && !f; e = e->next)
-            if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "what")), what)) f = e;
-        const cJSON *pts = cJSON_GetObjectItem(f, "fixed_cost_points");
-        CHECK(f && cJSON_GetArraySize(pts) >= 1, "%s: no fit, or no tiny-probe points", what);
-        if (!f || cJSON_GetArraySize(pts) < 1) continue;
-        double b = cJSON_GetObjectItem(f, "fixed_cost_slope")->valuedouble, r[64];
-        int n = 0;
-        for (const cJSON *q = pts->child; q && n < 64; q = q->next)
-            r[n++] = cJSON_GetObjectItem(q, "y")->valuedouble -
-                     b * cJSON_GetObjectItem(q, "x")->valuedouble;
-        qsort(r, (size_t)n, sizeof *r, cmp_double);
-        double med = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]), want = med > 0 ? med : 0;
-        double got = cJSON_GetObjectItem(f, "intercept")->valuedouble;
-        CHECK(fabs(got - want) <= 1e-12 + 1e-9 * want, "%s: intercept %g s, tiny probe says %g s",
-              what, got, want);
-        CHECK(fabs(c->dev[PLAT_CPU].cls[cls].overhead_us.value - want * 1e6) <= 1e-6 + 1e-6 * want * 1e6,
-              "%s: overhead_us %g, tiny probe says %g", what,
-              c->dev[PLAT_CPU].cls[cls].overhead_us.value, want * 1e6);
-        double sxy = 0, sxx = 0;
-        int all_above = 1;
-        for (const cJSON *q = cJSON_GetObjectItem(f, "points")->child; q; q = q->next) {
-            double x = cJSON_GetObjectItem(q, "x")->valuedouble;
-            double ya = cJSON_GetObjectItem(q, "y")->valuedouble - got;
-            all_above &= ya > 0;
-            if (ya > 0) sxy += x / ya, sxx += x * x / (ya * ya); /* weights 1 / ya^2 */
-        }
-        double slope = cJSON_GetObjectItem(f, "slope")->valuedouble;
-        if (all_above && sxx > 0)
-            CHECK(fabs(slope - sxy / sxx) <= 1e-9 * slope, "%s: slope %g, refit with the fixed "
-                  "cost held gives %g", what, slope, sxy / sxx);
-        seen++;
-    }
-    CHECK(seen == COST_NCLASS, "%d of %d classes with a fixed cost from the tiny probe", seen,
-          COST_NCLASS);
-}
-
 static void test_success(void)
 {
     char args[2048], *e, err[BASE_ERRLEN];
@@ -381,7 +326,6 @@ static void test_success(void)
                           cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(f0, "points"), 0), "residual"),
                       "fit without points and residuals");
                 CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(rep, "memory_runs")) >= 4, "memory runs");
-                fixed_costs(fits, c);
                 cJSON_Delete(rep);
             }
             CHECK(rows == 1, "%d calibration rows", rows);
