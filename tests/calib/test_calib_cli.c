@@ -241,6 +241,38 @@ static double idle_rank_rss(void)
     return v;
 }
 
+/* A per-class fit over layers of fewer than CALIB_CLASS_MIN_SIZES
+ * different sizes has no fixed cost (its line goes through the origin);
+ * counted from the report's own points. */
+static void class_intercepts(const cJSON *fits)
+{
+    int classes = 0, origin = 0;
+    for (int cls = 0; cls < COST_NCLASS; cls++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s on cpu", cost_class_name(cls));
+        for (const cJSON *f = fits ? fits->child : NULL; f; f = f->next) {
+            if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "what")), what)) continue;
+            double xs[256];
+            int nx = 0;
+            for (const cJSON *q = cJSON_GetObjectItem(f, "points")->child; q && nx < 256; q = q->next) {
+                double x = cJSON_GetObjectItem(q, "x")->valuedouble;
+                int seen = 0;
+                for (int j = 0; j < nx && !seen; j++) seen = xs[j] == x;
+                if (!seen) xs[nx++] = x;
+            }
+            double a = cJSON_GetObjectItem(f, "intercept")->valuedouble;
+            classes++;
+            if (nx < CALIB_CLASS_MIN_SIZES) {
+                origin++;
+                CHECK(a == 0, "%s: %d sizes, yet an intercept of %g s", what, nx, a);
+            }
+        }
+    }
+    CHECK(classes == COST_NCLASS, "%d per-class fits on cpu, want %d", classes, COST_NCLASS);
+    printf("per-class fits: %d, %d through the origin (fewer than %d sizes)\n", classes, origin,
+           CALIB_CLASS_MIN_SIZES);
+}
+
 static void test_success(void)
 {
     char args[2048], *e, err[BASE_ERRLEN];
@@ -326,6 +358,7 @@ static void test_success(void)
                           cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(f0, "points"), 0), "residual"),
                       "fit without points and residuals");
                 CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(rep, "memory_runs")) >= 4, "memory runs");
+                class_intercepts(fits);
                 cJSON_Delete(rep);
             }
             CHECK(rows == 1, "%d calibration rows", rows);
