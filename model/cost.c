@@ -275,6 +275,13 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             const coeffs_rates *cr = cls >= NET_KIND_COUNT ? &D->cls[NET_CONV] : NULL;
             const coeffs_value *pc = pick(lr ? &lr->per_cycle : NULL, wr ? &wr->per_cycle : NULL,
                                           &kr->per_cycle, cr ? &cr->per_cycle : NULL, NULL);
+            /* A file before version 4 rated GlobalAveragePool per element
+             * written; its work is now the elements read, H*W times more. */
+            double per_work = 1.0;
+            if (pc && c->version < COEFFS_VERSION_GAP_READS && L->kind == NET_GAP) {
+                net_shape x = net_in_shape(n, i, 0);
+                per_work = (double)x.h * x.w;
+            }
             if (!pc) {
                 pc = &F->cls[cls].per_cycle;
                 if (D != F) {
@@ -295,7 +302,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             const coeffs_value *wc =
                 pick(&D->mem_weights[L->kind], &D->mem_coefficient, NULL, NULL, NULL);
             lk_coef *e = &m->lk[i * 2 + k];
-            e->cyc = 1.0 / pc->value;
+            e->cyc = 1.0 / (pc->value * per_work);
             e->cyc_pc = e->cyc * (double)(m->use_macs[i] ? net_slice_macs(n, i, 0, 1)
                                                          : net_slice_ops(n, i, 0, 1));
             e->ovh_s = ov->value * 1e-6;

@@ -57,10 +57,16 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 /* ---- coefficients ----
  * Format versions: 1; 2 = 1 plus the optional "arch" (the CPU architecture
  * that measured them), and links' optional "pickup_us"; 3 = 2 plus
- * "per_device".  The reader takes all three (each refuses what a later
- * version added: an older dse says "version 3" rather than "unknown key");
- * the writer writes COEFFS_VERSION. */
-#define COEFFS_VERSION 3
+ * "per_device"; 4 = 3 with GlobalAveragePool's work counted as the
+ * elements it reads (C*H*W of its input), where 1 to 3 counted the ones
+ * it writes (C): the model divides an older file's GlobalAveragePool
+ * rates by each layer's H*W, so they price every layer as before.  The
+ * reader takes all four (each refuses what a later version added: an
+ * older dse says "version 3" rather than "unknown key"); the writer
+ * writes COEFFS_VERSION. */
+#define COEFFS_VERSION 4
+/* The first version whose GlobalAveragePool rates are per element read. */
+#define COEFFS_VERSION_GAP_READS 4
 
 /* Where a coefficient comes from (the file's "source"). */
 typedef enum {
@@ -169,7 +175,7 @@ int coeffs_save(const cost_coeffs *c, const char *path, char *err);
 /* The reader's checks, for coefficients built in code: 0 or -1 + err. */
 int coeffs_check(const cost_coeffs *c, char *err);
 
-/* Building in code (calibration).  coeffs_new: version 2, nothing set.
+/* Building in code (calibration).  coeffs_new: COEFFS_VERSION, nothing set.
  * The string setters copy; they return 0 or -1 on allocation failure. */
 cost_coeffs *coeffs_new(void);
 int coeffs_set_info(cost_coeffs *c, const char *board, const char *date, const char *description);

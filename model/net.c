@@ -366,7 +366,8 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         L->weights = net_wvecs(K->wlayout) * (int64_t)y.c;
     }
     if (!(K->flags & NET_KF_MACS)) L->ops = net_shape_numel(y);
-    if (L->kind == NET_REDUCEMEAN) L->ops = numel_in; /* its work is what it reads */
+    /* A reduction's work is what it reads, not the little it writes. */
+    if (L->kind == NET_REDUCEMEAN || L->kind == NET_GAP) L->ops = numel_in;
     return 0;
 }
 

@@ -149,9 +149,9 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":4,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 4"},
+     "version 5"},
     {"arch-in-v1",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
@@ -318,7 +318,7 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 3 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 4 && c->arch && !strcmp(c->arch, "x86_64"));
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
               d->overhead_us.n == 30 && d->overhead_us.r2 == 0.98);
         CHECK(d->mem_weights[NET_FC].value == 1.0 && d->mem_bias_mb.value == 38.0);
@@ -386,8 +386,50 @@ out:
     coeffs_free(c);
 }
 
+/* GlobalAveragePool's work: the elements it reads (C*H*W) from version 4
+ * on, the ones it writes (C) before.  A file of either version prices a
+ * GAP on 6x5x4 as its own version meant: work / (frequency * per_cycle)
+ * on local-2's rank0 (one core). */
+static void test_gap_versions(void)
+{
+    platform *pl = platform_open("local-2", err);
+    net *n = net_new("gapnet", "data", (net_shape){6, 5, 4});
+    const char *in[] = {"data"};
+    net_attr a = net_attr_default(NET_GAP);
+    CHECK(pl && n && net_add(n, "gap", NET_GAP, &a, 1, in, err) >= 0 &&
+          net_finalize(n, "gapnet", err) == 0, "%s", err);
+    if (!pl || !n) goto out;
+    CHECK(n->layers[0].ops == 120, "GAP on 6x5x4 reads 120 elements, ops %lld",
+          (long long)n->layers[0].ops);
+    double fc = pl->dev[0].freq_mhz * 1e6 * pl->dev[0].cores;
+    for (int v = 3; v <= 4; v++) {
+        char txt[600];
+        snprintf(txt, sizeof txt,
+                 "{\"format\":\"dse-coefficients\",\"version\":%d,\"platforms\":[],"
+                 "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+                 "{\"kinds\":{\"GlobalAveragePool\":{\"per_cycle\":{\"value\":0.5,"
+                 "\"source\":\"assumption\"},\"overhead_us\":{\"value\":0,"
+                 "\"source\":\"assumption\"}}}}}}", v);
+        cost_coeffs *c = coeffs_from_json(txt, "gap", err);
+        CHECK(c != NULL, "version %d: %s", v, err);
+        char w[BASE_ERRLEN];
+        cost_model *m = c ? cost_new(n, pl, c, w, err) : NULL;
+        CHECK(m != NULL, "%s", err);
+        if (m) {
+            double want = (v < 4 ? 6 : 120) / 0.5 / fc, got = cost_compute_s(m, 0, 0, 0, 6);
+            CHECK(fabs(got - want) <= 1e-12 * want, "version %d: GAP %g s, want %g s", v, got, want);
+        }
+        cost_free(m);
+        coeffs_free(c);
+    }
+out:
+    net_free(n);
+    platform_free(pl);
+}
+
 int main(void)
 {
+    test_gap_versions();
     test_doc_example();
     test_arch();
     test_roundtrip();
