@@ -99,8 +99,8 @@ int calib_link_rep(const platform *pl, int a, int b);
  * Their names start with "calib-probe". */
 #define CALIB_PROBES_QUICK 2
 /* A per-class fallback fit gets a fixed cost per step (an intercept) only
- * from layers of at least this many different sizes; else its line goes
- * through the origin. */
+ * from samples of at least this many different work values (layers, or
+ * channel shares of one); else its line goes through the origin. */
 #define CALIB_CLASS_MIN_SIZES 3
 int calib_probe_count(void);
 net *calib_probe_net(int i, char *err);

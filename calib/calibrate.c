@@ -349,17 +349,18 @@ static int fit_compute(run *R)
                 }
             if (!n) continue;
             calib_fit f;
-            /* A fixed cost per step needs layers of three sizes at least:
+            /* A fixed cost per step needs three work values at least (layers
+             * or channel shares of one):
              * through two a line fits exactly, and its intercept, however
              * large, would be charged to every layer of the class (Sigmoid
              * in a --quick calibration: 663 us from its two probe layers,
              * on each of efficientnet_b0's 33 sigmoids, 32 of them on 1x1
              * maps).  Fewer: the rate alone, through the origin. */
             int nx = distinct(x, n);
-            if ((nx >= CALIB_CLASS_MIN_SIZES ? fit_time(x, y, n, 0, &f, R->err)
-                                              : calib_fit_origin(x, y, n, 1, &f, R->err)) ||
-                !(f.b > 0)) {
-                snprintf(what, sizeof what, "%s", f.b > 0 ? R->err : "no positive rate");
+            int bad = nx >= CALIB_CLASS_MIN_SIZES ? fit_time(x, y, n, 0, &f, R->err)
+                                                   : calib_fit_origin(x, y, n, 1, &f, R->err);
+            if (bad || !(f.b > 0)) {
+                snprintf(what, sizeof what, "%s", bad ? R->err : "no positive rate");
                 base_seterr(R->err, "%s on %s: %s", cost_class_name(cls), kn, what);
                 goto out;
             }

@@ -6,7 +6,8 @@
  * ChannelShuffle, LayerNorm, GELU, Scale; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
- * DenseNet when calibrating on AlexNet and ResNet-50). *
+ * DenseNet when calibrating on AlexNet and ResNet-50).
+ *
  * Invariant: every probe is a valid net (one output, topological order);
  * layer semantics come from net.c, nothing is re-derived here.
  */

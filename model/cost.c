@@ -276,9 +276,11 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             const coeffs_value *pc = pick(lr ? &lr->per_cycle : NULL, wr ? &wr->per_cycle : NULL,
                                           &kr->per_cycle, cr ? &cr->per_cycle : NULL, NULL);
             /* A file before version 4 rated GlobalAveragePool per element
-             * written; its work is now the elements read, H*W times more. */
+             * written; its work is now the elements read, H*W times more
+             * (the file's rates only: the built-in defaults, D == F, are
+             * this version's). */
             double per_work = 1.0;
-            if (pc && c->version < COEFFS_VERSION_GAP_READS && L->kind == NET_GAP) {
+            if (pc && D != F && c->version < COEFFS_VERSION_GAP_READS && L->kind == NET_GAP) {
                 net_shape x = net_in_shape(n, i, 0);
                 per_work = (double)x.h * x.w;
             }

@@ -59,8 +59,9 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * that measured them), and links' optional "pickup_us"; 3 = 2 plus
  * "per_device"; 4 = 3 with GlobalAveragePool's work counted as the
  * elements it reads (C*H*W of its input), where 1 to 3 counted the ones
- * it writes (C): the model divides an older file's GlobalAveragePool
- * rates by each layer's H*W, so they price every layer as before.  The
+ * it writes (C): the model multiplies an older file's GlobalAveragePool
+ * per_cycle by each layer's input H*W (the same time per element written),
+ * so it prices every layer as before.  The
  * reader takes all four (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes COEFFS_VERSION. */

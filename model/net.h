@@ -114,7 +114,8 @@ typedef struct {
     net_attr a;
     net_shape out;    /* inferred */
     int64_t macs;     /* multiply-adds: Conv and FC only */
-    int64_t ops;      /* elementwise ops (one per output element) for the rest */
+    int64_t ops;      /* elementwise ops for the rest: one per output element
+                         (ReduceMean, GlobalAveragePool: per input element) */
     int64_t params;   /* learnable parameters, torchvision's convention */
     int64_t weights;  /* floats the layer holds at run time (params + BN stats) */
 } net_layer;

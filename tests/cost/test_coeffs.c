@@ -422,6 +422,33 @@ static void test_gap_versions(void)
         cost_free(m);
         coeffs_free(c);
     }
+    /* A GPU device of a platform the file has no gpu section for is priced
+     * by the built-in defaults, this version's: the same whatever the
+     * file's version. */
+    platform *g = platform_open("jetson-nx-8-cpugpu", err);
+    int gd = -1;
+    for (int d = 0; g && d < g->ndev; d++)
+        if (g->dev[d].kind == PLAT_GPU) gd = d;
+    CHECK(g && gd >= 0, "no gpu device in jetson-nx-8-cpugpu: %s", err);
+    double tg[2] = {0, 0};
+    for (int v = 3; g && gd >= 0 && v <= 4; v++) {
+        char txt[600];
+        snprintf(txt, sizeof txt,
+                 "{\"format\":\"dse-coefficients\",\"version\":%d,\"platforms\":[],"
+                 "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+                 "{\"kinds\":{\"GlobalAveragePool\":{\"per_cycle\":{\"value\":0.5,"
+                 "\"source\":\"assumption\"}}}}}}", v);
+        cost_coeffs *c = coeffs_from_json(txt, "gap-gpu", err);
+        char w[BASE_ERRLEN];
+        cost_model *m = c ? cost_new(n, g, c, w, err) : NULL;
+        CHECK(m != NULL, "%s", err);
+        if (m) tg[v - 3] = cost_compute_s(m, 0, gd, 0, 6);
+        cost_free(m);
+        coeffs_free(c);
+    }
+    CHECK(tg[0] > 0 && tg[0] == tg[1], "gpu GAP on defaults: %g s (version 3 file), %g s (4)",
+          tg[0], tg[1]);
+    platform_free(g);
 out:
     net_free(n);
     platform_free(pl);
