@@ -164,7 +164,7 @@ void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
         }
         if (alg == CONVALGO_GEMV) { /* one output pixel: its column times the weights */
             const float *col = gin;
-            if (K != cin_g || plane != 1 || a->pt || a->pl) { /* gather it (ws: K floats) */
+            if (convalgo_gemv_gathers(L, x)) { /* gather it (ws: K floats) */
                 im2col_job j = {gin, x.h, x.w, a->kh, a->kw, a->sh, a->sw, a->dh, a->dw,
                                 a->pt, a->pl, 0, 1, 1, ws};
                 im2col_rows(&j, 0, K);

@@ -96,6 +96,12 @@ convalgo_wino convalgo_wino_geometry(const net_layer *L, net_shape x, int nc, in
     return g;
 }
 
+int convalgo_gemv_gathers(const net_layer *L, net_shape x)
+{
+    const net_attr *a = &L->a;
+    return !(a->kh == 1 && a->kw == 1 && x.h == 1 && x.w == 1 && a->pt == 0 && a->pl == 0);
+}
+
 size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo alg)
 {
     const net_attr *a = &L->a;
@@ -106,7 +112,7 @@ size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo alg)
     case CONVALGO_COUNT:
         return 0;
     case CONVALGO_GEMV: /* the one input column, unless it is the input itself */
-        return is_pointwise(a) ? 0 : (size_t)cin_g * a->kh * a->kw;
+        return convalgo_gemv_gathers(L, x) ? (size_t)cin_g * a->kh * a->kw : 0;
     case CONVALGO_WINO2:
     case CONVALGO_WINO4: {
         /* U and M for one block of output channels, V for one band. */

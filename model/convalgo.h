@@ -55,8 +55,14 @@ convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode);
 int convalgo_of(const net *n, int layer);
 const char *convalgo_name(convalgo a); /* "im2col", "pointwise", ... */
 
+/* Whether a GEMV layer gathers its one input column into the workspace
+ * (1) or reads the input itself as the vector (0: a 1x1 kernel on a 1x1
+ * map without top or left padding, so the column is every channel's one
+ * value, contiguous).  The kernel and convalgo_workspace both ask this. */
+int convalgo_gemv_gathers(const net_layer *L, net_shape x);
+
 /* Scratch floats a slice of nc output channels needs with algorithm a
- * (0 for DIRECT, POINTWISE and a pointwise GEMV).  Independent of the slice's first
+ * (0 for DIRECT, POINTWISE and a GEMV that does not gather).  Independent of the slice's first
  * channel and non-decreasing in nc. */
 size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo a);
 /* The workspace of a slice of `layer` under the default rule, floats (0
