@@ -126,7 +126,10 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
  * convolution algorithm on the band's geometry (net_band_layer), so its
  * rows equal the whole layer's: bit for bit for im2col, pointwise and
  * direct convolutions and every other kind, to float rounding for
- * Winograd (its tiles start at the band's first row).  Same in-place
+ * Winograd (its tiles start at the band's first row) and for products
+ * a BLAS computes (kern_gemm_own() false), whose order of summation may
+ * depend on the matrix's width (OpenBLAS's AVX-512 small-matrix
+ * kernels).  Same in-place
  * rules as kern_run. */
 int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *inputs,
                   const float *weights, float *out, float *workspace, char *err);
