@@ -60,6 +60,20 @@ int calib_fit_line(const double *x, const double *y, int n, int relative, calib_
 int calib_fit_origin(const double *x, const double *y, int n, int relative, calib_fit *f,
                      char *err);
 
+/* A class's curve (coeffs_curve, model/cost.h) from its samples (x work,
+ * y seconds): samples sorted by work and grouped, a group starting where
+ * work exceeds CALIB_CURVE_BIN times its first (the factor widened until
+ * at most COEFFS_CURVE_MAX groups remain); each group's median work and
+ * median time; the times made non-decreasing by pooling adjacent groups
+ * (isotonic regression weighted by group size: a larger layer is not
+ * faster, what says so is noise or another shape).  Fewer than
+ * CALIB_CLASS_MIN_SIZES groups: no curve (cv->n = 0; two points would
+ * extrapolate one power law from two layers).  cv->r2 as the line's, on
+ * relative residuals of every sample against coeffs_curve_at.  0, or -1
+ * with err (data not usable, out of memory). */
+#define CALIB_CURVE_BIN 1.5
+int calib_fit_curve(const double *x, const double *y, int n, coeffs_curve *cv, char *err);
+
 /* A link's one-way time t = latency + bytes / bandwidth from ping-pong
  * sizes spanning orders of magnitude (x bytes, y seconds): the slope b by
  * unweighted least squares over the large sizes (x >= largest / 64, at
@@ -97,7 +111,7 @@ int calib_link_rep(const platform *pl, int a, int b);
  * kinds the calibrated networks lack.  Index 0..calib_probe_count()-1;
  * --quick runs the first CALIB_PROBES_QUICK.  NULL with err on failure.
  * Their names start with "calib-probe". */
-#define CALIB_PROBES_QUICK 2
+#define CALIB_PROBES_QUICK 3
 /* A per-class fallback fit gets a fixed cost per step (an intercept) only
  * from samples of at least this many different work values (layers, or
  * channel shares of one); else its line goes through the origin. */

@@ -197,6 +197,24 @@ static void report_fit(run *R, const char *what, const char *xname, const char *
     cJSON_AddItemToArray(R->fits, o);
 }
 
+/* A class's curve in the report: its points and its R^2 (the samples
+ * are the line's fit, reported just before). */
+static void report_curve(run *R, const char *what, const coeffs_curve *cv)
+{
+    cJSON *o = cJSON_CreateObject();
+    char w[160];
+    snprintf(w, sizeof w, "%.150s (curve)", what);
+    cJSON_AddStringToObject(o, "what", w);
+    cJSON_AddStringToObject(o, "x", "work (MACs or ops)");
+    cJSON_AddStringToObject(o, "y", "microseconds");
+    cJSON_AddNumberToObject(o, "r2", cv->r2);
+    cJSON_AddNumberToObject(o, "n", cv->n);
+    cJSON_AddBoolToObject(o, "flagged", cv->r2 < CALIB_R2_FLAG);
+    cJSON_AddItemToObject(o, "work", cJSON_CreateDoubleArray(cv->work, cv->n));
+    cJSON_AddItemToObject(o, "us", cJSON_CreateDoubleArray(cv->us, cv->n));
+    cJSON_AddItemToArray(R->fits, o);
+}
+
 /* A time fit: intercept and slope must not be negative (an overhead or a
  * cost per unit below zero is noise); fall back to a line through the
  * origin, then to the slope `fallback_b` when given. */
@@ -373,6 +391,19 @@ static int fit_compute(run *R)
             if (add_row(R, what, "per_cycle", cr->per_cycle) ||
                 add_row(R, what, "overhead_us", cr->overhead_us))
                 goto oom;
+            /* The curve the model prices other networks' layers of the
+             * class by (the line cannot span their sizes: coeffs_curve). */
+            coeffs_curve *cv = &D->curve[cls];
+            if (calib_fit_curve(x, y, n, cv, R->err)) {
+                snprintf(labbuf, sizeof labbuf, "%.60s", R->err);
+                base_seterr(R->err, "%s on %s: curve: %s", cost_class_name(cls), kn, labbuf);
+                goto out;
+            }
+            if (cv->n) {
+                report_curve(R, what, cv);
+                if (add_row(R, what, "curve_points", coeffs_fitted(cv->n, cv->r2, NAN, n)))
+                    goto oom;
+            }
         }
         /* Per layer of the calibrated networks. */
         for (int i = 0; i < nr; i++) {

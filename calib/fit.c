@@ -106,6 +106,98 @@ int calib_fit_origin(const double *x, const double *y, int n, int relative, cali
     return 0;
 }
 
+typedef struct {
+    double x, y;
+} xy;
+
+static int by_x(const void *a, const void *b)
+{
+    double u = ((const xy *)a)->x, v = ((const xy *)b)->x;
+    return (u > v) - (u < v);
+}
+
+/* Groups of p[0..n) (sorted by x) under factor f: the index of each
+ * one's first point in start[], their count returned. */
+static int groups(const xy *p, int n, double f, int *start)
+{
+    int g = 0;
+    for (int i = 0; i < n; i++)
+        if (g == 0 || p[i].x > p[start[g - 1]].x * f) start[g++] = i;
+    return g;
+}
+
+int calib_fit_curve(const double *x, const double *y, int n, coeffs_curve *cv, char *err)
+{
+    memset(cv, 0, sizeof *cv);
+    cv->r2 = NAN;
+    if (check_data(x, y, n, 1, err)) return -1;
+    xy *p = malloc((size_t)n * sizeof *p);
+    int *start = malloc(((size_t)n + 1) * sizeof *start);
+    double *v = malloc((size_t)n * sizeof *v), *wt = malloc((size_t)n * sizeof *wt);
+    if (!p || !start || !v || !wt) {
+        free(p), free(start), free(v), free(wt);
+        base_seterr(err, "fit: out of memory");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) p[i] = (xy){x[i], y[i]};
+    qsort(p, (size_t)n, sizeof *p, by_x);
+    double f = CALIB_CURVE_BIN;
+    int g = groups(p, n, f, start);
+    while (g > COEFFS_CURVE_MAX) {
+        f *= CALIB_CURVE_BIN;
+        g = groups(p, n, f, start);
+    }
+    start[g] = n;
+    if (g >= CALIB_CLASS_MIN_SIZES) {
+        /* each group's medians */
+        for (int k = 0; k < g; k++) {
+            int m = start[k + 1] - start[k];
+            for (int i = 0; i < m; i++) v[i] = p[start[k] + i].x;
+            cv->work[k] = base_median(v, m);
+            for (int i = 0; i < m; i++) v[i] = p[start[k] + i].y;
+            cv->us[k] = base_median(v, m) * 1e6;
+            wt[k] = m;
+        }
+        /* pool adjacent violators: blocks [lo, hi) with one value */
+        int nb = 0;
+        int *lo = start; /* reuse: block starts (start[] is no longer needed) */
+        double *bv = v;  /* block values */
+        for (int k = 0; k < g; k++) {
+            lo[nb] = k;
+            bv[nb] = cv->us[k];
+            double bw = wt[k];
+            nb++;
+            while (nb > 1 && bv[nb - 2] > bv[nb - 1]) {
+                double w0 = 0;
+                for (int j = lo[nb - 2]; j < lo[nb - 1]; j++) w0 += wt[j];
+                bv[nb - 2] = (bv[nb - 2] * w0 + bv[nb - 1] * bw) / (w0 + bw);
+                bw += w0;
+                nb--;
+            }
+        }
+        lo[nb] = g;
+        for (int b = 0; b < nb; b++)
+            for (int k = lo[b]; k < lo[b + 1]; k++) cv->us[k] = bv[b];
+        cv->n = g;
+        /* quality on every sample, relative residuals (as the line's) */
+        double sw = 0, swy = 0, ss = 0, st = 0;
+        for (int i = 0; i < n; i++) {
+            double w = 1.0 / (y[i] * y[i]);
+            sw += w;
+            swy += w * y[i];
+        }
+        for (int i = 0; i < n; i++) {
+            double w = 1.0 / (y[i] * y[i]), t, e;
+            coeffs_curve_at(cv, x[i] > 0 ? x[i] : cv->work[0], &t, &e);
+            ss += w * (y[i] - t) * (y[i] - t);
+            st += w * (y[i] - swy / sw) * (y[i] - swy / sw);
+        }
+        cv->r2 = st > 0 ? 1.0 - ss / st : (ss == 0 ? 1.0 : 0.0);
+    }
+    free(p), free(start), free(v), free(wt);
+    return 0;
+}
+
 int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *err)
 {
     memset(f, 0, sizeof *f);

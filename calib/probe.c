@@ -18,7 +18,11 @@
 /* The first CALIB_PROBES_QUICK are what --quick runs. */
 static const struct {
     int c, h, w;
-} sizes[] = {{64, 56, 56}, {128, 28, 28}, {32, 112, 112}, {256, 14, 14}};
+} sizes[] = {{64, 56, 56}, {128, 28, 28}, {8, 16, 16}, {32, 112, 112}, {256, 14, 14}};
+/* {8, 16, 16} is a network of tiny layers (toy6's and branchy's sizes,
+ * 8 channels: im2col, not Winograd): each class's curve (coeffs_curve)
+ * then reaches down to them; a line through the large layers' samples
+ * had charged such layers 5-15 times their time. */
 
 int calib_probe_count(void) { return (int)(sizeof sizes / sizeof sizes[0]); }
 

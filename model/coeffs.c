@@ -5,8 +5,9 @@
  * Invariant kept by the reader and coeffs_check: every value that is set
  * is 0 or within [JU_FIG_MIN, JU_FIG_MAX] (ju_fig_ok), rates and bandwidths
  * are not 0, a fitted value carries
- * its r2 and point count, layer keys have the form "network/layer", and
- * version is COEFFS_VERSION.  The reader rejects unknown keys, so a typo
+ * its r2 and point count, layer keys have the form "network/layer", a
+ * class's curve rises in work and does not fall in time, and version is
+ * 1 to COEFFS_VERSION (the writer keeps a file's own).  The reader rejects unknown keys, so a typo
  * never silently turns into a fallback.
  */
 #include "cost.h"
@@ -69,7 +70,71 @@ static void dev_init(coeffs_device *d)
     d->overhead_us = d->send_overhead_us = d->copy_bandwidth_mbs = unset();
     d->busy_w = d->idle_w = d->mem_coefficient = d->mem_bias_mb = unset();
     for (int k = 0; k < NET_KIND_COUNT; k++) d->mem_weights[k] = unset();
-    for (int k = 0; k < COST_NCLASS; k++) rates_init(&d->cls[k]);
+    for (int k = 0; k < COST_NCLASS; k++) {
+        rates_init(&d->cls[k]);
+        d->curve[k].r2 = NAN;
+    }
+}
+
+/* ---- curves ---- */
+
+int coeffs_curve_at(const coeffs_curve *cv, double w, double *t_s, double *p)
+{
+    if (cv->n < 2 || !(w > 0)) return -1;
+    if (w > cv->work[cv->n - 1]) {
+        /* Beyond the largest layer measured: the curve's tangent line
+         * there (its fixed cost and its marginal rate), the power of the
+         * last rising segment (none: proportional).  Its time per unit of
+         * work carried on instead charged vgg16's 1.8-GMAC Winograd layers
+         * twice their time from 0.1-GMAC samples; the last power law
+         * carried on, half. */
+        double e = 1;
+        for (int i = cv->n - 2; i >= 0; i--)
+            if (cv->us[i + 1] > cv->us[i]) {
+                e = log(cv->us[i + 1] / cv->us[i]) / log(cv->work[i + 1] / cv->work[i]);
+                break;
+            }
+        if (e > 1) e = 1;
+        double tl = cv->us[cv->n - 1] * 1e-6, r = w / cv->work[cv->n - 1];
+        *t_s = tl * (1 - e + e * r);
+        *p = e * r / (1 - e + e * r);
+        return 0;
+    }
+    /* The segment [i, i+1] holding w, or the first one below it. */
+    int i = 0;
+    while (i + 2 < cv->n && w > cv->work[i + 1]) i++;
+    double lw = log(cv->work[i + 1] / cv->work[i]);
+    double e = log(cv->us[i + 1] / cv->us[i]) / lw; /* >= 0: us non-decreasing */
+    if (e < 0) e = 0;
+    if (e > 1) e = 1; /* super-linear noise: no negative fixed cost */
+    double t = cv->us[i] * 1e-6 * pow(w / cv->work[i], e);
+    *t_s = t;
+    *p = e;
+    return 0;
+}
+
+static int check_curve(const coeffs_curve *cv, const char *ctx, char *err)
+{
+    if (cv->n == 0) return 0;
+    if (cv->n < 2 || cv->n > COEFFS_CURVE_MAX) {
+        base_seterr(err, "%s.curve: %d points, 2 to %d allowed", ctx, cv->n, COEFFS_CURVE_MAX);
+        return -1;
+    }
+    for (int i = 0; i < cv->n; i++) {
+        if (!ju_fig_ok(cv->work[i], 0) || !ju_fig_ok(cv->us[i], 0) ||
+            (i && !(cv->work[i] > cv->work[i - 1] && cv->us[i] >= cv->us[i - 1]))) {
+            base_seterr(err,
+                        "%s.curve: point %d (%g, %g): work must increase and time not decrease, "
+                        "both in [%g, %g]",
+                        ctx, i, cv->work[i], cv->us[i], JU_FIG_MIN, JU_FIG_MAX);
+            return -1;
+        }
+    }
+    if (!isnan(cv->r2) && !(isfinite(cv->r2) && cv->r2 <= 1)) {
+        base_seterr(err, "%s.curve: r2 %g is not a fit's R^2", ctx, cv->r2);
+        return -1;
+    }
+    return 0;
 }
 
 cost_coeffs *coeffs_new(void)
@@ -404,7 +469,13 @@ int coeffs_check(const cost_coeffs *c, char *err)
         }
         for (int j = 0; j < COST_NCLASS; j++) {
             snprintf(ctx, sizeof ctx, "devices.%s.kinds.%s", kn, cost_class_name(j));
-            if (check_rates(&d->cls[j], ctx, err)) return -1;
+            if (check_rates(&d->cls[j], ctx, err) || check_curve(&d->curve[j], ctx, err))
+                return -1;
+            if (d->curve[j].n && c->version < COEFFS_VERSION_CURVE) {
+                base_seterr(err, "%s.curve needs format version %d (the file says %d)", ctx,
+                            COEFFS_VERSION_CURVE, c->version);
+                return -1;
+            }
         }
         for (int j = 0; j < d->nlayers; j++) {
             snprintf(ctx, sizeof ctx, "devices.%s.layers.%.200s", kn, d->layers[j].key);
@@ -518,10 +589,56 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
     return 0;
 }
 
-static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, const char *ctx)
+/* "curve": {"work": [...], "us": [...], ["r2": x]}; the checks are
+ * coeffs_check's (check_curve). */
+static int read_curve(rd *r, const cJSON *o, coeffs_curve *cv, const char *pctx)
+{
+    char ctx[800];
+    snprintf(ctx, sizeof ctx, "%s.curve", pctx);
+    static const char *const keys[] = {"work", "us", "r2", NULL};
+    if (want_object(r, o, ctx) || only_keys(r, o, ctx, keys)) return -1;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "work");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "us");
+    int n = cJSON_GetArraySize(w);
+    if (!cJSON_IsArray(w) || !cJSON_IsArray(t) || cJSON_GetArraySize(t) != n || n < 2 ||
+        n > COEFFS_CURVE_MAX) {
+        base_seterr(r->err, "%s: %s: \"work\" and \"us\" must be arrays of one length, 2 to %d",
+                    r->what, ctx, COEFFS_CURVE_MAX);
+        return -1;
+    }
+    const cJSON *a = w->child, *b = t->child;
+    for (int i = 0; i < n; i++, a = a->next, b = b->next) {
+        if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b)) {
+            base_seterr(r->err, "%s: %s: point %d is not two numbers", r->what, ctx, i);
+            return -1;
+        }
+        cv->work[i] = a->valuedouble;
+        cv->us[i] = b->valuedouble;
+    }
+    cv->n = n;
+    cv->r2 = NAN;
+    if (ju_num(o, "r2", &cv->r2, ctx, r->err)) return -1;
+    char e2[BASE_ERRLEN];
+    if (check_curve(cv, pctx, e2)) {
+        base_seterr(r->err, "%s: %s", r->what, e2);
+        return -1;
+    }
+    return 0;
+}
+
+/* A kinds entry (curve allowed, from version 5) or a layers entry (cv NULL). */
+static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv, const char *ctx)
 {
     static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", NULL};
-    if (want_object(r, o, ctx) || only_keys(r, o, ctx, keys)) return -1;
+    static const char *const ckeys[] = {"per_cycle", "overhead_us", "busy_w", "curve", NULL};
+    if (want_object(r, o, ctx) || only_keys(r, o, ctx, cv ? ckeys : keys)) return -1;
+    const cJSON *jc = cv ? cJSON_GetObjectItemCaseSensitive(o, "curve") : NULL;
+    if (jc && r->c->version < COEFFS_VERSION_CURVE) {
+        base_seterr(r->err, "%s: %s.curve needs format version %d (the file says %d)", r->what,
+                    ctx, COEFFS_VERSION_CURVE, r->c->version);
+        return -1;
+    }
+    if (jc && read_curve(r, jc, cv, ctx)) return -1;
     return read_value(r, o, "per_cycle", &out->per_cycle, 1, ctx) ||
                    read_value(r, o, "overhead_us", &out->overhead_us, 0, ctx) ||
                    read_value(r, o, "busy_w", &out->busy_w, 0, ctx)
@@ -582,7 +699,7 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
                 return -1;
             }
             snprintf(c3, sizeof c3, "%s.%.200s", c2, k->string);
-            if (read_rates(r, k, &d->cls[cls], c3)) return -1;
+            if (read_rates(r, k, &d->cls[cls], &d->curve[cls], c3)) return -1;
         }
     }
     const cJSON *ls = cJSON_GetObjectItemCaseSensitive(o, "layers");
@@ -604,7 +721,7 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
                 base_seterr(r->err, "%s: out of memory", r->what);
                 return -1;
             }
-            if (read_rates(r, k, rt, c3)) return -1;
+            if (read_rates(r, k, rt, NULL, c3)) return -1;
         }
     }
     return 0;
@@ -811,12 +928,27 @@ static int rates_set(const coeffs_rates *r)
     return coeffs_isset(&r->per_cycle) || coeffs_isset(&r->overhead_us) || coeffs_isset(&r->busy_w);
 }
 
-static int put_rates(cJSON *parent, const char *key, const coeffs_rates *r)
+static int put_curve(cJSON *parent, const coeffs_curve *cv)
+{
+    if (!cv || cv->n == 0) return 0;
+    cJSON *o = cJSON_AddObjectToObject(parent, "curve");
+    cJSON *w = o ? cJSON_CreateDoubleArray(cv->work, cv->n) : NULL;
+    cJSON *t = w ? cJSON_CreateDoubleArray(cv->us, cv->n) : NULL;
+    if (!t) {
+        cJSON_Delete(w);
+        return -1;
+    }
+    cJSON_AddItemToObject(o, "work", w);
+    cJSON_AddItemToObject(o, "us", t);
+    return isfinite(cv->r2) && !cJSON_AddNumberToObject(o, "r2", cv->r2) ? -1 : 0;
+}
+
+static int put_rates(cJSON *parent, const char *key, const coeffs_rates *r, const coeffs_curve *cv)
 {
     cJSON *o = cJSON_AddObjectToObject(parent, key);
     return !o || put_value(o, "per_cycle", &r->per_cycle) ||
                    put_value(o, "overhead_us", &r->overhead_us) ||
-                   put_value(o, "busy_w", &r->busy_w)
+                   put_value(o, "busy_w", &r->busy_w) || put_curve(o, cv)
                ? -1
                : 0;
 }
@@ -838,7 +970,10 @@ char *coeffs_to_json(const cost_coeffs *c)
     char *out = NULL;
     if (!root) return NULL;
     if (!cJSON_AddStringToObject(root, "format", "dse-coefficients") ||
-        !cJSON_AddNumberToObject(root, "version", COEFFS_VERSION) ||
+        /* its own version: an older file's rates mean what that version
+         * says (GlobalAveragePool's before 4), and it holds nothing a
+         * later version added (the reader refused it) */
+        !cJSON_AddNumberToObject(root, "version", c->version) ||
         put_names(root, "platforms", c->platforms, c->nplatforms) ||
         !cJSON_AddStringToObject(root, "board", c->board ? c->board : "") ||
         !cJSON_AddStringToObject(root, "date", c->date ? c->date : "") ||
@@ -877,14 +1012,15 @@ char *coeffs_to_json(const cost_coeffs *c)
             cJSON *ks = cJSON_AddObjectToObject(o, "kinds");
             if (!ks) goto out;
             for (int j = 0; j < COST_NCLASS; j++)
-                if (rates_set(&d->cls[j]) && put_rates(ks, cost_class_name(j), &d->cls[j]))
+                if (rates_set(&d->cls[j]) &&
+                    put_rates(ks, cost_class_name(j), &d->cls[j], &d->curve[j]))
                     goto out;
         }
         if (d->nlayers) {
             cJSON *ls = cJSON_AddObjectToObject(o, "layers");
             if (!ls) goto out;
             for (int j = 0; j < d->nlayers; j++)
-                if (put_rates(ls, d->layers[j].key, &d->layers[j].r)) goto out;
+                if (put_rates(ls, d->layers[j].key, &d->layers[j].r, NULL)) goto out;
         }
     }
     int anyl = c->npairs > 0;

@@ -222,7 +222,13 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
         goto oom;
 
     int kind_used[2] = {0, 0};
-    for (int d = 0; d < nd; d++) kind_used[pl->dev[d].kind] = 1;
+    double kind_fc[2] = {0, 0}; /* frequency * cores of each kind's first device */
+    for (int d = 0; d < nd; d++) {
+        int k = pl->dev[d].kind;
+        if (!kind_used[k])
+            kind_fc[k] = pl->dev[d].freq_mhz * 1e6 * (pl->dev[d].cores > 0 ? pl->dev[d].cores : 1);
+        kind_used[k] = 1;
+    }
     if (c != def && c->nplatforms && !name_in(c->platforms, c->nplatforms, pl->name)) {
         char names[300];
         names_join(names, sizeof names, c->platforms, c->nplatforms);
@@ -305,9 +311,25 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
                 pick(&D->mem_weights[L->kind], &D->mem_coefficient, NULL, NULL, NULL);
             lk_coef *e = &m->lk[i * 2 + k];
             e->cyc = 1.0 / (pc->value * per_work);
+            e->ovh_s = ov->value * 1e-6;
+            /* Priced by its class (no entry of its own): the class's curve
+             * where the file has one, as its tangent at the layer's whole
+             * work (coeffs_curve); the curve's times are the first device
+             * of the kind's, whose frequency * cores turns seconds per work
+             * unit into cycles. */
+            const coeffs_curve *cv = D == F                         ? NULL
+                                     : pc == &kr->per_cycle         ? &D->curve[cls]
+                                     : cr && pc == &cr->per_cycle   ? &D->curve[NET_CONV]
+                                                                    : NULL;
+            double whole = (double)(m->use_macs[i] ? net_slice_macs(n, i, 0, L->out.c)
+                                                   : net_slice_ops(n, i, 0, L->out.c));
+            double t, pw;
+            if (cv && kind_fc[k] > 0 && coeffs_curve_at(cv, whole, &t, &pw) == 0) {
+                e->cyc = pw * t / whole * kind_fc[k];
+                e->ovh_s = (1 - pw) * t;
+            }
             e->cyc_pc = e->cyc * (double)(m->use_macs[i] ? net_slice_macs(n, i, 0, 1)
                                                          : net_slice_ops(n, i, 0, 1));
-            e->ovh_s = ov->value * 1e-6;
             e->busy_w = bw ? bw->value : -1.0;
             e->wcoef = wc ? wc->value : 1.0;
         }

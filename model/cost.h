@@ -61,13 +61,15 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * elements it reads (C*H*W of its input), where 1 to 3 counted the ones
  * it writes (C): the model multiplies an older file's GlobalAveragePool
  * per_cycle by each layer's input H*W (the same time per element written),
- * so it prices every layer as before.  The
- * reader takes all four (each refuses what a later version added: an
+ * so it prices every layer as before; 5 = 4 plus a class's
+ * optional "curve".  The reader takes all five (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes COEFFS_VERSION. */
-#define COEFFS_VERSION 4
+#define COEFFS_VERSION 5
 /* The first version whose GlobalAveragePool rates are per element read. */
 #define COEFFS_VERSION_GAP_READS 4
+/* The first version with a class's "curve" (coeffs_curve). */
+#define COEFFS_VERSION_CURVE 5
 
 /* Where a coefficient comes from (the file's "source"). */
 typedef enum {
@@ -95,6 +97,33 @@ typedef struct {
     coeffs_value busy_w;      /* power while computing it */
 } coeffs_rates;
 
+/* A class's measured step time against work (format 5: "curve" in a
+ * kinds entry), what the model prices a layer of a network that was not
+ * calibrated by.  One line per class (per_cycle and overhead_us) cannot
+ * serve layers of 1e3 and 1e9 operations: the fixed cost it fits on large
+ * layers is charged whole to tiny ones.  The curve is the calibration's
+ * samples of the class (every layer and channel share timed), grouped by
+ * work, each group's median work and time, made non-decreasing; times
+ * were measured on the first device of the kind (calibrate.c rep_of).
+ * Between points the model interpolates log-log (a power law per
+ * segment), below the first it extends the first segment's power law,
+ * beyond the last it extends its tangent line at the last point; it
+ * charges a layer the tangent line of the curve at the layer's whole work
+ * (coeffs_curve_at), so a channel share still costs overhead + work /
+ * rate (eq. 4.7) and shares of one layer sum to at least the whole. */
+#define COEFFS_CURVE_MAX 32
+typedef struct {
+    int n;                         /* points; 0: no curve (the line is used) */
+    double work[COEFFS_CURVE_MAX]; /* increasing, > 0 (MACs or ops) */
+    double us[COEFFS_CURVE_MAX];   /* non-decreasing, > 0: microseconds per step */
+    double r2;                     /* of the curve on its samples, relative
+                                    * residuals as the line's; NaN: not known */
+} coeffs_curve;
+/* The curve's time T (seconds) at work w > 0 and its local power p =
+ * dlog T / dlog w clamped to [0, 1]: the tangent line there is
+ * (1 - p) T + (p T / w) work.  0, or -1 when cv has fewer than 2 points. */
+int coeffs_curve_at(const coeffs_curve *cv, double w, double *t_s, double *p);
+
 /* A per-layer entry: key "network/layer", or "network/ *" (without the
  * space) for every layer of that network. */
 typedef struct {
@@ -113,6 +142,7 @@ typedef struct {
     coeffs_value mem_bias_mb;                 /* eq. 4.9 bias, MB */
     coeffs_value mem_weights[NET_KIND_COUNT]; /* coefficient of the weights of a kind */
     coeffs_rates cls[COST_NCLASS];
+    coeffs_curve curve[COST_NCLASS];          /* per class; n 0 when absent */
     int nlayers, cap_layers;
     coeffs_layer *layers;
 } coeffs_device;
@@ -170,7 +200,8 @@ void coeffs_free(cost_coeffs *c);
  * (docs/coefficients-format.md): nominal per-core rates, the platform's
  * declared powers.  Never NULL except on allocation failure. */
 cost_coeffs *coeffs_default(const platform *pl);
-/* Serialise (caller frees) / write atomically (temp file + rename). */
+/* Serialise (caller frees) / write atomically (temp file + rename), at the
+ * file's own version (c->version). */
 char *coeffs_to_json(const cost_coeffs *c);
 int coeffs_save(const cost_coeffs *c, const char *path, char *err);
 /* The reader's checks, for coefficients built in code: 0 or -1 + err. */

@@ -273,6 +273,48 @@ static void class_intercepts(const cJSON *fits)
            CALIB_CLASS_MIN_SIZES);
 }
 
+/* Each class's curve in the coefficients lies within its samples (the
+ * report's points of the class's line: medians and pooled medians cannot
+ * leave the range), spans groups 1.5x apart (3 at least), and is the one
+ * the report lists as "CLASS on cpu (curve)". */
+static void class_curves(const cJSON *fits, const cost_coeffs *c)
+{
+    int ncurves = 0;
+    for (int cls = 0; cls < COST_NCLASS; cls++) {
+        const coeffs_curve *cv = &c->dev[PLAT_CPU].curve[cls];
+        char what[96], wc[120];
+        snprintf(what, sizeof what, "%s on cpu", cost_class_name(cls));
+        snprintf(wc, sizeof wc, "%s (curve)", what);
+        const cJSON *line = NULL, *curve = NULL;
+        for (const cJSON *f = fits ? fits->child : NULL; f; f = f->next) {
+            const char *w = cJSON_GetStringValue(cJSON_GetObjectItem(f, "what"));
+            if (!strcmp(w, what)) line = f;
+            if (!strcmp(w, wc)) curve = f;
+        }
+        CHECK(!!curve == (cv->n > 0), "%s: curve in the file %d points, in the report %s", what,
+              cv->n, curve ? "yes" : "no");
+        if (!cv->n || !line) continue;
+        ncurves++;
+        double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = 0;
+        for (const cJSON *q = cJSON_GetObjectItem(line, "points")->child; q; q = q->next) {
+            double x = cJSON_GetObjectItem(q, "x")->valuedouble, y = cJSON_GetObjectItem(q, "y")->valuedouble;
+            x0 = fmin(x0, x), x1 = fmax(x1, x), y0 = fmin(y0, y * 1e6), y1 = fmax(y1, y * 1e6);
+        }
+        CHECK(cv->n >= CALIB_CLASS_MIN_SIZES && x1 > CALIB_CURVE_BIN * CALIB_CURVE_BIN * x0,
+              "%s: %d points over works %g..%g", what, cv->n, x0, x1);
+        CHECK(cv->work[0] >= x0 && cv->work[cv->n - 1] <= x1 && cv->us[0] >= y0 * (1 - 1e-12) &&
+                  cv->us[cv->n - 1] <= y1 * (1 + 1e-12),
+              "%s: curve (%g..%g, %g..%g us) outside its samples (%g..%g, %g..%g us)", what,
+              cv->work[0], cv->work[cv->n - 1], cv->us[0], cv->us[cv->n - 1], x0, x1, y0, y1);
+        const cJSON *w = cJSON_GetObjectItem(curve, "work");
+        CHECK(cJSON_GetArraySize(w) == cv->n &&
+                  cJSON_GetArrayItem(w, cv->n - 1)->valuedouble == cv->work[cv->n - 1],
+              "%s: report and file curves differ", what);
+    }
+    CHECK(ncurves >= 5, "%d class curves", ncurves);
+    printf("class curves: %d\n", ncurves);
+}
+
 static void test_success(void)
 {
     char args[2048], *e, err[BASE_ERRLEN];
@@ -349,9 +391,10 @@ static void test_success(void)
                 CHECK(!strcmp((const char *)sqlite3_column_text(st, 0), "toy6,branchy"), "network column");
                 cost_coeffs *c2 = coeffs_from_json((const char *)sqlite3_column_text(st, 1), "db", err);
                 CHECK(c2 != NULL, "stored coefficients: %s", err);
-                coeffs_free(c2);
                 cJSON *rep = cJSON_Parse((const char *)sqlite3_column_text(st, 2));
                 const cJSON *fits = cJSON_GetObjectItem(rep, "fits");
+                if (c2) class_curves(fits, c2);
+                coeffs_free(c2);
                 CHECK(cJSON_GetArraySize(fits) > 10, "report has %d fits", cJSON_GetArraySize(fits));
                 const cJSON *f0 = cJSON_GetArrayItem(fits, 0);
                 CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(f0, "points")) >= 2 &&

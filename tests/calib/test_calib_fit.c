@@ -121,6 +121,7 @@ static void test_probes(void)
 {
     char err[BASE_ERRLEN];
     CHECK(calib_probe_count() >= 2, "probes");
+    int quick_wino = 0;
     for (int i = 0; i < calib_probe_count(); i++) {
         net *n = calib_probe_net(i, err);
         CHECK(n != NULL, "probe %d: %s", i, err);
@@ -134,12 +135,18 @@ static void test_probes(void)
             pw |= L->kind == NET_CONV && L->a.kh == 1;
             CHECK(calib_work(n, l, 0, L->out.c) > 0, "probe %d layer %s has no work", i, L->name);
         }
+        /* every class, but Winograd only where the rule allows it (>= 16
+         * channels: the tiny probe's 8 go through im2col, as toy6's do) */
+        int wino_ok = n->input.c >= 16;
         for (int k = 0; k < COST_NCLASS; k++)
-            CHECK(have[k], "probe %s lacks %s", n->name, cost_class_name(k));
+            CHECK(have[k] || (k == COST_CLASS_CONV_WINOGRAD && !wino_ok), "probe %s lacks %s",
+                  n->name, cost_class_name(k));
+        if (i < CALIB_PROBES_QUICK) quick_wino += have[COST_CLASS_CONV_WINOGRAD];
         CHECK(dw && pw, "probe %s lacks a depthwise or a pointwise conv", n->name);
         CHECK(!strncmp(n->name, "calib-probe", 11), "probe name %s", n->name);
         net_free(n);
     }
+    CHECK(quick_wino >= 2, "--quick probes: %d with a Winograd layer, want 2 sizes", quick_wino);
     CHECK(calib_probe_net(calib_probe_count(), err) == NULL, "probe out of range accepted");
 }
 
@@ -189,8 +196,74 @@ static void test_link(void)
     CHECK(calib_fit_link(x, down, 3, &f, err) == -1 && strstr(err, "does not grow"), "falling: %s", err);
 }
 
+/* The class curve: groups, medians and pooling worked by hand; the
+ * tangent's power between, below and beyond the points; a power law
+ * sampled is its own curve (R^2 1); fewer than 3 groups give none. */
+static void test_curve(void)
+{
+    char err[BASE_ERRLEN];
+    coeffs_curve cv;
+    /* groups under factor 1.5: {100, 110, 120}, {1000}, {10000},
+     * {1e5, 1.2e5, 1.4e5}; medians (110, 12), (1000, 40), (10000, 30),
+     * (1.2e5, 250) us; 40 > 30 pooled (weights 1 and 1): 35, 35. */
+    double x[] = {120, 1e5, 100, 1000, 1.4e5, 10000, 110, 1.2e5};
+    double y[] = {12e-6, 200e-6, 10e-6, 40e-6, 250e-6, 30e-6, 14e-6, 260e-6};
+    CHECK(calib_fit_curve(x, y, 8, &cv, err) == 0, "%s", err);
+    double ww[] = {110, 1000, 10000, 1.2e5}, wu[] = {12, 35, 35, 250};
+    CHECK(cv.n == 4, "%d points, want 4", cv.n);
+    for (int i = 0; i < 4 && cv.n == 4; i++)
+        CHECK(cv.work[i] == ww[i] && fabs(cv.us[i] - wu[i]) < 1e-9, "point %d: (%g, %g) want (%g, %g)",
+              i, cv.work[i], cv.us[i], ww[i], wu[i]);
+    double t, pw;
+    struct {
+        double w, w0, u0, e;
+    } at[] = {
+        {500, 110, 12, log(35.0 / 12) / log(1000.0 / 110)},       /* between */
+        {10, 110, 12, log(35.0 / 12) / log(1000.0 / 110)},        /* below: first segment */
+        {5000, 1000, 35, 0},                                      /* flat */
+    };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        CHECK(coeffs_curve_at(&cv, at[i].w, &t, &pw) == 0);
+        double want = at[i].u0 * 1e-6 * pow(at[i].w / at[i].w0, at[i].e);
+        CHECK(fabs(t - want) <= 1e-12 * want && fabs(pw - at[i].e) < 1e-12,
+              "at %g: %g s power %g, want %g s power %g", at[i].w, t, pw, want, at[i].e);
+    }
+    /* beyond the last point: its tangent line, the last segment's power
+     * e: T = 250 us (1 - e + e w / 1.2e5), local power e w / 1.2e5 / (T / 250 us) */
+    {
+        double e = log(250.0 / 35) / log(1.2e5 / 10000), r = 1e6 / 1.2e5;
+        double want = 250e-6 * (1 - e + e * r);
+        CHECK(coeffs_curve_at(&cv, 1e6, &t, &pw) == 0 && fabs(t - want) <= 1e-12 * want &&
+                  fabs(pw - e * r / (1 - e + e * r)) < 1e-12,
+              "beyond: %g s power %g, want %g s", t, pw, want);
+        /* flat at the end: the last rising segment's power (3, clamped to 1) */
+        coeffs_curve fl = {.n = 3, .work = {1, 2, 4}, .us = {1, 8, 8}, .r2 = NAN};
+        CHECK(coeffs_curve_at(&fl, 8, &t, &pw) == 0 && fabs(t - 16e-6) < 1e-18 && pw == 1,
+              "flat end: %g s power %g", t, pw);
+    }
+    /* super-linear segments are charged linearly (no negative fixed cost) */
+    coeffs_curve sl = {.n = 3, .work = {1, 2, 4}, .us = {1, 8, 16}, .r2 = NAN};
+    CHECK(coeffs_curve_at(&sl, 1.5, &t, &pw) == 0 && pw == 1 && fabs(t - 1.5e-6) < 1e-18, "%g %g",
+          t, pw);
+    CHECK(coeffs_curve_at(&sl, 0, &t, &pw) == -1, "work 0 has no tangent");
+    /* y = 3e-7 x^0.6 on 20 works 2x apart: each its own group, R^2 1 */
+    double px[20], py[20];
+    for (int i = 0; i < 20; i++) px[i] = 100.0 * pow(2, i), py[i] = 3e-7 * pow(px[i], 0.6);
+    CHECK(calib_fit_curve(px, py, 20, &cv, err) == 0 && cv.n == 20 && fabs(cv.r2 - 1) < 1e-9,
+          "power law: %d points, R^2 %g", cv.n, cv.r2);
+    /* 40 works 1.6x apart: the factor widens until at most 32 groups */
+    double qx[40], qy[40];
+    for (int i = 0; i < 40; i++) qx[i] = pow(1.6, i), qy[i] = 1e-6 * (1 + i);
+    CHECK(calib_fit_curve(qx, qy, 40, &cv, err) == 0 && cv.n >= 3 && cv.n <= COEFFS_CURVE_MAX,
+          "40 works: %d points", cv.n);
+    /* two sizes: no curve */
+    double tx[] = {100, 100, 1000}, ty[] = {1e-6, 2e-6, 3e-6};
+    CHECK(calib_fit_curve(tx, ty, 3, &cv, err) == 0 && cv.n == 0, "two sizes: %d points", cv.n);
+}
+
 int main(void)
 {
+    test_curve();
     test_line();
     test_link();
     test_stats();

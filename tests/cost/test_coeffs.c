@@ -149,9 +149,9 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":6,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 5"},
+     "version 6"},
     {"arch-in-v1",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
@@ -318,7 +318,9 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 4 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 5 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(d->curve[NET_CONV].n == 3 && d->curve[NET_CONV].us[2] == 2950.0 &&
+              d->curve[NET_CONV].r2 == 0.96 && d->curve[NET_FC].n == 0);
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
               d->overhead_us.n == 30 && d->overhead_us.r2 == 0.98);
         CHECK(d->mem_weights[NET_FC].value == 1.0 && d->mem_bias_mb.value == 38.0);
@@ -345,10 +347,11 @@ static void test_arch(void)
     cost_coeffs *c = coeffs_from_json(v1, "v1", err);
     CHECK(c && c->version == 1 && c->arch == NULL && c->dev[PLAT_CPU].present);
     if (!c) return;
-    /* written back, it is the current version */
+    /* written back, it keeps its version (its rates mean what version 1
+     * says: GlobalAveragePool's per element written) */
     char *txt = coeffs_to_json(c);
     cost_coeffs *c2 = txt ? coeffs_from_json(txt, "v1 rewritten", err) : NULL;
-    CHECK(c2 && c2->version == COEFFS_VERSION && c2->arch == NULL);
+    CHECK(c2 && c2->version == 1 && c2->arch == NULL);
     coeffs_free(c2);
     free(txt);
     platform *nx = platform_open("jetson-nx-8-cpu", err), *loc = platform_open("local-2", err);
@@ -390,14 +393,24 @@ out:
  * on, the ones it writes (C) before.  A file of either version prices a
  * GAP on 6x5x4 as its own version meant: work / (frequency * per_cycle)
  * on local-2's rank0 (one core). */
+/* Network "gapnet": one GlobalAveragePool "gap" on a c x h x w input. */
+static net *gap_net(int c, int h, int w)
+{
+    net *n = net_new("gapnet", "data", (net_shape){c, h, w});
+    const char *in[] = {"data"};
+    net_attr a = net_attr_default(NET_GAP);
+    if (n && (net_add(n, "gap", NET_GAP, &a, 1, in, err) < 0 || net_finalize(n, "gapnet", err))) {
+        net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
 static void test_gap_versions(void)
 {
     platform *pl = platform_open("local-2", err);
-    net *n = net_new("gapnet", "data", (net_shape){6, 5, 4});
-    const char *in[] = {"data"};
-    net_attr a = net_attr_default(NET_GAP);
-    CHECK(pl && n && net_add(n, "gap", NET_GAP, &a, 1, in, err) >= 0 &&
-          net_finalize(n, "gapnet", err) == 0, "%s", err);
+    net *n = gap_net(6, 5, 4);
+    CHECK(pl && n, "%s", err);
     if (!pl || !n) goto out;
     CHECK(n->layers[0].ops == 120, "GAP on 6x5x4 reads 120 elements, ops %lld",
           (long long)n->layers[0].ops);
@@ -454,8 +467,87 @@ out:
     platform_free(pl);
 }
 
+/* A class curve (format 5): read back as written; refused in a version 4
+ * file and when it falls; and what the model charges a layer priced by
+ * it: the tangent at its whole work (hand-worked), a channel share on
+ * the same line, while a layer with an entry of its own ignores it. */
+static void test_curve(void)
+{
+    const char *fmt =
+        "{\"format\":\"dse-coefficients\",\"version\":%d,\"platforms\":[],"
+        "\"networks\":[\"other\"],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+        "{\"kinds\":{\"GlobalAveragePool\":{\"per_cycle\":{\"value\":0.5,"
+        "\"source\":\"assumption\"},\"overhead_us\":{\"value\":7,\"source\":\"assumption\"},"
+        "\"curve\":{\"work\":[10,100,1000],\"us\":[%s],\"r2\":0.97}}}%s}}}";
+    char txt[1200];
+    snprintf(txt, sizeof txt, fmt, 4, "2,4,40", "");
+    cost_coeffs *c = coeffs_from_json(txt, "v4", err);
+    CHECK(!c && strstr(err, "curve needs format version 5"), "version 4 with a curve: %s", err);
+    coeffs_free(c);
+    snprintf(txt, sizeof txt, fmt, 5, "2,4,3", "");
+    c = coeffs_from_json(txt, "falls", err);
+    CHECK(!c && strstr(err, "time not decrease"), "a falling curve: %s", err);
+    coeffs_free(c);
+    snprintf(txt, sizeof txt, fmt, 5, "2,4,40", "");
+    c = coeffs_from_json(txt, "v5", err);
+    CHECK(c != NULL, "%s", err);
+    if (!c) return;
+    const coeffs_curve *cv = &c->dev[PLAT_CPU].curve[NET_GAP];
+    CHECK(cv->n == 3 && cv->work[2] == 1000 && cv->us[1] == 4 && cv->r2 == 0.97, "read: %d points", cv->n);
+    char *j = coeffs_to_json(c);
+    cost_coeffs *c2 = j ? coeffs_from_json(j, "again", err) : NULL;
+    CHECK(c2 && c2->version == 5 && !memcmp(&c2->dev[PLAT_CPU].curve[NET_GAP], cv, sizeof *cv),
+          "curve round trip: %s", err);
+    free(j);
+    coeffs_free(c2);
+    /* GAP on 6x5x4: 120 elements read; between 100 (4 us) and 1000 (40
+     * us): power 1, so 4.8 us and no fixed cost; 3 of 6 channels: half */
+    platform *pl = platform_open("local-2", err);
+    net *n = gap_net(6, 5, 4);
+    CHECK(pl && n, "%s", err);
+    cost_model *m = pl && n ? cost_new(n, pl, c, NULL, err) : NULL;
+    CHECK(m != NULL, "%s", err);
+    if (m) {
+        double t = cost_compute_s(m, 0, 0, 0, 6), h = cost_compute_s(m, 0, 0, 0, 3);
+        CHECK(fabs(t - 4.8e-6) < 1e-15 && fabs(h - 2.4e-6) < 1e-15, "GAP by the curve: %g s, half %g s",
+              t, h);
+    }
+    cost_free(m);
+    net_free(n);
+    /* 6x3x3 reads 54: below 100, first segment power log(2)/log(10):
+     * T = 4 us * 0.54^p; fixed cost (1-p) T, the rest per channel */
+    n = gap_net(6, 3, 3);
+    CHECK(n != NULL, "%s", err);
+    m = pl && n ? cost_new(n, pl, c, NULL, err) : NULL;
+    if (m) {
+        double p = log(2.0) / log(10.0), T = 2e-6 * pow(5.4, p);
+        double t = cost_compute_s(m, 0, 0, 0, 6), h = cost_compute_s(m, 0, 0, 0, 2);
+        CHECK(fabs(t - T) < 1e-9 * T && fabs(h - ((1 - p) * T + p * T / 3)) < 1e-9 * T,
+              "GAP below the curve: %g s, a third %g s; want %g s", t, h, T);
+    }
+    cost_free(m);
+    coeffs_free(c);
+    /* an entry of its own wins over the class's curve */
+    snprintf(txt, sizeof txt, fmt, 5, "2,4,40",
+             ",\"layers\":{\"gapnet/gap\":{\"per_cycle\":{\"value\":0.5,\"source\":\"assumption\"},"
+             "\"overhead_us\":{\"value\":0,\"source\":\"assumption\"}}}");
+    c = coeffs_from_json(txt, "layer", err);
+    CHECK(c != NULL, "%s", err);
+    m = c && n ? cost_new(n, pl, c, NULL, err) : NULL;
+    if (m) {
+        double fc = pl->dev[0].freq_mhz * 1e6 * pl->dev[0].cores;
+        double t = cost_compute_s(m, 0, 0, 0, 6), want = 54 / 0.5 / fc;
+        CHECK(fabs(t - want) < 1e-12 * want, "own entry: %g s want %g s", t, want);
+    }
+    cost_free(m);
+    coeffs_free(c);
+    net_free(n);
+    platform_free(pl);
+}
+
 int main(void)
 {
+    test_curve();
     test_gap_versions();
     test_doc_example();
     test_arch();
