@@ -131,6 +131,12 @@ int calib_fit_curve(const double *x, const double *y, int n, coeffs_curve *cv, c
     memset(cv, 0, sizeof *cv);
     cv->r2 = NAN;
     if (check_data(x, y, n, 1, err)) return -1;
+    for (int i = 0; i < n; i++)
+        if (!(x[i] > 0) || !(y[i] > 0)) {
+            base_seterr(err, "fit: point %d (%g, %g): a curve needs positive work and time", i,
+                        x[i], y[i]);
+            return -1;
+        }
     xy *p = malloc((size_t)n * sizeof *p);
     int *start = malloc(((size_t)n + 1) * sizeof *start);
     double *v = malloc((size_t)n * sizeof *v), *wt = malloc((size_t)n * sizeof *wt);
@@ -188,7 +194,7 @@ int calib_fit_curve(const double *x, const double *y, int n, coeffs_curve *cv, c
         }
         for (int i = 0; i < n; i++) {
             double w = 1.0 / (y[i] * y[i]), t, e;
-            coeffs_curve_at(cv, x[i] > 0 ? x[i] : cv->work[0], &t, &e);
+            coeffs_curve_at(cv, x[i], &t, &e); /* x > 0, cv->n >= 3: defined */
             ss += w * (y[i] - t) * (y[i] - t);
             st += w * (y[i] - swy / sw) * (y[i] - swy / sw);
         }

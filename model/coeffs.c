@@ -106,10 +106,10 @@ int coeffs_curve_at(const coeffs_curve *cv, double w, double *t_s, double *p)
     double lw = log(cv->work[i + 1] / cv->work[i]);
     double e = log(cv->us[i + 1] / cv->us[i]) / lw; /* >= 0: us non-decreasing */
     if (e < 0) e = 0;
-    if (e > 1) e = 1; /* super-linear noise: no negative fixed cost */
-    double t = cv->us[i] * 1e-6 * pow(w / cv->work[i], e);
-    *t_s = t;
-    *p = e;
+    /* The curve passes through its points; only the tangent's power is
+     * held at 1 on a super-linear segment (no negative fixed cost). */
+    *t_s = cv->us[i] * 1e-6 * pow(w / cv->work[i], e);
+    *p = e > 1 ? 1 : e;
     return 0;
 }
 
@@ -471,6 +471,10 @@ int coeffs_check(const cost_coeffs *c, char *err)
             snprintf(ctx, sizeof ctx, "devices.%s.kinds.%s", kn, cost_class_name(j));
             if (check_rates(&d->cls[j], ctx, err) || check_curve(&d->curve[j], ctx, err))
                 return -1;
+            if (d->curve[j].n && !coeffs_isset(&d->cls[j].per_cycle)) {
+                base_seterr(err, "%s.curve needs the class's per_cycle beside it", ctx);
+                return -1;
+            }
             if (d->curve[j].n && c->version < COEFFS_VERSION_CURVE) {
                 base_seterr(err, "%s.curve needs format version %d (the file says %d)", ctx,
                             COEFFS_VERSION_CURVE, c->version);
@@ -639,6 +643,10 @@ static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv
         return -1;
     }
     if (jc && read_curve(r, jc, cv, ctx)) return -1;
+    if (jc && !cJSON_GetObjectItemCaseSensitive(o, "per_cycle")) {
+        base_seterr(r->err, "%s: %s.curve needs the class's per_cycle beside it", r->what, ctx);
+        return -1;
+    }
     return read_value(r, o, "per_cycle", &out->per_cycle, 1, ctx) ||
                    read_value(r, o, "overhead_us", &out->overhead_us, 0, ctx) ||
                    read_value(r, o, "busy_w", &out->busy_w, 0, ctx)

@@ -312,15 +312,19 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             lk_coef *e = &m->lk[i * 2 + k];
             e->cyc = 1.0 / (pc->value * per_work);
             e->ovh_s = ov->value * 1e-6;
-            /* Priced by its class (no entry of its own): the class's curve
-             * where the file has one, as its tangent at the layer's whole
-             * work (coeffs_curve); the curve's times are the first device
-             * of the kind's, whose frequency * cores turns seconds per work
-             * unit into cycles. */
-            const coeffs_curve *cv = D == F                         ? NULL
-                                     : pc == &kr->per_cycle         ? &D->curve[cls]
-                                     : cr && pc == &cr->per_cycle   ? &D->curve[NET_CONV]
-                                                                    : NULL;
+            /* Priced by its class (no entry of its own sets per_cycle or
+             * overhead_us): the class's curve where the file has one, else,
+             * for a convolution algorithm's class without a per_cycle of its
+             * own, Conv's (as its line falls back on Conv's), as the
+             * tangent at the layer's whole work (coeffs_curve); the curve's
+             * times are the first device of the kind's, whose frequency *
+             * cores turns seconds per work unit into cycles. */
+            int own = (lr && (coeffs_isset(&lr->per_cycle) || coeffs_isset(&lr->overhead_us))) ||
+                      (wr && (coeffs_isset(&wr->per_cycle) || coeffs_isset(&wr->overhead_us)));
+            const coeffs_curve *cv = D == F || own        ? NULL
+                                     : D->curve[cls].n    ? &D->curve[cls]
+                                     : cr && !coeffs_isset(&kr->per_cycle) ? &D->curve[NET_CONV]
+                                                          : NULL;
             double whole = (double)(m->use_macs[i] ? net_slice_macs(n, i, 0, L->out.c)
                                                    : net_slice_ops(n, i, 0, L->out.c));
             double t, pw;

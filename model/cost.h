@@ -64,7 +64,7 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * so it prices every layer as before; 5 = 4 plus a class's
  * optional "curve".  The reader takes all five (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
- * writes COEFFS_VERSION. */
+ * writes the file's own version (coeffs_new: COEFFS_VERSION). */
 #define COEFFS_VERSION 5
 /* The first version whose GlobalAveragePool rates are per element read. */
 #define COEFFS_VERSION_GAP_READS 4
@@ -98,17 +98,22 @@ typedef struct {
 } coeffs_rates;
 
 /* A class's measured step time against work (format 5: "curve" in a
- * kinds entry), what the model prices a layer of a network that was not
- * calibrated by.  One line per class (per_cycle and overhead_us) cannot
- * serve layers of 1e3 and 1e9 operations: the fixed cost it fits on large
- * layers is charged whole to tiny ones.  The curve is the calibration's
- * samples of the class (every layer and channel share timed), grouped by
- * work, each group's median work and time, made non-decreasing; times
- * were measured on the first device of the kind (calibrate.c rep_of).
- * Between points the model interpolates log-log (a power law per
- * segment), below the first it extends the first segment's power law,
- * beyond the last it extends its tangent line at the last point; it
- * charges a layer the tangent line of the curve at the layer's whole work
+ * kinds entry, beside its per_cycle), what the model prices a layer of a
+ * network that was not calibrated by: a layer none of whose own entries
+ * (the layer's or its network's) gives per_cycle or overhead_us; a
+ * convolution algorithm's class without a curve or per_cycle of its own
+ * takes Conv's curve.  One line per class (per_cycle and overhead_us)
+ * cannot serve layers of 1e3 and 1e9 operations: the fixed cost it fits on
+ * large layers is charged whole to tiny ones.  The curve is the
+ * calibration's samples of the class (every layer and channel share
+ * timed), grouped by work, each group's median work and time, made
+ * non-decreasing; times were measured on the first device of the kind
+ * (calibrate.c rep_of).  Between points the model interpolates log-log (a
+ * power law per segment, through both points), below the first it
+ * extends the first segment's power law, beyond the last a line through
+ * the last point with the power of the last rising segment (none rising:
+ * proportional to work); it charges a layer the line through the curve at
+ * the layer's whole work with the local power clamped to [0, 1]
  * (coeffs_curve_at), so a channel share still costs overhead + work /
  * rate (eq. 4.7) and shares of one layer sum to at least the whole. */
 #define COEFFS_CURVE_MAX 32
@@ -120,7 +125,8 @@ typedef struct {
                                     * residuals as the line's; NaN: not known */
 } coeffs_curve;
 /* The curve's time T (seconds) at work w > 0 and its local power p =
- * dlog T / dlog w clamped to [0, 1]: the tangent line there is
+ * dlog T / dlog w clamped to [0, 1] (T itself is not clamped: the curve
+ * passes through its points): the line charged there is
  * (1 - p) T + (p T / w) work.  0, or -1 when cv has fewer than 2 points. */
 int coeffs_curve_at(const coeffs_curve *cv, double w, double *t_s, double *p);
 

@@ -241,10 +241,14 @@ static void test_curve(void)
         CHECK(coeffs_curve_at(&fl, 8, &t, &pw) == 0 && fabs(t - 16e-6) < 1e-18 && pw == 1,
               "flat end: %g s power %g", t, pw);
     }
-    /* super-linear segments are charged linearly (no negative fixed cost) */
+    /* a super-linear segment: the curve through its points, the charged
+     * line's power held at 1 (no negative fixed cost) */
     coeffs_curve sl = {.n = 3, .work = {1, 2, 4}, .us = {1, 8, 16}, .r2 = NAN};
-    CHECK(coeffs_curve_at(&sl, 1.5, &t, &pw) == 0 && pw == 1 && fabs(t - 1.5e-6) < 1e-18, "%g %g",
-          t, pw);
+    CHECK(coeffs_curve_at(&sl, 1.5, &t, &pw) == 0 && pw == 1 && fabs(t - 3.375e-6) < 1e-18,
+          "super-linear: %g s power %g, want 1.5^3 us power 1", t, pw);
+    /* no curve for work or times that are not positive */
+    double nx[] = {1, 10, 0}, ny[] = {1e-6, 2e-6, 3e-6};
+    CHECK(calib_fit_curve(nx, ny, 3, &cv, err) == -1 && strstr(err, "positive"), "work 0: %s", err);
     CHECK(coeffs_curve_at(&sl, 0, &t, &pw) == -1, "work 0 has no tangent");
     /* y = 3e-7 x^0.6 on 20 works 2x apart: each its own group, R^2 1 */
     double px[20], py[20];

@@ -519,6 +519,7 @@ static void test_curve(void)
     n = gap_net(6, 3, 3);
     CHECK(n != NULL, "%s", err);
     m = pl && n ? cost_new(n, pl, c, NULL, err) : NULL;
+    CHECK(m != NULL, "%s", err);
     if (m) {
         double p = log(2.0) / log(10.0), T = 2e-6 * pow(5.4, p);
         double t = cost_compute_s(m, 0, 0, 0, 6), h = cost_compute_s(m, 0, 0, 0, 2);
@@ -527,17 +528,61 @@ static void test_curve(void)
     }
     cost_free(m);
     coeffs_free(c);
-    /* an entry of its own wins over the class's curve */
-    snprintf(txt, sizeof txt, fmt, 5, "2,4,40",
-             ",\"layers\":{\"gapnet/gap\":{\"per_cycle\":{\"value\":0.5,\"source\":\"assumption\"},"
-             "\"overhead_us\":{\"value\":0,\"source\":\"assumption\"}}}");
-    c = coeffs_from_json(txt, "layer", err);
+    /* an entry of its own wins over the class's curve: both rates, or
+     * only a fixed cost (the class's line gives the rate then) */
+    static const struct {
+        const char *entry;
+        double per_cycle, overhead_us;
+    } own[] = {
+        {"\"per_cycle\":{\"value\":0.25,\"source\":\"assumption\"},"
+         "\"overhead_us\":{\"value\":0,\"source\":\"assumption\"}", 0.25, 0},
+        {"\"overhead_us\":{\"value\":3,\"source\":\"assumption\"}", 0.5, 3},
+    };
+    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) {
+        char extra[400];
+        snprintf(extra, sizeof extra, ",\"layers\":{\"gapnet/gap\":{%s}}", own[k].entry);
+        snprintf(txt, sizeof txt, fmt, 5, "2,4,40", extra);
+        c = coeffs_from_json(txt, "layer", err);
+        CHECK(c != NULL, "%s", err);
+        m = c && n && pl ? cost_new(n, pl, c, NULL, err) : NULL;
+        CHECK(m != NULL, "%s", err);
+        if (m) {
+            double fc = pl->dev[0].freq_mhz * 1e6 * pl->dev[0].cores;
+            double t = cost_compute_s(m, 0, 0, 0, 6);
+            double want = 54 / own[k].per_cycle / fc + own[k].overhead_us * 1e-6;
+            CHECK(fabs(t - want) < 1e-12 * want, "own entry %zu: %g s want %g s", k, t, want);
+        }
+        cost_free(m);
+        coeffs_free(c);
+    }
+    net_free(n);
+    /* a curve needs its class's per_cycle beside it */
+    c = coeffs_from_json("{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],"
+                         "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+                         "{\"kinds\":{\"ReLU\":{\"curve\":{\"work\":[1,2],\"us\":[1,2]}}}}}}",
+                         "curve alone", err);
+    CHECK(!c && strstr(err, "needs the class's per_cycle"), "a curve alone: %s", err);
+    coeffs_free(c);
+    /* a depthwise conv (ConvDirect) in a file with no ConvDirect entry is
+     * priced by Conv's curve: 4 channels, 3x3 on 5x4, 720 MACs, between
+     * 100 (4 us) and 1000 (40 us) at power 1: 28.8 us, no fixed cost */
+    c = coeffs_from_json("{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],"
+                         "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+                         "{\"kinds\":{\"Conv\":{\"per_cycle\":{\"value\":0.5,\"source\":"
+                         "\"assumption\"},\"curve\":{\"work\":[100,1000,10000],\"us\":[4,40,80]}}}}}}",
+                         "conv curve", err);
     CHECK(c != NULL, "%s", err);
-    m = c && n ? cost_new(n, pl, c, NULL, err) : NULL;
+    n = net_new("dw", "data", (net_shape){4, 5, 4});
+    const char *in[] = {"data"};
+    net_attr a = net_attr_conv(4, 3, 1, 1, 4, 1);
+    CHECK(n && net_add(n, "dw", NET_CONV, &a, 1, in, err) >= 0 && net_finalize(n, "dw", err) == 0,
+          "%s", err);
+    CHECK(n && cost_class(n, 0) == COST_CLASS_CONV_DIRECT && n->layers[0].macs == 720, "depthwise");
+    m = c && n && pl ? cost_new(n, pl, c, NULL, err) : NULL;
+    CHECK(m != NULL, "%s", err);
     if (m) {
-        double fc = pl->dev[0].freq_mhz * 1e6 * pl->dev[0].cores;
-        double t = cost_compute_s(m, 0, 0, 0, 6), want = 54 / 0.5 / fc;
-        CHECK(fabs(t - want) < 1e-12 * want, "own entry: %g s want %g s", t, want);
+        double t = cost_compute_s(m, 0, 0, 0, 4);
+        CHECK(fabs(t - 28.8e-6) < 1e-15, "ConvDirect by Conv's curve: %g s, want 28.8 us", t);
     }
     cost_free(m);
     coeffs_free(c);
