@@ -129,7 +129,8 @@ static void conv_case(net_attr a, net_shape in, int exact, const char *what)
     convalgo alg = (convalgo)convalgo_of(n, 0);
     int gemm = alg == CONVALGO_IM2COL || alg == CONVALGO_POINTWISE;
     char w2[160];
-    snprintf(w2, sizeof w2, "%s, %s", what, gemm ? (kern_gemm_own() ? "own product" : "BLAS") : convalgo_name(alg));
+    const char *how = gemm ? (kern_gemm_own() ? "own product" : "BLAS") : convalgo_name(alg);
+    snprintf(w2, sizeof w2, "%s, %s", what, how);
     check_layer(n, 0, !exact ? WINO_TOL : gemm && !kern_gemm_own() ? GEMM_TOL : 0, w2);
     net_free(n);
 }
@@ -137,31 +138,39 @@ static void conv_case(net_attr a, net_shape in, int exact, const char *what)
 int main(void)
 {
     kern_set_threads(1);
-    net_attr a;
+    /* Convolutions: out channels, kernel, stride, pad (then asymmetric
+     * pads when pt >= 0), groups, bias, dilation, input, exact (0:
+     * Winograd, to float rounding). */
+    static const struct {
+        int oc, k, st, pad, g, bias, dil;
+        int pt, pb, pl, pr;
+        net_shape in;
+        int exact;
+        const char *what;
+    } convs[] = {
+        {5, 3, 1, 1, 1, 1, 1, -1, 0, 0, 0, {3, 11, 7}, 1, "conv 3x3 s1 p1 (im2col)"},
+        {4, 3, 2, 1, 1, 1, 1, -1, 0, 0, 0, {3, 11, 9}, 1, "conv 3x3 s2 p1 (im2col)"},
+        {4, 3, 2, 1, 1, 0, 1, -1, 0, 0, 0, {3, 10, 6}, 1, "conv 3x3 s2 p1, skips bottom pad"},
+        {4, 3, 1, 2, 1, 1, 2, -1, 0, 0, 0, {3, 9, 8}, 1, "conv 3x3 dilation 2 p2"},
+        {4, 5, 1, 0, 1, 1, 1, 2, 1, 1, 2, {2, 9, 8}, 1, "conv 5x5 pads 2/1 (bands thinner than K)"},
+        {6, 1, 1, 0, 1, 1, 1, -1, 0, 0, 0, {4, 7, 5}, 1, "conv 1x1 (pointwise)"},
+        {6, 3, 1, 1, 3, 1, 1, -1, 0, 0, 0, {6, 8, 6}, 1, "conv 3x3 groups 3"},
+        {6, 3, 2, 1, 6, 1, 1, -1, 0, 0, 0, {6, 9, 7}, 1, "conv 3x3 s2 depthwise (direct)"},
+        {16, 3, 1, 1, 1, 1, 1, -1, 0, 0, 0, {16, 14, 14}, 0, "conv 3x3 16->16 14x14 (Winograd F2)"},
+        {16, 3, 1, 1, 1, 1, 1, -1, 0, 0, 0, {16, 52, 52}, 0, "conv 3x3 16->16 52x52 (Winograd F4)"},
+    };
     for (int mode = 2; mode >= 0; mode -= 2) { /* our product where the CPU allows, then the BLAS */
         kern_set_gemm(mode);
-        a = net_attr_conv(5, 3, 1, 1, 1, 1);
-        conv_case(a, (net_shape){3, 11, 7}, 1, "conv 3x3 s1 p1 (im2col)");
-        a = net_attr_conv(4, 3, 2, 1, 1, 1);
-        conv_case(a, (net_shape){3, 11, 9}, 1, "conv 3x3 s2 p1 (im2col)");
-        a = net_attr_conv(4, 3, 2, 1, 1, 0);
-        conv_case(a, (net_shape){3, 10, 6}, 1, "conv 3x3 s2 p1, stride skips bottom pad");
-        a = net_attr_conv(4, 3, 1, 2, 1, 1);
-        a.dh = a.dw = 2;
-        conv_case(a, (net_shape){3, 9, 8}, 1, "conv 3x3 dilation 2 p2");
-        a = net_attr_conv(4, 5, 1, 0, 1, 1);
-        a.pt = 2, a.pb = 1, a.pl = 1, a.pr = 2;
-        conv_case(a, (net_shape){2, 9, 8}, 1, "conv 5x5 pads 2/1 (bands thinner than K)");
-        a = net_attr_conv(6, 1, 1, 0, 1, 1);
-        conv_case(a, (net_shape){4, 7, 5}, 1, "conv 1x1 (pointwise)");
-        a = net_attr_conv(6, 3, 1, 1, 3, 1);
-        conv_case(a, (net_shape){6, 8, 6}, 1, "conv 3x3 groups 3");
-        a = net_attr_conv(6, 3, 2, 1, 6, 1);
-        conv_case(a, (net_shape){6, 9, 7}, 1, "conv 3x3 s2 depthwise (direct)");
-        a = net_attr_conv(16, 3, 1, 1, 1, 1);
-        conv_case(a, (net_shape){16, 14, 14}, 0, "conv 3x3 16->16 14x14 (Winograd F2)");
-        a = net_attr_conv(16, 3, 1, 1, 1, 1);
-        conv_case(a, (net_shape){16, 52, 52}, 0, "conv 3x3 16->16 52x52 (Winograd F4)");
+        for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
+            net_attr a = net_attr_conv(convs[i].oc, convs[i].k, convs[i].st, convs[i].pad,
+                                       convs[i].g, convs[i].bias);
+            a.dh = a.dw = convs[i].dil;
+            if (convs[i].pt >= 0) {
+                a.pt = convs[i].pt, a.pb = convs[i].pb;
+                a.pl = convs[i].pl, a.pr = convs[i].pr;
+            }
+            conv_case(a, convs[i].in, convs[i].exact, convs[i].what);
+        }
     }
     kern_set_gemm(1);
 
