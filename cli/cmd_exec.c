@@ -225,6 +225,8 @@ int cmd_mpirun(int argc, char **argv)
     if (!hostfile && emulated_placement(argc - i, argv + i, tmpdir, &made_tmp, seqfile,
                                         sizeof seqfile)) {
         free(av);
+        if (seqfile[0]) remove(seqfile);
+        if (made_tmp) rmdir(tmpdir); /* nothing of ours is left behind */
         return EXIT_USAGE;
     }
     rt_mpirun_argv(np, hostfile, seqfile[0] ? seqfile : NULL, (const char *const *)argv + i,

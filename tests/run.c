@@ -64,6 +64,13 @@ void scratch_cleanup(void)
 {
     for (int i = 0; i < nmade; i++) {
         unlink(made[i]);
+        /* and SQLite's files beside a database, or the rmdir below fails */
+        static const char *const side[] = {"-wal", "-shm", "-journal"};
+        for (int k = 0; k < 3; k++) {
+            char q[1100];
+            snprintf(q, sizeof q, "%s%s", made[i], side[k]);
+            unlink(q);
+        }
         free(made[i]);
     }
     nmade = 0;
