@@ -777,7 +777,8 @@ int calib_worker(const calib_worker_opts *o, char *err)
         double most = -1;
         for (int i = o->nnetworks; i < nn; i++) {
             double w = 0;
-            for (int l = 0; l < nets[i]->n; l++) w += (double)calib_work(nets[i], l, 0, nets[i]->layers[l].out.c);
+            for (int l = 0; l < nets[i]->n; l++)
+                w += (double)calib_work(nets[i], l, 0, nets[i]->layers[l].out.c);
             if (w > most) most = w, big = i;
         }
         for (int d = 0; d < size; d++) {
