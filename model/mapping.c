@@ -550,7 +550,9 @@ int mapping_save(const mapping *m, const net *n, const platform *p, const char *
  *   node to its first output and turns '/' into '_'.
  * - horizontal.json {"layer": ["lop", ends, keys]}: the ends are the
  *   cumulative end channels of the slices, used literally (the last one is
- *   the layer's channel count).
+ *   the layer's channel count); {"layer": ["height", heights, keys]}: the
+ *   output rows of each band, top to bottom (a count each, not an end:
+ *   horizontal_split's split_points); "width" is not read (dse cuts rows).
  *
  * docs/mapping-format.md has the translation both ways. */
 
@@ -730,10 +732,20 @@ static int on_dev(const mapping *m, int i, int d)
 static void ad_hazards(const mapping *m, const net *n, const platform *p, const ad_nodes *N,
                        ad_warn *w)
 {
+    /* Its height split is right on paper (ad_height_why) but its front end
+     * stops on it (checked at AutoDiCE 82d6192, 2025-08-19): the HSplit node
+     * it inserts is no ONNX operator and its own onnx.checker call rejects
+     * it (before that, onnx 1.12 refuses the numpy integers of the band
+     * shape it writes, start - end, negative). */
+    for (int i = 0; i < n->n; i++)
+        if (m->rows[i] && mapping_nslices(m, i) > 1)
+            warn_add(w, "AutoDiCE's front end fails on this mapping: its height split of %s "
+                     "inserts an HSplit node, which is no ONNX operator, and its own "
+                     "onnx.checker call rejects it (AutoDiCE 82d6192)", n->layers[i].name);
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         int k = mapping_nslices(m, i);
-        if (L->kind == NET_CONV && L->a.groups > 1 && k > 1)
+        if (L->kind == NET_CONV && L->a.groups > 1 && k > 1 && !m->rows[i]) /* bands keep all */
             warn_add(w, "AutoDiCE computes wrong results for this mapping: its output-channel "
                      "split copies group=%d onto every slice of the grouped convolution %s "
                      "(split across %d devices)", L->a.groups, L->name, k);
@@ -775,20 +787,46 @@ static void ad_hazards(const mapping *m, const net *n, const platform *p, const 
     }
 }
 
+/* Why AutoDiCE's height split would not compute layer i's row bands
+ * (returns 0 when it would).  Its horizontal_split (axis 1) is written for
+ * Conv alone (other kinds have no pads to read); it cuts band k's input
+ * rows [S*o0 - P, S*(o1-1) - P + K) with S, P and K the layer's strides[0],
+ * pads[0] and kernel_shape[0] (no dilation), then convolves the band with
+ * the layer's own pads, top and bottom: so a band equals the same rows of
+ * the whole convolution only when the layer pads neither top nor bottom and
+ * is not dilated in height.  It finds the band's source among the graph's
+ * nodes, so the network input cannot be it (its front end stops there). */
+static int ad_height_why(const net *n, int i, char *why, size_t len)
+{
+    const net_layer *L = &n->layers[i];
+    if (L->kind != NET_CONV)
+        snprintf(why, len, "is written for Conv layers alone, not %s", net_kind_name(L->kind));
+    else if (L->a.pt || L->a.pb)
+        snprintf(why, len, "gives every band the layer's top and bottom padding (%d, %d), so "
+                 "the bands of a padded convolution come out wrong", L->a.pt, L->a.pb);
+    else if (L->a.dh != 1)
+        snprintf(why, len, "ignores the dilation in height (%d)", L->a.dh);
+    else if (L->in[0] == NET_INPUT)
+        snprintf(why, len, "cannot cut the network input (its front end looks for a producing "
+                 "node)");
+    else
+        return 0;
+    return 1;
+}
+
 int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, char **texts,
                            char *warn, char *err)
 {
     texts[0] = texts[1] = texts[2] = NULL;
     warn[0] = 0;
-    /* Row cuts are not written to horizontal.json: dse writes only the
-     * "lop" partitioning it has checked against AutoDiCE's front end
-     * (docs/spatial.md). */
-    for (int i = 0; i < n->n; i++)
-        if (m->rows[i]) {
-            base_seterr(warn, "AutoDiCE's files not written: layer %.200s is cut by "
-                     "rows, which dse does not export to AutoDiCE", n->layers[i].name);
+    for (int i = 0; i < n->n; i++) {
+        char why[160];
+        if (m->rows[i] && ad_height_why(n, i, why, sizeof why)) {
+            base_seterr(warn, "AutoDiCE's files not written: layer %.200s is cut by rows, and "
+                        "AutoDiCE's height split %s", n->layers[i].name, why);
             return 1;
         }
+    }
     ad_dev *A = ad_devices(p);
     ad_nodes N;
     if (!A || ad_nodes_build(&N, n)) {
@@ -824,10 +862,11 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
         cJSON *e = cJSON_AddArrayToObject(jh, N.name[N.first[i + 1] - 1]);
         cJSON *ends = cJSON_CreateArray(), *devs = cJSON_CreateArray();
         for (int a = 0; a < k; a++) {
-            cJSON_AddItemToArray(ends, cJSON_CreateNumber(s[a].c0 + s[a].nc));
+            /* lop: end channels; height: band heights (AutoDiCE's split_points) */
+            cJSON_AddItemToArray(ends, cJSON_CreateNumber(m->rows[i] ? s[a].nc : s[a].c0 + s[a].nc));
             cJSON_AddItemToArray(devs, cJSON_CreateString(A[s[a].dev].key));
         }
-        cJSON_AddItemToArray(e, cJSON_CreateString("lop"));
+        cJSON_AddItemToArray(e, cJSON_CreateString(m->rows[i] ? "height" : "lop"));
         cJSON_AddItemToArray(e, ends);
         cJSON_AddItemToArray(e, devs);
     }
@@ -1153,16 +1192,20 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
                      "[devices]]", path, c->string);
             goto fail;
         }
-        if (strcmp(js->valuestring, "lop")) {
+        int rows = !strcmp(js->valuestring, "height");
+        if (!rows && strcmp(js->valuestring, "lop")) {
             base_seterr(err, "%s: layer \"%s\": partitioning \"%s\" is not supported "
-                     "(only \"lop\", output channels)", path, c->string, js->valuestring);
+                     "(only \"lop\", output channels, and \"height\", output rows)", path,
+                     c->string, js->valuestring);
             goto fail;
         }
         const net_layer *L = &n->layers[i];
+        const char *unit = rows ? "row" : "channel";
+        int total = rows ? L->out.h : L->out.c;
         int k = cJSON_GetArraySize(jd);
         if (k < 1 || k != cJSON_GetArraySize(je)) {
-            base_seterr(err, "%s: layer \"%s\": %d end channels for %d devices", path,
-                     c->string, cJSON_GetArraySize(je), k);
+            base_seterr(err, "%s: layer \"%s\": %d %s for %d devices", path, c->string,
+                        cJSON_GetArraySize(je), rows ? "band heights" : "end channels", k);
             goto fail;
         }
         if (k > m->ndev) {
@@ -1170,7 +1213,12 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
                      "platform %s", path, c->string, m->ndev, p->name);
             goto fail;
         }
-        if (k > 1 && !net_kind_splittable(L->kind)) {
+        if (rows && k > 1 && !net_layer_rowsplit(n, i)) {
+            base_seterr(err, "%s: layer \"%s\": a %s layer cannot be cut by rows", path,
+                        c->string, net_kind_name(L->kind));
+            goto fail;
+        }
+        if (!rows && k > 1 && !net_kind_splittable(L->kind)) {
             base_seterr(err, "%s: layer \"%s\": a %s layer cannot be split", path,
                      c->string, net_kind_name(L->kind));
             goto fail;
@@ -1181,9 +1229,18 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
         for (int a = 0; a < k; a++, e = e->next, d = d->next) {
             int end;
             if (int_value(e, &end) || !cJSON_IsString(d)) {
-                base_seterr(err, "%s: layer \"%s\": end channels must be integers and "
-                         "devices strings", path, c->string);
+                base_seterr(err, "%s: layer \"%s\": %s must be integers and devices "
+                            "strings", path, c->string, rows ? "band heights" : "end channels");
                 goto fail;
+            }
+            if (rows) { /* a height: the band's end is the rows so far plus it */
+                if (end < 1 || end > total - prev) {
+                    base_seterr(err, "%s: layer \"%s\": band height %d of device %s is not "
+                                "in 1..%d (the bands cover the layer's %d rows)", path, c->string,
+                                end, d->valuestring, total - prev, total);
+                    goto fail;
+                }
+                end += prev;
             }
             char e2[BASE_ERRLEN];
             int dev = resolve_key(r, d->valuestring, path, e2);
@@ -1192,17 +1249,17 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
                 goto fail;
             }
             if (a == k - 1) {
-                if (end != L->out.c && end != AD_LEGACY_REST) {
-                    base_seterr(err, "%s: layer \"%s\": the last end channel must be the "
-                             "layer's channel count %d, not %d", path, c->string, L->out.c, end);
+                if (end != total && (rows || end != AD_LEGACY_REST)) {
+                    base_seterr(err, "%s: layer \"%s\": the bands must end at the layer's "
+                                "%s count %d, not %d", path, c->string, unit, total, end);
                     goto fail;
                 }
-                end = L->out.c;
+                end = total;
             }
-            if (end <= prev || end > L->out.c) {
-                base_seterr(err, "%s: layer \"%s\": end channel %d of device %s is not "
-                         "in %d..%d (ends must increase within the layer's %d channels)", path,
-                         c->string, end, d->valuestring, prev + 1, L->out.c, L->out.c);
+            if (end <= prev || end > total) {
+                base_seterr(err, "%s: layer \"%s\": end %s %d of device %s is not in %d..%d "
+                            "(ends must increase within the layer's %d %ss)", path, c->string,
+                            unit, end, d->valuestring, prev + 1, total, total, unit);
                 goto fail;
             }
             for (int b = 0; b < a; b++)
@@ -1215,6 +1272,7 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
             prev = end;
         }
         hcnt[i] = k;
+        m->rows[i] = rows && k > 1; /* one band of every row is the whole layer */
     }
     cJSON_Delete(root);
     return 0;

@@ -1,5 +1,5 @@
 """onnxeval.py -- a small float64 NumPy evaluator for the ONNX operators that
-dse's export writes (and the Concat/Sum that AutoDiCE's splitter inserts), so
+dse's export writes (and the Concat/Sum and HSplit that AutoDiCE's splitter inserts), so
 the tests can run whole models and AutoDiCE's sub-models without an ONNX
 runtime (Debian 12's python3-onnx 1.12 has no reference evaluator).  Written
 from the ONNX operator specifications; independent of dse's kernels.
@@ -147,6 +147,13 @@ def run_node(node, env):
         y = i[0] * i[1]
     elif op == "Sigmoid":
         y = 1 / (1 + np.exp(-i[0]))
+    elif op == "HSplit":  # AutoDiCE's own (horizontal_split): output k is the
+        # input's [starts[k], ends[k]) along ncnn's CHW axis (0 channels, 1
+        # rows, 2 columns), ends past the edge clamped as ncnn's crop does
+        ax = a["axis"] + 1
+        for o, s0, s1 in zip(node.output, a["starts"], a["ends"]):
+            env[o] = np.take(i[0], range(s0, min(s1, i[0].shape[ax])), axis=ax)
+        return
     else:
         raise NotImplementedError("operator %s" % op)
     env[node.output[0]] = y

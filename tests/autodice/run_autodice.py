@@ -141,7 +141,7 @@ def check(mapping, horizontal, export, log, expect_wrong):
                     local = dict(weights[k])
                     local.update({t: env[t] for t in node.input if t and t in env})
                     onnxeval.run_node(node, local)
-                    env[node.output[0]] = local[node.output[0]]
+                    env.update({o: local[o] for o in node.output if o})
                     todo[k].remove(node)
                     progress = True
     if any(todo.values()):

@@ -17,6 +17,9 @@ horizontal_split), independently of dse's code:
   '/' -> '_'), and every node of the model is listed (its consistency
   check);
 * horizontal.json ends are used literally as cumulative end channels;
+  "height" entries are band heights, cut by horizontal_split's own
+  arithmetic (autodice_height), right only for a Conv without top or bottom
+  padding; its front end then stops on its HSplit node (a warning);
 * onnx_extract keeps only initializers that are graph inputs.
 
 usage: test_autodice.py DSE_BIN [--frontend]
@@ -26,6 +29,7 @@ Exit 77 (skipped) when this python has no onnx module.
 """
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -37,6 +41,8 @@ np, onnx, TensorProto, helper, numpy_helper = need_onnx()
 
 DSE = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import onnxeval  # noqa: E402
 
 
 
@@ -104,6 +110,16 @@ def out_channels(model):
             for n in model.graph.node if n.output[0] in shapes}
 
 
+def out_heights(model):
+    """Output height of every node (AutoDiCE's node names), by onnx's own
+    shape inference."""
+    inf = onnx.shape_inference.infer_shapes(model)
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in list(inf.graph.value_info) + list(inf.graph.output)}
+    return {n.output[0].replace("/", "_"): shapes[n.output[0]][2]
+            for n in model.graph.node if n.output[0] in shapes and len(shapes[n.output[0]]) == 4}
+
+
 def check_rules(tag, d, model, plat):
     """The files in d against AutoDiCE's rules, and against dse-mapping.json
     decoded independently.  plat: the platform JSON."""
@@ -152,11 +168,24 @@ def check_rules(tag, d, model, plat):
     order = [x["name"] for x in plat["devices"]]
     check([order.index(key_dev[k]) for k in mj] == sorted(order.index(key_dev[k]) for k in mj),
           tag + ": keys not in platform order")
-    # horizontal.json: lop, cumulative ends, last = channel count
-    cc = out_channels(model)
+    # horizontal.json: lop, cumulative ends, last = channel count; height,
+    # band heights summing to the output height, on a Conv AutoDiCE's
+    # horizontal_split computes right (no top or bottom pad, no dilation,
+    # fed by a node)
+    cc, hh = out_channels(model), out_heights(model)
+    nodes = {n.output[0].replace("/", "_"): n for n in model.graph.node}
     for layer, (way, ends, keys) in hj.items():
-        check(way == "lop", "%s: %s partitioning %s" % (tag, layer, way))
+        check(way in ("lop", "height"), "%s: %s partitioning %s" % (tag, layer, way))
         check(len(ends) == len(keys) >= 2, "%s: %s ends/keys" % (tag, layer))
+        if way == "height":
+            node = nodes.get(layer)
+            a = {x.name: list(x.ints) for x in node.attribute} if node else {}
+            check(node is not None and node.op_type == "Conv" and a["pads"][0] == 0 and
+                  a["pads"][2] == 0 and a["dilations"][0] == 1 and node.input[0] in nodes,
+                  "%s: %s cut by height, which AutoDiCE gets wrong" % (tag, layer))
+            check(all(isinstance(e, int) and e > 0 for e in ends) and sum(ends) == hh.get(layer),
+                  "%s: %s heights %s, output height %s" % (tag, layer, ends, hh.get(layer)))
+            continue
         check(all(isinstance(e, int) for e in ends) and ends == sorted(set(ends)) and ends[0] > 0,
               "%s: %s ends %s not increasing" % (tag, layer, ends))
         check(ends[-1] == cc.get(layer), "%s: %s last end %s, channels %s" %
@@ -175,10 +204,16 @@ def check_rules(tag, d, model, plat):
         for n in lst:
             dec.setdefault(n, []).append(key_dev[k])
     for layer, (way, ends, keys) in hj.items():
+        if way == "height":  # counts: rows [sum of those above, + height)
+            ends = [sum(ends[:i + 1]) for i in range(len(ends))]
         starts = [0] + ends[:-1]
         dec[layer] = [[key_dev[k], s, e - s] for k, s, e in zip(keys, starts, ends)]
     for layer, v in ours.items():
         want = [[v, 0, cc.get(layer.replace("/", "_"))]] if isinstance(v, str) else v
+        if isinstance(v, dict):
+            want = v["rows"]
+            check(hj.get(layer.replace("/", "_"), [""])[0] == "height",
+                  "%s: %s cut by rows, not by height in horizontal.json" % (tag, layer))
         got = dec.get(layer.replace("/", "_"))
         if isinstance(got, list) and got and isinstance(got[0], str):
             got = [[got[0], 0, cc.get(layer.replace("/", "_"))]] if len(got) == 1 else got
@@ -194,8 +229,10 @@ def hazards(mj, hj, model):
     out = []
     group = {n.output[0].replace("/", "_"): a.i for n in model.graph.node
              for a in n.attribute if n.op_type == "Conv" and a.name == "group"}
-    for layer, (_, _, keys) in hj.items():
-        if group.get(layer, 1) > 1:
+    for layer, (way, _, keys) in hj.items():
+        if way == "height":  # its HSplit node, which its own onnx.checker call rejects
+            out.append("HSplit " + layer)
+        elif group.get(layer, 1) > 1:
             out.append("group=%d" % group[layer])
         for k in keys:
             out += ["renames the split layer " + layer for n in mj[k] if n != layer and layer in n]
@@ -243,6 +280,128 @@ def glue_net(path):
                     {"name": "fc_relu", "kind": "ReLU", "inputs": ["fc"]},
                     {"name": "head", "kind": "FC", "inputs": ["fc_relu"], "out_features": 5},
                     {"name": "prob", "kind": "Softmax", "inputs": ["head"]}]})
+
+
+def rowy_net(path):
+    """Convolutions AutoDiCE's height split gets right (1x1, fed by a layer)
+    and wrong (padded; reading the network input), and a ReLU."""
+    save(path, {"format": "dse-network", "name": "rowy", "input": {"name": "data", "shape": [3, 16, 16]},
+                "layers": [
+                    {"name": "conv1", "kind": "Conv", "inputs": ["data"], "out_channels": 8, "kernel": 3},
+                    {"name": "relu1", "kind": "ReLU", "inputs": ["conv1"]},
+                    {"name": "conv2", "kind": "Conv", "inputs": ["relu1"], "out_channels": 16,
+                     "kernel": 1},
+                    {"name": "relu2", "kind": "ReLU", "inputs": ["conv2"]},
+                    {"name": "conv3", "kind": "Conv", "inputs": ["relu2"], "out_channels": 16,
+                     "kernel": 3, "pads": 1},
+                    {"name": "gap", "kind": "GlobalAveragePool", "inputs": ["conv3"]},
+                    {"name": "flatten", "kind": "Flatten", "inputs": ["gap"]},
+                    {"name": "fc", "kind": "FC", "inputs": ["flatten"], "out_features": 10},
+                    {"name": "prob", "kind": "Softmax", "inputs": ["fc"]}]})
+
+
+def autodice_height(x, w, b, a, heights):
+    """Layer output as AutoDiCE's height split computes it (onnx_split.py
+    horizontal_split, axis 1, and its HSplit node): band k reads input rows
+    [start, end) by its arithmetic and is convolved with the layer's own
+    attributes; the bands are concatenated along the height."""
+    S, K, off, outs = a["strides"][0], a["kernel_shape"][0], -a["pads"][0], []
+    for h in heights:
+        start, end = max(off, 0), off + (h - 1) * S
+        off = end + S
+        outs.append(onnxeval.conv(x[:, :, start:max(end + K, 0)], w, b, a))
+    return np.concatenate(outs, axis=2)
+
+
+def row_cuts(T, presets):
+    """Row cuts (docs/spatial.md) as AutoDiCE's height split, where it
+    computes them right; elsewhere one line and dse-mapping.json alone; a
+    height entry read back.  Returns the folders to give AutoDiCE's front
+    end."""
+    rowy_net(T("rowy.json"))
+    rc, _, err = dse("net", "export", T("rowy.json"), "-o", T("rowy-dse.onnx"), "--autodice")
+    check(rc == 0, "net export rowy: " + err)
+    model = check_onnx_autodice("rowy", T("rowy-dse.onnx"), T("rowy.json"))
+    names = ["conv1", "relu1", "conv2", "relu2", "conv3", "gap", "flatten", "fc", "prob"]
+    base = {n: "rank0" for n in names}
+    keys = {}
+    for tag, cuts, want in (
+            ("rowy-h", {"conv2": {"rows": [["rank0", 0, 5], ["rank1", 5, 9]]}, "relu2": "rank1"},
+             {"conv2": [5, 9]}),
+            ("rowy-h2", {"conv2": {"rows": [["rank1", 0, 6], ["rank0", 6, 8]]},
+                         "fc": [["rank1", 0, 3], ["rank0", 3, 7]]}, {"conv2": [6, 8]})):
+        save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(base, **cuts)})
+        rc, _, err = dse("export", "--network", T("rowy.json"), "--platform", "local-2",
+                         "--mapping", T(tag + ".json"), "-o", T(tag))
+        check(rc == 0, "%s: rc %d %r" % (tag, rc, err))
+        one_line(tag, err, "warning", "AutoDiCE's front end fails", "height split of conv2",
+                 "HSplit")
+        check_rules(tag, T(tag), model, presets["local-2"])
+        hj = load(T(tag, "horizontal.json"))
+        check(hazards(load(T(tag, "mapping.json")), hj, model)[0] == "HSplit conv2",
+              tag + ": the test's hazards miss the height split")
+        tr = load(T(tag, "autodice-devices.json"))["devices"]
+        keys = [tr[x[0]] for x in cuts["conv2"]["rows"]]
+        check(hj.get("conv2") == ["height", want["conv2"], keys],
+              "%s: horizontal.json %s, want conv2 %s on %s" % (tag, hj, want["conv2"], keys))
+        rc1, a, err = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
+                          "--mapping", T(tag), "--json")
+        rc2, b, _ = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
+                        "--mapping", T(tag + ".json"), "--json")
+        check(rc1 == 0 and a == b, "%s: the folder read back is another mapping: %s" % (tag, err))
+    # on paper: AutoDiCE's arithmetic on the heights written equals the
+    # whole convolution (conv2), and on a padded one it would not (conv3)
+    inits = onnxeval.initializers(model.graph)
+    rng = np.random.default_rng(5)
+    for layer, heights, right in (("conv2", [5, 9], True), ("conv2", [6, 8], True),
+                                  ("conv3", [7, 7], False)):
+        node = [n for n in model.graph.node if n.output[0] == layer][0]
+        a = onnxeval.attrs(node)
+        w, b = inits[node.input[1]], inits[node.input[2]] if len(node.input) > 2 else None
+        x = rng.standard_normal((1, w.shape[1] * a.get("group", 1), 14, 14))
+        whole, bands = onnxeval.conv(x, w, b, a), autodice_height(x, w, b, a, heights)
+        same = whole.shape == bands.shape and np.allclose(whole, bands, rtol=0, atol=1e-12)
+        check(same == right, "%s cut %s by AutoDiCE's height arithmetic: shape %s against %s%s"
+              % (layer, heights, bands.shape, whole.shape, "" if right else ", yet equal"))
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    rc, out, err = dse("mpirun", "-np", 2, DSE, "exec", "--network", T("rowy.json"), "--platform",
+                       "local-2", "--mapping", T("rowy-h"), "--json", env=env)
+    ok = rc == 0 and json.loads(out)["check"]["ok"]
+    check(ok, "dse exec of a folder with a height split: rc %d %s" % (rc, err[-300:]))
+    # what AutoDiCE's height split gets wrong: dse-mapping.json alone, one line
+    for tag, layer, words in (("rowy-pad", "conv3", "padding (1, 1)"),
+                              ("rowy-relu", "relu1", "Conv layers alone, not ReLU"),
+                              ("rowy-input", "conv1", "network input")):
+        save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(
+            base, **{layer: {"rows": [["rank0", 0, 7], ["rank1", 7, 7]]}})})
+        rc, _, err = dse("export", "--network", T("rowy.json"), "--platform", "local-2",
+                         "--mapping", T(tag + ".json"), "-o", T(tag))
+        check(rc == 0, "%s: exit %d" % (tag, rc))
+        one_line(tag, err, "AutoDiCE's files not written", layer, "cut by rows", words)
+        check(sorted(os.listdir(T(tag))) == ["dse-mapping.json"], "%s: files %s" %
+              (tag, os.listdir(T(tag))))
+    # height entries dse cannot read: exit 2, one line naming the file
+    mj = load(T("rowy-h", "mapping.json"))
+    k0, k1 = list(mj)
+    for tag, hz, words in (
+            ("short", {"conv2": ["height", [5, 8], [k0, k1]]}, "must end at the layer's row count 14"),
+            ("zero", {"conv2": ["height", [0, 14], [k0, k1]]}, "band height 0"),
+            ("width", {"conv2": ["width", [5, 9], [k0, k1]]}, "partitioning \"width\" is not supported"),
+            ("fcrows", {"conv2": ["height", [5, 9], [k0, k1]], "fc": ["height", [1, 0], [k0, k1]]},
+             "cannot be cut by rows")):
+        d = T("rbad-" + tag)
+        os.makedirs(d)
+        m = {k: list(v) for k, v in mj.items()}
+        if tag == "fcrows":
+            m[k1].append("fc")
+        save(os.path.join(d, "mapping.json"), m)
+        save(os.path.join(d, "horizontal.json"), hz)
+        shutil.copy(T("rowy-h", "autodice-devices.json"), d)
+        rc, _, err = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
+                         "--mapping", d)
+        check(rc == 2, "height %s: exit %d" % (tag, rc))
+        one_line("height " + tag, err, "horizontal.json", words)
+    return {"rowy-h": T("rowy-dse.onnx"), "rowy-h2": T("rowy-dse.onnx")}  # AutoDiCE stops on both
 
 
 def mini_bvlc(path):
@@ -498,6 +657,9 @@ def main():
         check(rc == 2 and not os.path.exists(T("no")), "missing parent: rc %d" % rc)
         one_line("missing parent", err, "does not exist")
 
+        # 3b. row cuts: AutoDiCE's height split where it computes them right
+        rowy = row_cuts(T, presets)
+
         # 4. AutoDiCE-written files through dse
         save(T("lenovo.json"), platform_json("lenovo", [("lenovo-a", "lenovo", "cpu", 1),
                                                         ("lenovo-b", "lenovo", "cpu", 1)]))
@@ -583,7 +745,7 @@ def main():
                              onnx.load(model))
                 if not hz:
                     runs[x] = (model, [])
-                elif all(h.startswith("renames") for h in hz):
+                elif all(h.startswith(("renames", "HSplit")) for h in hz):
                     runs[x] = (model, ["--expect-crash"])
                 elif all(h.startswith("group=") for h in hz):
                     runs[x] = (model, ["--expect-wrong"])
@@ -599,6 +761,7 @@ def main():
             one_line("split2", err, "group=2")
             runs["split2"] = (T("bvlc-dse.onnx"), ["--expect-wrong"])
             runs["hx-dse"] = (T("bvlc-dse.onnx"), [])
+            runs.update({d: (model, ["--expect-crash"]) for d, model in rowy.items()})
             for d, (model, flags) in runs.items():
                 p = subprocess.run([sys.executable, os.path.join(HERE, "run_autodice.py"), adir,
                                     model, T(d), T("work-" + d)] + flags,
