@@ -86,6 +86,12 @@ static void probe(void)
     blas_avx512 = blas_has_avx512();
 }
 
+int kern_avx512(void)
+{
+    pthread_once(&probe_once, probe);
+    return cpu_avx512;
+}
+
 int kern_gemm_own(void)
 {
     if (gemm_mode == 0) return 0;
@@ -323,6 +329,7 @@ void kern_sgemm(int M, int N, int K, const float *A, int lda, const float *B, in
 
 #else /* no AVX-512 code on this target: the BLAS */
 
+int kern_avx512(void) { return 0; }
 int kern_gemm_own(void) { return 0; }
 
 void kern_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, int acc,

@@ -34,6 +34,19 @@ void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
 void kern_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, int acc,
                 float *C, int ldc);
 
+/* gemm.c: 1 when this CPU runs AVX-512 code and DSE_AVX512 is not 0. */
+int kern_avx512(void);
+
+/* vmath.c: y[i] = e^x[i], 1 / (1 + e^-x[i]), GELU (erf form) x/2 (1 +
+ * erf(x / sqrt 2)) and GELU (tanh form) x sigmoid(2 sqrt(2/pi) (x +
+ * 0.044715 x^3)), vectorised; y may be x.  Each element's value is
+ * independent of n, the array's position and the SIMD width (vmath.c gives
+ * the accuracy). */
+void kern_vexp(const float *x, float *y, size_t n);
+void kern_vsigmoid(const float *x, float *y, size_t n);
+void kern_vgelu(const float *x, float *y, size_t n);
+void kern_vgelu_tanh(const float *x, float *y, size_t n);
+
 /* kernels.c: run fn(ctx, i0, i1) over [0, n) split in contiguous chunks on
  * up to kern_get_threads() threads (inline when 1 thread or little work:
  * `work` is an estimate of the total elementary operations). */

@@ -244,7 +244,7 @@ static void k_sigmoid(const kern_args *k)
 {
     size_t len = (size_t)k->nc * k->hw;
     const float *x = k->in[0];
-    for (size_t i = 0; i < len; i++) k->out[i] = 1.0f / (1.0f + expf(-x[i]));
+    kern_vsigmoid(x, k->out, len);
 }
 
 static void hsig(const float *x, float *y, size_t len, float alpha, float beta, int swish)
@@ -379,13 +379,8 @@ static void k_gelu(const kern_args *k)
 {
     size_t len = (size_t)k->nc * k->hw;
     const float *x = k->in[0];
-    if (k->L->a.gelu_tanh)
-        for (size_t i = 0; i < len; i++) {
-            float v = x[i];
-            k->out[i] = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
-        }
-    else
-        for (size_t i = 0; i < len; i++) k->out[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.7071067811865476f));
+    if (k->L->a.gelu_tanh) kern_vgelu_tanh(x, k->out, len);
+    else kern_vgelu(x, k->out, len);
 }
 
 /* Scale: each channel times its own constant (ConvNeXt's layer scale). */

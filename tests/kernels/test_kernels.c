@@ -11,6 +11,7 @@
 
 #include "kernels.h"
 #include "naive.h"
+#include "vmath_check.h"
 
 #define RTOL 1e-4
 #define ATOL 1e-5
@@ -521,6 +522,7 @@ int main(int argc, char **argv)
     channelwise_slices();
     in_place_tests();
     error_tests();
+    CHECK(vmath_check() == 0, "kernels/vmath.c");
     /* The same with two threads (BLAS and the kernels' own loops). */
     kern_set_threads(2);
     CHECK(kern_get_threads() == 2, "threads");

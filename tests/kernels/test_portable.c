@@ -20,6 +20,7 @@
 #include "kern_impl.h"
 #include "kernels.h"
 #include "naive.h"
+#include "vmath_check.h"
 
 #define RTOL 1e-4
 #define ATOL 1e-5
@@ -151,6 +152,7 @@ int main(void)
         CHECK(!kern_gemm_own(), "gemm mode %d runs the AVX-512 product", mode);
     }
     kern_set_gemm(1);
+    CHECK(vmath_check() == 0, "kernels/vmath.c");
     zoo_rule();
     check_algo(CONVALGO_DIRECT, (net_shape){8, 12, 12}, 8, 3, 1, 1, 8);
     check_algo(CONVALGO_POINTWISE, (net_shape){16, 10, 10}, 24, 1, 1, 0, 1);
