@@ -46,6 +46,9 @@ void kern_vexp(const float *x, float *y, size_t n);
 void kern_vsigmoid(const float *x, float *y, size_t n);
 void kern_vgelu(const float *x, float *y, size_t n);
 void kern_vgelu_tanh(const float *x, float *y, size_t n);
+/* LRN's last step, in place over the sums of squares o: o[i] = x[i] (k +
+ * s o[i])^-beta; vectorised for beta = 3/4. */
+void kern_vlrn(const float *x, float *o, size_t n, float k, float s, float beta);
 
 /* kernels.c: run fn(ctx, i0, i1) over [0, n) split in contiguous chunks on
  * up to kern_get_threads() threads (inline when 1 thread or little work:

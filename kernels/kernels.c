@@ -52,7 +52,7 @@ static void lrn(const float *in, float *out, int C, size_t hw, const net_attr *a
             for (size_t p = 0; p < hw; p++) o[p] += x[p] * x[p];
         }
         const float *x = in + (size_t)c * hw;
-        for (size_t p = 0; p < hw; p++) o[p] = x[p] * powf(k + s * o[p], -beta);
+        kern_vlrn(x, o, hw, k, s, beta);
     }
 }
 

@@ -5,8 +5,10 @@
  *
  * Bounds (vmath.c's header): e^x relative 2e-7 on [-87, 88] (measured
  * 7.9e-8), the sigmoid relative 3e-7 (1.4e-7), both GELUs absolute 3e-7
- * max(1, |x|) (1.9e-7: A&S 7.1.26's erf is 1.5e-7).
+ * max(1, |x|) (1.9e-7: A&S 7.1.26's erf is 1.5e-7), LRN's step for beta
+ * 3/4 relative 4e-7.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,33 @@ int vmath_check(void)
         CHECK(worst <= 1, "%s(%g) off by %.3g of its bound", names[f], at, worst);
         CHECK(moved == 0, "%s: %zu values differ when computed alone", names[f], moved);
         printf("vmath %s: %zu values, worst %.2f of the bound\n", names[f], n, worst);
+    }
+    /* LRN's step for beta 3/4 over sums of squares from 0 to 1e4 (o = x^2),
+     * AlexNet's k = 1 (CaffeNet's 2) and alpha / size = 1e-4 / 5 */
+    for (int kk = 1; kk <= 2; kk++) {
+        double worst = 0;
+        float at = 0;
+        size_t moved = 0;
+        for (size_t i = 0; i < n; i++) y[i] = x[i] * x[i] < 1e4f ? x[i] * x[i] : 1e4f;
+        float *o = malloc(n * sizeof *o);
+        CHECK(o != NULL, "out of memory");
+        if (!o) break;
+        memcpy(o, y, n * sizeof *o);
+        kern_vlrn(x, o, n, (float)kk, 2e-5f, 0.75f);
+        for (size_t i = 0; i < n; i++) {
+            double r = x[i] * pow(kk + 2e-5f * (double)y[i], -0.75);
+            /* relative to the least normal float: a subnormal result has
+             * fewer bits than any relative bound (powf's too) */
+            double e = fabs(o[i] - r) / fmax(fabs(r), FLT_MIN) / 4e-7;
+            if (!(e <= worst)) worst = e, at = x[i];
+            float one = y[i];
+            kern_vlrn(x + i, &one, 1, (float)kk, 2e-5f, 0.75f);
+            moved += memcmp(&one, &o[i], sizeof one) != 0;
+        }
+        free(o);
+        CHECK(worst <= 1, "lrn (k %d) at x = %g off by %.3g of its bound", kk, at, worst);
+        CHECK(moved == 0, "lrn: %zu values differ when computed alone", moved);
+        printf("vmath lrn k=%d: %zu values, worst %.2f of the bound\n", kk, n, worst);
     }
 out:
     free(x);
