@@ -27,8 +27,8 @@ layer scale 1e-6) they would hide errors in what they scale.
 Selections (label "torch" runs the default; "soak" runs --all):
   default   the first model of each family, opset 13, folded, fixed batch
             (with DSE_SHORT=1, as scripts/test and CI run the torch label:
-            SHORT, one small network per family that brought a new layer
-            construct, same checks; one campaign; vit_b_16's refusal)
+            SHORT, the smallest network of every family, same checks; one
+            campaign; vit_b_16's refusal)
   --all     every model at opset 13, and per family its first model at
             opsets 9 and 17, folded and not, fixed and dynamic batch
             (with DSE_SHORT=1: three small families' variants, import only);
@@ -248,16 +248,27 @@ def transformers(tmp, names):
 # campaign and validation; soak runs every family's).
 CAMPAIGN_FAMILIES = ("shufflenet", "mobilenet_v3", "mnasnet", "efficientnet", "convnext")
 
-# The torch label's short form (DSE_SHORT=1: scripts/test, CI): one small
-# network per new construct, every check of the default selection (params,
-# MACs, 1 and 2 ranks against PyTorch); the classic families (alexnet, vgg,
-# resnet, densenet, inception, googlenet, squeezenet) stay covered in CI by
-# test_onnx_torch and torch_peer.  Name -> campaign and validation too.
+# The torch label's short form (DSE_SHORT=1: scripts/test, CI): the
+# smallest network of every family, every check of the default selection
+# (params, MACs, 1 and 2 ranks against PyTorch).  Name -> campaign and
+# validation too; the comment says what the family brought.
 SHORT = {
+    "alexnet": False,             # adaptive average pooling, Dropout, Flatten + Gemm
+    "vgg11": False,               # plain 3x3 stacks (Winograd layers)
+    "resnet18": False,            # residual Add
+    "resnext50_32x4d": False,     # grouped convolutions (32 groups)
+    "wide_resnet50_2": False,     # wide bottlenecks
+    "squeezenet1_1": False,       # fire modules: Concat of two branches
+    "densenet121": False,         # dense blocks: Concat chains, BN before Conv
+    "inception_v3": False,        # 299x299, asymmetric kernels (1x7, 7x1)
+    "googlenet": False,           # four-branch inception blocks, transform_input
     "shufflenet_v2_x0_5": False,  # channel shuffle (Reshape-Transpose-Reshape), Split, Concat
+    "mobilenet_v2": False,        # depthwise convolutions, ReLU6 (Clip)
     "mobilenet_v3_small": True,   # HardSigmoid, HardSwish, SE (pool, FC, scale by Mul)
     "mnasnet0_5": False,          # ReduceMean as the final pooling
     "efficientnet_b0": False,     # SiLU (Sigmoid * x), SE with Sigmoid gates
+    "efficientnet_v2_s": False,   # fused MBConv (3x3 expansion convolutions)
+    "regnet_x_400mf": False,      # grouped bottlenecks without SE
     "regnet_y_400mf": False,      # SE over grouped convolutions
     "convnext_tiny": False,       # NHWC Transpose + MatMul as 1x1 Conv, LayerNorm and GELU
 }                                 # decomposed at opset 13, layer scale
