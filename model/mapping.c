@@ -740,8 +740,9 @@ static void ad_hazards(const mapping *m, const net *n, const platform *p, const 
     for (int i = 0; i < n->n; i++)
         if (m->rows[i] && mapping_nslices(m, i) > 1)
             warn_add(w, "AutoDiCE's front end fails on this mapping: its height split of %s "
-                     "inserts an HSplit node, which is no ONNX operator, and its own "
-                     "onnx.checker call rejects it (AutoDiCE 82d6192)", n->layers[i].name);
+                     "inserts an HSplit node, which is no ONNX operator and which its own "
+                     "onnx.checker call rejects (AutoDiCE 82d6192; with onnx 1.12 it stops "
+                     "before, on the band shape it records)", N->name[N->first[i + 1] - 1]);
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         int k = mapping_nslices(m, i);
@@ -794,8 +795,10 @@ static void ad_hazards(const mapping *m, const net *n, const platform *p, const 
  * pads[0] and kernel_shape[0] (no dilation), then convolves the band with
  * the layer's own pads, top and bottom: so a band equals the same rows of
  * the whole convolution only when the layer pads neither top nor bottom and
- * is not dilated in height.  It finds the band's source among the graph's
- * nodes, so the network input cannot be it (its front end stops there). */
+ * is not dilated in height.  It copies the bias to every band without
+ * looking whether there is one (the channel split looks).  It finds the
+ * band's source among the graph's nodes, so the network input cannot be it
+ * (its front end stops there). */
 static int ad_height_why(const net *n, int i, char *why, size_t len)
 {
     const net_layer *L = &n->layers[i];
@@ -806,6 +809,9 @@ static int ad_height_why(const net *n, int i, char *why, size_t len)
                  "the bands of a padded convolution come out wrong", L->a.pt, L->a.pb);
     else if (L->a.dh != 1)
         snprintf(why, len, "ignores the dilation in height (%d)", L->a.dh);
+    else if (!L->a.bias)
+        snprintf(why, len, "needs a bias (it copies the layer's bias to every band "
+                 "unconditionally)");
     else if (L->in[0] == NET_INPUT)
         snprintf(why, len, "cannot cut the network input (its front end looks for a producing "
                  "node)");
@@ -1272,7 +1278,9 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
             prev = end;
         }
         hcnt[i] = k;
-        m->rows[i] = rows && k > 1; /* one band of every row is the whole layer */
+        m->rows[i] = rows && k > 1;
+        if (rows && k == 1) /* one band of every row: the whole layer, all its channels */
+            s[0] = (map_slice){s[0].dev, 0, L->out.c};
     }
     cJSON_Delete(root);
     return 0;

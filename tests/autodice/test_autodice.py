@@ -282,19 +282,25 @@ def glue_net(path):
                     {"name": "prob", "kind": "Softmax", "inputs": ["head"]}]})
 
 
-def rowy_net(path):
-    """Convolutions AutoDiCE's height split gets right (1x1, fed by a layer)
-    and wrong (padded; reading the network input), and a ReLU."""
+def rowy_net(path, bias=True):
+    """Convolutions AutoDiCE's height split gets right (unpadded, with a
+    bias, fed by a layer: 1x1, and 3x3 stride 2) and wrong (padded; dilated;
+    reading the network input; without a bias: bias=False), and a ReLU."""
     save(path, {"format": "dse-network", "name": "rowy", "input": {"name": "data", "shape": [3, 16, 16]},
                 "layers": [
-                    {"name": "conv1", "kind": "Conv", "inputs": ["data"], "out_channels": 8, "kernel": 3},
+                    {"name": "conv1", "kind": "Conv", "inputs": ["data"], "out_channels": 8, "kernel": 3,
+                     "bias": True},
                     {"name": "relu1", "kind": "ReLU", "inputs": ["conv1"]},
                     {"name": "conv2", "kind": "Conv", "inputs": ["relu1"], "out_channels": 16,
-                     "kernel": 1},
+                     "kernel": 1, "bias": bias},
                     {"name": "relu2", "kind": "ReLU", "inputs": ["conv2"]},
                     {"name": "conv3", "kind": "Conv", "inputs": ["relu2"], "out_channels": 16,
-                     "kernel": 3, "pads": 1},
-                    {"name": "gap", "kind": "GlobalAveragePool", "inputs": ["conv3"]},
+                     "kernel": 3, "pads": 1, "bias": True},
+                    {"name": "conv4", "kind": "Conv", "inputs": ["conv3"], "out_channels": 16,
+                     "kernel": 3, "stride": 2, "bias": True},
+                    {"name": "conv5", "kind": "Conv", "inputs": ["conv4"], "out_channels": 8,
+                     "kernel": 3, "dilation": 2, "bias": True},
+                    {"name": "gap", "kind": "GlobalAveragePool", "inputs": ["conv5"]},
                     {"name": "flatten", "kind": "Flatten", "inputs": ["gap"]},
                     {"name": "fc", "kind": "FC", "inputs": ["flatten"], "out_features": 10},
                     {"name": "prob", "kind": "Softmax", "inputs": ["fc"]}]})
@@ -305,6 +311,7 @@ def autodice_height(x, w, b, a, heights):
     horizontal_split, axis 1, and its HSplit node): band k reads input rows
     [start, end) by its arithmetic and is convolved with the layer's own
     attributes; the bands are concatenated along the height."""
+    check(b is not None, "AutoDiCE's height split copies a bias it does not check for")
     S, K, off, outs = a["strides"][0], a["kernel_shape"][0], -a["pads"][0], []
     for h in heights:
         start, end = max(off, 0), off + (h - 1) * S
@@ -322,28 +329,32 @@ def row_cuts(T, presets):
     rc, _, err = dse("net", "export", T("rowy.json"), "-o", T("rowy-dse.onnx"), "--autodice")
     check(rc == 0, "net export rowy: " + err)
     model = check_onnx_autodice("rowy", T("rowy-dse.onnx"), T("rowy.json"))
-    names = ["conv1", "relu1", "conv2", "relu2", "conv3", "gap", "flatten", "fc", "prob"]
+    names = ["conv1", "relu1", "conv2", "relu2", "conv3", "conv4", "conv5", "gap", "flatten", "fc",
+             "prob"]
     base = {n: "rank0" for n in names}
     keys = {}
     for tag, cuts, want in (
             ("rowy-h", {"conv2": {"rows": [["rank0", 0, 5], ["rank1", 5, 9]]}, "relu2": "rank1"},
              {"conv2": [5, 9]}),
             ("rowy-h2", {"conv2": {"rows": [["rank1", 0, 6], ["rank0", 6, 8]]},
-                         "fc": [["rank1", 0, 3], ["rank0", 3, 7]]}, {"conv2": [6, 8]})):
+                         "fc": [["rank1", 0, 3], ["rank0", 3, 7]]}, {"conv2": [6, 8]}),
+            ("rowy-h3", {"conv4": {"rows": [["rank0", 0, 2], ["rank1", 2, 4]]}}, {"conv4": [2, 4]})):
         save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(base, **cuts)})
         rc, _, err = dse("export", "--network", T("rowy.json"), "--platform", "local-2",
                          "--mapping", T(tag + ".json"), "-o", T(tag))
         check(rc == 0, "%s: rc %d %r" % (tag, rc, err))
-        one_line(tag, err, "warning", "AutoDiCE's front end fails", "height split of conv2",
+        layer = list(want)[0]
+        one_line(tag, err, "warning", "AutoDiCE's front end fails", "height split of " + layer,
                  "HSplit")
         check_rules(tag, T(tag), model, presets["local-2"])
         hj = load(T(tag, "horizontal.json"))
-        check(hazards(load(T(tag, "mapping.json")), hj, model)[0] == "HSplit conv2",
+        check(hazards(load(T(tag, "mapping.json")), hj, model)[0] == "HSplit " + layer,
               tag + ": the test's hazards miss the height split")
         tr = load(T(tag, "autodice-devices.json"))["devices"]
-        keys = [tr[x[0]] for x in cuts["conv2"]["rows"]]
-        check(hj.get("conv2") == ["height", want["conv2"], keys],
-              "%s: horizontal.json %s, want conv2 %s on %s" % (tag, hj, want["conv2"], keys))
+        (layer, heights), = want.items()
+        keys = [tr[x[0]] for x in cuts[layer]["rows"]]
+        check(hj.get(layer) == ["height", heights, keys],
+              "%s: horizontal.json %s, want %s %s on %s" % (tag, hj, layer, heights, keys))
         rc1, a, err = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
                           "--mapping", T(tag), "--json")
         rc2, b, _ = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
@@ -353,12 +364,13 @@ def row_cuts(T, presets):
     # whole convolution (conv2), and on a padded one it would not (conv3)
     inits = onnxeval.initializers(model.graph)
     rng = np.random.default_rng(5)
-    for layer, heights, right in (("conv2", [5, 9], True), ("conv2", [6, 8], True),
-                                  ("conv3", [7, 7], False)):
+    for layer, heights, right, side in (("conv2", [5, 9], True, 14), ("conv2", [6, 8], True, 14),
+                                        ("conv4", [2, 4], True, 14), ("conv4", [5, 1], True, 14),
+                                        ("conv3", [7, 7], False, 14)):
         node = [n for n in model.graph.node if n.output[0] == layer][0]
         a = onnxeval.attrs(node)
-        w, b = inits[node.input[1]], inits[node.input[2]] if len(node.input) > 2 else None
-        x = rng.standard_normal((1, w.shape[1] * a.get("group", 1), 14, 14))
+        w, b = inits[node.input[1]], inits[node.input[2]]
+        x = rng.standard_normal((1, w.shape[1] * a.get("group", 1), side, side))
         whole, bands = onnxeval.conv(x, w, b, a), autodice_height(x, w, b, a, heights)
         same = whole.shape == bands.shape and np.allclose(whole, bands, rtol=0, atol=1e-12)
         check(same == right, "%s cut %s by AutoDiCE's height arithmetic: shape %s against %s%s"
@@ -369,12 +381,16 @@ def row_cuts(T, presets):
     ok = rc == 0 and json.loads(out)["check"]["ok"]
     check(ok, "dse exec of a folder with a height split: rc %d %s" % (rc, err[-300:]))
     # what AutoDiCE's height split gets wrong: dse-mapping.json alone, one line
-    for tag, layer, words in (("rowy-pad", "conv3", "padding (1, 1)"),
-                              ("rowy-relu", "relu1", "Conv layers alone, not ReLU"),
-                              ("rowy-input", "conv1", "network input")):
+    rowy_net(T("rowynb-net.json"), bias=False)
+    for tag, layer, words, net in (("rowy-pad", "conv3", "padding (1, 1)", "rowy"),
+                                   ("rowy-relu", "relu1", "Conv layers alone, not ReLU", "rowy"),
+                                   ("rowy-input", "conv1", "network input", "rowy"),
+                                   ("rowy-dil", "conv5", "dilation in height (2)", "rowy"),
+                                   ("rowy-nb", "conv2", "needs a bias", "rowynb-net")):
+        h = {"conv5": 1}.get(layer, 7)
         save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(
-            base, **{layer: {"rows": [["rank0", 0, 7], ["rank1", 7, 7]]}})})
-        rc, _, err = dse("export", "--network", T("rowy.json"), "--platform", "local-2",
+            base, **{layer: {"rows": [["rank0", 0, h], ["rank1", h, h]]}})})
+        rc, _, err = dse("export", "--network", T(net + ".json"), "--platform", "local-2",
                          "--mapping", T(tag + ".json"), "-o", T(tag))
         check(rc == 0, "%s: exit %d" % (tag, rc))
         one_line(tag, err, "AutoDiCE's files not written", layer, "cut by rows", words)
@@ -388,20 +404,26 @@ def row_cuts(T, presets):
             ("zero", {"conv2": ["height", [0, 14], [k0, k1]]}, "band height 0"),
             ("width", {"conv2": ["width", [5, 9], [k0, k1]]}, "partitioning \"width\" is not supported"),
             ("fcrows", {"conv2": ["height", [5, 9], [k0, k1]], "fc": ["height", [1, 0], [k0, k1]]},
-             "cannot be cut by rows")):
+             "cannot be cut by rows"),
+            ("one", {"conv2": ["height", [14], [k0]]}, None)):
         d = T("rbad-" + tag)
         os.makedirs(d)
         m = {k: list(v) for k, v in mj.items()}
         if tag == "fcrows":
             m[k1].append("fc")
+        if tag == "one":
+            m[k1].remove("conv2")
         save(os.path.join(d, "mapping.json"), m)
         save(os.path.join(d, "horizontal.json"), hz)
         shutil.copy(T("rowy-h", "autodice-devices.json"), d)
         rc, _, err = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
                          "--mapping", d)
+        if words is None:  # one band of every row: the whole layer on one device
+            check(rc == 0, "height %s: exit %d %s" % (tag, rc, err))
+            continue
         check(rc == 2, "height %s: exit %d" % (tag, rc))
         one_line("height " + tag, err, "horizontal.json", words)
-    return {"rowy-h": T("rowy-dse.onnx"), "rowy-h2": T("rowy-dse.onnx")}  # AutoDiCE stops on both
+    return {d: T("rowy-dse.onnx") for d in ("rowy-h", "rowy-h2", "rowy-h3")}  # AutoDiCE stops on all
 
 
 def mini_bvlc(path):
