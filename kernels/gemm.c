@@ -77,12 +77,13 @@ static int blas_has_avx512(void)
 }
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static int cpu_avx512, blas_avx512;
+static int cpu_avx512, cpu_avx2, blas_avx512;
 
 static void probe(void)
 {
     const char *env = getenv("DSE_AVX512");
     cpu_avx512 = __builtin_cpu_supports("avx512f") != 0 && !(env && !strcmp(env, "0"));
+    cpu_avx2 = __builtin_cpu_supports("avx2") != 0;
     blas_avx512 = blas_has_avx512();
 }
 
@@ -90,6 +91,12 @@ int kern_avx512(void)
 {
     pthread_once(&probe_once, probe);
     return cpu_avx512;
+}
+
+int kern_avx2(void)
+{
+    pthread_once(&probe_once, probe);
+    return cpu_avx2;
 }
 
 int kern_gemm_own(void)
@@ -330,6 +337,7 @@ void kern_sgemm(int M, int N, int K, const float *A, int lda, const float *B, in
 #else /* no AVX-512 code on this target: the BLAS */
 
 int kern_avx512(void) { return 0; }
+int kern_avx2(void) { return 0; }
 int kern_gemm_own(void) { return 0; }
 
 void kern_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, int acc,

@@ -34,8 +34,10 @@ void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
 void kern_sgemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb, int acc,
                 float *C, int ldc);
 
-/* gemm.c: 1 when this CPU runs AVX-512 code and DSE_AVX512 is not 0. */
+/* gemm.c: 1 when this CPU runs AVX-512 code and DSE_AVX512 is not 0; 1
+ * when it runs AVX2 code (x86-64 only). */
 int kern_avx512(void);
+int kern_avx2(void);
 
 /* vmath.c: y[i] = e^x[i], 1 / (1 + e^-x[i]), GELU (erf form) x/2 (1 +
  * erf(x / sqrt 2)) and GELU (tanh form) x sigmoid(2 sqrt(2/pi) (x +
@@ -49,6 +51,10 @@ void kern_vgelu_tanh(const float *x, float *y, size_t n);
 /* LRN's last step, in place over the sums of squares o: o[i] = x[i] (k +
  * s o[i])^-beta; vectorised for beta = 3/4. */
 void kern_vlrn(const float *x, float *o, size_t n, float k, float s, float beta);
+/* For tests: run vmath's loops for 1 the baseline, 2 AVX2, 3 AVX-512, 0 the
+ * widest allowed (default).  Returns 0, changing nothing, when this CPU or
+ * build has no such loop. */
+int kern_vmath_path(int path);
 
 /* kernels.c: run fn(ctx, i0, i1) over [0, n) split in contiguous chunks on
  * up to kern_get_threads() threads (inline when 1 thread or little work:

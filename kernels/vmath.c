@@ -1,5 +1,5 @@
 /* vmath.c -- e^x, the logistic sigmoid and GELU's erf over arrays, in loops
- * the compiler vectorises (SSE2 or AVX-512 on x86-64, NEON on arm64).
+ * the compiler vectorises (SSE2, AVX2 or AVX-512 on x86-64, NEON on arm64).
  *
  * Why: the C library's expf and erff are scalar calls the vectoriser cannot
  * take; efficientnet_b0's SiLU gates (Sigmoid) were half of its latency
@@ -10,12 +10,16 @@
  * length, offset or SIMD width (no reductions, no lane-dependent paths, no
  * FMA contraction: the file is built with -ffp-contract=off), so a slice or
  * a band of a layer equals the same elements of the whole layer bit for
- * bit, on every device and under any DSE_AVX512 setting.  Accuracy (checked
- * by test_kernels against double precision over every float exponent):
- *   e^x          relative error < 2e-7 for x in [-87, 88]; 2^-126 below
- *                (PyTorch gives 0 below -103: both are 0 to 1e-38), 2^127
- *                times e^(x - n ln 2) above (no infinity: callers divide);
- *   sigmoid(x)   1 / (1 + e^-x): relative error < 5e-7;
+ * bit, on every device and under any DSE_AVX512 setting (for inputs that
+ * are not NaN: a NaN gives a NaN, whose sign bit the instruction decides).
+ * Accuracy (checked by test_kernels against double precision over every
+ * float exponent; vmath_check also compares every loop's bits):
+ *   e^x          relative error < 2e-7 for x in [-87.3, 88.37]; 2^-126
+ *                times e^(x - n ln 2) below (PyTorch gives 0 below -103:
+ *                both are 0 to 1e-38), +infinity above 88.37 (the true
+ *                overflow is at 88.72);
+ *   sigmoid(x)   1 / (1 + e^-x): relative error < 5e-7 down to -69 (the
+ *                check's reach), exactly 0 below -88.37;
  *   erf(x)       Abramowitz and Stegun 7.1.26, absolute error < 1.5e-7,
  *                the approximation PyTorch's own vectorised erf uses;
  *   GELU         tanh form through the sigmoid, x/2 (1 + tanh u) = x
@@ -30,8 +34,7 @@
 #include "kern_impl.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* x86-64's baseline (SSE2) has no blend, so the vectoriser leaves the
- * clamps and sign selects as branches there: AVX2 and AVX-512 loops. */
+/* x86-64's baseline is SSE2, 4 floats wide: AVX2 and AVX-512 loops too. */
 #define VM_AVX512 __attribute__((target("avx512f")))
 #define VM_AVX2 __attribute__((target("avx2")))
 #endif
@@ -39,9 +42,9 @@
 /* e^x, Cephes' expf: x = n ln 2 + r, |r| <= ln 2 / 2, e^r by a degree-7
  * polynomial, 2^n built in the exponent bits.  Branch-free: the clamp
  * keeps n in [-126, 127] so 2^n is a normal float. */
-static inline float vm_exp(float x)
+static inline float vm_exp(float x0)
 {
-    x = x < -87.33654f ? -87.33654f : x;
+    float x = x0 < -87.33654f ? -87.33654f : x0;
     x = x > 88.3762626647949f ? 88.3762626647949f : x;
     /* round to nearest by the 1.5 * 2^23 trick (SSE2 has no rounding
      * instruction, and rintf is a call there) */
@@ -56,10 +59,15 @@ static inline float vm_exp(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    int32_t e = ((int32_t)n + 127) << 23;
+    /* 2^n from t's own bits: t = 1.5 * 2^23 + n, so its low bits are n
+     * (unsigned arithmetic: no conversion of a float, defined for NaN) */
+    uint32_t ti, e;
+    memcpy(&ti, &t, sizeof ti);
+    e = (ti - 0x4B400000u + 127u) << 23;
     float s;
     memcpy(&s, &e, sizeof s);
-    return p * s;
+    /* beyond the clamp, infinity: so 1 / (1 + e^-x) is 0 there */
+    return x0 > 88.3762626647949f ? (float)INFINITY : p * s;
 }
 
 static inline float vm_sigmoid(float x) { return 1.0f / (1.0f + vm_exp(-x)); }
@@ -100,6 +108,20 @@ VM_LOOP(gelu_base, vm_gelu_erf, )
 VM_LOOP(gelu_tanh_base, vm_gelu_tanh, )
 typedef void (*vm_fn)(const float *, float *, size_t);
 
+static int forced; /* kern_vmath_path: 0 auto, 1 baseline, 2 AVX2, 3 AVX-512 */
+
+int kern_vmath_path(int path)
+{
+#ifdef VM_AVX512
+    int ok = path == 0 || path == 1 || (path == 2 && kern_avx2()) ||
+             (path == 3 && kern_avx512());
+#else
+    int ok = path == 0 || path == 1;
+#endif
+    if (ok) __atomic_store_n(&forced, path, __ATOMIC_RELAXED);
+    return ok;
+}
+
 #ifdef VM_AVX512
 VM_LOOP(exp_512, vm_exp, VM_AVX512)
 VM_LOOP(sigmoid_512, vm_sigmoid, VM_AVX512)
@@ -110,19 +132,19 @@ VM_LOOP(sigmoid_avx2, vm_sigmoid, VM_AVX2)
 VM_LOOP(gelu_avx2, vm_gelu_erf, VM_AVX2)
 VM_LOOP(gelu_tanh_avx2, vm_gelu_tanh, VM_AVX2)
 
-static int has_avx2 = -1;
+/* The loop kern_vmath_path chose, else the widest this CPU runs: AVX-512
+ * where kern_avx512() allows it (DSE_AVX512=0 turns it off), else AVX2,
+ * else the baseline; the same numbers in each (the invariant). */
+static int vm_path(void)
+{
+    int p = __atomic_load_n(&forced, __ATOMIC_RELAXED);
+    return p ? p : kern_avx512() ? 3 : kern_avx2() ? 2 : 1;
+}
 
-/* The widest loop this CPU runs: AVX-512 where kern_avx512() allows it
- * (DSE_AVX512=0 turns it off), else AVX2, else the baseline; the same
- * numbers in each (the invariant). */
 static void vm_run(vm_fn base, vm_fn avx2, vm_fn avx512, const float *x, float *y, size_t n)
 {
-    if (kern_avx512()) {
-        avx512(x, y, n);
-        return;
-    }
-    if (has_avx2 < 0) has_avx2 = __builtin_cpu_supports("avx2") != 0; /* idempotent race */
-    (has_avx2 ? avx2 : base)(x, y, n);
+    int p = vm_path();
+    (p == 3 ? avx512 : p == 2 ? avx2 : base)(x, y, n);
 }
 #define VM_RUN(f, x, y, n) vm_run(f##_base, f##_avx2, f##_512, x, y, n)
 #else
@@ -153,17 +175,11 @@ void kern_vlrn(const float *x, float *o, size_t n, float k, float s, float beta)
         return;
     }
 #ifdef VM_AVX512
-    if (kern_avx512()) {
-        lrn34_512(x, o, n, k, s);
-        return;
-    }
-    if (has_avx2 < 0) has_avx2 = __builtin_cpu_supports("avx2") != 0;
-    if (has_avx2) {
-        lrn34_avx2(x, o, n, k, s);
-        return;
-    }
-#endif
+    int p = vm_path();
+    (p == 3 ? lrn34_512 : p == 2 ? lrn34_avx2 : lrn34_base)(x, o, n, k, s);
+#else
     lrn34_base(x, o, n, k, s);
+#endif
 }
 
 void kern_vexp(const float *x, float *y, size_t n) { VM_RUN(exp, x, y, n); }

@@ -34,6 +34,7 @@ int vmath_check(void)
                                                                  kern_vgelu, kern_vgelu_tanh};
     static const char *names[4] = {"exp", "sigmoid", "gelu", "gelu_tanh"};
     size_t cap = 2u * (0x7f800000u / STRIDE + 1), n = 0;
+    int paths = 0;
     float *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
     CHECK(x && y, "out of memory");
     if (!x || !y) goto out;
@@ -60,6 +61,21 @@ int vmath_check(void)
             fn[f](x + i, &one, 1);
             moved += memcmp(&one, &y[i], sizeof one) != 0;
         }
+        /* every loop this CPU has (baseline, AVX2, AVX-512; NEON's alone on
+         * arm64) gives the same bits */
+        float *z = malloc(n * sizeof *z);
+        CHECK(z != NULL, "out of memory");
+        for (int path = 1; z && path <= 3; path++) {
+            if (!kern_vmath_path(path)) continue;
+            fn[f](x, z, n);
+            size_t differ = 0;
+            for (size_t i = 0; i < n; i++) differ += memcmp(&z[i], &y[i], sizeof *z) != 0;
+            CHECK(differ == 0, "%s: loop %d differs from the default loop at %zu values",
+                  names[f], path, differ);
+            paths |= 1 << path;
+        }
+        kern_vmath_path(0);
+        free(z);
         CHECK(worst <= 1, "%s(%g) off by %.3g of its bound", names[f], at, worst);
         CHECK(moved == 0, "%s: %zu values differ when computed alone", names[f], moved);
         printf("vmath %s: %zu values, worst %.2f of the bound\n", names[f], n, worst);
@@ -86,11 +102,39 @@ int vmath_check(void)
             kern_vlrn(x + i, &one, 1, (float)kk, 2e-5f, 0.75f);
             moved += memcmp(&one, &o[i], sizeof one) != 0;
         }
+        for (int path = 1; path <= 3; path++) {
+            if (!kern_vmath_path(path)) continue;
+            float *z = malloc(n * sizeof *z);
+            CHECK(z != NULL, "out of memory");
+            if (!z) break;
+            memcpy(z, y, n * sizeof *z);
+            kern_vlrn(x, z, n, (float)kk, 2e-5f, 0.75f);
+            CHECK(memcmp(z, o, n * sizeof *z) == 0, "lrn: loop %d differs from the default", path);
+            free(z);
+        }
+        kern_vmath_path(0);
         free(o);
         CHECK(worst <= 1, "lrn (k %d) at x = %g off by %.3g of its bound", kk, at, worst);
         CHECK(moved == 0, "lrn: %zu values differ when computed alone", moved);
         printf("vmath lrn k=%d: %zu values, worst %.2f of the bound\n", kk, n, worst);
     }
+    /* the extremes: sigmoid 0 and 1 exactly, GELU's tails 0 and x, no NaN
+     * from a finite or infinite input (but GELU's -inf * 0) */
+    {
+        static const float big[] = {-1e30f, -3.4e38f, -100.0f, 100.0f, 3.4e38f};
+        float sg[5], ge[5], gt[5];
+        kern_vsigmoid(big, sg, 5);
+        kern_vgelu(big, ge, 5);
+        kern_vgelu_tanh(big, gt, 5);
+        for (int i = 0; i < 5; i++) {
+            float want_s = big[i] < 0 ? 0.0f : 1.0f, want_g = big[i] < 0 ? 0.0f : big[i];
+            CHECK(sg[i] == want_s, "sigmoid(%g) = %g, not %g", big[i], sg[i], want_s);
+            CHECK(ge[i] == want_g && gt[i] == want_g, "gelu(%g) = %g, tanh form %g, not %g", big[i],
+                  ge[i], gt[i], want_g);
+        }
+    }
+    printf("vmath: loops compared: %s%s%s\n", paths & 2 ? "baseline " : "",
+           paths & 4 ? "AVX2 " : "", paths & 8 ? "AVX-512" : "");
 out:
     free(x);
     free(y);
