@@ -556,6 +556,34 @@ static void test_curve(void)
         coeffs_free(c);
     }
     net_free(n);
+    /* an alias (Flatten) is priced flat at its curve's first point, what
+     * ever its size: 4x5x4 flattened (80 elements, below the curve) and
+     * 30x20x20 (12000, beyond it) alike 1.5 us */
+    c = coeffs_from_json("{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],"
+                         "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+                         "{\"kinds\":{\"Flatten\":{\"per_cycle\":{\"value\":0.5,\"source\":"
+                         "\"assumption\"},\"curve\":{\"work\":[100,1000,10000],\"us\":[1.5,2,9]}}}}}}",
+                         "flatten curve", err);
+    CHECK(c != NULL, "%s", err);
+    for (int big = 0; big < 2 && c; big++) {
+        net_shape x = big ? (net_shape){30, 20, 20} : (net_shape){4, 5, 4};
+        net *f = net_new("fl", "data", x);
+        const char *fin[] = {"data", "relu"};
+        net_attr ra = net_attr_default(NET_RELU), fa = net_attr_default(NET_FLATTEN);
+        CHECK(f && net_add(f, "relu", NET_RELU, &ra, 1, fin, err) >= 0 &&
+                  net_add(f, "flat", NET_FLATTEN, &fa, 1, fin + 1, err) >= 0 &&
+                  net_finalize(f, "flat", err) == 0, "%s", err);
+        cost_model *fm = f && pl ? cost_new(f, pl, c, NULL, err) : NULL;
+        CHECK(fm != NULL, "%s", err);
+        if (fm) {
+            double t = cost_compute_s(fm, 1, 0, 0, f->layers[1].out.c);
+            CHECK(fabs(t - 1.5e-6) < 1e-15, "Flatten of %d elements by its curve: %g s, want 1.5 us",
+                  x.c * x.h * x.w, t);
+        }
+        cost_free(fm);
+        net_free(f);
+    }
+    coeffs_free(c);
     /* a curve needs its class's per_cycle beside it */
     c = coeffs_from_json("{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],"
                          "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
