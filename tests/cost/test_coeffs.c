@@ -471,6 +471,20 @@ out:
  * file and when it falls; and what the model charges a layer priced by
  * it: the tangent at its whole work (hand-worked), a channel share on
  * the same line, while a layer with an entry of its own ignores it. */
+/* A version-5 file whose one kind entry is `kind` with per_cycle 0.5 and a
+ * curve through work 100, 1000, 10000 at times `us` (microseconds). */
+static cost_coeffs *curve_file(const char *kind, const char *us)
+{
+    char txt[600];
+    snprintf(txt, sizeof txt,
+             "{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],\"networks\":[],"
+             "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"%s\":{"
+             "\"per_cycle\":{\"value\":0.5,\"source\":\"assumption\"},"
+             "\"curve\":{\"work\":[100,1000,10000],\"us\":[%s]}}}}}}",
+             kind, us);
+    return coeffs_from_json(txt, kind, err);
+}
+
 static void test_curve(void)
 {
     const char *fmt =
@@ -559,11 +573,7 @@ static void test_curve(void)
     /* an alias (Flatten) is priced flat at its curve's first point, what
      * ever its size: 4x5x4 flattened (80 elements, below the curve) and
      * 30x20x20 (12000, beyond it) alike 1.5 us */
-    c = coeffs_from_json("{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],"
-                         "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
-                         "{\"kinds\":{\"Flatten\":{\"per_cycle\":{\"value\":0.5,\"source\":"
-                         "\"assumption\"},\"curve\":{\"work\":[100,1000,10000],\"us\":[1.5,2,9]}}}}}}",
-                         "flatten curve", err);
+    c = curve_file("Flatten", "1.5,2,9");
     CHECK(c != NULL, "%s", err);
     for (int big = 0; big < 2 && c; big++) {
         net_shape x = big ? (net_shape){30, 20, 20} : (net_shape){4, 5, 4};
@@ -594,11 +604,7 @@ static void test_curve(void)
     /* a depthwise conv (ConvDirect) in a file with no ConvDirect entry is
      * priced by Conv's curve: 4 channels, 3x3 on 5x4, 720 MACs, between
      * 100 (4 us) and 1000 (40 us) at power 1: 28.8 us, no fixed cost */
-    c = coeffs_from_json("{\"format\":\"dse-coefficients\",\"version\":5,\"platforms\":[],"
-                         "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
-                         "{\"kinds\":{\"Conv\":{\"per_cycle\":{\"value\":0.5,\"source\":"
-                         "\"assumption\"},\"curve\":{\"work\":[100,1000,10000],\"us\":[4,40,80]}}}}}}",
-                         "conv curve", err);
+    c = curve_file("Conv", "4,40,80");
     CHECK(c != NULL, "%s", err);
     n = net_new("dw", "data", (net_shape){4, 5, 4});
     const char *in[] = {"data"};
