@@ -97,12 +97,27 @@ for pair in "0 b0 200Mbit" "1 b1 200Mbit" "2 b2 50Mbit"; do
     ip netns exec "dse-$id-$2" tc qdisc show dev "d${id}b$1" | grep -q "tbf .* rate $3" ||
         fail "board $2: no tbf at $3 from it"
 done
-# CFS quotas: share x period, short periods.
-for pair in "b0 1200 2000" "b1 1000 2500" "b2 1000 2500"; do
+# CFS quotas: share x period; the period asked (2000 us) is raised to the
+# kernel's CFS bandwidth slice (5000 us unless tuned) and to 1000 us / share.
+slice=$(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo 5000)
+want() { # share -> "quota period"
+    awk -v c="$1" -v s="$slice" 'BEGIN { p = 2000; if (s > p) p = s; q = 1000 / c;
+        if (q > p) p = int(q + 0.999); printf "%d %d", c * p + 0.5, p }'
+}
+for pair in "b0 $(want 0.6)" "b1 $(want 0.4)" "b2 $(want 0.4)"; do
     set -- $pair
     cg=/sys/fs/cgroup/cpu/dse-$id/$1
     [ "$(cat $cg/cpu.cfs_quota_us)" = "$2" ] && [ "$(cat $cg/cpu.cfs_period_us)" = "$3" ] ||
         fail "board $1: quota $(cat $cg/cpu.cfs_quota_us) period $(cat $cg/cpu.cfs_period_us), want $2/$3"
+done
+# CPUs: shares packed first-fit by decreasing share, at most 1.0 a CPU:
+# b0 (0.6) and b1 (0.4) on the first allowed CPU, b2 (0.4) on the second.
+cpu0=$($PY -c 'import os; print(sorted(os.sched_getaffinity(0))[0])')
+cpu1=$($PY -c 'import os; print(sorted(os.sched_getaffinity(0))[1])')
+for pair in "b0 $cpu0" "b1 $cpu0" "b2 $cpu1"; do
+    set -- $pair
+    got=$("$AGENT" "$1" "grep Cpus_allowed_list /proc/self/status" | awk '{ print $2 }')
+    [ "$got" = "$2" ] || fail "board $1: runs on CPUs $got, want $2"
 done
 
 # ---- shaping: 8 MB from b0 to b2 (50 Mbit/s) takes at least ~1.2 s ----
