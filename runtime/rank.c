@@ -171,13 +171,15 @@ int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us)
     }
 }
 
-int rt_barrier(int nap_us)
+int rt_barrier_comm(MPI_Comm comm, int nap_us)
 {
-    if (nap_us <= 0) return MPI_Barrier(MPI_COMM_WORLD);
+    if (nap_us <= 0) return MPI_Barrier(comm);
     MPI_Request r;
-    int rc = MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    int rc = MPI_Ibarrier(comm, &r);
     return rc == MPI_SUCCESS ? rt_wait(&r, MPI_STATUS_IGNORE, nap_us) : rc;
 }
+
+int rt_barrier(int nap_us) { return rt_barrier_comm(MPI_COMM_WORLD, nap_us); }
 
 static void release(rt_rank *s, int t)
 {

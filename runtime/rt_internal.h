@@ -68,6 +68,8 @@ extern volatile sig_atomic_t rt_waiting_for;
 
 /* MPI_Wait that naps between polls when nap_us > 0 (rt_barrier likewise). */
 int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us);
+/* rt_barrier of one communicator (exec: the ranks that have steps). */
+int rt_barrier_comm(MPI_Comm comm, int nap_us);
 
 /* Set up device dev's rank of Plan p: weights of its slices (generated
  * from seed, or the network's weights), workspace, buffers, and on the
