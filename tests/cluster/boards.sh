@@ -1,6 +1,6 @@
 #!/bin/sh
 # boards.sh -- scripts/emulate-boards and the runtime across emulated boards.
-# A 3-board platform (CPU shares 0.6/0.4/0.4, links 200/200/50 Mbit/s) is
+# A 3-board platform (CPU shares 1.0/0.4/0.4, links 200/200/50 Mbit/s) is
 # brought up; the test checks what exists (namespaces with their addresses
 # and host names, tbf both ways at the configured rates, CFS quotas), that a
 # transfer across the bridge is no faster than the shaped rate and a busy
@@ -47,19 +47,19 @@ trap 'exit 1' INT TERM
 cat > "$PLAT" <<'JSON'
 { "format": "dse-platform", "version": 1, "name": "dse-test-boards",
   "devices": [
-    { "name": "b0-cpu", "board": "b0", "kind": "cpu", "freq_mhz": 1200, "cores": 1, "memory_mb": 2048, "idle_w": 2, "busy_w": 6 },
+    { "name": "b0-cpu", "board": "b0", "kind": "cpu", "freq_mhz": 2000, "cores": 1, "memory_mb": 2048, "idle_w": 2, "busy_w": 6 },
     { "name": "b1-cpu", "board": "b1", "kind": "cpu", "freq_mhz": 800, "cores": 1, "memory_mb": 2048, "idle_w": 2, "busy_w": 6 },
     { "name": "b2-cpu", "board": "b2", "kind": "cpu", "freq_mhz": 800, "cores": 1, "memory_mb": 2048, "idle_w": 2, "busy_w": 6 } ],
   "links": { "network": { "latency_us": 100, "bandwidth_mbs": 25 },
              "pairs": [ { "a": "b0-cpu", "b": "b2-cpu", "latency_us": 100, "bandwidth_mbs": 6.25 },
                         { "a": "b1-cpu", "b": "b2-cpu", "latency_us": 100, "bandwidth_mbs": 6.25 } ] },
   "emulate": { "subnet": "10.199.250.0/24", "period_us": 2000,
-               "boards": { "b0": { "cpu": 0.6, "link_mbit": 200 }, "b1": { "cpu": 0.4, "link_mbit": 200 },
+               "boards": { "b0": { "cpu": 1.0, "link_mbit": 200 }, "b1": { "cpu": 0.4, "link_mbit": 200 },
                            "b2": { "cpu": 0.4, "link_mbit": 50 } } } }
 JSON
 
 # ---- bad input: one line, exit 2, nothing made ----
-sed 's/"cpu": 0.6/"cpu": 60/' "$PLAT" > "$T/over.json"
+sed 's/"cpu": 1.0/"cpu": 60/' "$PLAT" > "$T/over.json"
 rc=0; "$EMU" up "$T/over.json" 2>"$T/err" || rc=$?
 [ $rc -eq 2 ] && grep -q "add up to" "$T/err" || fail "CPU shares over the cores: exit $rc, $(cat "$T/err")"
 rc=0; "$EMU" up "$SRC/examples/platforms/local-2.json" 2>"$T/err" || rc=$?
@@ -97,24 +97,19 @@ for pair in "0 b0 200Mbit" "1 b1 200Mbit" "2 b2 50Mbit"; do
     ip netns exec "dse-$id-$2" tc qdisc show dev "d${id}b$1" | grep -q "tbf .* rate $3" ||
         fail "board $2: no tbf at $3 from it"
 done
-# CFS quotas: share x period; the period asked (2000 us) is raised to the
-# kernel's CFS bandwidth slice (5000 us unless tuned) and to 1000 us / share.
-slice=$(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo 5000)
-want() { # share -> "quota period"
-    awk -v c="$1" -v s="$slice" 'BEGIN { p = 2000; if (s > p) p = s; q = 1000 / c;
-        if (q > p) p = int(q + 0.999); printf "%d %d", c * p + 0.5, p }'
-}
-for pair in "b0 $(want 0.6)" "b1 $(want 0.4)" "b2 $(want 0.4)"; do
+# CFS quotas: share x period, short periods (0.4 of 2000 us is under the
+# kernel's smallest quota: 2500 us); b0, a whole CPU of its own, has none.
+for pair in "b0 -1 2000" "b1 1000 2500" "b2 1000 2500"; do
     set -- $pair
     cg=/sys/fs/cgroup/cpu/dse-$id/$1
     [ "$(cat $cg/cpu.cfs_quota_us)" = "$2" ] && [ "$(cat $cg/cpu.cfs_period_us)" = "$3" ] ||
         fail "board $1: quota $(cat $cg/cpu.cfs_quota_us) period $(cat $cg/cpu.cfs_period_us), want $2/$3"
 done
 # CPUs: shares packed first-fit by decreasing share, at most 1.0 a CPU:
-# b0 (0.6) and b1 (0.4) on the first allowed CPU, b2 (0.4) on the second.
+# b0 (1.0) alone on the first allowed CPU, b1 and b2 (0.4 each) on the second.
 cpu0=$($PY -c 'import os; print(sorted(os.sched_getaffinity(0))[0])')
 cpu1=$($PY -c 'import os; print(sorted(os.sched_getaffinity(0))[1])')
-for pair in "b0 $cpu0" "b1 $cpu0" "b2 $cpu1"; do
+for pair in "b0 $cpu0" "b1 $cpu1" "b2 $cpu1"; do
     set -- $pair
     got=$("$AGENT" "$1" "grep Cpus_allowed_list /proc/self/status" | awk '{ print $2 }')
     [ "$got" = "$2" ] || fail "board $1: runs on CPUs $got, want $2"
