@@ -43,8 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Ranks that wait at a barrier nap this long between polls: they must
- * leave the cores to the one measuring. */
+/* Ranks that wait at a barrier nap at least this long between polls (up
+ * to 5 times as long as the wait lasts, rt_wait): they must leave the
+ * cores to the one measuring. */
 #define CALM_NAP_US 2000
 
 /* Same error on every rank: the largest code wins; rank 0 gets the text of

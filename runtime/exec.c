@@ -258,8 +258,9 @@ typedef struct {
     int have_sensor;
 } timings;
 
-/* An idle rank's nap while the others run their inferences (emulated
- * boards only): it is then in no one's way. */
+/* An idle rank's first nap while the others run their inferences
+ * (emulated boards only; rt_wait lets it grow to 5 ms): it is then in no
+ * one's way. */
 #define IDLE_NAP_US 1000
 
 static int run(rt_rank *s, const platform *pl, const rt_options *o, rt_tracer *tr, float *out,
@@ -267,18 +268,18 @@ static int run(rt_rank *s, const platform *pl, const rt_options *o, rt_tracer *t
 {
     int warm = o->warmup > 0 ? o->warmup : 0, reps = o->reps > 0 ? o->reps : 1, rc = 0;
     rt_sensor *sen = NULL;
-    /* Where waits nap (ranks share this machine's cores: emulated boards),
-     * a rank with no step leaves the per-inference barriers to the others
-     * and waits for them once, napping long: polling every 20 us beside a
-     * working board on its CPU, it slowed that board by up to 30% (real
-     * boards have their own cores, so there nothing changes).  Timings of
-     * an idle rank are zero either way. */
-    int idle = s->nap_us > 0 && s->nsteps == 0;
+    /* On emulated boards (ranks share this machine's cores) a rank with no
+     * step leaves the per-inference barriers to the others and waits for
+     * them once, napping long: polling every 20 us beside a working board
+     * on its CPU, it slowed that board (a resnet50 point on emu-3-mixed:
+     * the board's busy time 78.7 ms against 66.5; bench/README).  Decided
+     * from the platform, which every rank has agreed on, so all ranks call
+     * the split alike.  Real boards have their own cores and sensors: there
+     * nothing changes.  Timings of an idle rank are zero either way. */
+    int split = pl->emulated, idle = split && s->nsteps == 0;
     MPI_Comm wc = MPI_COMM_WORLD;
-    if (s->nap_us > 0 && MPI_Comm_split(MPI_COMM_WORLD, idle ? MPI_UNDEFINED : 0, s->dev, &wc) != MPI_SUCCESS) {
-        base_seterr(err, "device %d: cannot split the communicator", s->dev);
-        return 1;
-    }
+    if (split && MPI_Comm_split(MPI_COMM_WORLD, idle ? MPI_UNDEFINED : 0, s->dev, &wc) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1); /* collective: no rank could go on alone */
     for (int it = 0; !idle && it < warm + reps; it++) {
         if (it == warm) sen = rt_sensor_start(pl->dev[s->dev].energy_sensor);
         s->rec = tr && it >= warm ? rt_tracer_rep(tr, it - warm, &s->rec_origin) : NULL;
@@ -295,8 +296,10 @@ static int run(rt_rank *s, const platform *pl, const rt_options *o, rt_tracer *t
             tm->lat[k] = s->finish; /* on the output device: barrier to output complete */
         }
     }
-    if (s->nap_us > 0) {
-        if (wc != MPI_COMM_WORLD && wc != MPI_COMM_NULL) MPI_Comm_free(&wc);
+    if (split) {
+        /* Freed only when this rank got through: a failed rank's peers may
+         * still be in a barrier of wc (they end at the deadline). */
+        if (!rc && wc != MPI_COMM_WORLD && wc != MPI_COMM_NULL) MPI_Comm_free(&wc);
         rt_waiting_for = RT_WAIT_BARRIER;
         rt_barrier(idle ? IDLE_NAP_US : s->nap_us);
         rt_waiting_for = RT_WAIT_NONE;

@@ -173,7 +173,7 @@ int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us)
     for (;;) {
         int done = 0, rc = MPI_Test(r, &done, st);
         if (rc != MPI_SUCCESS || done) return rc;
-        struct timespec ts = {0, nap * 1000L};
+        struct timespec ts = {(time_t)(nap / 1000000), (nap % 1000000) * 1000L};
         nanosleep(&ts, NULL);
         nap = nap * 2 < (long)nap_us * NAP_GROWTH_MAX ? nap * 2 : (long)nap_us * NAP_GROWTH_MAX;
     }

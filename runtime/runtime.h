@@ -134,8 +134,9 @@ int64_t rt_peak_rss(void);
 int rt_threads(const platform *pl, int dev);
 
 /* A barrier of MPI_COMM_WORLD (inside an MPI job) that polls and naps
- * nap_us between polls, so waiting ranks leave the cores (and an emulated
- * board's CPU quota) to the ones working; nap_us 0 is MPI_Barrier. */
+ * between polls (nap_us at first, doubling up to 5 x nap_us), so waiting
+ * ranks leave the cores (and an emulated board's CPU quota) to the ones
+ * working; nap_us 0 is MPI_Barrier. */
 int rt_barrier(int nap_us);
 
 /* ---- boards and launching ---- */

@@ -62,6 +62,13 @@ JSON
 sed 's/"cpu": 1.0/"cpu": 60/' "$PLAT" > "$T/over.json"
 rc=0; "$EMU" up "$T/over.json" 2>"$T/err" || rc=$?
 [ $rc -eq 2 ] && grep -q "add up to" "$T/err" || fail "CPU shares over the cores: exit $rc, $(cat "$T/err")"
+if [ "$(nproc)" -eq 2 ]; then # shares that add up to 2 but do not pack onto 2 CPUs
+    sed 's/"cpu": 1.0/"cpu": 0.7/; s/"b1": { "cpu": 0.4/"b1": { "cpu": 0.7/; s/"b2": { "cpu": 0.4/"b2": { "cpu": 0.6/' \
+        "$PLAT" > "$T/nopack.json"
+    rc=0; "$EMU" up "$T/nopack.json" 2>"$T/err" || rc=$?
+    [ $rc -eq 2 ] && grep -q "do not pack" "$T/err" && ! ip link show dse$(printf %s dse-test-boards | md5sum | cut -c1-4) >/dev/null 2>&1 ||
+        fail "shares that do not pack: exit $rc, $(cat "$T/err")"
+fi
 rc=0; "$EMU" up "$SRC/examples/platforms/local-2.json" 2>"$T/err" || rc=$?
 [ $rc -eq 2 ] && grep -q "no \"emulate\" section" "$T/err" || fail "no emulate section: exit $rc"
 
