@@ -269,8 +269,9 @@ static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
  * fast as the board of share 1).  No per-layer stopwatch runs inside the
  * pass: its clock reads, a microsecond or two per layer, are no part of
  * an inference, and on a network of tiny layers they were most of the
- * pass (toy6: a factor of 15). */
-static int time_pass(const net *n, int reps, uint64_t seed, double *sec, char *err)
+ * pass (toy6: a factor of 15).  A paced board (rt_pace) paces each pass
+ * as dse exec paces its steps. */
+static int time_pass(const net *n, int reps, uint64_t seed, rt_pace *pace, double *sec, char *err)
 {
     static const int one[] = {1};
     seq_state s;
@@ -283,7 +284,9 @@ static int time_pass(const net *n, int reps, uint64_t seed, double *sec, char *e
     if (seq_init(&s, n, 0, one, 1, reps, seed, err)) goto out;
     for (int r = -1; r < reps; r++) {
         double t0 = base_now();
+        rt_pace_begin(pace);
         if (seq_pass(&s, 0, r, 0, err)) goto out;
+        rt_pace_end(pace, 1);
         if (r >= 0) t[r] = base_now() - t0;
     }
     *sec = base_median(t, reps);
@@ -728,6 +731,8 @@ int calib_worker(const calib_worker_opts *o, char *err)
      * of them alike): calib_run turns them into every CPU device's
      * per_device factor. */
     int ncpu = 0;
+    rt_pace pace; /* a paced board's passes are paced as dse exec paces its steps */
+    rt_pace_init(&pace, pl, rank);
     for (int d = 0; d < size; d++) ncpu += pl->dev[d].kind == PLAT_CPU;
     for (int round = 0; ncpu > 0 && o->nnetworks > 0 && round < 3; round++)
         for (int d = 0; d < size; d++) {
@@ -735,7 +740,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
             if (rank == d)
                 for (int i = 0; !rc && i < o->nnetworks; i++) {
                     double sec = 0;
-                    if (time_pass(nets[i], o->quick ? 5 : 10, o->seed, &sec, err)) {
+                    if (time_pass(nets[i], o->quick ? 5 : 10, o->seed, &pace, &sec, err)) {
                         rc = 1;
                         break;
                     }

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,35 @@ static int read_link(const cJSON *o, plat_link *l, int pair, const char *ctx, ch
     return 0;
 }
 
+
+/* emulate.cpu_limit "pace" (docs/emulated-boards.md): each device of a
+ * board whose CPU share is not a whole number of CPUs is paced to it by
+ * the runtime (rt_pace), as a CFS quota, coarse at the kernel's tick, ran
+ * a board that had waited at full speed.  Other keys of the section are
+ * scripts/emulate-boards' to check; "quota" (the default) paces nothing. */
+static int read_pace(platform *p, const cJSON *je, const char *what, char *err)
+{
+    const cJSON *lim = cJSON_GetObjectItemCaseSensitive(je, "cpu_limit");
+    if (!lim) return 0;
+    if (!cJSON_IsString(lim) || (strcmp(lim->valuestring, "quota") && strcmp(lim->valuestring, "pace"))) {
+        base_seterr(err, "%s: emulate.cpu_limit must be \"quota\" or \"pace\"", what);
+        return -1;
+    }
+    if (strcmp(lim->valuestring, "pace")) return 0;
+    const cJSON *boards = cJSON_GetObjectItemCaseSensitive(je, "boards");
+    for (int d = 0; d < p->ndev; d++) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(boards, p->dev[d].board);
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "cpu");
+        if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0.2 && c->valuedouble <= 64)) {
+            base_seterr(err, "%s: emulate.boards.%.100s.cpu must be a CPU share from 0.2 to 64",
+                        what, p->dev[d].board);
+            return -1;
+        }
+        double s = c->valuedouble;
+        p->dev[d].pace = fabs(s - round(s)) < 1e-9 ? 0 : s;
+    }
+    return 0;
+}
 
 platform *platform_from_json(const char *text, const char *what, char *err)
 {
@@ -374,6 +404,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         goto fail;
     }
     p->emulated = je != NULL;
+    if (je && read_pace(p, je, what, err)) goto fail;
     const char *src = NULL;
     if (ju_str(root, "source", &src, 0, what, err)) goto fail;
     if (src) {

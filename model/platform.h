@@ -38,6 +38,8 @@ typedef struct {
     char *arch;          /* CPU architecture as `uname -m` names it ("aarch64"), or NULL */
     int restricted;      /* the file lists "supports": only those kinds run here */
     uint64_t supports;   /* bit k: layers of net_kind k may run here (all bits when not restricted) */
+    double pace;         /* emulated board paced to this CPU share (emulate.cpu_limit "pace",
+                            a share that is not a whole number of CPUs), else 0 */
 } plat_device;
 
 typedef struct {

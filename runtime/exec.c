@@ -444,6 +444,7 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
     mallopt(M_TRIM_THRESHOLD, -1);
     rc = rt_rank_setup(&s, n, p, rank, o->input, o->seed, err);
     s.nap_us = rt_wait_nap(pl);
+    rt_pace_init(&s.pace, pl, rank);
     r->out_numel = net_shape_numel(n->layers[n->n - 1].out);
     if (!rc && (!tm.lat || !tm.busy || !tm.wait || !tm.fin)) base_seterr(err, "out of memory"), rc = 1;
     if (!rc && rank == p->out_dev && !(out = malloc((size_t)r->out_numel * sizeof(float))))

@@ -271,6 +271,11 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
     for (int i = 0; i < s->nsteps; i++) {
         const plan_step *st = &s->st[i];
         double a = MPI_Wtime();
+        /* A paced board (emulated, rt_pace) pays for each work step at its
+         * end, so the step's time (and a trace) is what a board of that
+         * speed would take; a sleep's overshoot is credited to the next. */
+        int works = st->op == PLAN_COMPUTE || st->op == PLAN_CONCAT;
+        if (works) rt_pace_begin(&s->pace);
         switch (st->op) {
         case PLAN_COMPUTE: {
             /* Args of this step are consecutive in the Plan: their buffers
@@ -342,6 +347,7 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             s->recvd += (int64_t)tensor_floats(p, d, st->tensor) * 4;
             break;
         }
+        if (works) rt_pace_end(&s->pace, 1);
         double b = MPI_Wtime();
         if (st->op == PLAN_RECV) s->wait += b - a;
         else if (st->op != PLAN_SEND) s->busy += b - a;

@@ -51,11 +51,12 @@ typedef struct {
     double busy, wait, finish;
     int64_t sent, recvd;
     int nap_us;         /* waits: 0 spins in MPI, else polls and naps (rt_wait_nap) */
+    rt_pace pace;       /* an emulated board's pace (rt_pace_init), or none */
 } rt_rank;
 
 /* How a waiting rank waits, in microseconds of nap between polls; 0 spins
  * in MPI_Wait.  A board of its own loses nothing by spinning (the fastest
- * wake-up).  An emulated board is a CPU quota (scripts/emulate-boards): a
+ * wake-up).  An emulated board is a CPU share (scripts/emulate-boards): a
  * rank spinning there spends its board's share while it waits, which no
  * real board does, so on an emulated platform it naps 20 us between polls.
  * DSE_WAIT=spin or DSE_WAIT=nap overrides (docs/runtime.md). */

@@ -133,6 +133,24 @@ int64_t rt_peak_rss(void);
  * calibration worker times kernels with the same count. */
 int rt_threads(const platform *pl, int dev);
 
+/* Pacing (runtime/pace.c): on an emulated platform whose boards are paced
+ * (emulate.cpu_limit "pace", plat_device.pace), work of CPU time c between
+ * rt_pace_begin and rt_pace_end takes at least c / share of wall time: the
+ * difference is owed and slept off at rt_pace_settle (rt_pace_end with
+ * settle 1; debt under 20 us is carried to the next region instead).
+ * On any other device every call returns at once.  dse exec paces each
+ * compute and concat step, the calibration worker each whole pass it
+ * times. */
+typedef struct {
+    double share;      /* plat_device.pace: 0 = not paced */
+    double w0, c0;     /* wall and process CPU clocks at rt_pace_begin */
+    double debt;       /* seconds owed (negative: a sleep's overshoot credited) */
+} rt_pace;
+void rt_pace_init(rt_pace *p, const platform *pl, int dev);
+void rt_pace_begin(rt_pace *p);
+void rt_pace_end(rt_pace *p, int settle);
+void rt_pace_settle(rt_pace *p);
+
 /* A barrier of MPI_COMM_WORLD (inside an MPI job) that polls and naps
  * between polls (nap_us at first, doubling up to 5 x nap_us), so waiting
  * ranks leave the cores (and an emulated board's CPU quota) to the ones

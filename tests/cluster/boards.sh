@@ -69,6 +69,9 @@ if [ "$(nproc)" -eq 2 ]; then # shares that add up to 2 but do not pack onto 2 C
     [ $rc -eq 2 ] && grep -q "do not pack" "$T/err" && ! ip link show dse$(printf %s dse-test-boards | md5sum | cut -c1-4) >/dev/null 2>&1 ||
         fail "shares that do not pack: exit $rc, $(cat "$T/err")"
 fi
+sed 's/"period_us": 2000,/"period_us": 2000, "cpu_limit": "fast",/' "$PLAT" > "$T/limit.json"
+rc=0; "$EMU" up "$T/limit.json" 2>"$T/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "cpu_limit" "$T/err" || fail "an unknown cpu_limit: exit $rc, $(cat "$T/err")"
 rc=0; "$EMU" up "$SRC/examples/platforms/local-2.json" 2>"$T/err" || rc=$?
 [ $rc -eq 2 ] && grep -q "no \"emulate\" section" "$T/err" || fail "no emulate section: exit $rc"
 
@@ -329,4 +332,21 @@ rc=0; "$EMU" status "$PLAT" > "$T/left" || rc=$?
 rc=0
 "$DSE" mpirun -np 3 "$DSE" exec --network $NET --platform "$PLAT" --single 0 2> "$T/err" >/dev/null || rc=$?
 [ $rc -eq 2 ] && grep -q "not up" "$T/err" || fail "exec on a platform that is down: exit $rc, $(cat "$T/err")"
-echo "ok: emulated boards up, shaped, quota'd, used by the runtime, and down"
+
+# ---- a paced platform (emulate.cpu_limit "pace"): no quota, CPU weights
+# by share; a paced board runs a network and its output is checked (the
+# pace itself: tests/exec/test_pace.c) ----
+sed 's/"period_us": 2000,/"period_us": 2000, "cpu_limit": "pace",/' "$PLAT" > "$T/pace.json"
+"$EMU" up "$T/pace.json" >/dev/null || fail "up of a paced platform failed"
+for pair in "b0 1024" "b1 410" "b2 410"; do
+    set -- $pair
+    cg=/sys/fs/cgroup/cpu/dse-$id/$1
+    [ "$(cat $cg/cpu.cfs_quota_us)" = -1 ] && [ "$(cat $cg/cpu.shares)" = "$2" ] ||
+        fail "paced board $1: quota $(cat $cg/cpu.cfs_quota_us) weight $(cat $cg/cpu.shares), want -1/$2"
+done
+"$DSE" mpirun -np 3 "$DSE" exec --network $NET --platform "$T/pace.json" --single 1 --bench 1,2 \
+    > "$T/pace.out" 2>&1 || fail "dse exec on a paced board: $(tail -3 "$T/pace.out")"
+"$EMU" down "$T/pace.json" >/dev/null || fail "down of the paced platform failed"
+[ -z "$(ip -o link | grep "d${id}")" ] && [ ! -d /sys/fs/cgroup/cpu/dse-$id ] ||
+    fail "down of the paced platform left links or cgroups"
+echo "ok: emulated boards up, shaped, quota'd or paced, used by the runtime, and down"

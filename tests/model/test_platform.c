@@ -201,8 +201,54 @@ static void test_rules(void)
     free(path);
 }
 
+/* emulate.cpu_limit "pace": devices of fractional shares are paced to
+ * them, whole shares and "quota" (the default) pace nothing. */
+static void test_pace(void)
+{
+    char err[BASE_ERRLEN], t[1200];
+    const char *fmt =
+        "{\"format\":\"dse-platform\",\"devices\":["
+        "{\"name\":\"x\",\"board\":\"b0\",\"freq_mhz\":1000,\"cores\":1,\"memory_mb\":100,"
+        "\"idle_w\":0,\"busy_w\":1},"
+        "{\"name\":\"y\",\"board\":\"b1\",\"freq_mhz\":400,\"cores\":1,\"memory_mb\":100,"
+        "\"idle_w\":0,\"busy_w\":1}],"
+        "\"links\":{\"network\":{\"latency_us\":1,\"bandwidth_mbs\":10}},"
+        "\"emulate\":{\"subnet\":\"10.199.9.0/24\",%s\"boards\":{"
+        "\"b0\":{\"cpu\":1,\"link_mbit\":100},\"b1\":{\"cpu\":%s,\"link_mbit\":100}}}}";
+    static const struct {
+        const char *limit, *cpu;
+        double pace1; /* -1: refused */
+    } cases[] = {
+        {"\"cpu_limit\":\"pace\",", "0.4", 0.4},
+        {"\"cpu_limit\":\"pace\",", "2", 0},
+        {"\"cpu_limit\":\"pace\",", "1.5", 1.5},
+        {"\"cpu_limit\":\"quota\",", "0.4", 0},
+        {"", "0.4", 0},
+        {"\"cpu_limit\":\"fast\",", "0.4", -1},
+        {"\"cpu_limit\":1,", "0.4", -1},
+        {"\"cpu_limit\":\"pace\",", "0.1", -1},
+        {"\"cpu_limit\":\"pace\",", "\"half\"", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(t, sizeof t, fmt, cases[i].limit, cases[i].cpu);
+        platform *p = platform_from_json(t, "pace.json", err);
+        if (cases[i].pace1 < 0) {
+            CHECK(p == NULL);
+            if (!p) CHECK_HAS(err, "pace.json: emulate.");
+        } else {
+            CHECK(p != NULL);
+            if (p) {
+                CHECK(p->dev[0].pace == 0);
+                CHECK(p->dev[1].pace == cases[i].pace1);
+            }
+        }
+        platform_free(p);
+    }
+}
+
 int main(void)
 {
+    test_pace();
     test_jetson_cpu();
     test_jetson_cpugpu();
     test_local();

@@ -1,0 +1,69 @@
+/* pace.c -- rt_pace: an emulated board slower than this machine's CPU
+ * (emulate.cpu_limit "pace", docs/emulated-boards.md).
+ *
+ * A board of CPU share s paces its computing so that work of CPU time c
+ * takes at least c / s of wall time: after each region of work (dse
+ * exec: a step) it owes the difference and sleeps it off, so the region
+ * ends when it would on a board of that speed.  A cgroup CFS
+ * quota does not make a slower CPU on a machine whose tick is 4 ms: a
+ * board that waited ran its next quota at full speed (a board of share 0.5
+ * computed 1.3-2.4x faster than its calibrated passes, bench/README).
+ *
+ * Invariant: a paced region's wall time, once settled, is at least its
+ * process CPU time over the share, less at most PACE_CREDIT of a sleep's
+ * overshoot carried from the region before; an unpaced rank (pace 0)
+ * reads no clock.
+ */
+#include "runtime.h"
+
+#include "base.h"
+
+#include <time.h>
+
+/* A sleep wakes tens of microseconds late: the overshoot is credited to
+ * the next region, up to this much, so that many short regions are not
+ * each paced a wake-up too slow. */
+#define PACE_CREDIT 500e-6
+
+/* Debt below this is carried rather than slept: a sleep costs a wake-up. */
+#define PACE_MIN_SLEEP 20e-6
+
+static double process_cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void rt_pace_init(rt_pace *p, const platform *pl, int dev)
+{
+    p->share = dev >= 0 && dev < pl->ndev ? pl->dev[dev].pace : 0;
+    p->w0 = p->c0 = p->debt = 0;
+}
+
+void rt_pace_begin(rt_pace *p)
+{
+    if (!(p->share > 0)) return;
+    p->w0 = base_now();
+    p->c0 = process_cpu_now();
+}
+
+void rt_pace_end(rt_pace *p, int settle)
+{
+    if (!(p->share > 0)) return;
+    double w = base_now() - p->w0, c = process_cpu_now() - p->c0;
+    /* A region already slower than its pace (preempted) owes nothing. */
+    if (c / p->share > w) p->debt += c / p->share - w;
+    if (settle) rt_pace_settle(p);
+}
+
+void rt_pace_settle(rt_pace *p)
+{
+    if (!(p->share > 0) || p->debt < PACE_MIN_SLEEP) return;
+    double t0 = base_now(), d = p->debt;
+    struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+    while (nanosleep(&ts, &ts)) {
+    }
+    p->debt -= base_now() - t0;
+    if (p->debt < -PACE_CREDIT) p->debt = -PACE_CREDIT;
+}
