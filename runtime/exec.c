@@ -323,6 +323,13 @@ static void gather(const rt_rank *s, const platform *pl, const plan *p, timings 
                       rss / 1e6, tm->have_sensor ? tm->joules / reps : 0, tm->have_sensor};
     double *all = rank == 0 ? calloc((size_t)size * 8, sizeof(double)) : NULL;
     MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    /* Bytes to each peer: a row per rank (exact in doubles below 2^53). */
+    double *to = calloc((size_t)size, sizeof *to);
+    double *allto = rank == 0 ? calloc((size_t)size * (size_t)size, sizeof(double)) : NULL;
+    for (int d = 0; to && d < size; d++) to[d] = (double)s->sent_to[d];
+    if (!to || (rank == 0 && !allto)) MPI_Abort(MPI_COMM_WORLD, 1); /* collective: none can skip it */
+    MPI_Gather(to, size, MPI_DOUBLE, allto, size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    free(to);
     /* Latency: measured on the output device, sent to rank 0.  (tm->lat is
      * sorted by base_median; the trace, written before, needed it in order.) */
     double lm[3] = {0, 0, 0}, lm0[3];
@@ -334,6 +341,7 @@ static void gather(const rt_rank *s, const platform *pl, const plan *p, timings 
     MPI_Reduce(lm, lm0, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank != 0) return;
     r->ndev = size;
+    r->bytes_to_known = 1;
     r->out_dev = p->out_dev;
     r->lat_med_ms = lm0[0];
     r->lat_min_ms = lm0[1];
@@ -348,11 +356,13 @@ static void gather(const rt_rank *s, const platform *pl, const plan *p, timings 
         D->finish_ms = v[2];
         D->bytes_sent = (int64_t)v[3];
         D->bytes_recv = (int64_t)v[4];
+        for (int e = 0; e < size; e++) D->bytes_to[e] = (int64_t)allto[(size_t)d * size + e];
         D->peak_rss_mb = v[5];
         D->energy_j = v[6];
         D->energy_measured = v[7] != 0;
     }
     free(all);
+    free(allto);
 }
 
 /* ---- check: the output file, and the output against one device ---- */

@@ -84,8 +84,9 @@ int rt_rank_setup(rt_rank *s, const net *n, const plan *p, int dev, const char *
     s->sreq = malloc(((size_t)s->nsteps + 1) * sizeof(MPI_Request));
     s->sreq_tensor = malloc(((size_t)s->nsteps + 1) * sizeof(int));
     s->pack = calloc((size_t)s->nsteps + 1, sizeof *s->pack);
+    s->sent_to = calloc((size_t)p->ndev, sizeof *s->sent_to);
     if (!s->wts || !s->buf || !s->sending || !s->dead || !s->rreq || !s->sreq || !s->sreq_tensor ||
-        !s->pack) {
+        !s->pack || !s->sent_to) {
         base_seterr(err, "device %d: out of memory", dev);
         return 1;
     }
@@ -146,6 +147,7 @@ void rt_rank_free(rt_rank *s)
     if (s->pack)
         for (int i = 0; i < s->nsteps; i++) free(s->pack[i]);
     free(s->pack);
+    free(s->sent_to);
     free(s->input);
     memset(s, 0, sizeof *s);
 }
@@ -249,6 +251,7 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
     if (s->rec) *s->rec_origin = t0;
     s->busy = s->wait = 0;
     s->sent = s->recvd = 0;
+    memset(s->sent_to, 0, (size_t)p->ndev * sizeof *s->sent_to);
     for (int t = 0; t < ntens; t++) {
         s->buf[t] = NULL;
         s->sending[t] = s->dead[t] = 0;
@@ -340,6 +343,7 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             s->sreq_tensor[i] = st->tensor;
             s->sending[st->tensor]++;
             s->sent += (int64_t)nf * 4;
+            s->sent_to[st->peer] += (int64_t)nf * 4;
             break;
         }
         case PLAN_RECV:

@@ -9,6 +9,7 @@
 #include "jsonutil.h"
 
 #include <cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,10 @@ char *rt_record_json(const rt_result *r)
         cJSON_AddNumberToObject(j, "finish_ms", D->finish_ms);
         cJSON_AddNumberToObject(j, "bytes_sent", (double)D->bytes_sent);
         cJSON_AddNumberToObject(j, "bytes_recv", (double)D->bytes_recv);
+        if (r->bytes_to_known) {
+            cJSON *bt = cJSON_AddArrayToObject(j, "bytes_to");
+            for (int e = 0; e < r->ndev; e++) cJSON_AddItemToArray(bt, cJSON_CreateNumber((double)D->bytes_to[e]));
+        }
         cJSON_AddNumberToObject(j, "peak_rss_mb", D->peak_rss_mb);
         if (D->energy_measured) cJSON_AddNumberToObject(j, "energy_j", D->energy_j);
         else cJSON_AddNullToObject(j, "energy_j");
@@ -104,6 +109,9 @@ static int num(const cJSON *o, const char *k, double *v)
     *v = x->valuedouble;
     return 0;
 }
+
+/* Is v a whole number in [0, max]? */
+static int whole(double v, double max) { return v >= 0 && v <= max && v == floor(v); }
 
 int rt_record_parse(const char *text, rt_result *r, char *err)
 {
@@ -143,12 +151,40 @@ int rt_record_parse(const char *text, rt_result *r, char *err)
                 bad = "a device lacks name, steps, times, bytes or peak_rss_mb";
                 break;
             }
+            /* Counts are whole numbers a double holds exactly (casting a
+             * larger or non-finite one would be undefined). */
+            if (!whole(steps, INT_MAX) || !whole(sent, 9007199254740992.0) ||
+                !whole(recvd, 9007199254740992.0)) {
+                bad = "a device's steps or bytes are not whole numbers in range";
+                break;
+            }
             snprintf(D->name, sizeof D->name, "%s", name);
             D->nsteps = (int)steps;
             D->bytes_sent = (int64_t)sent;
             D->bytes_recv = (int64_t)recvd;
             D->energy_measured = num(j, "energy_j", &D->energy_j) == 0;
             if (!strcmp(name, outd)) r->out_dev = d;
+            /* bytes_to: on every device or on none (records before
+             * 2026-11-27 lack it); when there, ndev whole byte counts. */
+            const cJSON *bt = cJSON_GetObjectItemCaseSensitive(j, "bytes_to");
+            if (d == 0) {
+                r->bytes_to_known = bt != NULL;
+            } else if ((bt != NULL) != r->bytes_to_known) {
+                bad = "bytes_to on some devices only";
+                break;
+            }
+            if (!bt) continue;
+            if (!cJSON_IsArray(bt) || cJSON_GetArraySize(bt) != r->ndev) {
+                bad = "a device's bytes_to is not one byte count per device";
+                break;
+            }
+            for (int e = 0; e < r->ndev && !bad; e++) {
+                const cJSON *x = cJSON_GetArrayItem(bt, e);
+                if (!cJSON_IsNumber(x) || !whole(x->valuedouble, 9007199254740992.0))
+                    bad = "a device's bytes_to holds something other than byte counts";
+                else
+                    D->bytes_to[e] = (int64_t)x->valuedouble;
+            }
         }
     }
     cJSON_Delete(o);

@@ -50,6 +50,7 @@ typedef struct {
     double *rec, *rec_origin; /* --trace: this inference's step times, or NULL */
     double busy, wait, finish;
     int64_t sent, recvd;
+    int64_t *sent_to;   /* per peer rank: payload bytes sent this inference */
     int nap_us;         /* waits: 0 spins in MPI, else polls and naps (rt_wait_nap) */
     rt_pace pace;       /* an emulated board's pace (rt_pace_init), or none */
 } rt_rank;

@@ -73,6 +73,7 @@ typedef struct {
     double wait_ms;      /* median time blocked in receives */
     double finish_ms;    /* median time from the start barrier to the last step */
     int64_t bytes_sent, bytes_recv; /* per inference */
+    int64_t bytes_to[RT_MAX_DEV];   /* per inference, sent to each rank (payload, as sent) */
     double peak_rss_mb;  /* VmHWM of the rank's process, 1 MB = 1e6 bytes */
     double energy_j;     /* per inference; valid only if energy_measured */
     int energy_measured;
@@ -90,6 +91,7 @@ typedef struct {
     int check_ok;
     int64_t out_numel;
     double timeout_s;     /* the deadline the ranks ran under (0 = none) */
+    int bytes_to_known;   /* the record had bytes_to (older records do not) */
 } rt_result;
 
 /* Load the files of o, build the Plan, and run it (rt_exec_plan). */
@@ -143,6 +145,7 @@ int rt_threads(const platform *pl, int dev);
  * times. */
 typedef struct {
     double share;      /* plat_device.pace: 0 = not paced */
+    int thread_clock;  /* charge the thread's CPU time (one kernel thread), else the process's */
     double w0, c0;     /* wall and process CPU clocks at rt_pace_begin */
     double debt;       /* seconds owed (negative: a sleep's overshoot credited) */
 } rt_pace;
@@ -153,7 +156,7 @@ void rt_pace_settle(rt_pace *p);
 
 /* A barrier of MPI_COMM_WORLD (inside an MPI job) that polls and naps
  * between polls (nap_us at first, doubling up to 5 x nap_us), so waiting
- * ranks leave the cores (and an emulated board's CPU quota) to the ones
+ * ranks leave the cores (and an emulated board's CPU share) to the ones
  * working; nap_us 0 is MPI_Barrier. */
 int rt_barrier(int nap_us);
 

@@ -252,6 +252,29 @@ static void pick_round(val_point *V, const rt_result *rr)
     for (int k = 0; k < COST_NOBJ; k++) V->spread[k] = lo[k] > 0 ? hi[k] / lo[k] : NAN;
 }
 
+/* Payload bytes from each device to each other one, as the runtime
+ * counted them (rt_device.bytes_to), against the Plan's messages: 1 with
+ * why[] naming the first pair that differs, 0 when all are equal or the
+ * record does not have them. */
+static int bytes_differ(const plan *p, const platform *pl, const rt_result *r, char *why, size_t n)
+{
+    int nd = p->ndev, differ = 0;
+    if (!r->bytes_to_known || r->ndev != nd) return 0;
+    int64_t *want = calloc((size_t)nd * (size_t)nd, sizeof *want);
+    if (!want) return 0;
+    for (int m = 0; m < p->nmsgs; m++) want[p->msgs[m].from * nd + p->msgs[m].to] += p->msgs[m].bytes;
+    for (int a = 0; a < nd && !differ; a++)
+        for (int b = 0; b < nd && !differ; b++)
+            if (r->dev[a].bytes_to[b] != want[a * nd + b]) {
+                snprintf(why, n, "payload bytes from %s to %s: the runtime sent %lld, the Plan's "
+                         "messages hold %lld", pl->dev[a].name, pl->dev[b].name,
+                         (long long)r->dev[a].bytes_to[b], (long long)want[a * nd + b]);
+                differ = 1;
+            }
+    free(want);
+    return differ;
+}
+
 /* Third phase: predict P again (its plan, spans and per-device figures
  * are X's scratch, shared by the points), line up the median round's
  * trace with the prediction, store everything.  0, or -1 when the
@@ -274,6 +297,10 @@ static int store(ctx *X, const res_point *P, val_point *V, const rt_result *rr, 
         pick_round(V, rr);
         best = &rr[V->med_round];
         rt_objectives(best, V->meas);
+        /* A run that moved other bytes than its Plan did not run the Plan:
+         * failed (any round), with its figures kept for a look. */
+        for (int k = 0; k < V->nrounds && strcmp(V->status, "failed"); k++)
+            if (bytes_differ(X->p, pl, &rr[k], V->reason, sizeof V->reason)) V->status = "failed";
     }
     /* The median round's trace, matched step for step with the prediction;
      * kept as measured-trace.json. */
@@ -295,7 +322,8 @@ static int store(ctx *X, const res_point *P, val_point *V, const rt_result *rr, 
         int same = pj && trace_parse(pj, "predicted trace", &pf, e) == 0 &&
                    trace_same_steps(&tf, &pf, e) == 0;
         if (!same) {
-            snprintf(V->reason, sizeof V->reason, "measured steps not compared: %.900s", e);
+            if (!V->reason[0]) /* a reason already there (bytes) says more */
+                snprintf(V->reason, sizeof V->reason, "measured steps not compared: %.900s", e);
             trace_file_free(&tf);
             have_trace = 0;
         }

@@ -171,6 +171,15 @@ static void measured(const char *map)
               jnum(a, "bytes_sent"), jnum(a, "bytes_recv"), jnum(b, "bytes_sent"),
               jnum(b, "bytes_recv"));
         CHECK(jnum(a, "bytes_sent") > 0 && jnum(a, "bytes_recv") > 0);
+        /* Per peer: nothing to itself, all it sent to the other one, which
+         * received just that. */
+        const cJSON *bt = cJSON_GetObjectItemCaseSensitive(a, "bytes_to");
+        const cJSON *other = cJSON_GetArrayItem(xd, 1 - d);
+        CHECK(cJSON_IsArray(bt) && cJSON_GetArraySize(bt) == 2 &&
+                  cJSON_GetArrayItem(bt, d)->valuedouble == 0 &&
+                  cJSON_GetArrayItem(bt, 1 - d)->valuedouble == jnum(a, "bytes_sent") &&
+                  jnum(a, "bytes_sent") == jnum(other, "bytes_recv"),
+              "device %d: bytes_to wrong", d);
         CHECK(jnum(a, "busy_ms") > 0 && jnum(a, "busy_ms") <= jnum(a, "finish_ms") * 1.01,
               "device %d: busy %g ms, finish %g ms", d, jnum(a, "busy_ms"), jnum(a, "finish_ms"));
         /* each rank holds at least its own weights: rank 0 all but half the
