@@ -72,8 +72,8 @@ int main(void)
         burn(0.02);
         rt_pace_end(&slow, 1);
         double w = wall_now() - w0, c = cpu_now() - c0;
-        if (!(w >= c / 0.25 - 1e-3)) fprintf(stderr, "one region: wall %.4f s, cpu %.4f s\n", w, c);
-        CHECK(w >= c / 0.25 - 1e-3); /* the test reads its clocks outside the region */
+        if (!(w >= 0.9 * c / 0.25)) fprintf(stderr, "one region: wall %.4f s, cpu %.4f s\n", w, c);
+        CHECK(w >= 0.9 * c / 0.25); /* 0.9: the test reads its clocks outside the paced region */
     }
 
     /* 200 regions of 0.1 ms settled only at the end (a run of compute
@@ -85,8 +85,8 @@ int main(void)
         rt_pace_end(&slow, i == 199);
     }
     double w = wall_now() - w0, c = cpu_now() - c0;
-    if (!(w >= c / 0.25 - 1e-3)) fprintf(stderr, "short regions: wall %.4f s, cpu %.4f s\n", w, c);
-    CHECK(w >= c / 0.25 - 1e-3);
+    if (!(w >= 0.9 * c / 0.25)) fprintf(stderr, "short regions: wall %.4f s, cpu %.4f s\n", w, c);
+    CHECK(w >= 0.9 * c / 0.25);
     CHECK(slow.debt < 20e-6 + 1e-12); /* settled: at most what is not worth a sleep */
 
     /* The unpaced device and a "quota" platform owe nothing. */
