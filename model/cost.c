@@ -93,8 +93,15 @@ typedef struct {
     double act_coef, bias_bytes, cap_bytes;
 } dev_coef;
 
+/* A device's last receive waits (MPI progresses every pending message in
+ * any of its calls: what arrives while the device waits in one receive is
+ * picked up there, not at its own receive). */
+#define WAITS_KEPT 4
+
 typedef struct {
     int pc, blocked, ndef;
+    int nwait;                                 /* receive waits so far (ring of WAITS_KEPT) */
+    double wait_lo[WAITS_KEPT], wait_hi[WAITS_KEPT];
     double t, compute, concat, send, wait, ebusy;
     double live, peak, wraw, wmem, ws;
     double txfree[LINK_CLASS_COUNT];
@@ -117,6 +124,7 @@ struct cost_model {
     /* Scratch reused by cost_eval. */
     int cap_msgs, cap_tensors;
     double *arrival; /* per message */
+    double *xstart;  /* per message: when its transfer began (the sender's channel free) */
     unsigned char *sent;
     double *sdone; /* per tensor (global index): arrival of its last send so far */
     int *deferred; /* per tensor slot: device d's frees waiting on sends, at tensor0[d] */
@@ -140,6 +148,7 @@ void cost_free(cost_model *m)
     free(m->pick_s);
     free(m->lcls);
     free(m->arrival);
+    free(m->xstart);
     free(m->sent);
     free(m->sdone);
     free(m->deferred);
@@ -414,10 +423,12 @@ static int ensure_scratch(cost_model *m, const plan *p)
     if (p->nmsgs > m->cap_msgs) {
         int c = p->nmsgs > 2 * m->cap_msgs ? p->nmsgs : 2 * m->cap_msgs;
         free(m->arrival);
+        free(m->xstart);
         free(m->sent);
         m->arrival = malloc((size_t)c * sizeof *m->arrival);
+        m->xstart = malloc((size_t)c * sizeof *m->xstart);
         m->sent = malloc((size_t)c);
-        m->cap_msgs = m->arrival && m->sent ? c : 0;
+        m->cap_msgs = m->arrival && m->xstart && m->sent ? c : 0;
         if (!m->cap_msgs) return -1;
     }
     if (p->ntensors > m->cap_tensors) {
@@ -535,6 +546,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             s->txfree[lc] = start + xfer;
             double arr = start + xfer + m->lat_s[ab];
             m->arrival[g] = arr;
+            m->xstart[g] = start;
             m->sent[g] = 1;
             if (arr > m->sdone[base + st->tensor]) m->sdone[base + st->tensor] = arr;
             if (m->st[st->peer].blocked == g) {
@@ -554,12 +566,26 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                 /* Open MPI (no progress thread) moves a payload only inside the
                  * receiver's MPI calls (shared memory: the receiver pulls it with
                  * CMA): a receiver reaching its RECV after the message was sent
-                 * still spends the pickup and bytes / bandwidth there
-                 * (docs/cost-model.md). */
+                 * still spends the pickup and bytes / bandwidth there, less
+                 * what moved while it waited in earlier receives since the
+                 * transfer began (any MPI call progresses every message; a
+                 * message moved so is not picked up late) (docs/cost-model.md). */
                 const plan_msg *G = &p->msgs[st->msg];
                 int fd = G->from * nd + d;
-                double pull = t + m->pick_s[fd] + (double)G->bytes * m->spb[fd];
+                double moved = 0, x0 = m->xstart[st->msg];
+                int kept = s->nwait < WAITS_KEPT ? s->nwait : WAITS_KEPT;
+                for (int k = 0; k < kept; k++) {
+                    double lo = s->wait_lo[k] > x0 ? s->wait_lo[k] : x0;
+                    if (s->wait_hi[k] > lo) moved += s->wait_hi[k] - lo;
+                }
+                double xfer = (double)G->bytes * m->spb[fd];
+                double pull = t + (moved > 0 ? 0 : m->pick_s[fd]) + (xfer > moved ? xfer - moved : 0);
                 te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
+                if (te > t) {
+                    s->wait_lo[s->nwait % WAITS_KEPT] = t;
+                    s->wait_hi[s->nwait % WAITS_KEPT] = te;
+                    s->nwait++;
+                }
             }
             s->wait += te - t;
             break;
