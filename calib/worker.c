@@ -424,6 +424,30 @@ static long involuntary_switches(void)
  * exec`.)  work: NULL on the sender, else LATE_WORK floats. */
 enum { LATE_WORK = 16 << 20 };
 
+/* How this platform's ranks wait in dse exec (rt_wait_nap): the ping-pong
+ * and the pickup wait alike, so that the links are calibrated as dse exec
+ * meets them.  On emulated boards they nap between polls: two boards on
+ * one CPU spinning in MPI_Wait took turns by scheduler slices, and the
+ * fitted latency and pickup came out at 2-4 ms and 5 ms (emu-4-100m) where
+ * dse exec moved small messages in well under a millisecond. */
+static int g_nap;
+
+static void wait_req(MPI_Request *q) { rt_wait(q, MPI_STATUS_IGNORE, g_nap); }
+
+static void recv_wait(void *buf, int count, int from, int tag)
+{
+    MPI_Request q;
+    MPI_Irecv(buf, count, MPI_BYTE, from, tag, MPI_COMM_WORLD, &q);
+    wait_req(&q);
+}
+
+static void send_wait(const void *buf, int count, int to, int tag)
+{
+    MPI_Request q;
+    MPI_Isend(buf, count, MPI_BYTE, to, tag, MPI_COMM_WORLD, &q);
+    wait_req(&q);
+}
+
 static double late_pickup(int me, int a, int b, char *buf, int count, int reps, const float *work)
 {
     int k = reps < 10 ? reps : 10, peer = me == a ? b : a;
@@ -450,14 +474,14 @@ static double late_pickup(int me, int a, int b, char *buf, int count, int reps, 
             double t0 = MPI_Wtime();
             while (MPI_Wtime() - t0 < 300e-6) continue;
             MPI_Isend(buf, count, MPI_BYTE, b, 53, MPI_COMM_WORLD, &q);
-            MPI_Wait(&q, MPI_STATUS_IGNORE);
+            wait_req(&q);
             continue;
         }
         float acc = 0;
         for (int i = 0; i < LATE_WORK; i += 16) acc += work[i];
         sink += acc;
         double t0 = MPI_Wtime();
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        wait_req(&q);
         if (r >= 0) t[r] = MPI_Wtime() - t0;
     }
     double med = me == b ? base_median(t, k) : 0;
@@ -497,8 +521,8 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
         return -1;
     }
     /* Factor 2 steps in the full run, 4 in the quick one.  A round trip
-     * counts only if neither rank was preempted during it (both spin in
-     * MPI): the receiver reports its involuntary context switches in the
+     * counts only if neither rank was preempted during it (both wait as
+     * dse exec does, g_nap): the receiver reports its involuntary context switches in the
      * first bytes of its reply; the sender's first bytes say whether to go
      * on.  At most 10 x reps attempts (and 20 s) per size; if too few are
      * clean, all samples are used. */
@@ -517,8 +541,8 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
                 double t0 = MPI_Wtime();
                 MPI_Isend(buf, count, MPI_BYTE, b, 51, MPI_COMM_WORLD, &q);
                 double t1 = MPI_Wtime();
-                MPI_Wait(&q, MPI_STATUS_IGNORE);
-                MPI_Recv(buf, count, MPI_BYTE, b, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                wait_req(&q);
+                recv_wait(buf, count, b, 52);
                 double t2 = MPI_Wtime();
                 long s1 = involuntary_switches();
                 if (!go) break;
@@ -536,12 +560,12 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
                 n++;
             } else {
                 long s0 = involuntary_switches();
-                MPI_Recv(buf, count, MPI_BYTE, a, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                recv_wait(buf, count, a, 51);
                 memcpy(hdr, buf, sizeof hdr);
                 int go = hdr[0] != 0;
                 hdr[1] = involuntary_switches() - s0;
                 memcpy(buf, hdr, sizeof hdr);
-                MPI_Send(buf, count, MPI_BYTE, a, 52, MPI_COMM_WORLD);
+                send_wait(buf, count, a, 52);
                 if (!go) break;
             }
         }
@@ -700,6 +724,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
     inject_fault(rank);
 
     int threads = rt_threads(pl, rank);
+    g_nap = rt_wait_nap(pl);
     kern_set_threads(threads);
     mallopt(M_MMAP_THRESHOLD, 1 << 30); /* as exec.c: freed memory stays in the heap */
     mallopt(M_TRIM_THRESHOLD, -1);

@@ -55,21 +55,12 @@ typedef struct {
     rt_pace pace;       /* an emulated board's pace (rt_pace_init), or none */
 } rt_rank;
 
-/* How a waiting rank waits, in microseconds of nap between polls; 0 spins
- * in MPI_Wait.  A board of its own loses nothing by spinning (the fastest
- * wake-up).  An emulated board is a CPU share (scripts/emulate-boards): a
- * rank spinning there spends its board's share while it waits, which no
- * real board does, so on an emulated platform it naps 20 us between polls.
- * DSE_WAIT=spin or DSE_WAIT=nap overrides (docs/runtime.md). */
-int rt_wait_nap(const platform *pl);
 /* What this rank is blocked on, for the message of a timeout (set by the
  * rank before it blocks, read by the SIGALRM handler): a peer rank, or
  * RT_WAIT_NONE (working), or RT_WAIT_BARRIER (between inferences). */
 enum { RT_WAIT_NONE = -1, RT_WAIT_BARRIER = -2, RT_WAIT_ALL = -3 /* a collective */ };
 extern volatile sig_atomic_t rt_waiting_for;
 
-/* MPI_Wait that naps between polls when nap_us > 0 (rt_barrier likewise). */
-int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us);
 /* rt_barrier of one communicator (exec: the ranks that have steps). */
 int rt_barrier_comm(MPI_Comm comm, int nap_us);
 

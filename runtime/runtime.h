@@ -35,6 +35,7 @@
 #ifndef DSE_RUNTIME_H
 #define DSE_RUNTIME_H
 
+#include <mpi.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -153,6 +154,18 @@ void rt_pace_init(rt_pace *p, const platform *pl, int dev);
 void rt_pace_begin(rt_pace *p);
 void rt_pace_end(rt_pace *p, int settle);
 void rt_pace_settle(rt_pace *p);
+
+/* How a waiting rank waits, in microseconds of nap between polls; 0 spins
+ * in MPI_Wait.  A board of its own loses nothing by spinning (the fastest
+ * wake-up).  An emulated board is a CPU share (scripts/emulate-boards): a
+ * rank spinning there spends its board's share while it waits, which no
+ * real board does, so on an emulated platform it naps 20 us between polls.
+ * DSE_WAIT=spin or DSE_WAIT=nap overrides (docs/runtime.md). */
+int rt_wait_nap(const platform *pl);
+
+/* MPI_Wait that naps between polls when nap_us > 0 (rt_barrier likewise):
+ * how dse exec waits, and the calibration worker's ping-pong with it. */
+int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us);
 
 /* A barrier of MPI_COMM_WORLD (inside an MPI job) that polls and naps
  * between polls (nap_us at first, doubling up to 5 x nap_us), so waiting
