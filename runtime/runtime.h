@@ -140,7 +140,8 @@ int rt_threads(const platform *pl, int dev);
  * (emulate.cpu_limit "pace", plat_device.pace), work of CPU time c between
  * rt_pace_begin and rt_pace_end takes at least c / share of wall time: the
  * difference is owed and slept off at rt_pace_settle (rt_pace_end with
- * settle 1; debt under 20 us is carried to the next region instead).
+ * settle 1, or settle 0 once 200 us are owed; debt under 20 us is carried
+ * to the next region instead).
  * On any other device every call returns at once.  dse exec paces each
  * compute and concat step, the calibration worker each whole pass it
  * times. */
