@@ -465,8 +465,16 @@ static double late_pickup(int me, int a, int b, char *buf, int count, int reps, 
         int tok = 0;
         MPI_Request q;
         if (me == b) MPI_Irecv(buf, count, MPI_BYTE, a, 53, MPI_COMM_WORLD, &q);
-        MPI_Sendrecv(&tok, 1, MPI_INT, peer, 55, &tok, 1, MPI_INT, peer, 55, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+        {
+            /* The token both ways, waiting as dse exec waits (a spinning
+             * sender would share b's CPU on emulated boards). */
+            int in = 0;
+            MPI_Request tq[2];
+            MPI_Irecv(&in, 1, MPI_INT, peer, 55, MPI_COMM_WORLD, &tq[0]);
+            MPI_Isend(&tok, 1, MPI_INT, peer, 55, MPI_COMM_WORLD, &tq[1]);
+            wait_req(&tq[0]);
+            wait_req(&tq[1]);
+        }
         if (me == a) {
             /* Send once b is surely out of MPI and at work (it streams for
              * milliseconds): else b may match the message inside the
@@ -571,8 +579,8 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
         }
         /* The late receiver's cost, measured on b and reported to a. */
         double late = late_pickup(me, a, b, buf, count, reps, work);
-        if (me == b) MPI_Send(&late, 1, MPI_DOUBLE, a, 54, MPI_COMM_WORLD);
-        else MPI_Recv(&late, 1, MPI_DOUBLE, b, 54, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (me == b) send_wait(&late, (int)sizeof late, a, 54);
+        else recv_wait(&late, (int)sizeof late, b, 54);
         if (me == a) {
             /* Too few clean round trips: the least disturbed one, marked so
              * that the fit leaves it out while enough clean sizes remain. */

@@ -93,15 +93,17 @@ typedef struct {
     double act_coef, bias_bytes, cap_bytes;
 } dev_coef;
 
-/* A device's last receive waits (MPI progresses every pending message in
- * any of its calls: what arrives while the device waits in one receive is
- * picked up there, not at its own receive). */
+/* A device's last idle spans in receives (MPI progresses every pending
+ * message in any of its calls: what arrives while the device waits idle in
+ * one receive is picked up there, not at its own receive). */
 #define WAITS_KEPT 4
 
 typedef struct {
     int pc, blocked, ndef;
-    int nwait;                                 /* receive waits so far (ring of WAITS_KEPT) */
-    double wait_lo[WAITS_KEPT], wait_hi[WAITS_KEPT];
+    int nwait; /* idle spans so far (ring of WAITS_KEPT) */
+    /* [lo + used, hi]: idle in a receive, waiting for its arrival after
+     * its own pull; used: taken (or given up) by later messages' pulls */
+    double wait_lo[WAITS_KEPT], wait_hi[WAITS_KEPT], wait_used[WAITS_KEPT];
     double t, compute, concat, send, wait, ebusy;
     double live, peak, wraw, wmem, ws;
     double txfree[LINK_CLASS_COUNT];
@@ -567,23 +569,36 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                  * receiver's MPI calls (shared memory: the receiver pulls it with
                  * CMA): a receiver reaching its RECV after the message was sent
                  * still spends the pickup and bytes / bandwidth there, less
-                 * what moved while it waited in earlier receives since the
-                 * transfer began (any MPI call progresses every message; a
-                 * message moved so is not picked up late) (docs/cost-model.md). */
+                 * what it spent idle in earlier receives after the message's
+                 * first byte reached it (any MPI call progresses every
+                 * message; each idle span pays once) (docs/cost-model.md). */
                 const plan_msg *G = &p->msgs[st->msg];
                 int fd = G->from * nd + d;
-                double moved = 0, x0 = m->xstart[st->msg];
+                /* Its first byte reaches this device at x0 + latency; from
+                 * then on, each idle span of this device's earlier receives
+                 * pays part of its pickup and pull, once. */
+                double need = m->pick_s[fd] + (double)G->bytes * m->spb[fd];
+                double x0 = m->xstart[st->msg] + m->lat_s[fd];
                 int kept = s->nwait < WAITS_KEPT ? s->nwait : WAITS_KEPT;
-                for (int k = 0; k < kept; k++) {
-                    double lo = s->wait_lo[k] > x0 ? s->wait_lo[k] : x0;
-                    if (s->wait_hi[k] > lo) moved += s->wait_hi[k] - lo;
+                for (int k = 0; k < kept && need > 0; k++) {
+                    double lo = s->wait_lo[k] + s->wait_used[k];
+                    if (lo < x0) lo = x0;
+                    double take = s->wait_hi[k] - lo;
+                    if (take <= 0) continue;
+                    if (take > need) take = need;
+                    /* Taken from the span's start: what lies before lo is
+                     * given up too (a later message must not use a span
+                     * twice). */
+                    s->wait_used[k] = lo + take - s->wait_lo[k];
+                    need -= take;
                 }
-                double xfer = (double)G->bytes * m->spb[fd];
-                double pull = t + (moved > 0 ? 0 : m->pick_s[fd]) + (xfer > moved ? xfer - moved : 0);
+                double pull = t + need;
                 te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
-                if (te > t) {
-                    s->wait_lo[s->nwait % WAITS_KEPT] = t;
-                    s->wait_hi[s->nwait % WAITS_KEPT] = te;
+                if (te > pull) { /* idle after its own pull, waiting for the arrival */
+                    int k = s->nwait % WAITS_KEPT;
+                    s->wait_lo[k] = pull > t ? pull : t;
+                    s->wait_hi[k] = te;
+                    s->wait_used[k] = 0;
                     s->nwait++;
                 }
             }

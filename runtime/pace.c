@@ -72,6 +72,11 @@ void rt_pace_end(rt_pace *p, int settle)
     if (settle || p->debt >= PACE_LUMP) rt_pace_settle(p);
 }
 
+void rt_pace_idle(rt_pace *p)
+{
+    if (p->debt < 0) p->debt = 0;
+}
+
 void rt_pace_settle(rt_pace *p)
 {
     if (!(p->share > 0) || p->debt < PACE_MIN_SLEEP) return;

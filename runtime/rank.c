@@ -249,6 +249,7 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
     int ntens = p->tensor0[d + 1] - p->tensor0[d];
     double t0 = MPI_Wtime();
     if (s->rec) *s->rec_origin = t0;
+    rt_pace_idle(&s->pace);
     s->busy = s->wait = 0;
     s->sent = s->recvd = 0;
     memset(s->sent_to, 0, (size_t)p->ndev * sizeof *s->sent_to);
@@ -351,6 +352,7 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             break;
         }
         case PLAN_RECV:
+            rt_pace_idle(&s->pace);
             if (recv_done(s, i, err)) return -1;
             s->recvd += (int64_t)tensor_floats(p, d, st->tensor) * 4;
             break;

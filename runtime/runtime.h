@@ -155,6 +155,10 @@ void rt_pace_init(rt_pace *p, const platform *pl, int dev);
 void rt_pace_begin(rt_pace *p);
 void rt_pace_end(rt_pace *p, int settle);
 void rt_pace_settle(rt_pace *p);
+/* The rank is about to block (a receive, a new inference): a sleep's
+ * overshoot credited to later work is forgotten, so that work after a wait
+ * is never paid for by a sleep before it. */
+void rt_pace_idle(rt_pace *p);
 
 /* How a waiting rank waits, in microseconds of nap between polls; 0 spins
  * in MPI_Wait.  A board of its own loses nothing by spinning (the fastest

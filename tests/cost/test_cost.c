@@ -295,13 +295,14 @@ static void test_fan(void)
     /* a: input is on a (source).  fa 21 -> send 23: link busy 23..823,
      * arrives 923.  fb 23 + 21 = 44 -> send 46: link free at 823, busy
      * 823..1623, arrives 1723.
-     * b: waits for fa in MPI from 0 to 923; ra at 923 + 1 + 0.2 = 924.2;
-     * its receive of fb starts at 924.2 and pulls what of the 800 bytes
-     * did not move while b waited for fa after fb's transfer began (823..
-     * 923: 100 us), so no pickup: max(1723, 924.2 + 700) = 1723; rb
-     * 1724.2; add 1 + 0.2 -> 1725.4.  (Without that progress: 1726.6.) */
-    CLOSE(r.latency_ms, 1.7254);
-    CLOSE(d[1].wait_s, (923 + (1723 - 924.2)) * US);
+     * b: waits for fa from 0 (its pull 800 us ends at 800, then idle
+     * until 923); ra at 923 + 1 + 0.2 = 924.2; its receive of fb starts
+     * at 924.2; fb's first byte reaches b at 823 + 100 = 923, after b's
+     * idle span, so b still pulls the 800 bytes (the receiver moves the
+     * payload): max(1723, 924.2 + 800) = 1724.2; rb 1725.4; add 1 + 0.2
+     * -> 1726.6. */
+    CLOSE(r.latency_ms, 1.7266);
+    CLOSE(d[1].wait_s, (923 + (1724.2 - 924.2)) * US);
     /* a: input 400; fa +800 = 1200; fa freed at its send but in flight
      * until 923; fb +800 -> 2000 (peak). */
     CLOSE(d[0].peak_act_bytes, 2000);
@@ -310,13 +311,13 @@ static void test_fan(void)
     CLOSE(d[1].peak_act_bytes, 2400);
     /* A per-device factor (per_device.b.compute_scale 2): b's steps take
      * twice as long: ra 923 + 2.4 = 925.4; the receive of fb max(1723,
-     * 925.4 + 700) = 1723; rb 1725.4; add 1727.8.  a's are unchanged (fb
+     * 925.4 + 800) = 1725.4; rb 1727.8; add 1730.2.  a's are unchanged (fb
      * still arrives at 1723), and a device the platform lacks is ignored. */
     coeffs_device_factor(c, "b")->compute_scale = coeffs_given(2, COEFFS_MEASURED);
     coeffs_device_factor(c, "nosuch")->compute_scale = coeffs_given(100, COEFFS_MEASURED);
     CHECK(coeffs_device_factor(c, "b") == &c->per[0] && c->nper == 2);
     CHECK(run(n, pl, c, m, &r, d) == 0);
-    CLOSE(r.latency_ms, 1.7278);
+    CLOSE(r.latency_ms, 1.7302);
     CLOSE(d[0].compute_s, 42 * US);
     CLOSE(d[1].compute_s, 3 * 2.4 * US);
     mapping_free(m);
@@ -363,10 +364,12 @@ static void test_channels(void)
     CLOSE(d[1].wait_s, (833 + (1065.2 - 834.2)) * US);
     /* A per-pair coefficient (links.pairs) for b-a only: fb now arrives at
      * 54 + 200 = 254; rb 255.2, its send to g (the class's 500 us) busy
-     * 257.2..265.2, arrives 765.2, before ra ends at 834.2; its 8 us of
-     * pull (800 B at 100 MB/s) moved while g waited for fa (0..833, after
-     * 257.2: test_fan), so g's receive ends at max(765.2, 834.2) = 834.2,
-     * out 835.4 (without that progress: 843.4).
+     * 257.2..265.2, arrives 765.2, before ra ends at 834.2.  g was idle
+     * in its receive of fa from 800 (its own 800 us pull of fa, same_board
+     * at 1 MB/s) to 833, after rb's first byte reached it (257.2 + 500):
+     * rb's 8 us of pull (800 B at 100 MB/s) are paid there, so g's receive
+     * of rb ends at max(765.2, 834.2) = 834.2, out 835.4 (without that
+     * idle span: 843.4).
      * A pair of devices this platform lacks changes nothing. */
     coeffs_link *P = coeffs_pair_link(c, "b", "a");
     CHECK(P != NULL);
@@ -380,18 +383,21 @@ static void test_channels(void)
     CLOSE(r.latency_ms, 0.8354);
     CLOSE(d[2].wait_s, 254 * US);
     /* A late receiver's pickup (links.<class>.pickup_us, then a pair's):
-     * network class 50 us: g's receive of rb pays none (rb moved while g
-     * waited for fa: out 835.4 again); b waits for fb (arrives 254) from
-     * 0, where 0 + 50 + 8 < 254 changes nothing.  Pair b-a 300 us: b's
-     * receive ends at max(254, 0 + 300 + 8) = 308, rb 309.2, its send busy
-     * 311.2..319.2, arrives 819.2, moved while g waited: out 835.4. */
+     * network class 50 us: g's receive of rb owes 50 + 8, of which g's
+     * idle span 800..833 pays 33: max(765.2, 834.2 + 25) = 859.2, out
+     * 860.4; b waits for fb (arrives 254) from 0, where 0 + 50 + 8 < 254
+     * changes nothing.  Pair b-a 300 us: b's receive ends at max(254, 0 +
+     * 300 + 8) = 308 (all pull: no idle span), rb 309.2, its send busy
+     * 311.2..319.2, first byte at g 811.2, arrives 819.2; g's idle span
+     * pays 833 - 811.2 = 21.8 of the 58: max(819.2, 834.2 + 36.2) = 870.4,
+     * out 871.6. */
     c->link[LINK_NETWORK].pickup_us = coeffs_given(50, COEFFS_MEASURED);
     CHECK(run(n, pl, c, m, &r, d) == 0);
-    CLOSE(r.latency_ms, 0.8354);
+    CLOSE(r.latency_ms, 0.8604);
     CLOSE(d[2].wait_s, 254 * US);
     coeffs_pair_link(c, "b", "a")->pickup_us = coeffs_given(300, COEFFS_MEASURED);
     CHECK(run(n, pl, c, m, &r, d) == 0);
-    CLOSE(r.latency_ms, 0.8354);
+    CLOSE(r.latency_ms, 0.8716);
     CLOSE(d[2].wait_s, 308 * US);
     mapping_free(m);
     coeffs_free(c);
