@@ -93,17 +93,8 @@ typedef struct {
     double act_coef, bias_bytes, cap_bytes;
 } dev_coef;
 
-/* A device's last idle spans in receives (MPI progresses every pending
- * message in any of its calls: what arrives while the device waits idle in
- * one receive is picked up there, not at its own receive). */
-#define WAITS_KEPT 4
-
 typedef struct {
     int pc, blocked, ndef;
-    int nwait; /* idle spans so far (ring of WAITS_KEPT) */
-    /* [lo + used, hi]: idle in a receive, waiting for its arrival after
-     * its own pull; used: taken (or given up) by later messages' pulls */
-    double wait_lo[WAITS_KEPT], wait_hi[WAITS_KEPT], wait_used[WAITS_KEPT];
     double t, compute, concat, send, wait, ebusy;
     double live, peak, wraw, wmem, ws;
     double txfree[LINK_CLASS_COUNT];
@@ -126,7 +117,6 @@ struct cost_model {
     /* Scratch reused by cost_eval. */
     int cap_msgs, cap_tensors;
     double *arrival; /* per message */
-    double *xstart;  /* per message: when its transfer began (the sender's channel free) */
     unsigned char *sent;
     double *sdone; /* per tensor (global index): arrival of its last send so far */
     int *deferred; /* per tensor slot: device d's frees waiting on sends, at tensor0[d] */
@@ -150,7 +140,6 @@ void cost_free(cost_model *m)
     free(m->pick_s);
     free(m->lcls);
     free(m->arrival);
-    free(m->xstart);
     free(m->sent);
     free(m->sdone);
     free(m->deferred);
@@ -425,12 +414,10 @@ static int ensure_scratch(cost_model *m, const plan *p)
     if (p->nmsgs > m->cap_msgs) {
         int c = p->nmsgs > 2 * m->cap_msgs ? p->nmsgs : 2 * m->cap_msgs;
         free(m->arrival);
-        free(m->xstart);
         free(m->sent);
         m->arrival = malloc((size_t)c * sizeof *m->arrival);
-        m->xstart = malloc((size_t)c * sizeof *m->xstart);
         m->sent = malloc((size_t)c);
-        m->cap_msgs = m->arrival && m->xstart && m->sent ? c : 0;
+        m->cap_msgs = m->arrival && m->sent ? c : 0;
         if (!m->cap_msgs) return -1;
     }
     if (p->ntensors > m->cap_tensors) {
@@ -548,7 +535,6 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             s->txfree[lc] = start + xfer;
             double arr = start + xfer + m->lat_s[ab];
             m->arrival[g] = arr;
-            m->xstart[g] = start;
             m->sent[g] = 1;
             if (arr > m->sdone[base + st->tensor]) m->sdone[base + st->tensor] = arr;
             if (m->st[st->peer].blocked == g) {
@@ -568,39 +554,12 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                 /* Open MPI (no progress thread) moves a payload only inside the
                  * receiver's MPI calls (shared memory: the receiver pulls it with
                  * CMA): a receiver reaching its RECV after the message was sent
-                 * still spends the pickup and bytes / bandwidth there, less
-                 * what it spent idle in earlier receives after the message's
-                 * first byte reached it (any MPI call progresses every
-                 * message; each idle span pays once) (docs/cost-model.md). */
+                 * still spends the pickup and bytes / bandwidth there
+                 * (docs/cost-model.md). */
                 const plan_msg *G = &p->msgs[st->msg];
                 int fd = G->from * nd + d;
-                /* Its first byte reaches this device at x0 + latency; from
-                 * then on, each idle span of this device's earlier receives
-                 * pays part of its pickup and pull, once. */
-                double need = m->pick_s[fd] + (double)G->bytes * m->spb[fd];
-                double x0 = m->xstart[st->msg] + m->lat_s[fd];
-                int kept = s->nwait < WAITS_KEPT ? s->nwait : WAITS_KEPT;
-                for (int k = 0; k < kept && need > 0; k++) {
-                    double lo = s->wait_lo[k] + s->wait_used[k];
-                    if (lo < x0) lo = x0;
-                    double take = s->wait_hi[k] - lo;
-                    if (take <= 0) continue;
-                    if (take > need) take = need;
-                    /* Taken from the span's start: what lies before lo is
-                     * given up too (a later message must not use a span
-                     * twice). */
-                    s->wait_used[k] = lo + take - s->wait_lo[k];
-                    need -= take;
-                }
-                double pull = t + need;
+                double pull = t + m->pick_s[fd] + (double)G->bytes * m->spb[fd];
                 te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
-                if (te > pull) { /* idle after its own pull, waiting for the arrival */
-                    int k = s->nwait % WAITS_KEPT;
-                    s->wait_lo[k] = pull > t ? pull : t;
-                    s->wait_hi[k] = te;
-                    s->wait_used[k] = 0;
-                    s->nwait++;
-                }
             }
             s->wait += te - t;
             break;

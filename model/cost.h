@@ -9,9 +9,7 @@
  * small overhead and the message, serialised on the sender's outgoing
  * channel of that link class, arrives latency + bytes / bandwidth later
  * (eq. 4.8); RECV waits for the arrival, or, reached after it, costs the
- * link's pickup plus bytes / bandwidth (the receiver moves the payload),
- * less what the device spent idle in its earlier receives after the
- * message's first byte reached it;
+ * link's pickup plus bytes / bandwidth (the receiver moves the payload);
  * CONCAT copies bytes at the copy
  * bandwidth.  Receive buffers exist from the start of the inference (the
  * runtime posts every MPI_Irecv then); a tensor is freed after its
