@@ -3,8 +3,9 @@
  *
  * A board of CPU share s paces its computing so that work of CPU time c
  * takes at least c / s of wall time: after each region of work (dse
- * exec: a step) it owes the difference and sleeps it off, so the region
- * ends when it would on a board of that speed.  A cgroup CFS
+ * exec: a step) it owes the difference, and sleeps it off when the caller
+ * settles (before anything other boards see) or once PACE_LUMP is owed.
+ * A cgroup CFS
  * quota does not make a slower CPU on a machine whose tick is 4 ms: a
  * board that waited ran its next quota at full speed (a board of share 0.5
  * computed 1.3-2.4x faster than its calibrated passes, bench/README).
