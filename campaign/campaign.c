@@ -40,7 +40,7 @@ static int eval_one(camp *c, workspace *w, const int *g, double *obj, double *cv
 {
     char err[BASE_ERRLEN];
     if (chrom_decode(c->ch, g, c->nvar, w->map, err) ||
-        plan_build(w->pl, c->net, w->map, c->plat->source, err)) {
+        cost_pick_halos(w->cost, w->map, w->pl, c->plat->source, err) < 0) {
         snprintf(w->err, sizeof w->err, "%s", err);
         return -1;
     }

@@ -116,8 +116,9 @@ int camp_front_select(int n, const double *obj, const double *cv, const int *ran
  * Points in front order (index = position); count or -1. */
 int camp_load_front(res_db *db, long long id, res_point **out, char *err);
 
-/* Decode a genome of the campaign into m (mapping_new(net n, devices)):
- * 0, or -1 with err. */
+/* Decode a genome of the campaign into m (mapping_new(net n, devices)),
+ * with the halo choices the campaign's cost model made for it
+ * (cost_pick_halos), as it was evaluated: 0, or -1 with err. */
 int camp_decode(const camp *c, const int *genome, mapping *m, char *err);
 
 /* The picture of a genome's mapping for res_plot: channel shares per

@@ -146,9 +146,27 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
 
 /* ---- export ---- */
 
+/* The mapping a genome stands for, as the campaign evaluated it: decoded,
+ * then each row cut's halo choice made by the cost model (eval_one does
+ * the same); p, when not NULL, receives its Plan. */
+static int decode_planned(const camp *c, const int *genome, mapping *m, plan *p, char *err)
+{
+    plan *own = p ? NULL : plan_new();
+    if (!p && !own) {
+        base_seterr(err, "out of memory");
+        return -1;
+    }
+    int rc = chrom_decode(c->ch, genome, c->nvar, m, err) ||
+                     cost_pick_halos(c->ws[0].cost, m, p ? p : own, c->plat->source, err) < 0
+                 ? -1
+                 : 0;
+    plan_free(own);
+    return rc;
+}
+
 int camp_decode(const camp *c, const int *genome, mapping *m, char *err)
 {
-    return chrom_decode(c->ch, genome, c->nvar, m, err);
+    return decode_planned(c, genome, m, NULL, err);
 }
 
 int camp_picture(const camp *c, const int *genome, res_mapping_picture *pic, char *err)
@@ -164,8 +182,7 @@ int camp_picture(const camp *c, const int *genome, res_mapping_picture *pic, cha
         base_seterr(err, "out of memory");
         goto done;
     }
-    if (chrom_decode(c->ch, genome, c->nvar, m, err) || plan_build(p, c->net, m, c->plat->source, err))
-        goto done;
+    if (decode_planned(c, genome, m, p, err)) goto done;
     for (int l = 0; l < nl; l++) {
         layer[l] = c->net->layers[l].name;
         for (int k = 0; k < mapping_nslices(m, l); k++) {
@@ -203,7 +220,7 @@ int camp_export(const camp *c, const int *genome, const char *dir, char *warn, c
         base_seterr(err, "out of memory");
         return -1;
     }
-    int rc = chrom_decode(c->ch, genome, c->nvar, m, e) ? -1
+    int rc = decode_planned(c, genome, m, NULL, e) ? -1
                                                           : mapping_export_dir(m, c->net, c->plat,
                                                                                dir, w, e);
     if (rc < 0) base_seterr(err, "%s", e);

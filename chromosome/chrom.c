@@ -458,6 +458,7 @@ int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *e
             return -1;
         }
     memset(m->rows, 0, (size_t)c->L); /* channel cuts unless the spatial decoder says rows */
+    memset(m->recompute, 0, (size_t)c->L); /* the cost model's halo rule decides (cost_pick_halos) */
     switch (c->kind) {
     case CHROM_NAIVE: decode_naive(c, genome, m); break;
     case CHROM_HYBRID: decode_hybrid(c, genome, NULL, m); break;

@@ -123,6 +123,13 @@ struct cost_model {
     dev_state st[MAXDEV];
     int stack[MAXDEV];
     double *sched0, *sched1; /* cost_schedule: per global step, start and end; else NULL */
+    /* Scratch of cost_pick_halos, [nl * nd]: per band of a layer, the time
+     * fetching its halo costs and the rows it would compute instead. */
+    double *h_saved;
+    int *h_lo, *h_hi;
+    uint64_t *h_from;     /* [(nl + 1) * nd]: senders of a message of producer q to d */
+    double *h_t0, *h_t1;  /* the schedule of the plan that fetches, per step */
+    int cap_h_steps;
     char err[BASE_ERRLEN];
 };
 
@@ -139,6 +146,12 @@ void cost_free(cost_model *m)
     free(m->spb);
     free(m->pick_s);
     free(m->lcls);
+    free(m->h_saved);
+    free(m->h_lo);
+    free(m->h_hi);
+    free(m->h_from);
+    free(m->h_t0);
+    free(m->h_t1);
     free(m->arrival);
     free(m->sent);
     free(m->sdone);
@@ -217,6 +230,11 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     m->spb = malloc((size_t)nd * nd * sizeof *m->spb);
     m->pick_s = malloc((size_t)nd * nd * sizeof *m->pick_s);
     m->lcls = malloc((size_t)nd * nd);
+    m->h_saved = malloc(((size_t)nl * nd + 1) * sizeof *m->h_saved);
+    m->h_lo = malloc(((size_t)nl * nd + 1) * sizeof *m->h_lo);
+    m->h_hi = malloc(((size_t)nl * nd + 1) * sizeof *m->h_hi);
+    m->h_from = malloc(((size_t)nl + 1) * nd * sizeof *m->h_from);
+    if (!m->h_saved || !m->h_lo || !m->h_hi || !m->h_from) goto oom;
     if (!m->lk || !m->use_macs || !m->linear || !m->wraw_pc || !m->ws_full || !m->dv || !m->lat_s || !m->spb || !m->pick_s ||
         !m->lcls)
         goto oom;
@@ -469,6 +487,163 @@ double cost_message_s(const cost_model *m, int from, int to, double bytes)
 {
     int ab = from * m->nd + to;
     return m->dv[from].send_ovh_s + bytes * m->spb[ab] + m->lat_s[ab];
+}
+
+double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh)
+{
+    return band_dur(m, layer, dev, h0, nh);
+}
+
+/* Bytes per row of c channels of producer q's output (NET_INPUT: the
+ * network input; c < 0: all its channels). */
+static double row_bytes(const net *n, int q, int c)
+{
+    net_shape sh = q == NET_INPUT ? n->input : n->layers[q].out;
+    return 4.0 * (c < 0 ? sh.c : c) * sh.w;
+}
+
+/* What moving rows [r0, r1) of producer q to device d costs, the devices
+ * holding them sending them (the extra input a band that recomputes its
+ * halo reads): bytes / bandwidth inside a message the plan that fetches
+ * already has from that device, a whole message (cost_message_s) else. */
+static double extra_input_s(const cost_model *m, const mapping *mp, int source, int q, int d,
+                            int r0, int r1)
+{
+    if (r1 <= r0) return 0;
+    const net *n = m->n;
+    int nd = m->nd;
+    uint64_t had = m->h_from[(size_t)(q + 1) * nd + d];
+    if (q == NET_INPUT) {
+        if (d == source) return 0;
+        double b = (r1 - r0) * row_bytes(n, q, -1);
+        return had >> source & 1 ? b * m->spb[source * nd + d] : cost_message_s(m, source, d, b);
+    }
+    double t = 0;
+    for (int k = mp->first[q]; k < mp->first[q + 1]; k++) {
+        const map_slice *sl = &mp->slices[k];
+        if (sl->dev == d) continue;
+        int c0, nc, h0, nh;
+        mapping_slice_box(mp, n, q, sl, &c0, &nc, &h0, &nh);
+        int a = r0 > h0 ? r0 : h0, b = r1 < h0 + nh ? r1 : h0 + nh;
+        if (b <= a) continue;
+        double by = (b - a) * row_bytes(n, q, nc);
+        t += had >> sl->dev & 1 ? by * m->spb[sl->dev * nd + d] : cost_message_s(m, sl->dev, d, by);
+    }
+    return t;
+}
+
+int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err)
+{
+    const net *n = m->n;
+    int nl = m->nl, nd = m->nd, any = 0;
+    memset(mp->recompute, 0, (size_t)mp->nlayers);
+    if (plan_build(p, n, mp, source, err)) return -1;
+    for (int i = 0; i + 1 < nl && !any; i++) any = mp->rows[i];
+    if (!any) return 0;
+    /* The plan that fetches every halo (just built), simulated. */
+    if (p->nsteps > m->cap_h_steps) {
+        int c = p->nsteps * 2;
+        double *a = realloc(m->h_t0, (size_t)c * sizeof *a);
+        if (a) m->h_t0 = a;
+        double *b = realloc(m->h_t1, (size_t)c * sizeof *b);
+        if (b) m->h_t1 = b;
+        if (!a || !b) {
+            base_seterr(err, "cost model: out of memory");
+            return -1;
+        }
+        m->cap_h_steps = c;
+    }
+    cost_result r;
+    if (cost_schedule(m, p, &r, NULL, m->h_t0, m->h_t1)) {
+        base_seterr(err, "%s", m->err);
+        return -1;
+    }
+    /* Per band: its own rows, what its halo cost it in that schedule (the
+     * receives' waits and pickups, the assembly), and the rows it would
+     * compute instead. */
+    for (int x = 0; x < nl * nd; x++) m->h_saved[x] = 0, m->h_lo[x] = -1; /* -1: no band */
+    memset(m->h_from, 0, (size_t)(nl + 1) * nd * sizeof *m->h_from);
+    for (int i = 0; i < nl; i++)
+        for (int k = mp->first[i]; k < mp->first[i + 1] && mp->rows[i]; k++) {
+            int x = i * nd + mp->slices[k].dev;
+            m->h_lo[x] = mp->slices[k].c0;
+            m->h_hi[x] = mp->slices[k].c0 + mp->slices[k].nc;
+        }
+    for (int g = 0; g < p->nmsgs; g++) {
+        const plan_msg *ms = &p->msgs[g];
+        m->h_from[(size_t)(ms->layer + 1) * nd + ms->to] |= (uint64_t)1 << ms->from;
+        int x = ms->layer * nd + ms->to;
+        /* A device without a band of the layer fetches it either way. */
+        if (ms->layer < 0 || m->h_lo[x] < 0) continue;
+        m->h_saved[x] += m->h_t1[ms->recv_step] - m->h_t0[ms->recv_step];
+        if (ms->h0 < m->h_lo[x]) m->h_lo[x] = ms->h0;
+        if (ms->h0 + ms->nh > m->h_hi[x]) m->h_hi[x] = ms->h0 + ms->nh;
+    }
+    for (int i = 0; i < p->nsteps; i++) {
+        const plan_step *st = &p->steps[i];
+        if (st->op != PLAN_CONCAT || st->layer < 0) continue;
+        int d = 0;
+        while (i >= p->step0[d + 1]) d++;
+        int x = st->layer * nd + d;
+        if (m->h_lo[x] >= 0 && m->h_hi[x] - m->h_lo[x] > 0) m->h_saved[x] += m->h_t1[i] - m->h_t0[i];
+    }
+    /* The rule, per layer: recompute when the extra compute of its bands
+     * (each band with the halo it fetched, minus the band) and the extra
+     * input rows those boxes read take less time, summed over its devices,
+     * than the halo cost them. */
+    any = 0;
+    int best = -1;
+    double best_gain = 0;
+    for (int i = 0; i + 1 < nl; i++) {
+        if (!mp->rows[i]) continue;
+        const net_layer *L = &n->layers[i];
+        double saved = 0, extra = 0;
+        int halo = 0;
+        for (int k = mp->first[i]; k < mp->first[i + 1]; k++) {
+            const map_slice *sl = &mp->slices[k];
+            int x = i * nd + sl->dev, o0 = sl->c0, o1 = sl->c0 + sl->nc;
+            int h0 = m->h_lo[x], h1 = m->h_hi[x];
+            if (h0 == o0 && h1 == o1) continue; /* it fetched no rows of its own layer */
+            halo = 1;
+            saved += m->h_saved[x];
+            extra += band_dur(m, i, sl->dev, h0, h1 - h0) - band_dur(m, i, sl->dev, o0, o1 - o0);
+            for (int j = 0; j < L->nin; j++) {
+                int a0, a1, b0, b1;
+                net_rows_in(n, i, j, o0, o1, &a0, &a1);
+                net_rows_in(n, i, j, h0, h1, &b0, &b1);
+                extra += extra_input_s(m, mp, source, L->in[j], sl->dev, b0, a0) +
+                         extra_input_s(m, mp, source, L->in[j], sl->dev, a1, b1);
+            }
+        }
+        if (halo && extra < saved) {
+            mp->recompute[i] = 1, any++;
+            if (saved - extra > best_gain) best_gain = saved - extra, best = i;
+        }
+    }
+    /* Each layer was judged alone; together their halos grow (a band that
+     * recomputes reads more rows of a producer that recomputes too).  So
+     * the choices are kept only if the model's latency of their Plan is
+     * below the plan that fetches; else the one layer that gained most
+     * alone, under the same test; else none. */
+    double fetch_ms = r.latency_ms;
+    for (int pass = 0; any && pass < 2; pass++) {
+        if (pass == 1) {
+            if (any == 1) break; /* that was the best one alone */
+            memset(mp->recompute, 0, (size_t)mp->nlayers);
+            mp->recompute[best] = 1, any = 1;
+        }
+        if (plan_build(p, n, mp, source, err)) return -1;
+        cost_result rr;
+        if (cost_eval(m, p, &rr, NULL)) {
+            base_seterr(err, "%s", m->err);
+            return -1;
+        }
+        if (rr.latency_ms < fetch_ms) return any;
+    }
+    if (!any) return 0; /* p is still the plan that fetches */
+    memset(mp->recompute, 0, (size_t)mp->nlayers);
+    if (plan_build(p, n, mp, source, err)) return -1;
+    return 0;
 }
 
 /* Advance device d until it blocks on a message not yet sent or runs out

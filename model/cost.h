@@ -330,5 +330,25 @@ double cost_concat_s(const cost_model *m, int dev, double bytes);
 /* A message of bytes from device a to device b on an idle link: the
  * sender's overhead + bytes / bandwidth + latency (eq. 4.8). */
 double cost_message_s(const cost_model *m, int from, int to, double bytes);
+/* COMPUTE of output rows [h0, h0+nh) (all channels) of layer on dev. */
+double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh);
+
+/* ---- halos: recompute or fetch (docs/spatial.md, "Recompute or fetch") ----
+ * Decide, for every layer of mp cut by rows (but the network's output),
+ * whether the devices computing its bands also compute the rows of it
+ * their consumers read beyond their own bands (mp->recompute[layer] = 1)
+ * or receive them from their neighbours (0), by the model's own step
+ * durations: a layer recomputes when, summed over its bands that fetch a
+ * halo, computing the extra rows (cost_band_s of the band with its halo
+ * minus the band's) and moving the extra input rows that box reads
+ * (bytes / bandwidth from the devices holding them) takes less time than
+ * the halo messages (cost_message_s) and the assemblies (cost_concat_s)
+ * of the plan that fetches every halo.  Each layer is judged on that one
+ * plan, alone; what the choices do together is what the Plan built from
+ * them costs.  Mappings without row cuts are left as they are.  p is
+ * scratch: on return it holds the Plan of mp as decided (source: the
+ * device holding the input).  Returns the number of layers that
+ * recompute, or -1 with err (plan_build's). */
+int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err);
 
 #endif

@@ -35,7 +35,8 @@ mapping *mapping_new(int nlayers, int ndev)
     m->first = calloc((size_t)nlayers + 1, sizeof *m->first);
     m->slices = calloc((size_t)nlayers * ndev + 1, sizeof *m->slices);
     m->rows = calloc((size_t)nlayers + 1, 1);
-    if (!m->first || !m->slices || !m->rows) {
+    m->recompute = calloc((size_t)nlayers + 1, 1);
+    if (!m->first || !m->slices || !m->rows || !m->recompute) {
         mapping_free(m);
         return NULL;
     }
@@ -48,6 +49,7 @@ void mapping_free(mapping *m)
     free(m->first);
     free(m->slices);
     free(m->rows);
+    free(m->recompute);
     free(m);
 }
 
@@ -56,6 +58,7 @@ void mapping_copy(mapping *dst, const mapping *src)
     memcpy(dst->first, src->first, ((size_t)src->nlayers + 1) * sizeof *dst->first);
     memcpy(dst->slices, src->slices, (size_t)src->first[src->nlayers] * sizeof *dst->slices);
     memcpy(dst->rows, src->rows, (size_t)src->nlayers);
+    memcpy(dst->recompute, src->recompute, (size_t)src->nlayers);
 }
 
 void mapping_set_single(mapping *m, const net *n, int dev)
@@ -64,6 +67,7 @@ void mapping_set_single(mapping *m, const net *n, int dev)
         m->first[i] = i;
         m->slices[i] = (map_slice){dev, 0, n->layers[i].out.c};
         m->rows[i] = 0;
+        m->recompute[i] = 0;
     }
     m->first[m->nlayers] = m->nlayers;
 }
@@ -105,6 +109,7 @@ int mapping_equal(const mapping *a, const mapping *b)
     if (a->nlayers != b->nlayers || a->ndev != b->ndev) return 0;
     if (memcmp(a->first, b->first, ((size_t)a->nlayers + 1) * sizeof *a->first)) return 0;
     if (memcmp(a->rows, b->rows, (size_t)a->nlayers)) return 0;
+    if (memcmp(a->recompute, b->recompute, (size_t)a->nlayers)) return 0;
     for (int k = 0; k < a->first[a->nlayers]; k++)
         if (a->slices[k].dev != b->slices[k].dev || a->slices[k].c0 != b->slices[k].c0 ||
             a->slices[k].nc != b->slices[k].nc)
@@ -137,6 +142,12 @@ int mapping_validate(const mapping *m, const net *n, char *err)
             base_seterr(err, "layer \"%s\": %s", L->name,
                      k < 2 && m->rows[i] == 1 ? "cut by rows but has one slice"
                                               : "cannot be cut by rows");
+            return -1;
+        }
+        if (m->recompute[i] > 1 || (m->recompute[i] && (!rows || i == n->n - 1))) {
+            base_seterr(err, "layer \"%s\": recomputes halo rows but %s", L->name,
+                        !rows ? "is not cut by rows" : i == n->n - 1 ? "is the network's output"
+                                                                    : "the flag is not 0 or 1");
             return -1;
         }
         if (k > 1 && !rows && !net_kind_splittable(L->kind)) {
@@ -410,11 +421,14 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
         const cJSON *arr = c;
         if (cJSON_IsObject(c)) {
             arr = cJSON_GetObjectItemCaseSensitive(c, "rows");
-            if (!arr || cJSON_GetArraySize(c) != 1) {
+            const cJSON *rc = cJSON_GetObjectItemCaseSensitive(c, "recompute");
+            if (!arr || cJSON_GetArraySize(c) != 1 + (rc != NULL) || (rc && !cJSON_IsBool(rc))) {
                 base_seterr(err, "%s: layer \"%s\": an object must be {\"rows\": "
-                         "[[device, first_row, row_count], ...]}", what, c->string);
+                         "[[device, first_row, row_count], ...]} with an optional "
+                         "\"recompute\": true or false", what, c->string);
                 goto fail;
             }
+            m->recompute[i] = cJSON_IsTrue(rc);
             m->rows[i] = 1;
             C = n->layers[i].out.h;
         }
@@ -457,8 +471,14 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
         map_slice *s = m->slices + (size_t)i * m->ndev;
         sort_by_c0(s, cnt[i]);
         if (check_staged(n, i, s, cnt[i], m->rows[i], p, what, err)) goto fail;
+        if (m->recompute[i] && i == n->n - 1) {
+            base_seterr(err, "%s: layer \"%s\": the network's output cannot recompute halo "
+                        "rows (nothing reads it)", what, n->layers[i].name);
+            goto fail;
+        }
         if (cnt[i] == 1 && m->rows[i]) { /* one band of every row: the whole layer */
             m->rows[i] = 0;
+            m->recompute[i] = 0;
             s[0] = (map_slice){s[0].dev, 0, n->layers[i].out.c};
         }
     }
@@ -509,8 +529,9 @@ char *mapping_to_json(const mapping *m, const net *n, const platform *p)
             cJSON_AddStringToObject(jl, n->layers[i].name, p->dev[s[0].dev].name);
             continue;
         }
-        cJSON *arr = m->rows[i] ? cJSON_AddArrayToObject(cJSON_AddObjectToObject(jl, n->layers[i].name), "rows")
-                                : cJSON_AddArrayToObject(jl, n->layers[i].name);
+        cJSON *jo = m->rows[i] ? cJSON_AddObjectToObject(jl, n->layers[i].name) : NULL;
+        cJSON *arr = jo ? cJSON_AddArrayToObject(jo, "rows") : cJSON_AddArrayToObject(jl, n->layers[i].name);
+        if (jo && m->recompute[i]) cJSON_AddTrueToObject(jo, "recompute");
         for (int a = 0; a < k; a++) {
             cJSON *e = cJSON_CreateArray();
             cJSON_AddItemToArray(e, cJSON_CreateString(p->dev[s[a].dev].name));

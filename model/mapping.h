@@ -10,7 +10,8 @@
  * and no device appears twice in one layer; layers that are not split
  * have exactly one slice and rows 0; channel cuts only of splittable kinds
  * (net_kind_splittable), row cuts only of row-splittable layers
- * (net_layer_rowsplit).  The first slice (lowest channels or rows) is the
+ * (net_layer_rowsplit); recompute only on a layer cut by rows that is not the
+ * last.  The first slice (lowest channels or rows) is the
  * layer's "first slice" of DESIGN section 5.
  *
  * A mapping is a flat CSR structure so decoders can refill it without
@@ -35,6 +36,10 @@ typedef struct {
     int *first;        /* nlayers + 1 entries */
     map_slice *slices; /* capacity nlayers * ndev (one slice per device per layer) */
     unsigned char *rows; /* [nlayers]: 1 when the layer's slices are row bands */
+    unsigned char *recompute; /* [nlayers]: 1 when a band layer's devices compute the halo
+                               * rows their consumers read instead of fetching them
+                               * (docs/spatial.md, "Recompute or fetch"); only on a layer cut
+                               * by rows that is not the network's output */
 } mapping;
 
 /* Room for the largest mapping of an nlayers-layer net on ndev devices. */

@@ -30,6 +30,8 @@ typedef struct {
                      * by the hull pass, read again by the build pass: computed once) */
     int cap_reads;
     int *slice_t;   /* [nslices]: global tensor id of each slice where computed */
+    box *comp;      /* [nslices]: the box each slice computes: its own rows, or with
+                     * mapping.recompute the hull of them and what its device needs */
     int *pend;      /* [nslices*nd]: message carrying (part of) slice s to device d, or -1 */
     int *in_msg;    /* [nd]: message carrying (part of) the input to d, or -1 */
     /* Build-time tags, parallel to steps/tensors (global order). */
@@ -54,6 +56,7 @@ static void scratch_free(scratch *s)
     free(s->held);
     free(s->reads);
     free(s->slice_t);
+    free(s->comp);
     free(s->pend);
     free(s->in_msg);
     free(s->step_dev);
@@ -105,6 +108,15 @@ static box intersect(box a, box b)
     int c0 = a.c0 > b.c0 ? a.c0 : b.c0, c1 = a.c0 + a.nc < b.c0 + b.nc ? a.c0 + a.nc : b.c0 + b.nc;
     int h0 = a.h0 > b.h0 ? a.h0 : b.h0, h1 = a.h0 + a.nh < b.h0 + b.nh ? a.h0 + a.nh : b.h0 + b.nh;
     return (box){c0, c1 > c0 ? c1 - c0 : 0, h0, h1 > h0 ? h1 - h0 : 0};
+}
+
+/* The smallest box holding a and b (a when b is empty). */
+static box hull(box a, box b)
+{
+    if (!b.nc || !b.nh) return a;
+    int c0 = a.c0 < b.c0 ? a.c0 : b.c0, c1 = a.c0 + a.nc > b.c0 + b.nc ? a.c0 + a.nc : b.c0 + b.nc;
+    int h0 = a.h0 < b.h0 ? a.h0 : b.h0, h1 = a.h0 + a.nh > b.h0 + b.nh ? a.h0 + a.nh : b.h0 + b.nh;
+    return (box){c0, c1 - c0, h0, h1 - h0};
 }
 
 static box step_box(const plan_step *s) { return (box){s->c0, s->nc, s->h0, s->nh}; }
@@ -228,18 +240,29 @@ static box need_box(bld *b, int q, int d)
     return (box){b->s->clo[k], b->s->chi[k] - b->s->clo[k], b->s->nlo[k], b->s->nhi[k] - b->s->nlo[k]};
 }
 
-/* Send, from tensor t on dev, its intersection with what every other
- * device needs of its layer (nothing where they do not meet); pend_row[e]
- * gets the message to e, or -1. */
-static void send_all(bld *b, int dev, int t, int *pend_row)
+/* The devices computing a slice of layer i, as a mask. */
+static uint64_t layer_devs(const mapping *m, int i)
+{
+    uint64_t mask = 0;
+    for (int k = m->first[i]; k < m->first[i + 1]; k++) mask |= (uint64_t)1 << m->slices[k].dev;
+    return mask;
+}
+
+/* Send, from tensor t on dev, the intersection of its own part `have` (the
+ * slice's rows, without rows recomputed for its consumers) with what every
+ * other device needs of its layer (nothing where they do not meet, nor to
+ * a device that recomputes its halo of the layer); pend_row[e] gets the
+ * message to e, or -1. */
+static void send_all(bld *b, int dev, int t, box have, int *pend_row)
 {
     const plan_tensor *T = &b->p->tensors[t];
     int layer = T->layer, local = b->s->tensor_local[t];
-    box have = tensor_box(T);
+    uint64_t band_devs = layer >= 0 && b->m->recompute[layer] ? layer_devs(b->m, layer) : 0;
     for (int e = 0; e < b->nd; e++) {
         pend_row[e] = -1;
         int k = (layer + 1) * b->nd + e;
         if (e == dev || b->s->nhi[k] <= b->s->nlo[k]) continue;
+        if (band_devs >> e & 1) continue; /* e computes all it needs of the layer itself */
         box x = intersect(have, need_box(b, layer, e));
         if (!x.nc || !x.nh) continue;
         int st = add_step(b, dev, PLAN_SEND, layer, x, e, -1, local, 0, 0);
@@ -297,6 +320,12 @@ static int get_held(bld *b, int q, int dev)
     } else {
         const mapping *m = b->m;
         int f = m->first[q], ns = m->first[q + 1] - f;
+        for (int k = 0; k < ns && m->recompute[q]; k++)
+            if (m->slices[f + k].dev == dev) { /* it computed all it needs of q */
+                int t = s->slice_t[f + k];
+                if (box_eq(tensor_box(&b->p->tensors[t]), want)) return *slot = t;
+                return *slot = assemble(b, dev, q, want, &t, 1);
+            }
         for (int k = 0; k < ns; k++) {
             const map_slice *sl = &m->slices[f + k];
             box pb;
@@ -353,11 +382,13 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
     if (s->cap_slices < nsl || (int64_t)s->cap_slices * s->nd < (int64_t)nsl * nd) {
         int c = nsl > 2 * s->cap_slices ? nsl : 2 * s->cap_slices;
         free(s->slice_t);
+        free(s->comp);
         free(s->pend);
         s->slice_t = malloc((size_t)c * sizeof *s->slice_t);
+        s->comp = malloc((size_t)c * sizeof *s->comp);
         s->pend = malloc((size_t)c * s->nd * sizeof *s->pend);
         s->cap_slices = c;
-        if (!s->slice_t || !s->pend) return -1;
+        if (!s->slice_t || !s->comp || !s->pend) return -1;
     }
     if (!p->step0 || p->ndev < nd) {
         free(p->step0);
@@ -445,14 +476,6 @@ static box reads_box(const net *n, int i, int j, box x)
     return (box){a0, a1 - a0, r0, r1 - r0};
 }
 
-/* The box of input j that slice sl of layer i reads. */
-static box slice_reads(const net *n, const mapping *m, int i, const map_slice *sl, int j)
-{
-    box x;
-    mapping_slice_box(m, n, i, sl, &x.c0, &x.nc, &x.h0, &x.nh);
-    return reads_box(n, i, j, x);
-}
-
 static void widen(scratch *s, int k, box x)
 {
     if (x.nh <= 0 || x.nc <= 0) return;
@@ -484,25 +507,37 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     p->source = source;
 
     /* What each device needs of each output: the hull of the boxes its
-     * slices read. */
+     * slices read.  Consumers come after their producers, so walking the
+     * layers backwards a layer's needs are complete when its own slices
+     * are reached: a slice that recomputes its halo (mapping.recompute)
+     * computes the hull of its rows and what its device needs, and reads
+     * what that box reads. */
     for (int k = 0; k < (nl + 1) * nd; k++) s->nlo[k] = s->nhi[k] = s->clo[k] = s->chi[k] = 0;
     int nreads = 0;
     for (int i = 0; i < nl; i++) nreads += (m->first[i + 1] - m->first[i]) * n->layers[i].nin;
     if (grow((void **)&s->reads, &s->cap_reads, nreads, sizeof *s->reads)) goto oom;
-    box *rd = s->reads;
-    for (int i = 0; i < nl; i++) {
-        const net_layer *L = &n->layers[i];
-        for (int k = m->first[i]; k < m->first[i + 1]; k++)
-            for (int j = 0; j < L->nin; j++, rd++) {
-                *rd = slice_reads(n, m, i, &m->slices[k], j);
-                widen(s, (L->in[j] + 1) * nd + m->slices[k].dev, *rd);
-            }
-    }
-    rd = s->reads;
     int out = nl - 1;
     net_shape os = n->layers[out].out;
     p->out_dev = m->slices[m->first[out]].dev;
     widen(s, (out + 1) * nd + p->out_dev, (box){0, os.c, 0, os.h});
+    for (int i = nl - 1, pos = nreads; i >= 0; i--) {
+        const net_layer *L = &n->layers[i];
+        int f = m->first[i], ns = m->first[i + 1] - f;
+        pos -= ns * L->nin;
+        for (int k = 0; k < ns; k++) {
+            const map_slice *sl = &m->slices[f + k];
+            box x;
+            mapping_slice_box(m, n, i, sl, &x.c0, &x.nc, &x.h0, &x.nh);
+            if (m->recompute[i]) x = hull(x, need_box(&b, i, sl->dev));
+            s->comp[f + k] = x;
+            for (int j = 0; j < L->nin; j++) {
+                box *r = &s->reads[pos + k * L->nin + j];
+                *r = reads_box(n, i, j, x);
+                widen(s, (L->in[j] + 1) * nd + sl->dev, *r);
+            }
+        }
+    }
+    box *rd = s->reads;
     memset(s->held, 0xff, (size_t)(nl + 1) * nd * sizeof *s->held); /* all -1 */
 
     /* The input starts on the source device and is sent where needed. */
@@ -510,7 +545,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     if (tin < 0) goto oom;
     p->input_tensor = s->tensor_local[tin];
     b.tin = tin;
-    send_all(&b, source, tin, s->in_msg);
+    send_all(&b, source, tin, (box){0, n->input.c, 0, n->input.h}, s->in_msg);
     if (b.oom) goto oom;
 
     for (int i = 0; i < nl; i++) {
@@ -531,8 +566,8 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             int a0 = p->nargs;
             for (int j = 0; j < nin; j++)
                 if (add_arg(&b, s->tensor_local[ins[j]]) < 0) goto oom;
-            box x;
-            mapping_slice_box(m, n, i, sl, &x.c0, &x.nc, &x.h0, &x.nh);
+            box x = s->comp[f + k], own;
+            mapping_slice_box(m, n, i, sl, &own.c0, &own.nc, &own.h0, &own.nh);
             int t = add_tensor(&b, d, i, x);
             if (t < 0) goto oom;
             int st = add_step(&b, d, PLAN_COMPUTE, i, x, -1, -1, s->tensor_local[t], a0, nin);
@@ -540,7 +575,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             for (int j = 0; j < nin; j++) use(&b, ins[j], st);
             use(&b, t, st);
             s->slice_t[f + k] = t;
-            send_all(&b, d, t, &s->pend[(f + k) * nd]);
+            send_all(&b, d, t, own, &s->pend[(f + k) * nd]);
             if (b.oom) goto oom;
         }
     }
