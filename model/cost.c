@@ -504,8 +504,10 @@ static double row_bytes(const net *n, int q, int c)
 
 /* What moving rows [r0, r1) of producer q to device d costs, the devices
  * holding them sending them (the extra input a band that recomputes its
- * halo reads): bytes / bandwidth inside a message the plan that fetches
- * already has from that device, a whole message (cost_message_s) else. */
+ * halo reads): bytes / bandwidth inside a message the current plan already
+ * has from that device, or when q is cut by rows with a band on d (its
+ * halo message grows, or q recomputes too: judged on its own in the next
+ * round); a whole message (cost_message_s) else. */
 static double extra_input_s(const cost_model *m, const mapping *mp, int source, int q, int d,
                             int r0, int r1)
 {
@@ -518,6 +520,8 @@ static double extra_input_s(const cost_model *m, const mapping *mp, int source, 
         double b = (r1 - r0) * row_bytes(n, q, -1);
         return had >> source & 1 ? b * m->spb[source * nd + d] : cost_message_s(m, source, d, b);
     }
+    int chain = 0;
+    for (int k = mp->first[q]; k < mp->first[q + 1] && mp->rows[q]; k++) chain |= mp->slices[k].dev == d;
     double t = 0;
     for (int k = mp->first[q]; k < mp->first[q + 1]; k++) {
         const map_slice *sl = &mp->slices[k];
@@ -527,40 +531,37 @@ static double extra_input_s(const cost_model *m, const mapping *mp, int source, 
         int a = r0 > h0 ? r0 : h0, b = r1 < h0 + nh ? r1 : h0 + nh;
         if (b <= a) continue;
         double by = (b - a) * row_bytes(n, q, nc);
-        t += had >> sl->dev & 1 ? by * m->spb[sl->dev * nd + d] : cost_message_s(m, sl->dev, d, by);
+        t += chain || had >> sl->dev & 1 ? by * m->spb[sl->dev * nd + d]
+                                         : cost_message_s(m, sl->dev, d, by);
     }
     return t;
 }
 
-int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err)
+/* Grow the schedule scratch to p's steps: 0, or -1. */
+static int halo_sched_room(cost_model *m, const plan *p)
+{
+    if (p->nsteps <= m->cap_h_steps) return 0;
+    int c = p->nsteps * 2;
+    double *a = realloc(m->h_t0, (size_t)c * sizeof *a);
+    if (a) m->h_t0 = a;
+    double *b = realloc(m->h_t1, (size_t)c * sizeof *b);
+    if (b) m->h_t1 = b;
+    if (!a || !b) return -1;
+    m->cap_h_steps = c;
+    return 0;
+}
+
+/* One round of the rule on plan p of mp (scheduled into h_t0, h_t1):
+ * flags the layers cut by rows, not flagged yet, whose bands' extra
+ * compute and extra input take less time, summed over their devices, than
+ * their halo cost them there (the receives' waits and pickups and the
+ * assemblies of that layer on its band devices).  Returns how many it
+ * flagged; *best gets the one that gained most, if any. */
+static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int *best,
+                      double *best_gain)
 {
     const net *n = m->n;
-    int nl = m->nl, nd = m->nd, any = 0;
-    memset(mp->recompute, 0, (size_t)mp->nlayers);
-    if (plan_build(p, n, mp, source, err)) return -1;
-    for (int i = 0; i + 1 < nl && !any; i++) any = mp->rows[i];
-    if (!any) return 0;
-    /* The plan that fetches every halo (just built), simulated. */
-    if (p->nsteps > m->cap_h_steps) {
-        int c = p->nsteps * 2;
-        double *a = realloc(m->h_t0, (size_t)c * sizeof *a);
-        if (a) m->h_t0 = a;
-        double *b = realloc(m->h_t1, (size_t)c * sizeof *b);
-        if (b) m->h_t1 = b;
-        if (!a || !b) {
-            base_seterr(err, "cost model: out of memory");
-            return -1;
-        }
-        m->cap_h_steps = c;
-    }
-    cost_result r;
-    if (cost_schedule(m, p, &r, NULL, m->h_t0, m->h_t1)) {
-        base_seterr(err, "%s", m->err);
-        return -1;
-    }
-    /* Per band: its own rows, what its halo cost it in that schedule (the
-     * receives' waits and pickups, the assembly), and the rows it would
-     * compute instead. */
+    int nl = m->nl, nd = m->nd, flagged = 0;
     for (int x = 0; x < nl * nd; x++) m->h_saved[x] = 0, m->h_lo[x] = -1; /* -1: no band */
     memset(m->h_from, 0, (size_t)(nl + 1) * nd * sizeof *m->h_from);
     for (int i = 0; i < nl; i++)
@@ -579,23 +580,15 @@ int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err)
         if (ms->h0 < m->h_lo[x]) m->h_lo[x] = ms->h0;
         if (ms->h0 + ms->nh > m->h_hi[x]) m->h_hi[x] = ms->h0 + ms->nh;
     }
-    for (int i = 0; i < p->nsteps; i++) {
-        const plan_step *st = &p->steps[i];
-        if (st->op != PLAN_CONCAT || st->layer < 0) continue;
-        int d = 0;
-        while (i >= p->step0[d + 1]) d++;
-        int x = st->layer * nd + d;
-        if (m->h_lo[x] >= 0 && m->h_hi[x] - m->h_lo[x] > 0) m->h_saved[x] += m->h_t1[i] - m->h_t0[i];
-    }
-    /* The rule, per layer: recompute when the extra compute of its bands
-     * (each band with the halo it fetched, minus the band) and the extra
-     * input rows those boxes read take less time, summed over its devices,
-     * than the halo cost them. */
-    any = 0;
-    int best = -1;
-    double best_gain = 0;
+    for (int d = 0; d < nd; d++)
+        for (int i = p->step0[d]; i < p->step0[d + 1]; i++) {
+            const plan_step *st = &p->steps[i];
+            if (st->op != PLAN_CONCAT || st->layer < 0) continue;
+            int x = st->layer * nd + d;
+            if (m->h_lo[x] >= 0) m->h_saved[x] += m->h_t1[i] - m->h_t0[i];
+        }
     for (int i = 0; i + 1 < nl; i++) {
-        if (!mp->rows[i]) continue;
+        if (!mp->rows[i] || mp->recompute[i]) continue;
         const net_layer *L = &n->layers[i];
         double saved = 0, extra = 0;
         int halo = 0;
@@ -616,16 +609,49 @@ int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err)
             }
         }
         if (halo && extra < saved) {
-            mp->recompute[i] = 1, any++;
-            if (saved - extra > best_gain) best_gain = saved - extra, best = i;
+            mp->recompute[i] = 1, flagged++;
+            if (saved - extra > *best_gain) *best_gain = saved - extra, *best = i;
         }
+    }
+    return flagged;
+}
+
+int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err)
+{
+    const net *n = m->n;
+    int nl = m->nl, any = 0;
+    memset(mp->recompute, 0, (size_t)mp->nlayers);
+    if (plan_build(p, n, mp, source, err)) return -1;
+    for (int i = 0; i + 1 < nl && !any; i++) any = mp->rows[i];
+    if (!any) return 0;
+    /* Rounds: judge every layer on the current plan, rebuild with the
+     * layers flagged, judge again (a halo a recomputing consumer moved to
+     * its producer is judged there), at most HALO_ROUNDS times. */
+    enum { HALO_ROUNDS = 3 };
+    int best = -1;
+    double best_gain = 0, fetch_ms = 0;
+    any = 0;
+    for (int round = 0; round < HALO_ROUNDS; round++) {
+        cost_result r;
+        if (round && plan_build(p, n, mp, source, err)) return -1;
+        if (halo_sched_room(m, p)) {
+            base_seterr(err, "cost model: out of memory");
+            return -1;
+        }
+        if (cost_schedule(m, p, &r, NULL, m->h_t0, m->h_t1)) {
+            base_seterr(err, "%s", m->err);
+            return -1;
+        }
+        if (!round) fetch_ms = r.latency_ms;
+        int k = halo_round(m, mp, p, source, &best, &best_gain);
+        if (!k) break;
+        any += k;
     }
     /* Each layer was judged alone; together their halos grow (a band that
      * recomputes reads more rows of a producer that recomputes too).  So
      * the choices are kept only if the model's latency of their Plan is
      * below the plan that fetches; else the one layer that gained most
-     * alone, under the same test; else none. */
-    double fetch_ms = r.latency_ms;
+     * alone (in the round that judged it), under the same test; else none. */
     for (int pass = 0; any && pass < 2; pass++) {
         if (pass == 1) {
             if (any == 1) break; /* that was the best one alone */

@@ -392,12 +392,146 @@ static void halo_by_hand(void)
     printf("ok: halo exchange by hand (conv-relu-conv in two bands)\n");
 }
 
+/* The same network with recomputed halos (mapping.recompute, docs/spatial.md
+ * "Recompute or fetch"), by hand; then the cost model's choice on a slow
+ * and on a fast link. */
+static int64_t plan_macs(const plan *p, const net *n)
+{
+    int64_t macs = 0;
+    for (int i = 0; i < p->nsteps; i++)
+        if (p->steps[i].op == PLAN_COMPUTE)
+            macs += net_box_macs(n, p->steps[i].layer, p->steps[i].c0, p->steps[i].nc,
+                                 p->steps[i].h0, p->steps[i].nh);
+    return macs;
+}
+
+static int compute_rows(const plan *p, int d, int layer, int *h0)
+{
+    for (int i = 0; i < plan_nsteps_dev(p, d); i++) {
+        const plan_step *s = &plan_steps_dev(p, d)[i];
+        if (s->op == PLAN_COMPUTE && s->layer == layer) return *h0 = s->h0, s->nh;
+    }
+    return *h0 = -1, 0;
+}
+
+static void recompute_by_hand(void)
+{
+    char err[BASE_ERRLEN];
+    net *n = net_new("halo", "x", (net_shape){3, 8, 5});
+    const char *x[1] = {"x"}, *c1[1] = {"c1"}, *r1[1] = {"r1"};
+    net_attr a = net_attr_conv(4, 3, 1, 1, 1, 1);
+    net_add(n, "c1", NET_CONV, &a, 1, x, err);
+    net_attr r = net_attr_default(NET_RELU);
+    net_add(n, "r1", NET_RELU, &r, 1, c1, err);
+    net_add(n, "c2", NET_CONV, &a, 1, r1, err);
+    CHECK(!net_finalize(n, "halo", err), "%s", err);
+    mapping *m = mapping_new(3, 2);
+    for (int i = 0; i < 3; i++) {
+        m->first[i] = 2 * i;
+        m->rows[i] = 1;
+        m->slices[2 * i] = (map_slice){0, 0, 4};
+        m->slices[2 * i + 1] = (map_slice){1, 4, 4};
+    }
+    m->first[3] = 6;
+    plan *p = plan_new();
+    int h0;
+    /* r1 recomputes: d0 computes its rows [0, 5), d1 [3, 8) (what c2's bands
+     * read); the halo moves back to c1 (row 4 to d0, row 3 to d1), the same
+     * bytes as before; c2 reads r1's band as it is, r1's reads need a
+     * concat of c1 on each device. */
+    m->recompute[1] = 1;
+    CHECK(!mapping_validate(m, n, err), "%s", err);
+    CHECK(!plan_build(p, n, m, 0, err) && !plan_check(p, n, err), "%s", err);
+    CHECK_I64(compute_rows(p, 0, 1, &h0), 5);
+    CHECK_I64(h0, 0);
+    CHECK_I64(compute_rows(p, 1, 1, &h0), 5);
+    CHECK_I64(h0, 3);
+    CHECK_I64(p->bytes_moved, 4 * (3 * 5 * 5 + 4 * 1 * 5 + 4 * 1 * 5 + 4 * 4 * 5));
+    CHECK_I64(count(p, 0, PLAN_CONCAT, 0), 1);
+    CHECK_I64(count(p, 1, PLAN_CONCAT, 0), 1);
+    CHECK_I64(count(p, 0, PLAN_CONCAT, 1), 0);
+    CHECK_I64(count(p, 1, PLAN_CONCAT, 1), 0);
+    /* c1 too: c1 on d0 computes rows [0, 5) from input rows [0, 6) (held:
+     * d0 is the source), on d1 rows [3, 8) from input rows [2, 8); the only
+     * messages are the input to d1 (3 x 6 x 5) and c2's band (4 x 4 x 5);
+     * c1 and r1 each compute 2 rows twice. */
+    m->recompute[0] = 1;
+    CHECK(!mapping_validate(m, n, err), "%s", err);
+    CHECK(!plan_build(p, n, m, 0, err) && !plan_check(p, n, err), "%s", err);
+    CHECK_I64(p->bytes_moved, 4 * (3 * 6 * 5 + 4 * 4 * 5));
+    CHECK_I64(p->nmsgs, 2);
+    CHECK_I64(compute_rows(p, 1, 0, &h0), 5);
+    CHECK_I64(h0, 3);
+    CHECK_I64(plan_macs(p, n), n->layers[0].macs * 10 / 8 + n->layers[2].macs);
+    for (int d = 0; d < 2; d++)
+        for (int l = 0; l < 3; l++) CHECK(count(p, d, PLAN_CONCAT, l) == (d == 0 && l == 2));
+    /* The output layer cannot recompute; nor a layer not cut by rows. */
+    m->recompute[2] = 1;
+    CHECK(mapping_validate(m, n, err) && strstr(err, "output"), "%s", err);
+    m->recompute[2] = 0;
+    /* The cost model's choice: with a 0.1 s link latency the halos are
+     * recomputed (the input goes to d1 in one message either way; r1 is
+     * flagged in the first round, c1, whose halo r1 then fetches, in the
+     * second), with a free link and a slow convolution they are fetched. */
+    platform *pl = plat(2, err);
+    m->recompute[0] = m->recompute[1] = 1;
+    /* In a mapping file: "recompute": true beside a layer's "rows", read
+     * back as written; anything but a boolean, or on the output, refused
+     * with one line naming the layer. */
+    char *txt = mapping_to_json(m, n, pl);
+    mapping *back = txt ? mapping_from_json(txt, "rc.json", n, pl, err) : NULL;
+    CHECK(txt && strstr(txt, "\"recompute\":") && back && mapping_equal(back, m), "%s", err);
+    mapping_free(back);
+    free(txt);
+    static const char *bad[] = {
+        "{\"format\": \"dse-mapping\", \"layers\": {\"c1\": {\"rows\": [[\"d0\", 0, 4], [\"d1\", 4, 4]], \"recompute\": 1}, "
+        "\"r1\": \"d0\", \"c2\": \"d0\"}}",
+        "{\"format\": \"dse-mapping\", \"layers\": {\"c1\": \"d0\", \"r1\": \"d0\", \"c2\": {\"rows\": [[\"d0\", 0, 4], "
+        "[\"d1\", 4, 4]], \"recompute\": true}}}"};
+    for (int b = 0; b < 2; b++) {
+        back = mapping_from_json(bad[b], "bad.json", n, pl, err);
+        CHECK(!back && strstr(err, "bad.json") && strstr(err, b ? "\"c2\"" : "\"c1\"") &&
+                  !strchr(err, '\n'), "%s", err);
+        mapping_free(back);
+    }
+    cost_coeffs *co = coeffs_default(pl);
+    co->link[LINK_NETWORK].latency_us = coeffs_given(1e5, COEFFS_ASSUMPTION);
+    cost_model *cm = cost_new(n, pl, co, NULL, err);
+    CHECK(cm != NULL, "%s", err);
+    int k = cm ? cost_pick_halos(cm, m, p, 0, err) : -1;
+    CHECK(k == 2 && m->recompute[0] && m->recompute[1] && p->nmsgs == 2, "%d layers: %s", k, err);
+    cost_result slow_rc, slow_f;
+    CHECK(cm && !cost_eval(cm, p, &slow_rc, NULL));
+    memset(m->recompute, 0, 3);
+    CHECK(!plan_build(p, n, m, 0, err) && cm && !cost_eval(cm, p, &slow_f, NULL));
+    /* (Both plans wait for two messages in a row, the input to d1 and c2's
+     * band back; recomputing saves the halo's assemblies.) */
+    CHECK(slow_rc.latency_ms < slow_f.latency_ms, "recompute %.3f ms, fetch %.3f ms",
+          slow_rc.latency_ms, slow_f.latency_ms);
+    cost_free(cm);
+    co->link[LINK_NETWORK].latency_us = coeffs_given(0, COEFFS_ASSUMPTION);
+    co->link[LINK_NETWORK].bandwidth_mbs = coeffs_given(1e9, COEFFS_ASSUMPTION);
+    co->dev[PLAT_CPU].cls[NET_CONV].per_cycle = coeffs_given(1e-6, COEFFS_ASSUMPTION);
+    co->dev[PLAT_CPU].cls[NET_RELU].per_cycle = coeffs_given(1e-6, COEFFS_ASSUMPTION);
+    cm = cost_new(n, pl, co, NULL, err);
+    m->recompute[0] = m->recompute[1] = 1; /* overwritten */
+    k = cm ? cost_pick_halos(cm, m, p, 0, err) : -1;
+    CHECK(k == 0 && !m->recompute[0] && !m->recompute[1] && p->nmsgs == 4, "%d layers: %s", k, err);
+    cost_free(cm);
+    coeffs_free(co);
+    platform_free(pl);
+    plan_free(p);
+    mapping_free(m);
+    net_free(n);
+    printf("ok: recomputed halos by hand, and the cost model's choice on a slow and a fast link\n");
+}
+
 static void random_plans(void)
 {
     static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "mobilenetv2", "densenet121", "vgg16"};
     char err[BASE_ERRLEN];
     unsigned seed = 99;
-    long plans = 0, banded = 0, halos = 0;
+    long plans = 0, banded = 0, halos = 0, recomp = 0;
     for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
         net *n = net_zoo(nets[z], err);
         CHECK(n, "%s", err);
@@ -431,16 +565,55 @@ static void random_plans(void)
                     CHECK_I64(p->bytes_moved, want);
                     bad++;
                 }
+                /* The same mapping with random row-cut layers recomputing
+                 * their halos: it plans and checks, no message of such a
+                 * layer goes to a device computing a band of it, and its
+                 * bands compute at least the layer's rows. */
+                for (int i = 0; i + 1 < n->n; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    m->recompute[i] = m->rows[i] && (seed >> 12) % 2;
+                    recomp += m->recompute[i];
+                }
+                if (mapping_validate(m, n, err) || plan_build(p, n, m, src, err) ||
+                    plan_check(p, n, err)) {
+                    CHECK(0, "%s on %d devices, mapping %d, halos recomputed: %s", nets[z], nd, r, err);
+                    bad++;
+                }
+                for (int g = 0; g < p->nmsgs; g++) {
+                    int q = p->msgs[g].layer, to_band = 0;
+                    for (int k = q >= 0 ? m->first[q] : 0; q >= 0 && k < m->first[q + 1]; k++)
+                        to_band |= m->slices[k].dev == p->msgs[g].to;
+                    if (q >= 0 && m->recompute[q] && to_band) {
+                        CHECK(0, "%s: layer %s recomputes its halo but sends to a band device",
+                              nets[z], n->layers[q].name);
+                        bad++;
+                    }
+                }
+                for (int i = 0; i < n->n; i++) {
+                    int64_t rows = 0;
+                    for (int st = 0; st < p->nsteps; st++)
+                        if (p->steps[st].op == PLAN_COMPUTE && p->steps[st].layer == i)
+                            rows += (int64_t)p->steps[st].nh * p->steps[st].nc;
+                    int64_t whole = (int64_t)n->layers[i].out.h * n->layers[i].out.c;
+                    if (m->recompute[i] ? rows < whole : rows != whole) {
+                        CHECK(0, "%s: layer %s computes %lld rows x channels of %lld", nets[z],
+                              n->layers[i].name, (long long)rows, (long long)whole);
+                        bad++;
+                    }
+                }
+                memset(m->recompute, 0, (size_t)n->n);
             }
             plan_free(p);
             mapping_free(m);
         }
         net_free(n);
     }
-    CHECK(banded > plans / 2 && halos > plans, "%ld plans, %ld with bands, %ld partial-row messages",
-          plans, banded, halos);
+    CHECK(banded > plans / 2 && halos > plans && recomp > plans,
+          "%ld plans, %ld with bands, %ld partial-row messages, %ld recomputing layers", plans,
+          banded, halos, recomp);
     printf("ok: %ld random row/channel/whole mappings (%ld with bands, %ld partial-row messages) "
-           "plan and check, bytes from the mapping alone\n", plans, banded, halos);
+           "plan and check, bytes from the mapping alone; again with %ld layers recomputing their "
+           "halos\n", plans, banded, halos, recomp);
 }
 
 static void spatial_chromosome(void)
@@ -566,6 +739,7 @@ int main(int argc, char **argv)
     hand_cases();
     files();
     halo_by_hand();
+    recompute_by_hand();
     random_plans();
     spatial_chromosome();
     return check_done("test_spatial");
