@@ -39,14 +39,13 @@
 static int eval_one(camp *c, workspace *w, const int *g, double *obj, double *cv)
 {
     char err[BASE_ERRLEN];
-    if (chrom_decode(c->ch, g, c->nvar, w->map, err) ||
-        cost_pick_halos(w->cost, w->map, w->pl, c->plat->source, err) < 0) {
-        snprintf(w->err, sizeof w->err, "%s", err);
-        return -1;
-    }
     cost_result r;
-    if (cost_eval(w->cost, w->pl, &r, NULL)) {
-        snprintf(w->err, sizeof w->err, "%s", cost_error(w->cost));
+    /* Decode, choose each row cut's halos (recompute or fetch), plan and
+     * evaluate: the last two inside cost_pick_halos, which evaluates the
+     * Plan it settles on. */
+    if (chrom_decode(c->ch, g, c->nvar, w->map, err) ||
+        cost_pick_halos(w->cost, w->map, w->pl, c->plat->source, &r, err) < 0) {
+        snprintf(w->err, sizeof w->err, "%s", err);
         return -1;
     }
     cost_objectives_of(&r, obj);

@@ -157,7 +157,7 @@ static int decode_planned(const camp *c, const int *genome, mapping *m, plan *p,
         return -1;
     }
     int rc = chrom_decode(c->ch, genome, c->nvar, m, err) ||
-                     cost_pick_halos(c->ws[0].cost, m, p ? p : own, c->plat->source, err) < 0
+                     cost_pick_halos(c->ws[0].cost, m, p ? p : own, c->plat->source, NULL, err) < 0
                  ? -1
                  : 0;
     plan_free(own);

@@ -616,23 +616,32 @@ static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int
     return flagged;
 }
 
-int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err)
+/* Evaluate p into *r: 0, or -1 with err. */
+static int halo_eval(cost_model *m, const plan *p, cost_result *r, char *err)
+{
+    if (!cost_eval(m, p, r, NULL)) return 0;
+    base_seterr(err, "%s", m->err);
+    return -1;
+}
+
+int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, cost_result *res, char *err)
 {
     const net *n = m->n;
     int nl = m->nl, any = 0;
+    cost_result scratch, fetch_r, r;
+    if (!res) res = &scratch;
     memset(mp->recompute, 0, (size_t)mp->nlayers);
     if (plan_build(p, n, mp, source, err)) return -1;
     for (int i = 0; i + 1 < nl && !any; i++) any = mp->rows[i];
-    if (!any) return 0;
+    if (!any) return halo_eval(m, p, res, err);
     /* Rounds: judge every layer on the current plan, rebuild with the
      * layers flagged, judge again (a halo a recomputing consumer moved to
      * its producer is judged there), at most HALO_ROUNDS times. */
     enum { HALO_ROUNDS = 3 };
-    int best = -1;
-    double best_gain = 0, fetch_ms = 0;
+    int best = -1, settled = 0; /* settled: p is the plan of the flags, r its result */
+    double best_gain = 0;
     any = 0;
     for (int round = 0; round < HALO_ROUNDS; round++) {
-        cost_result r;
         if (round && plan_build(p, n, mp, source, err)) return -1;
         if (halo_sched_room(m, p)) {
             base_seterr(err, "cost model: out of memory");
@@ -642,33 +651,38 @@ int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err)
             base_seterr(err, "%s", m->err);
             return -1;
         }
-        if (!round) fetch_ms = r.latency_ms;
+        if (!round) fetch_r = r;
         int k = halo_round(m, mp, p, source, &best, &best_gain);
-        if (!k) break;
+        if (!k) {
+            settled = 1;
+            break;
+        }
         any += k;
+    }
+    if (!any) { /* p is the plan that fetches */
+        *res = fetch_r;
+        return 0;
     }
     /* Each layer was judged alone; together their halos grow (a band that
      * recomputes reads more rows of a producer that recomputes too).  So
      * the choices are kept only if the model's latency of their Plan is
      * below the plan that fetches; else the one layer that gained most
      * alone (in the round that judged it), under the same test; else none. */
-    for (int pass = 0; any && pass < 2; pass++) {
+    for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             if (any == 1) break; /* that was the best one alone */
             memset(mp->recompute, 0, (size_t)mp->nlayers);
-            mp->recompute[best] = 1, any = 1;
+            mp->recompute[best] = 1, any = 1, settled = 0;
         }
-        if (plan_build(p, n, mp, source, err)) return -1;
-        cost_result rr;
-        if (cost_eval(m, p, &rr, NULL)) {
-            base_seterr(err, "%s", m->err);
-            return -1;
+        if (!settled && (plan_build(p, n, mp, source, err) || halo_eval(m, p, &r, err))) return -1;
+        if (r.latency_ms < fetch_r.latency_ms) {
+            *res = r;
+            return any;
         }
-        if (rr.latency_ms < fetch_ms) return any;
     }
-    if (!any) return 0; /* p is still the plan that fetches */
     memset(mp->recompute, 0, (size_t)mp->nlayers);
     if (plan_build(p, n, mp, source, err)) return -1;
+    *res = fetch_r;
     return 0;
 }
 

@@ -343,12 +343,17 @@ double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh);
  * minus the band's) and moving the extra input rows that box reads
  * (bytes / bandwidth from the devices holding them) takes less time than
  * the halo messages (cost_message_s) and the assemblies (cost_concat_s)
- * of the plan that fetches every halo.  Each layer is judged on that one
- * plan, alone; what the choices do together is what the Plan built from
- * them costs.  Mappings without row cuts are left as they are.  p is
- * scratch: on return it holds the Plan of mp as decided (source: the
- * device holding the input).  Returns the number of layers that
- * recompute, or -1 with err (plan_build's). */
-int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, char *err);
+ * of the plan that fetches every halo.  Each layer is judged on a plan,
+ * alone; what the choices do together is what the Plan built from
+ * them costs: a layer judged alone moves one layer's halo to its producer,
+ * which is judged again on the Plan with the layers flagged so far (at
+ * most 3 rounds); the flags are kept only if that Plan's latency is below
+ * the one that fetches every halo, else the single layer that gained most,
+ * under the same test, else none -- so the choice never makes the model's
+ * latency worse.  p is scratch: on return it holds the Plan of mp as
+ * decided (source: the device holding the input), and *res (unless NULL)
+ * its evaluation (cost_eval).  Returns the number of layers that
+ * recompute, or -1 with err (plan_build's, cost_eval's). */
+int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, cost_result *res, char *err);
 
 #endif

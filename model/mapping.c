@@ -764,6 +764,13 @@ static void ad_hazards(const mapping *m, const net *n, const platform *p, const 
                      "inserts an HSplit node, which is no ONNX operator and which its own "
                      "onnx.checker call rejects (AutoDiCE 82d6192; with onnx 1.12 it stops "
                      "before, on the band shape it records)", N->name[N->first[i + 1] - 1]);
+    /* Its bands read their input rows out of the producer's whole output:
+     * there is no halo to fetch or recompute, and no way to say which. */
+    for (int i = 0; i < n->n; i++)
+        if (m->recompute[i])
+            warn_add(w, "AutoDiCE's files do not carry dse's choice to recompute the halo rows "
+                     "of %s (AutoDiCE has no halos: a band crops its input rows from the whole "
+                     "input); its bands are written as they are", N->name[N->first[i + 1] - 1]);
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         int k = mapping_nslices(m, i);

@@ -156,7 +156,7 @@ static int from_campaign(const char *network, const char *platform, const char *
         char src[64];
         snprintf(src, sizeof src, "front %s%s%.0d #%d", chromo, splits && ck == CHROM_HYBRID ? " p=" : "",
                  ck == CHROM_HYBRID ? splits : 0, order[j]);
-        if (chrom_decode(ch, fp[order[j]].genome, fp[order[j]].nvar, m, err)) {
+        if (camp_decode(c, fp[order[j]].genome, m, err)) { /* with its halo choices */
             mapping_free(m);
             continue;
         }

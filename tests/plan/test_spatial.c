@@ -498,7 +498,7 @@ static void recompute_by_hand(void)
     co->link[LINK_NETWORK].latency_us = coeffs_given(1e5, COEFFS_ASSUMPTION);
     cost_model *cm = cost_new(n, pl, co, NULL, err);
     CHECK(cm != NULL, "%s", err);
-    int k = cm ? cost_pick_halos(cm, m, p, 0, err) : -1;
+    int k = cm ? cost_pick_halos(cm, m, p, 0, NULL, err) : -1;
     CHECK(k == 2 && m->recompute[0] && m->recompute[1] && p->nmsgs == 2, "%d layers: %s", k, err);
     cost_result slow_rc, slow_f;
     CHECK(cm && !cost_eval(cm, p, &slow_rc, NULL));
@@ -515,7 +515,7 @@ static void recompute_by_hand(void)
     co->dev[PLAT_CPU].cls[NET_RELU].per_cycle = coeffs_given(1e-6, COEFFS_ASSUMPTION);
     cm = cost_new(n, pl, co, NULL, err);
     m->recompute[0] = m->recompute[1] = 1; /* overwritten */
-    k = cm ? cost_pick_halos(cm, m, p, 0, err) : -1;
+    k = cm ? cost_pick_halos(cm, m, p, 0, NULL, err) : -1;
     CHECK(k == 0 && !m->recompute[0] && !m->recompute[1] && p->nmsgs == 4, "%d layers: %s", k, err);
     cost_free(cm);
     coeffs_free(co);
