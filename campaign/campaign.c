@@ -3,8 +3,8 @@
  * the results database (see campaign.h for the invariants).
  *
  * Determinism: the engine draws every random number; evaluation is a pure
- * function of the genome (decode -> plan_build -> cost_eval into a
- * per-thread workspace); everything stored is derived from the engine's
+ * function of the genome (decode -> camp_plan: the halo choices,
+ * plan_build and cost_eval, into a per-thread workspace); everything stored is derived from the engine's
  * state.  So a campaign is the same on any number of threads, and a
  * resume from the checkpoint stored with generation g continues exactly
  * as the uninterrupted run would have.
@@ -36,15 +36,25 @@
 
 /* ---- evaluation ---- */
 
+int camp_plan(const camp *c, cost_model *cm, mapping *m, plan *p, cost_result *r, char *err)
+{
+    if (c->halos) return cost_pick_halos(cm, m, p, c->plat->source, r, err) < 0 ? -1 : 0;
+    memset(m->recompute, 0, (size_t)m->nlayers);
+    if (plan_build(p, c->net, m, c->plat->source, err)) return -1;
+    if (r && cost_eval(cm, p, r, NULL)) {
+        base_seterr(err, "%s", cost_error(cm));
+        return -1;
+    }
+    return 0;
+}
+
 static int eval_one(camp *c, workspace *w, const int *g, double *obj, double *cv)
 {
     char err[BASE_ERRLEN];
     cost_result r;
     /* Decode, choose each row cut's halos (recompute or fetch), plan and
-     * evaluate: the last two inside cost_pick_halos, which evaluates the
-     * Plan it settles on. */
-    if (chrom_decode(c->ch, g, c->nvar, w->map, err) ||
-        cost_pick_halos(w->cost, w->map, w->pl, c->plat->source, &r, err) < 0) {
+     * evaluate (cost_pick_halos evaluates the Plan it settles on). */
+    if (chrom_decode(c->ch, g, c->nvar, w->map, err) || camp_plan(c, w->cost, w->map, w->pl, &r, err)) {
         snprintf(w->err, sizeof w->err, "%s", err);
         return -1;
     }
@@ -275,6 +285,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     else cJSON_AddNullToObject(o, "coeffs_arg");
     cJSON_AddItemToObject(o, "coeffs", parse_or_null(coeffs_text));
     cJSON_AddStringToObject(o, "chromosome", c->opt.chromosome);
+    if (c->halos) cJSON_AddStringToObject(o, "halos", "cost");
     cJSON_AddNumberToObject(o, "splits", c->opt.splits);
     cJSON_AddStringToObject(o, "split_kinds", c->opt.split_kinds);
     cJSON_AddNumberToObject(o, "seed", (double)c->opt.seed);
@@ -332,6 +343,7 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
         base_seterr(err, "out of memory");
         goto fail;
     }
+    c->halos = 1; /* new campaigns: the cost model chooses (docs/spatial.md) */
     if (setup(c, threads, err)) goto fail;
     /* Built-in defaults are generic by design: warn about a file only. */
     if (c->warn[0] && warn && c->opt.coeffs) warn(warn_ctx, c->warn);
@@ -443,6 +455,15 @@ camp *camp_from_config(const char *config, int threads, char *err)
         base_seterr(err, "out of memory");
         goto fail;
     }
+    /* Halo choices: "cost", or absent in configurations stored before the
+     * choice existed, whose points were evaluated fetching every halo (so
+     * they resume and export as they were evaluated). */
+    const char *halos = jstr(o, "halos");
+    if (cJSON_GetObjectItemCaseSensitive(o, "halos") && (!halos || strcmp(halos, "cost"))) {
+        base_seterr(err, "stored campaign configuration has an unknown \"halos\" (only \"cost\")");
+        goto fail;
+    }
+    c->halos = halos != NULL;
     const cJSON *jn = cJSON_GetObjectItemCaseSensitive(o, "network");
     const cJSON *jp = cJSON_GetObjectItemCaseSensitive(o, "platform");
     const cJSON *jk = cJSON_GetObjectItemCaseSensitive(o, "coeffs");

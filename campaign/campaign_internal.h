@@ -28,6 +28,9 @@ struct camp {
     platform *plat;
     cost_coeffs *coeffs;
     char warn[BASE_ERRLEN]; /* the cost model's fallback warning, or "" */
+    int halos; /* 1: the cost model chooses each row cut's halos (recompute or fetch,
+                * cost_pick_halos; configuration "halos": "cost"); 0: every halo is
+                * fetched (configurations stored before the choice existed) */
     chrom *ch;
     int nvar;
     int *lo, *hi;
@@ -50,6 +53,11 @@ struct camp {
 int camp_finish_front(camp *c, res_db *db, long long id, int n, const int *genomes,
                       const double *obj, const double *cv, const int *rank, const long *src_gen,
                       const int *src_idx, char *err);
+/* A decoded mapping's Plan and evaluation as the campaign makes them: the
+ * halo choices first when c->halos (m's recompute flags are set or
+ * cleared), then plan_build into p and cost_eval into *r (NULL: not
+ * evaluated) with cost model cm.  0, or -1 with err. */
+int camp_plan(const camp *c, cost_model *cm, mapping *m, plan *p, cost_result *r, char *err);
 /* Set the campaign failed with msg (best effort: it is already failing). */
 void camp_mark_failed(res_db *db, long long id, const char *msg);
 

@@ -147,8 +147,10 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err)
 /* ---- export ---- */
 
 /* The mapping a genome stands for, as the campaign evaluated it: decoded,
- * then each row cut's halo choice made by the cost model (eval_one does
- * the same); p, when not NULL, receives its Plan. */
+ * then each row cut's halo choice made by the cost model (camp_plan, as
+ * eval_one); p, when not NULL, receives its Plan.  It uses the first
+ * worker's cost model (its scratch): not to be called while the campaign
+ * evaluates, nor from two threads at once. */
 static int decode_planned(const camp *c, const int *genome, mapping *m, plan *p, char *err)
 {
     plan *own = p ? NULL : plan_new();
@@ -157,7 +159,7 @@ static int decode_planned(const camp *c, const int *genome, mapping *m, plan *p,
         return -1;
     }
     int rc = chrom_decode(c->ch, genome, c->nvar, m, err) ||
-                     cost_pick_halos(c->ws[0].cost, m, p ? p : own, c->plat->source, NULL, err) < 0
+                     camp_plan(c, c->ws[0].cost, m, p ? p : own, NULL, err)
                  ? -1
                  : 0;
     plan_free(own);

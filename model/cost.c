@@ -124,11 +124,12 @@ struct cost_model {
     int stack[MAXDEV];
     double *sched0, *sched1; /* cost_schedule: per global step, start and end; else NULL */
     /* Scratch of cost_pick_halos, [nl * nd]: per band of a layer, the time
-     * fetching its halo costs and the rows it would compute instead. */
+     * fetching its halo cost in the current round's plan and the rows it
+     * would compute instead. */
     double *h_saved;
     int *h_lo, *h_hi;
     uint64_t *h_from;     /* [(nl + 1) * nd]: senders of a message of producer q to d */
-    double *h_t0, *h_t1;  /* the schedule of the plan that fetches, per step */
+    double *h_t0, *h_t1;  /* the schedule of the current round's plan, per step */
     int cap_h_steps;
     char err[BASE_ERRLEN];
 };
@@ -504,10 +505,12 @@ static double row_bytes(const net *n, int q, int c)
 
 /* What moving rows [r0, r1) of producer q to device d costs, the devices
  * holding them sending them (the extra input a band that recomputes its
- * halo reads): bytes / bandwidth inside a message the current plan already
- * has from that device, or when q is cut by rows with a band on d (its
- * halo message grows, or q recomputes too: judged on its own in the next
- * round); a whole message (cost_message_s) else. */
+ * halo reads): nothing from d itself (the input on the source); bytes /
+ * bandwidth inside a message the current plan already has from that
+ * device, or when q is cut by rows with a band on d (its halo message
+ * grows, or, if q is judged to recompute in a later round or already
+ * does, d computes them: priced as moved all the same, an estimate); a
+ * whole message (cost_message_s) else. */
 static double extra_input_s(const cost_model *m, const mapping *mp, int source, int q, int d,
                             int r0, int r1)
 {
@@ -583,7 +586,8 @@ static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int
     for (int d = 0; d < nd; d++)
         for (int i = p->step0[d]; i < p->step0[d + 1]; i++) {
             const plan_step *st = &p->steps[i];
-            if (st->op != PLAN_CONCAT || st->layer < 0) continue;
+            /* An assembly of pieces; a crop of one tensor stays. */
+            if (st->op != PLAN_CONCAT || st->layer < 0 || st->narg < 2) continue;
             int x = st->layer * nd + d;
             if (m->h_lo[x] >= 0) m->h_saved[x] += m->h_t1[i] - m->h_t0[i];
         }
@@ -666,8 +670,10 @@ int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, cost_result
     /* Each layer was judged alone; together their halos grow (a band that
      * recomputes reads more rows of a producer that recomputes too).  So
      * the choices are kept only if the model's latency of their Plan is
-     * below the plan that fetches; else the one layer that gained most
-     * alone (in the round that judged it), under the same test; else none. */
+     * below the plan that fetches, with no more memory above the devices'
+     * capacity (a feasible mapping stays feasible); else the one layer
+     * that gained most alone (in the round that judged it), under the same
+     * test; else none. */
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             if (any == 1) break; /* that was the best one alone */
@@ -675,7 +681,7 @@ int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, cost_result
             mp->recompute[best] = 1, any = 1, settled = 0;
         }
         if (!settled && (plan_build(p, n, mp, source, err) || halo_eval(m, p, &r, err))) return -1;
-        if (r.latency_ms < fetch_r.latency_ms) {
+        if (r.latency_ms < fetch_r.latency_ms && r.violation_bytes <= fetch_r.violation_bytes) {
             *res = r;
             return any;
         }

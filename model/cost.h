@@ -337,23 +337,29 @@ double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh);
  * Decide, for every layer of mp cut by rows (but the network's output),
  * whether the devices computing its bands also compute the rows of it
  * their consumers read beyond their own bands (mp->recompute[layer] = 1)
- * or receive them from their neighbours (0), by the model's own step
- * durations: a layer recomputes when, summed over its bands that fetch a
- * halo, computing the extra rows (cost_band_s of the band with its halo
- * minus the band's) and moving the extra input rows that box reads
- * (bytes / bandwidth from the devices holding them) takes less time than
- * the halo messages (cost_message_s) and the assemblies (cost_concat_s)
- * of the plan that fetches every halo.  Each layer is judged on a plan,
- * alone; what the choices do together is what the Plan built from
- * them costs: a layer judged alone moves one layer's halo to its producer,
- * which is judged again on the Plan with the layers flagged so far (at
- * most 3 rounds); the flags are kept only if that Plan's latency is below
- * the one that fetches every halo, else the single layer that gained most,
- * under the same test, else none -- so the choice never makes the model's
- * latency worse.  p is scratch: on return it holds the Plan of mp as
- * decided (source: the device holding the input), and *res (unless NULL)
- * its evaluation (cost_eval).  Returns the number of layers that
- * recompute, or -1 with err (plan_build's, cost_eval's). */
+ * or receive them from their neighbours (0), by the model's own schedule.
+ * Round 1 simulates the Plan that fetches every halo (cost_schedule); for
+ * each layer not yet flagged and each of its bands that received rows of
+ * it, saved = the durations of those receives in the schedule (waits,
+ * pickups, the payload) plus its assemblies of that layer (CONCATs of two
+ * pieces or more), extra = the band's compute with those rows minus
+ * without (cost_band_s) plus moving the extra input rows the wider band
+ * reads (bytes / bandwidth where a message from their holder exists or
+ * the producer is cut by rows on that device, a whole cost_message_s
+ * else; nothing from the device itself); the layer is flagged when the sum
+ * of extra over its bands is below the sum of saved.  Rounds 2 and 3 judge
+ * the layers left on the Plan with the flags so far (a halo a recomputing
+ * consumer moved to its producer is judged there).  The flags are kept
+ * only if their Plan's latency is below the Plan that fetches and its
+ * memory above capacity (violation_bytes) no larger; else the single layer
+ * that gained most, under the same test; else none -- so the choice never
+ * makes the model's latency worse nor a feasible mapping infeasible;
+ * energy and memory are what the chosen Plan costs (recomputation is extra
+ * work).  Mappings without row cuts are planned and evaluated as they are.
+ * p is scratch: on return it holds the Plan of mp as decided (source: the
+ * device holding the input), and *res (unless NULL) its evaluation
+ * (cost_eval).  Returns the number of layers that recompute, or -1 with
+ * err (plan_build's, cost_eval's). */
 int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, cost_result *res, char *err);
 
 #endif

@@ -471,7 +471,7 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
         map_slice *s = m->slices + (size_t)i * m->ndev;
         sort_by_c0(s, cnt[i]);
         if (check_staged(n, i, s, cnt[i], m->rows[i], p, what, err)) goto fail;
-        if (m->recompute[i] && i == n->n - 1) {
+        if (m->recompute[i] && i == n->n - 1 && cnt[i] > 1) {
             base_seterr(err, "%s: layer \"%s\": the network's output cannot recompute halo "
                         "rows (nothing reads it)", what, n->layers[i].name);
             goto fail;

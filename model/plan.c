@@ -33,6 +33,7 @@ typedef struct {
     box *comp;      /* [nslices]: the box each slice computes: its own rows, or with
                      * mapping.recompute the hull of them and what its device needs */
     int *pend;      /* [nslices*nd]: message carrying (part of) slice s to device d, or -1 */
+    int64_t cap_pend; /* pend's elements (cap_slices times the nd it was sized for) */
     int *in_msg;    /* [nd]: message carrying (part of) the input to d, or -1 */
     /* Build-time tags, parallel to steps/tensors (global order). */
     int *step_dev, *tensor_dev, *tensor_local, *last_use, *order;
@@ -379,7 +380,9 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
         s->nd = D;
         if (!s->nlo || !s->nhi || !s->clo || !s->chi || !s->held || !s->in_msg || !s->cnt) return -1;
     }
-    if (s->cap_slices < nsl || (int64_t)s->cap_slices * s->nd < (int64_t)nsl * nd) {
+    /* pend is sized for the device count of its allocation: a plan reused
+     * for more devices grows it even when the slice count fits. */
+    if (s->cap_slices < nsl || s->cap_pend < (int64_t)s->cap_slices * s->nd) {
         int c = nsl > 2 * s->cap_slices ? nsl : 2 * s->cap_slices;
         free(s->slice_t);
         free(s->comp);
@@ -388,6 +391,7 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
         s->comp = malloc((size_t)c * sizeof *s->comp);
         s->pend = malloc((size_t)c * s->nd * sizeof *s->pend);
         s->cap_slices = c;
+        s->cap_pend = (int64_t)c * s->nd;
         if (!s->slice_t || !s->comp || !s->pend) return -1;
     }
     if (!p->step0 || p->ndev < nd) {

@@ -27,7 +27,11 @@
  * device, however many consumers there); receives and concats are emitted
  * lazily, right before the first step that needs the box.  A device that
  * holds exactly the box it needs (its own band, or one received box) uses
- * it without a concat, so consecutive bands on one device chain.  Slices
+ * it without a concat, so consecutive bands on one device chain.  A band
+ * of a layer with mapping.recompute computes the hull of its rows and what
+ * its device needs of the layer (the hull pass walks the layers backwards,
+ * so those needs are complete first); its sends carry only its own rows and
+ * go only to devices without a band of the layer.  Slices
  * of a split layer are assembled on each device that runs a consumer of
  * the layer; the network output, when split, on the device of its first
  * slice.  Because every device's

@@ -141,7 +141,6 @@ static int from_campaign(const char *network, const char *platform, const char *
     if (nf < 0) fprintf(stderr, "bench_fidelity: campaign %s: %s\n", chromo, err);
     chrom_kind ck;
     chrom_kind_parse(chromo, &ck);
-    chrom *ch = nf > 0 ? chrom_new(nt, ndev, ck, splits, NET_SPLIT_DEFAULT, err) : NULL;
     /* Best per objective first, then evenly along the front. */
     int order[64], no = 0;
     for (int k = 0; k < 3 && nf > 0; k++) {
@@ -151,7 +150,7 @@ static int from_campaign(const char *network, const char *platform, const char *
         order[no++] = b;
     }
     for (int j = 0; j < per_front && nf > 1 && no < 64; j++) order[no++] = (int)((double)j * (nf - 1) / (per_front > 1 ? per_front - 1 : 1) + 0.5);
-    for (int j = 0; ch && j < no && added < per_front; j++) {
+    for (int j = 0; nf > 0 && j < no && added < per_front; j++) {
         mapping *m = mapping_new(nt->n, ndev);
         char src[64];
         snprintf(src, sizeof src, "front %s%s%.0d #%d", chromo, splits && ck == CHROM_HYBRID ? " p=" : "",
@@ -162,7 +161,6 @@ static int from_campaign(const char *network, const char *platform, const char *
         }
         added += add_point(pts, n, m, src, nt);
     }
-    chrom_free(ch);
     if (fp) res_points_free(fp, nf);
     res_close(db);
     camp_free(c);

@@ -3,6 +3,7 @@
  * database at once, the seeded single-device mapping, what run prints,
  * front (text, CSV, JSON) against the database, export re-evaluated
  * independently, list, progress and --quiet, exhaust against NSGA-II,
+ * the halo choices of a spatial campaign and of an older configuration,
  * and every bad-input case (exit 2, one line, nothing written). */
 #include "cutil.h"
 
@@ -345,6 +346,102 @@ static void test_exhaust(void)
     sqlite3_close(h);
 }
 
+/* ---- halo choices (docs/spatial.md, "Recompute or fetch") ---- */
+
+static double jget(const char *path, const char *key)
+{
+    char *t = tfile_read(path, NULL);
+    cJSON *o = t ? cJSON_Parse(t) : NULL;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    cJSON_Delete(o);
+    free(t);
+    return x;
+}
+
+/* A spatial campaign on two boards joined by a slow link (100 ms a
+ * message), where recomputing halos pays: its configuration says the cost
+ * model chooses; its exported points carry the choices, and `dse eval` of
+ * each exported mapping gives exactly the objectives the campaign stored
+ * for it.  A configuration without "halos" (stored before the choice
+ * existed) exports every halo fetched; an unknown one is refused. */
+static void test_halos(void)
+{
+    const char *db = tpath("halo.db"), *plat = tpath("slow.json");
+    FILE *f = fopen(plat, "w");
+    if (!f) {
+        CHECK(0);
+        return;
+    }
+    fprintf(f, "{\"format\": \"dse-platform\", \"name\": \"slow-2\", \"devices\": ["
+               "{\"name\": \"a\", \"board\": \"ba\", \"kind\": \"cpu\", \"cores\": 1, \"freq_mhz\": 1000,"
+               " \"memory_mb\": 4000, \"busy_w\": 5, \"idle_w\": 1},"
+               "{\"name\": \"b\", \"board\": \"bb\", \"kind\": \"cpu\", \"cores\": 1, \"freq_mhz\": 1000,"
+               " \"memory_mb\": 4000, \"busy_w\": 5, \"idle_w\": 1}],"
+               " \"links\": {\"network\": {\"latency_us\": 100000, \"bandwidth_mbs\": 100}}}\n");
+    fclose(f);
+    CHECK(dse_run(NULL, NULL, "run", "--network", "alexnet-bvlc", "--platform", plat, "--chromosome",
+                  "spatial", "--pop", "24", "--gens", "8", "--seed", "4", "--db", db, "--quiet",
+                  NULL) == 0);
+    sqlite3 *h = db_open(db);
+    if (!h) {
+        CHECK(0);
+        return;
+    }
+    CHECK(db_int(h, "SELECT json_extract(config, '$.halos') = 'cost' FROM campaigns WHERE id = 1") == 1);
+    int n = (int)db_int(h, "SELECT count(*) FROM front WHERE campaign = 1"), withrc = 0;
+    CHECK(n > 1, "%d front points", n);
+    for (int k = 0; k < n; k++) {
+        char pt[16], dir[32], q[200];
+        snprintf(pt, sizeof pt, "%d", k);
+        snprintf(dir, sizeof dir, "hx%d", k);
+        CHECK(dse_run(NULL, NULL, "export", "--db", db, "--campaign", "1", "--point", pt, "-o",
+                      tpath(dir), NULL) == 0);
+        snprintf(dir, sizeof dir, "hx%d/dse-mapping.json", k);
+        const char *map = tpath(dir);
+        snprintf(dir, sizeof dir, "hx%d/eval.json", k);
+        const char *js = tpath(dir);
+        withrc += contains(map, "\"recompute\"");
+        CHECK(dse_run(js, NULL, "eval", "--network", "alexnet-bvlc", "--platform", plat, "--mapping",
+                      map, "--json", NULL) == 0);
+        static const char *col[3] = {"latency", "energy", "memory"};
+        static const char *key[3] = {"latency_ms", "energy_j", "mem_mb"};
+        for (int o = 0; o < 3; o++) {
+            snprintf(q, sizeof q, "SELECT %s FROM front WHERE campaign = 1 AND idx = %d", col[o], k);
+            double stored = db_real(h, q), ev = jget(js, key[o]);
+            CHECK(fabs(stored - ev) <= 1e-9 * fabs(stored), "point %d %s: stored %.12g, dse eval %.12g",
+                  k, col[o], stored, ev);
+        }
+    }
+    CHECK(withrc > 0, "no front point of %d recomputes a halo on a 100 ms link", n);
+    /* The configuration as stored before the choice existed. */
+    sqlite3 *wr = NULL;
+    CHECK(sqlite3_open_v2(db, &wr, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_remove(config, '$.halos')", 0, 0, 0) == 0);
+    int still = 0;
+    for (int k = 0; k < n; k++) {
+        char pt[16], dir[32];
+        snprintf(pt, sizeof pt, "%d", k);
+        snprintf(dir, sizeof dir, "hf%d", k);
+        CHECK(dse_run(NULL, NULL, "export", "--db", db, "--campaign", "1", "--point", pt, "-o",
+                      tpath(dir), NULL) == 0);
+        snprintf(dir, sizeof dir, "hf%d/dse-mapping.json", k);
+        const char *map = tpath(dir);
+        still += contains(map, "\"recompute\"");
+    }
+    CHECK(still == 0, "%d points recompute under a configuration without \"halos\"", still);
+    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.halos', 'always')", 0, 0,
+                       0) == 0);
+    sqlite3_close(wr);
+    CHECK(dse_run(NULL, tpath("hbad.err"), "export", "--db", db, "--campaign", "1", "--point", "0",
+                  "-o", tpath("hbad"), NULL) != 0);
+    CHECK(file_lines(tpath("hbad.err")) == 1 && contains(tpath("hbad.err"), "halos"));
+    sqlite3_close(h);
+    printf("ok: halo choices: %d of %d front points recompute on a slow link, each exported mapping "
+           "evaluates to its stored objectives; an older configuration fetches; a bad one is "
+           "refused\n", withrc, n);
+}
+
 /* ---- bad input: exit 2, exactly one line, nothing written ---- */
 
 static int bad(const char *tag, const char *db, const char *needle, ...)
@@ -507,6 +604,7 @@ int main(void)
     test_threads_and_concurrency();
     test_outputs();
     test_exhaust();
+    test_halos();
     test_bad_input();
     rm_tdir();
     printf("%s\n", check_failures ? "FAILED" : "ok");
