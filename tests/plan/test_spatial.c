@@ -322,11 +322,10 @@ static int count(const plan *p, int d, plan_op op, int layer)
     return k;
 }
 
-/* conv3x3 -> relu -> conv3x3 (pad 1, 8 rows), all cut into rows [0,4) on
- * d0 and [4,8) on d1, input on d0: the halo exchange by hand. */
-static void halo_by_hand(void)
+/* conv3x3 -> relu -> conv3x3 (pad 1, 8 rows, 5 columns, 3 -> 4 -> 4
+ * channels), the network of the halo cases below. */
+static net *halo_net(char *err)
 {
-    char err[BASE_ERRLEN];
     net *n = net_new("halo", "x", (net_shape){3, 8, 5});
     const char *x[1] = {"x"}, *c1[1] = {"c1"}, *r1[1] = {"r1"};
     net_attr a = net_attr_conv(4, 3, 1, 1, 1, 1);
@@ -335,6 +334,12 @@ static void halo_by_hand(void)
     net_add(n, "r1", NET_RELU, &r, 1, c1, err);
     net_add(n, "c2", NET_CONV, &a, 1, r1, err);
     CHECK(!net_finalize(n, "halo", err), "%s", err);
+    return n;
+}
+
+/* Its three layers cut into rows [0, 4) on d0 and [4, 8) on d1. */
+static mapping *halo_bands(void)
+{
     mapping *m = mapping_new(3, 2);
     for (int i = 0; i < 3; i++) {
         m->first[i] = 2 * i;
@@ -343,6 +348,16 @@ static void halo_by_hand(void)
         m->slices[2 * i + 1] = (map_slice){1, 4, 4};
     }
     m->first[3] = 6;
+    return m;
+}
+
+/* conv3x3 -> relu -> conv3x3 (pad 1, 8 rows), all cut into rows [0,4) on
+ * d0 and [4,8) on d1, input on d0: the halo exchange by hand. */
+static void halo_by_hand(void)
+{
+    char err[BASE_ERRLEN];
+    net *n = halo_net(err);
+    mapping *m = halo_bands();
     CHECK(!mapping_validate(m, n, err), "%s", err);
     plan *p = plan_new();
     CHECK(!plan_build(p, n, m, 0, err), "%s", err);
@@ -417,22 +432,8 @@ static int compute_rows(const plan *p, int d, int layer, int *h0)
 static void recompute_by_hand(void)
 {
     char err[BASE_ERRLEN];
-    net *n = net_new("halo", "x", (net_shape){3, 8, 5});
-    const char *x[1] = {"x"}, *c1[1] = {"c1"}, *r1[1] = {"r1"};
-    net_attr a = net_attr_conv(4, 3, 1, 1, 1, 1);
-    net_add(n, "c1", NET_CONV, &a, 1, x, err);
-    net_attr r = net_attr_default(NET_RELU);
-    net_add(n, "r1", NET_RELU, &r, 1, c1, err);
-    net_add(n, "c2", NET_CONV, &a, 1, r1, err);
-    CHECK(!net_finalize(n, "halo", err), "%s", err);
-    mapping *m = mapping_new(3, 2);
-    for (int i = 0; i < 3; i++) {
-        m->first[i] = 2 * i;
-        m->rows[i] = 1;
-        m->slices[2 * i] = (map_slice){0, 0, 4};
-        m->slices[2 * i + 1] = (map_slice){1, 4, 4};
-    }
-    m->first[3] = 6;
+    net *n = halo_net(err);
+    mapping *m = halo_bands();
     plan *p = plan_new();
     int h0;
     /* r1 recomputes: d0 computes its rows [0, 5), d1 [3, 8) (what c2's bands
