@@ -22,8 +22,8 @@
 
 #include <dirent.h>
 
-static const char *const chromosomes[] = {"naive", "hybrid", "vertical"};
-enum { NCHROM = 3, POP = 8 };
+static const char *const chromosomes[] = {"naive", "hybrid", "vertical", "spatial"};
+enum { NCHROM = 4, POP = 8 };
 
 static const char *front_sql =
     "SELECT idx, genome, energy, memory, latency, violation, src_gen, src_idx FROM front"
