@@ -285,7 +285,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     else cJSON_AddNullToObject(o, "coeffs_arg");
     cJSON_AddItemToObject(o, "coeffs", parse_or_null(coeffs_text));
     cJSON_AddStringToObject(o, "chromosome", c->opt.chromosome);
-    if (c->halos) cJSON_AddStringToObject(o, "halos", "cost");
+    if (c->halos) cJSON_AddStringToObject(o, "halos", CAMP_HALO_RULE);
     cJSON_AddNumberToObject(o, "splits", c->opt.splits);
     cJSON_AddStringToObject(o, "split_kinds", c->opt.split_kinds);
     cJSON_AddNumberToObject(o, "seed", (double)c->opt.seed);
@@ -455,12 +455,16 @@ camp *camp_from_config(const char *config, int threads, char *err)
         base_seterr(err, "out of memory");
         goto fail;
     }
-    /* Halo choices: "cost", or absent in configurations stored before the
-     * choice existed, whose points were evaluated fetching every halo (so
-     * they resume and export as they were evaluated). */
+    /* Halo choices: the rule's name, or absent in configurations stored
+     * before the choice existed, whose points were evaluated fetching every
+     * halo (so they resume and export as they were evaluated).  Another
+     * name is a rule this dse does not have: refused, never re-evaluated
+     * with another. */
     const char *halos = jstr(o, "halos");
-    if (cJSON_GetObjectItemCaseSensitive(o, "halos") && (!halos || strcmp(halos, "cost"))) {
-        base_seterr(err, "stored campaign configuration has an unknown \"halos\" (only \"cost\")");
+    if (cJSON_GetObjectItemCaseSensitive(o, "halos") && (!halos || strcmp(halos, CAMP_HALO_RULE))) {
+        base_seterr(err, "stored campaign configuration has \"halos\" %s%s%s, a rule this dse "
+                    "does not have (it has \"%s\")", halos ? "\"" : "", halos ? halos : "(not a string)",
+                    halos ? "\"" : "", CAMP_HALO_RULE);
         goto fail;
     }
     c->halos = halos != NULL;

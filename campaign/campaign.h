@@ -118,7 +118,9 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err);
 
 /* Decode a genome of the campaign into m (mapping_new(net n, devices)),
  * with the halo choices the campaign's cost model made for it
- * (cost_pick_halos), as it was evaluated: 0, or -1 with err. */
+ * (cost_pick_halos), as it was evaluated: 0, or -1 with err.  It, like
+ * camp_picture and camp_export, uses the first worker's cost model: not
+ * while the campaign evaluates, nor from two threads at once. */
 int camp_decode(const camp *c, const int *genome, mapping *m, char *err);
 
 /* The picture of a genome's mapping for res_plot: channel shares per

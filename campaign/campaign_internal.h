@@ -13,6 +13,12 @@
 #include "plan.h"
 #include "seeds.h"
 
+/* The name stored in a campaign's configuration ("halos") for the halo
+ * rule of cost_pick_halos: a change of that rule that changes any choice
+ * gets a new name, so stored campaigns are never resumed or exported under
+ * a rule they were not evaluated with (docs/results-schema.md). */
+#define CAMP_HALO_RULE "cost-1"
+
 typedef struct {
     mapping *map;
     plan *pl;
@@ -29,8 +35,8 @@ struct camp {
     cost_coeffs *coeffs;
     char warn[BASE_ERRLEN]; /* the cost model's fallback warning, or "" */
     int halos; /* 1: the cost model chooses each row cut's halos (recompute or fetch,
-                * cost_pick_halos; configuration "halos": "cost"); 0: every halo is
-                * fetched (configurations stored before the choice existed) */
+                * cost_pick_halos; configuration "halos": CAMP_HALO_RULE); 0: every
+                * halo is fetched (configurations stored before the choice existed) */
     chrom *ch;
     int nvar;
     int *lo, *hi;

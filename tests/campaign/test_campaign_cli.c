@@ -388,7 +388,7 @@ static void test_halos(void)
         CHECK(0);
         return;
     }
-    CHECK(db_int(h, "SELECT json_extract(config, '$.halos') = 'cost' FROM campaigns WHERE id = 1") == 1);
+    CHECK(db_int(h, "SELECT json_extract(config, '$.halos') = 'cost-1' FROM campaigns WHERE id = 1") == 1);
     int n = (int)db_int(h, "SELECT count(*) FROM front WHERE campaign = 1"), withrc = 0;
     CHECK(n > 1, "%d front points", n);
     for (int k = 0; k < n; k++) {
