@@ -617,6 +617,76 @@ static void random_plans(void)
            "halos\n", plans, banded, halos, recomp);
 }
 
+/* cost_pick_halos on random mixed mappings, on links from a shared-memory
+ * 20 us to a 50 ms network, with device memory small enough that some
+ * mappings do not fit: the Plan it leaves is plan_build's of the flags it
+ * leaves, its result is cost_eval's of that Plan, and against the Plan
+ * that fetches every halo its latency is never higher (lower when it keeps
+ * a flag) and its memory violation never larger. */
+static void halo_rule_random(void)
+{
+    static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50"};
+    static const double lat_us[] = {20, 2000, 50000};
+    char err[BASE_ERRLEN];
+    unsigned seed = 7;
+    long runs = 0, kept = 0, flags = 0;
+    for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
+        net *n = net_zoo(nets[z], err);
+        CHECK(n, "%s", err);
+        if (!n) continue;
+        for (int nd = 2; nd <= 4; nd += 2)
+            for (int li = 0; li < 3; li++) {
+                platform *pl = plat(nd, err);
+                for (int d = 0; d < nd && pl; d++) pl->dev[d].memory_mb = 30 + 20 * d;
+                cost_coeffs *co = pl ? coeffs_default(pl) : NULL;
+                if (co) co->link[LINK_NETWORK].latency_us = coeffs_given(lat_us[li], COEFFS_ASSUMPTION);
+                cost_model *cm = co ? cost_new(n, pl, co, NULL, err) : NULL;
+                CHECK(cm != NULL, "%s", err);
+                mapping *m = mapping_new(n->n, nd), *f = mapping_new(n->n, nd);
+                plan *p = plan_new(), *q = plan_new();
+                for (int r = 0; cm && r < (z < 2 ? 40 : 8); r++) {
+                    randmap_mixed(m, n, nd, &seed);
+                    int src = (int)(seed >> 3) % nd;
+                    cost_result res, again, fetch;
+                    int k = cost_pick_halos(cm, m, p, src, &res, err);
+                    CHECK(k >= 0, "%s", err);
+                    if (k < 0) continue;
+                    runs++;
+                    int nflags = 0;
+                    for (int i = 0; i < n->n; i++) nflags += m->recompute[i];
+                    CHECK(nflags == k && !mapping_validate(m, n, err), "%d flags, returned %d: %s", nflags, k, err);
+                    /* p is the Plan of the flags left, res its evaluation */
+                    CHECK(!plan_build(q, n, m, src, err) && q->nsteps == p->nsteps &&
+                          q->nmsgs == p->nmsgs && q->bytes_moved == p->bytes_moved && !plan_check(p, n, err),
+                          "%s: the Plan left is not the flags' Plan: %s", nets[z], err);
+                    CHECK(!cost_eval(cm, p, &again, NULL) && again.latency_ms == res.latency_ms &&
+                          again.energy_j == res.energy_j && again.mem_mb == res.mem_mb &&
+                          again.violation_bytes == res.violation_bytes);
+                    mapping_copy(f, m);
+                    memset(f->recompute, 0, (size_t)n->n);
+                    CHECK(!plan_build(q, n, f, src, err) && !cost_eval(cm, q, &fetch, NULL));
+                    CHECK(k ? res.latency_ms < fetch.latency_ms : res.latency_ms == fetch.latency_ms,
+                          "%s: %d flags, latency %.6f against fetching %.6f ms", nets[z], k,
+                          res.latency_ms, fetch.latency_ms);
+                    CHECK(res.violation_bytes <= fetch.violation_bytes);
+                    kept += k > 0;
+                    flags += k;
+                }
+                plan_free(p);
+                plan_free(q);
+                mapping_free(m);
+                mapping_free(f);
+                cost_free(cm);
+                coeffs_free(co);
+                platform_free(pl);
+            }
+        net_free(n);
+    }
+    CHECK(kept > 0 && kept < runs, "%ld of %ld mappings recompute", kept, runs);
+    printf("ok: the halo rule on %ld random mappings (%ld recompute, %ld layers): its Plan and "
+           "result are the flags', never slower nor less feasible than fetching\n", runs, kept, flags);
+}
+
 static void spatial_chromosome(void)
 {
     char err[BASE_ERRLEN];
@@ -742,6 +812,7 @@ int main(int argc, char **argv)
     halo_by_hand();
     recompute_by_hand();
     random_plans();
+    halo_rule_random();
     spatial_chromosome();
     return check_done("test_spatial");
 }
