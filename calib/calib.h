@@ -170,6 +170,8 @@ typedef struct {
     calib_row *rows;
     int nrows;
     int nlayer_fits, nlayer_flagged; /* per-layer fits (rows hold only flagged ones) */
+    int nband_layers, nband_tables;  /* layers whose row bands were timed; those whose
+                                      * bands did not cost their share (coeffs_band) */
     double seconds;       /* wall time of the calibration */
     char warn[BASE_ERRLEN]; /* one line for the user, or "": the devices state another CPU
                               architecture than the one that measured (coeffs_arch_warning) */

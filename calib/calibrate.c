@@ -130,6 +130,7 @@ typedef struct {
     calib_row *rows;
     int nrows, caprows;
     int nlayer_fits, nlayer_flagged;
+    int nband_layers, nband_tables;
     char *err;
 } run;
 
@@ -462,6 +463,77 @@ out:
     free(y);
     free(lab);
     return rc;
+}
+
+/* ---- row bands ---- */
+
+/* The worker's band of rows [h0, h0+rows) of a layer of height rows took
+ * `seconds`; the same layer whole (share 1, same rounds) took the
+ * compute record's.  Their ratio to the band's share of the whole is what
+ * the model multiplies a band's share by (coeffs_band); a layer whose
+ * every band costs its share within CALIB_BAND_SAME keeps no table (the
+ * model's default is that share). */
+#define CALIB_BAND_SAME 0.05
+static int fit_bands(run *R)
+{
+    const cJSON *bands = cJSON_GetObjectItem(R->raw, "bands");
+    const cJSON *comp = cJSON_GetObjectItem(R->raw, "compute");
+    int nb = cJSON_GetArraySize(bands), nlayers = 0, ntables = 0, nused = 0;
+    unsigned char *done = calloc((size_t)nb + 1, 1);
+    if (!done) {
+        base_seterr(R->err, "out of memory fitting the band timings");
+        return -1;
+    }
+    int i = 0;
+    for (const cJSON *b = bands ? bands->child : NULL; b; b = b->next, i++) {
+        if (done[i]) continue;
+        const char *kind = str(b, "kind"), *net = str(b, "network"), *layer = str(b, "layer");
+        int H = (int)num(b, "height");
+        double whole = 0;
+        for (const cJSON *c = comp ? comp->child : NULL; c && !(whole > 0); c = c->next)
+            if ((int)num(c, "share") == 1 && !cJSON_IsTrue(cJSON_GetObjectItem(c, "probe")) &&
+                !strcmp(str(c, "kind"), kind) && !strcmp(str(c, "network"), net) &&
+                !strcmp(str(c, "layer"), layer))
+                whole = num(c, "seconds");
+        /* This layer's points, rows falling (the worker's order: 1/2, 1/4, 1/8). */
+        coeffs_band t = {0, H, {0}, {0}};
+        int differs = 0, j = i;
+        for (const cJSON *e = b; e; e = e->next, j++) {
+            if (done[j] || strcmp(str(e, "kind"), kind) || strcmp(str(e, "network"), net) ||
+                strcmp(str(e, "layer"), layer))
+                continue;
+            done[j] = 1;
+            int rows = (int)num(e, "rows");
+            double sec = num(e, "seconds");
+            if (!(whole > 0) || !(sec > 0) || rows < 1 || rows >= H || t.n == COEFFS_BAND_MAX ||
+                (t.n && rows >= t.rows[t.n - 1]))
+                continue;
+            t.rows[t.n] = rows;
+            t.ratio[t.n] = sec / (whole * rows / H);
+            differs |= fabs(t.ratio[t.n] - 1) > CALIB_BAND_SAME;
+            t.n++;
+        }
+        if (!t.n) continue;
+        nlayers++;
+        nused += t.n;
+        if (!differs) continue;
+        coeffs_rates *lr = coeffs_layer_rates(R->c, (plat_kind)kind_of(kind), net, layer);
+        if (!lr) {
+            free(done);
+            base_seterr(R->err, "out of memory fitting the band timings");
+            return -1;
+        }
+        lr->band = t;
+        ntables++;
+    }
+    free(done);
+    R->nband_layers = nlayers;
+    R->nband_tables = ntables;
+    if (nlayers)
+        progress(R, "row bands: %d layers timed at %d bands; %d cost more or less than their "
+                    "share of the rows by over %.0f%% (tables kept)",
+                 nlayers, nused, ntables, 100 * CALIB_BAND_SAME);
+    return 0;
 }
 
 /* ---- copies and links ---- */
@@ -1046,7 +1118,8 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     if ((rc = run_worker(&R))) goto out;
     rc = 1;
     if (set_arch(&R)) goto oom;
-    if (fit_compute(&R) || fit_copies_links(&R) || fit_device_scales(&R)) goto out;
+    if (fit_compute(&R) || fit_bands(&R) || fit_copies_links(&R) || fit_device_scales(&R))
+        goto out;
     if ((rc = fit_memory(&R))) goto out;
     rc = 1;
     if (fit_power(&R)) goto oom;
@@ -1074,6 +1147,8 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     res->nrows = R.nrows;
     R.rows = NULL;
     res->nlayer_fits = R.nlayer_fits;
+    res->nband_layers = R.nband_layers;
+    res->nband_tables = R.nband_tables;
     res->nlayer_flagged = R.nlayer_flagged;
     coeffs_arch_warning(res->coeffs, R.pl, res->warn);
     res->seconds = base_now() - t0;

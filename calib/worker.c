@@ -7,7 +7,10 @@
  *     network (and of the probe networks) run in inference order, each
  *     layer timed alone, at channel shares 1, 1/2, 1/3, 1/4 for Conv and
  *     FC (the shares hybrid chromosomes produce), the passes cycling
- *     through the shares; and CONCAT-like copies;
+ *     through the shares; in the same rounds, a middle band of 1/2, 1/4
+ *     and 1/8 of the rows of every row-splittable layer of the calibrated
+ *     networks (kern_run_rows, what a spatial mapping's bands run); and
+ *     CONCAT-like copies;
  *  1b. every CPU device's speed: whole passes of the calibrated networks,
  *     devices in turn, three rounds alternating (per_device factors);
  *  2. links: MPI ping-pong from 1 KB to 64 MB between the first device
@@ -16,9 +19,11 @@
  *     at each size what a receiver arriving late pays (late_pickup);
  *  3. power: idle and busy power of every device with an energy sensor.
  *
- * Invariant: the kernels, thread count and malloc settings are the
- * runtime's own (kernels/kernels.h, rt_threads, exec.c's mallopt), so a
- * timing here is what the same step costs inside `dse exec`.  On a
+ * Invariant: the kernels, thread count, malloc settings and the lifetime
+ * of each output (malloc'd when computed, freed after its last reader)
+ * are the runtime's own (kernels/kernels.h, rt_threads, exec.c's mallopt,
+ * rank.c), so a timing here is what the same step costs inside `dse
+ * exec`.  On a
  * single-threaded device a sample is the thread's CPU time, which does not
  * include time the thread spent preempted by other processes; how many
  * samples were preempted is recorded.  Rank 0 writes the raw JSON
@@ -142,20 +147,35 @@ typedef struct {
     int probe, nsh, reps;
     const int *shares; /* 1/k of the output channels */
     float *input;
-    float **out;       /* per layer: its full output */
+    float **out;       /* per layer: its output in the pass running, or NULL */
+    int *lastuse;      /* per layer: the last layer that reads it (itself if none) */
     float **w;         /* [nsh][L]: weights of slice [0, nc) inside warena[j]; share j > 0 may alias share 0 */
     float **warena;    /* [nsh]: one kern_alloc_streamed array per share, as dse exec holds its weights */
     int *nc;           /* [nsh][L]: channels computed */
     float *ws;
+    size_t nws;        /* floats of ws */
     double *samples;   /* [nsh][L][reps] */
     int *npre;         /* [nsh][L] */
+    /* Row bands (calibrated networks only): pass b computes a middle band
+     * of L->out.h / BAND_PARTS[b] rows of every row-splittable layer
+     * (bnh 0: none, too thin or as thin as an earlier pass's). */
+    int nbp;
+    int *bh0, *bnh;    /* [nbp][L] */
+    double *bsamples;  /* [nbp][L][reps] */
+    int *bnpre;        /* [nbp][L] */
 } seq_state;
+
+/* The band passes: 1/2, 1/4 and 1/8 of each layer's rows, the bands a
+ * spatial mapping on 2, 4 and 8 devices gives a layer (docs/calibration.md). */
+static const int BAND_PARTS[] = {2, 4, 8};
+#define NBAND_PARTS ((int)(sizeof BAND_PARTS / sizeof *BAND_PARTS))
 
 static void seq_free(seq_state *s)
 {
     if (!s->n) return;
     int L = s->n->n;
     for (int i = 0; s->out && i < L; i++) free(s->out[i]);
+    free(s->lastuse);
     for (int j = 0; s->warena && j < s->nsh; j++) free(s->warena[j]);
     free(s->warena);
     free(s->input);
@@ -165,6 +185,46 @@ static void seq_free(seq_state *s)
     free(s->ws);
     free(s->samples);
     free(s->npre);
+    free(s->bh0);
+    free(s->bnh);
+    free(s->bsamples);
+    free(s->bnpre);
+}
+
+/* Band geometry of the band passes (seq_state), and their scratch. */
+static int bands_init(seq_state *s)
+{
+    const net *n = s->n;
+    int L = n->n;
+    s->nbp = NBAND_PARTS;
+    s->bh0 = calloc((size_t)L * s->nbp, sizeof *s->bh0);
+    s->bnh = calloc((size_t)L * s->nbp, sizeof *s->bnh);
+    s->bsamples = calloc((size_t)L * s->nbp * s->reps, sizeof *s->bsamples);
+    s->bnpre = calloc((size_t)L * s->nbp, sizeof *s->bnpre);
+    if (!s->bh0 || !s->bnh || !s->bsamples || !s->bnpre) return -1;
+    size_t nws = 0;
+    for (int i = 0; i < L; i++) {
+        if (!net_layer_rowsplit(n, i)) continue;
+        int H = n->layers[i].out.h;
+        for (int b = 0; b < s->nbp; b++) {
+            int nh = H / BAND_PARTS[b];
+            for (int e = 0; e < b; e++) nh = s->bnh[(size_t)e * L + i] == nh ? 0 : nh;
+            if (nh < 1) continue;
+            int h0 = (H - nh) / 2;
+            s->bh0[(size_t)b * L + i] = h0;
+            s->bnh[(size_t)b * L + i] = nh;
+            size_t w = kern_workspace_rows(n, i, h0, nh);
+            if (w > nws) nws = w;
+        }
+    }
+    /* The whole layers' scratch (seq_init) is the larger as a rule; grow
+     * it where a band's is not. */
+    if (nws > s->nws) {
+        float *g = realloc(s->ws, nws * sizeof(float));
+        if (!g) return -1;
+        s->ws = g, s->nws = nws;
+    }
+    return 0;
 }
 
 static int seq_init(seq_state *s, const net *n, int probe, const int *shares, int nsh, int reps,
@@ -185,16 +245,20 @@ static int seq_init(seq_state *s, const net *n, int probe, const int *shares, in
     s->samples = calloc((size_t)L * nsh * reps, sizeof *s->samples);
     s->npre = calloc((size_t)L * nsh, sizeof *s->npre);
     s->input = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
-    if (!s->out || !s->w || !s->warena || !s->nc || !s->samples || !s->npre || !s->input) goto oom;
+    s->lastuse = malloc((size_t)L * sizeof *s->lastuse);
+    if (!s->out || !s->lastuse || !s->w || !s->warena || !s->nc || !s->samples || !s->npre ||
+        !s->input)
+        goto oom;
     fill_pattern(s->input, (size_t)net_shape_numel(n->input), 7);
     for (int i = 0; i < L; i++) {
-        size_t len = (size_t)net_shape_numel(n->layers[i].out);
-        if (!(s->out[i] = malloc(len * sizeof(float)))) goto oom;
-        fill_pattern(s->out[i], len, (unsigned)i);
+        s->lastuse[i] = i;
+        for (int k = 0; k < n->layers[i].nin; k++)
+            if (n->layers[i].in[k] != NET_INPUT) s->lastuse[n->layers[i].in[k]] = i;
         size_t w = kern_workspace_floats(n, i, n->layers[i].out.c);
         if (w > nws) nws = w;
     }
     if (nws && !(s->ws = malloc(nws * sizeof(float)))) goto oom;
+    s->nws = nws;
     /* Weights per share: splittable layers cut to their first share, the
      * others whole (shared with share 0).  Each share's weights are one
      * huge-page array, as a rank of dse exec holds its own (exec.c), so
@@ -224,10 +288,111 @@ static int seq_init(seq_state *s, const net *n, int probe, const int *shares, in
             kern_weights_gen(n, i, 0, nc, seed, s->w[at]);
         }
     }
+    if (!probe && bands_init(s)) goto oom;
     return 0;
 oom:
     base_seterr(err, "%s: out of memory for the compute timings", n->name);
     return -1;
+}
+
+/* Outputs live as in a rank of dse exec (runtime/rank.c): each layer's
+ * output is malloc'd when it is computed and freed after its last reader,
+ * so a kernel writes into memory the heap just recycled, warm in cache as
+ * it is there.  Outputs kept alive for the whole run (as this worker once
+ * did, 100+ MB for resnet50) are cold: ReLU, BatchNorm and Add then timed
+ * 1.5-2x slower than they run inside dse exec. */
+static float *pass_out(seq_state *s, int i, char *err)
+{
+    size_t len = (size_t)net_shape_numel(s->n->layers[i].out);
+    free(s->out[i]);
+    if (!(s->out[i] = malloc(len * sizeof(float))))
+        base_seterr(err, "%s: out of memory for the compute timings", s->n->name);
+    return s->out[i];
+}
+
+/* After layer i's timed step, which wrote the first `written` floats of
+ * its output: the rest gets finite values (a slice or a band leaves them
+ * unwritten, and its readers must not meet NaNs or denormals), then the
+ * outputs whose last reader was i are freed. */
+static void pass_done(seq_state *s, int i, size_t written)
+{
+    const net_layer *Ly = &s->n->layers[i];
+    size_t len = (size_t)net_shape_numel(Ly->out);
+    if (written < len) fill_pattern(s->out[i] + written, len - written, (unsigned)i);
+    for (int k = 0; k < Ly->nin; k++) {
+        int q = Ly->in[k];
+        if (q != NET_INPUT && s->lastuse[q] == i) {
+            free(s->out[q]);
+            s->out[q] = NULL;
+        }
+    }
+    if (s->lastuse[i] == i) {
+        free(s->out[i]);
+        s->out[i] = NULL;
+    }
+}
+
+/* One inference-ordered pass of band pass b: sample r of every banded
+ * layer (r < 0: warm-up).  The weights are the whole layer's (share 1).
+ * A band reads the first rows of its producers' output arrays and writes
+ * the first rows of its own, the arrays the whole layers use: the same
+ * memory, as warm or as cold as in the passes it is compared with (a
+ * scratch array reused by every band stays in cache, and made ReLU and
+ * BatchNorm bands look twice as fast as they run). */
+static int band_pass(seq_state *s, int b, int r, int threads, char *err)
+{
+    const net *n = s->n;
+    int L = n->n;
+    stopwatch sw = sw_zero(threads);
+    for (int i = 0; i < L; i++) {
+        const net_layer *Ly = &n->layers[i];
+        size_t at = (size_t)b * L + i;
+        if (!s->bnh[at] || Ly->nin > 64) {
+            /* Not banded in this pass: its readers get values, not a time. */
+            if (!pass_out(s, i, err)) return -1;
+            pass_done(s, i, 0);
+            continue;
+        }
+        const float *ins[64];
+        for (int k = 0; k < Ly->nin; k++)
+            ins[k] = Ly->in[k] == NET_INPUT ? s->input : s->out[Ly->in[k]];
+        float *o = pass_out(s, i, err);
+        if (!o) return -1;
+        int pre;
+        sw_start(&sw);
+        int rc = kern_run_rows(n, i, s->bh0[at], s->bnh[at], ins, s->w[i], o, s->ws, err);
+        double t = sw_stop(&sw, &pre);
+        if (rc) return -1;
+        if (r >= 0) {
+            s->bsamples[at * s->reps + r] = t;
+            s->bnpre[at] += pre;
+        }
+        pass_done(s, i, (size_t)Ly->out.c * s->bnh[at] * Ly->out.w);
+    }
+    return 0;
+}
+
+/* The "bands" record of layer i's band pass b (median med). */
+static int add_band(cJSON *arr, const char *kind, int rank, const seq_state *s, int b, int layer,
+                    double med)
+{
+    const net *n = s->n;
+    const net_layer *L = &n->layers[layer];
+    size_t at = (size_t)b * n->n + layer;
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return -1;
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON_AddNumberToObject(o, "rank", rank);
+    cJSON_AddStringToObject(o, "network", n->name);
+    cJSON_AddStringToObject(o, "layer", L->name);
+    cJSON_AddNumberToObject(o, "index", layer);
+    cJSON_AddNumberToObject(o, "height", L->out.h);
+    cJSON_AddNumberToObject(o, "h0", s->bh0[at]);
+    cJSON_AddNumberToObject(o, "rows", s->bnh[at]);
+    cJSON_AddNumberToObject(o, "seconds", med);
+    cJSON_AddNumberToObject(o, "samples", s->reps);
+    cJSON_AddNumberToObject(o, "preempted", s->bnpre[at]);
+    return cJSON_AddItemToArray(arr, o) ? 0 : -1;
 }
 
 /* One inference-ordered pass at share j; sample r of every layer (r < 0:
@@ -243,19 +408,23 @@ static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
         size_t at = (size_t)j * L + i;
         for (int k = 0; k < Ly->nin && k < 64; k++)
             ins[k] = Ly->in[k] == NET_INPUT ? s->input : s->out[Ly->in[k]];
+        float *o = pass_out(s, i, err);
+        if (!o) return -1;
         if (!threads) {
-            if (kern_run(n, i, 0, s->nc[at], ins, s->w[at], s->out[i], s->ws, err)) return -1;
+            if (kern_run(n, i, 0, s->nc[at], ins, s->w[at], o, s->ws, err)) return -1;
+            pass_done(s, i, kern_out_floats(n, i, s->nc[at]));
             continue;
         }
         int pre;
         sw_start(&sw);
-        int rc = kern_run(n, i, 0, s->nc[at], ins, s->w[at], s->out[i], s->ws, err);
+        int rc = kern_run(n, i, 0, s->nc[at], ins, s->w[at], o, s->ws, err);
         double t = sw_stop(&sw, &pre);
         if (rc) return -1;
         if (r >= 0) {
             s->samples[at * s->reps + r] = t;
             s->npre[at] += pre;
         }
+        pass_done(s, i, kern_out_floats(n, i, s->nc[at]));
     }
     return 0;
 }
@@ -322,7 +491,8 @@ static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *
 }
 
 static int time_net(const net *n, int probe, const int *shares, int nshares, int reps,
-                    uint64_t seed, int threads, const char *kind, int rank, cJSON *arr, char *err)
+                    uint64_t seed, int threads, const char *kind, int rank, cJSON *arr,
+                    cJSON *barr, char *err)
 {
     seq_state s;
     int rc = -1, warm = 2, nsplit = 0;
@@ -331,9 +501,22 @@ static int time_net(const net *n, int probe, const int *shares, int nshares, int
     if (seq_init(&s, n, probe, shares, nshares, reps, seed, err)) goto out;
     /* Warm-up passes at every share, then the timed passes cycling through
      * the shares. */
-    for (int r = -warm; r < reps; r++)
+    for (int r = -warm; r < reps; r++) {
         for (int j = 0; j < nshares; j++)
             if (seq_pass(&s, j, r, threads, err)) goto out;
+        /* The band passes in the same rounds as the whole layers they are
+         * compared with (calibrate.c divides one by the other). */
+        for (int b = 0; b < s.nbp; b++)
+            if (band_pass(&s, b, r, threads, err)) goto out;
+    }
+    for (int b = 0; b < s.nbp; b++)
+        for (int i = 0; i < n->n; i++)
+            if (s.bnh[(size_t)b * n->n + i] &&
+                add_band(barr, kind, rank, &s, b, i,
+                         base_median(s.bsamples + ((size_t)b * n->n + i) * reps, reps))) {
+                base_seterr(err, "out of memory");
+                goto out;
+            }
     for (int j = 0; j < nshares; j++)
         for (int i = 0; i < n->n; i++) {
             const net_layer *L = &n->layers[i];
@@ -702,7 +885,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
     cJSON *mine = cJSON_CreateObject(), *root = NULL;
     /* "arch": each rank's CPU architecture (uname -m), which the
      * coefficients record (docs/coefficients-format.md). */
-    const char *secs[] = {"compute", "copy", "links", "power", "arch", "device_compute"};
+    const char *secs[] = {"compute", "bands", "copy", "links", "power", "arch", "device_compute"};
     enum { NSECS = sizeof secs / sizeof *secs };
     for (int i = 0; i < NSECS; i++) cJSON_AddArrayToObject(mine, secs[i]);
     err[0] = 0;
@@ -747,7 +930,8 @@ int calib_worker(const calib_worker_opts *o, char *err)
         cJSON *arr = cJSON_GetObjectItem(mine, "compute");
         for (int i = 0; !rc && i < nn; i++)
             if (time_net(nets[i], i >= o->nnetworks, o->quick ? quick_shares : full_shares,
-                         o->quick ? 3 : 4, reps, o->seed, threads, kind, rank, arr, err))
+                         o->quick ? 3 : 4, reps, o->seed, threads, kind, rank, arr,
+                         cJSON_GetObjectItem(mine, "bands"), err))
                 rc = 1;
         if (!rc && time_copies(o->quick, reps, threads, kind, rank, cJSON_GetObjectItem(mine, "copy"), err))
             rc = 1;

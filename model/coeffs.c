@@ -6,7 +6,8 @@
  * is 0 or within [JU_FIG_MIN, JU_FIG_MAX] (ju_fig_ok), rates and bandwidths
  * are not 0, a fitted value carries
  * its r2 and point count, layer keys have the form "network/layer", a
- * class's curve rises in work and does not fall in time, and version is
+ * class's curve rises in work and does not fall in time, a layer's band
+ * has rows falling below its height and positive ratios, and version is
  * 1 to COEFFS_VERSION (the writer keeps a file's own).  The reader rejects unknown keys, so a typo
  * never silently turns into a fallback.
  */
@@ -62,7 +63,11 @@ coeffs_value coeffs_given(double value, coeffs_source s)
 
 static coeffs_value unset(void) { return coeffs_given(0, COEFFS_UNSET); }
 
-static void rates_init(coeffs_rates *r) { r->per_cycle = r->overhead_us = r->busy_w = unset(); }
+static void rates_init(coeffs_rates *r)
+{
+    r->per_cycle = r->overhead_us = r->busy_w = unset();
+    r->band.n = 0;
+}
 
 static void dev_init(coeffs_device *d)
 {
@@ -110,6 +115,29 @@ int coeffs_curve_at(const coeffs_curve *cv, double w, double *t_s, double *p)
      * held at 1 on a super-linear segment (no negative fixed cost). */
     *t_s = cv->us[i] * 1e-6 * pow(w / cv->work[i], e);
     *p = e > 1 ? 1 : e;
+    return 0;
+}
+
+/* The rules of a layer's band (coeffs_band). */
+static int check_band(const coeffs_band *b, const char *ctx, char *err)
+{
+    if (b->n == 0) return 0;
+    if (b->n < 0 || b->n > COEFFS_BAND_MAX || b->height < 2) {
+        base_seterr(err, "%s: 1 to %d points and a height of at least 2 whole rows", ctx,
+                    COEFFS_BAND_MAX);
+        return -1;
+    }
+    for (int i = 0; i < b->n; i++) {
+        int prev = i ? b->rows[i - 1] : b->height;
+        if (b->rows[i] < 1 || b->rows[i] >= prev || !isfinite(b->ratio[i]) ||
+            !(b->ratio[i] > 0)) {
+            base_seterr(err,
+                        "%s: point %d must be whole rows from 1 to %d (fewer than the point "
+                        "before) and a ratio above 0",
+                        ctx, i, prev - 1);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -471,6 +499,10 @@ int coeffs_check(const cost_coeffs *c, char *err)
             snprintf(ctx, sizeof ctx, "devices.%s.kinds.%s", kn, cost_class_name(j));
             if (check_rates(&d->cls[j], ctx, err) || check_curve(&d->curve[j], ctx, err))
                 return -1;
+            if (d->cls[j].band.n) {
+                base_seterr(err, "%s: a band belongs to a layer, not to a kind", ctx);
+                return -1;
+            }
             if (d->curve[j].n && !coeffs_isset(&d->cls[j].per_cycle)) {
                 base_seterr(err, "%s.curve needs the class's per_cycle beside it", ctx);
                 return -1;
@@ -489,6 +521,14 @@ int coeffs_check(const cost_coeffs *c, char *err)
                 return -1;
             }
             if (check_rates(&d->layers[j].r, ctx, err)) return -1;
+            char c2[320];
+            snprintf(c2, sizeof c2, "%s.band", ctx);
+            if (check_band(&d->layers[j].r.band, c2, err)) return -1;
+            if (d->layers[j].r.band.n && c->version < COEFFS_VERSION_BAND) {
+                base_seterr(err, "%s needs format version %d (the file says %d)", c2,
+                            COEFFS_VERSION_BAND, c->version);
+                return -1;
+            }
         }
     }
     for (int k = 0; k < LINK_CLASS_COUNT; k++) {
@@ -630,10 +670,55 @@ static int read_curve(rd *r, const cJSON *o, coeffs_curve *cv, const char *pctx)
     return 0;
 }
 
-/* A kinds entry (curve allowed, from version 5) or a layers entry (cv NULL). */
+/* A layers entry's "band" (coeffs_band): numbers here, their rules in
+ * check_band. */
+static int read_band(rd *r, const cJSON *o, coeffs_band *b, const char *pctx)
+{
+    char ctx[800], e2[BASE_ERRLEN];
+    snprintf(ctx, sizeof ctx, "%s.band", pctx);
+    static const char *const keys[] = {"height", "rows", "ratio", NULL};
+    if (want_object(r, o, ctx) || only_keys(r, o, ctx, keys)) return -1;
+    if (r->c->version < COEFFS_VERSION_BAND) {
+        base_seterr(r->err, "%s: %s needs format version %d (the file says %d)", r->what, ctx,
+                    COEFFS_VERSION_BAND, r->c->version);
+        return -1;
+    }
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "height");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "rows");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "ratio");
+    int n = cJSON_GetArraySize(w);
+    if (!cJSON_IsNumber(h) || !cJSON_IsArray(w) || !cJSON_IsArray(t) ||
+        cJSON_GetArraySize(t) != n || n < 1 || n > COEFFS_BAND_MAX) {
+        base_seterr(r->err,
+                    "%s: %s: needs \"height\" and arrays \"rows\" and \"ratio\" of one "
+                    "length, 1 to %d",
+                    r->what, ctx, COEFFS_BAND_MAX);
+        return -1;
+    }
+    /* Rows are whole numbers: anything else is kept as an impossible 0. */
+    b->height = h->valuedouble == (int)h->valuedouble ? (int)h->valuedouble : 0;
+    const cJSON *a = w->child, *q = t->child;
+    for (int i = 0; i < n; i++, a = a->next, q = q->next) {
+        if (!cJSON_IsNumber(a) || !cJSON_IsNumber(q)) {
+            base_seterr(r->err, "%s: %s: point %d is not two numbers", r->what, ctx, i);
+            return -1;
+        }
+        b->rows[i] = a->valuedouble == (int)a->valuedouble ? (int)a->valuedouble : 0;
+        b->ratio[i] = q->valuedouble;
+    }
+    b->n = n;
+    if (check_band(b, ctx, e2)) {
+        base_seterr(r->err, "%s: %s", r->what, e2);
+        return -1;
+    }
+    return 0;
+}
+
+/* A kinds entry (curve allowed, from version 5) or a layers entry (cv
+ * NULL; band allowed, from version 6). */
 static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv, const char *ctx)
 {
-    static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", NULL};
+    static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", "band", NULL};
     static const char *const ckeys[] = {"per_cycle", "overhead_us", "busy_w", "curve", NULL};
     if (want_object(r, o, ctx) || only_keys(r, o, ctx, cv ? ckeys : keys)) return -1;
     const cJSON *jc = cv ? cJSON_GetObjectItemCaseSensitive(o, "curve") : NULL;
@@ -643,6 +728,8 @@ static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv
         return -1;
     }
     if (jc && read_curve(r, jc, cv, ctx)) return -1;
+    const cJSON *jb = cv ? NULL : cJSON_GetObjectItemCaseSensitive(o, "band");
+    if (jb && read_band(r, jb, &out->band, ctx)) return -1;
     if (jc && !cJSON_GetObjectItemCaseSensitive(o, "per_cycle")) {
         base_seterr(r->err, "%s: %s.curve needs the class's per_cycle beside it", r->what, ctx);
         return -1;
@@ -933,7 +1020,26 @@ static int put_value(cJSON *o, const char *key, const coeffs_value *v)
 
 static int rates_set(const coeffs_rates *r)
 {
-    return coeffs_isset(&r->per_cycle) || coeffs_isset(&r->overhead_us) || coeffs_isset(&r->busy_w);
+    return coeffs_isset(&r->per_cycle) || coeffs_isset(&r->overhead_us) || coeffs_isset(&r->busy_w) ||
+           r->band.n > 0;
+}
+
+static int put_band(cJSON *parent, const coeffs_band *b)
+{
+    if (b->n == 0) return 0;
+    double rows[COEFFS_BAND_MAX];
+    for (int i = 0; i < b->n; i++) rows[i] = b->rows[i];
+    cJSON *o = cJSON_AddObjectToObject(parent, "band");
+    if (!o || !cJSON_AddNumberToObject(o, "height", b->height)) return -1;
+    cJSON *w = cJSON_CreateDoubleArray(rows, b->n);
+    cJSON *t = w ? cJSON_CreateDoubleArray(b->ratio, b->n) : NULL;
+    if (!t) {
+        cJSON_Delete(w);
+        return -1;
+    }
+    cJSON_AddItemToObject(o, "rows", w);
+    cJSON_AddItemToObject(o, "ratio", t);
+    return 0;
 }
 
 static int put_curve(cJSON *parent, const coeffs_curve *cv)
@@ -956,7 +1062,8 @@ static int put_rates(cJSON *parent, const char *key, const coeffs_rates *r, cons
     cJSON *o = cJSON_AddObjectToObject(parent, key);
     return !o || put_value(o, "per_cycle", &r->per_cycle) ||
                    put_value(o, "overhead_us", &r->overhead_us) ||
-                   put_value(o, "busy_w", &r->busy_w) || put_curve(o, cv)
+                   put_value(o, "busy_w", &r->busy_w) || put_curve(o, cv) ||
+                   put_band(o, &r->band)
                ? -1
                : 0;
 }

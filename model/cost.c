@@ -82,6 +82,12 @@ typedef struct {
     double busy_w; /* < 0: the device's busy power */
     double wcoef;  /* memory coefficient of the layer's weights */
     double cyc;    /* cycles*cores per work unit: 1 / per_cycle (slow path) */
+    /* The layer's measured bands (coeffs_band; nband 0: a band costs its
+     * share of the work), and its whole work (MACs or ops). */
+    int nband;
+    int brows[COEFFS_BAND_MAX];
+    double bratio[COEFFS_BAND_MAX];
+    double work;
 } lk_coef;
 
 typedef struct {
@@ -362,6 +368,15 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
                                                          : net_slice_ops(n, i, 0, 1));
             e->busy_w = bw ? bw->value : -1.0;
             e->wcoef = wc ? wc->value : 1.0;
+            e->work = whole;
+            /* Bands measured on this layer as it is now (a network read at
+             * another input size has other rows: its table does not apply). */
+            e->nband = 0;
+            if (lr && lr->band.n && lr->band.height == L->out.h && net_layer_rowsplit(n, i)) {
+                e->nband = lr->band.n;
+                memcpy(e->brows, lr->band.rows, sizeof e->brows);
+                memcpy(e->bratio, lr->band.ratio, sizeof e->bratio);
+            }
         }
         if (ndefaulted) {
             snprintf(tmp, sizeof tmp, "%d layers (%s) have no %s rate: built-in defaults",
@@ -462,12 +477,36 @@ static inline double compute_dur(const cost_model *m, int l, int d, int c0, int 
     return v->cscale * (e->ovh_s + (double)work * e->cyc * v->inv_rate);
 }
 
+/* The measured cost of a band of nh rows of a layer of H rows relative to
+ * its share of the whole layer's (coeffs_band): 1 at H, linear in nh
+ * between the points, held below the last. */
+static double band_ratio(const lk_coef *e, int H, int nh)
+{
+    int r1 = H;
+    double q1 = 1.0;
+    for (int i = 0; i < e->nband; i++) {
+        int r0 = e->brows[i];
+        double q0 = e->bratio[i];
+        if (nh >= r0) return q0 + (q1 - q0) * (nh - r0) / (double)(r1 - r0);
+        r1 = r0, q1 = q0;
+    }
+    return q1;
+}
+
 /* Duration of the COMPUTE of rows [h0, h0+nh) (all channels) of layer l
- * on device d: the same per-work rate, on the band's work. */
+ * on device d: the same per-work rate, on the band's work; where the
+ * layer's bands were measured (dse calibrate), the whole layer's time
+ * times the band's share of the rows times their measured ratio. */
 static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh)
 {
     const dev_coef *v = &m->dv[d];
     const lk_coef *e = &m->lk[l * 2 + v->kind];
+    if (e->nband && nh > 0) {
+        int H = m->n->layers[l].out.h;
+        double whole = e->ovh_s + e->work * e->cyc * v->inv_rate;
+        if (nh >= H) return v->cscale * whole;
+        return v->cscale * whole * nh / H * band_ratio(e, H, nh);
+    }
     int C = m->n->layers[l].out.c;
     int64_t work = m->use_macs[l] ? net_box_macs(m->n, l, 0, C, h0, nh)
                                   : net_box_ops(m->n, l, 0, C, h0, nh);

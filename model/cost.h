@@ -65,11 +65,13 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * optional "curve".  The reader takes all five (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes the file's own version (coeffs_new: COEFFS_VERSION). */
-#define COEFFS_VERSION 5
+#define COEFFS_VERSION 6
 /* The first version whose GlobalAveragePool rates are per element read. */
 #define COEFFS_VERSION_GAP_READS 4
 /* The first version with a class's "curve" (coeffs_curve). */
 #define COEFFS_VERSION_CURVE 5
+/* The first version with a layer's "band" (coeffs_band). */
+#define COEFFS_VERSION_BAND 6
 
 /* Where a coefficient comes from (the file's "source"). */
 typedef enum {
@@ -90,11 +92,27 @@ typedef struct {
     const char *note; /* NULL, or a string owned by the cost_coeffs (coeffs_note) */
 } coeffs_value;
 
+/* A layer's measured row bands (format 6: "band" in a layers entry): a
+ * band of rows[i] output rows of the layer, all channels, took ratio[i]
+ * times its share of the whole layer's time (rows[i] / height of it).
+ * rows strictly decreasing, 1 <= rows < height; ratio > 0.  The model
+ * charges a band of nh rows the whole layer's time x nh / height x the
+ * ratio interpolated linearly in nh between (height, 1) and the points,
+ * held at the last point below it (docs/cost-model.md). */
+#define COEFFS_BAND_MAX 8
+typedef struct {
+    int n;      /* points; 0: none (a band costs its share of the work) */
+    int height; /* the layer's output rows when measured */
+    int rows[COEFFS_BAND_MAX];
+    double ratio[COEFFS_BAND_MAX];
+} coeffs_band;
+
 /* Compute coefficients of one class or one layer on one device kind. */
 typedef struct {
     coeffs_value per_cycle;   /* work units (MACs or ops) per cycle per core, > 0 */
     coeffs_value overhead_us; /* fixed cost of each compute step */
     coeffs_value busy_w;      /* power while computing it */
+    coeffs_band band;         /* layers entries only; n 0 when absent */
 } coeffs_rates;
 
 /* A class's measured step time against work (format 5: "curve" in a

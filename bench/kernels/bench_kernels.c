@@ -14,6 +14,11 @@
  *       whole-network latency with kern_model_forward (median and minimum of
  *       R runs after W warm-up runs), and where the time goes per layer kind
  *       (--layers: per layer, mean over the R runs)
+ *   bench_kernels bands NET... [--reps R]
+ *       every row-splittable layer whole and as middle bands of 1/2, 1/4 and
+ *       1/8 of its rows (kern_run_rows, docs/spatial.md): each band's time
+ *       per unit of work against the whole layer's (1.00 = a band costs its
+ *       share of the work, the cost model's assumption)
  * Options: --winograd M: kern_set_winograd's mode for the default algorithms
  * (1 by shape, 2 or 4 forced; --no-winograd = 0); --gemm auto|own|blas: the
  * convolutions' products (kern_set_gemm 1, 2, 0; auto = the default);
@@ -31,6 +36,7 @@
 #include <time.h>
 
 #include "kern_impl.h"
+#include "convalgo.h"
 #include "kernels.h"
 
 static int use_cpu_clock = 1;
@@ -214,9 +220,94 @@ static int bench_forward(const char *name, int warmup, int reps)
     return rc ? -1 : 0;
 }
 
+/* Median time of rows [h0, h0+nh) of layer i (all channels; nh == out.h:
+ * the whole layer by kern_run), after one warm-up run.  Every input holds
+ * the rows the band reads. */
+static double time_band(const net *n, int i, int h0, int nh, int reps)
+{
+    char err[BASE_ERRLEN];
+    const net_layer *L = &n->layers[i];
+    int whole = h0 == 0 && nh == L->out.h;
+    const float *in[64];
+    float *xs[64] = {0};
+    for (int k = 0; k < L->nin && k < 64; k++) {
+        net_shape s = net_in_shape(n, i, k);
+        int r0 = 0, r1 = s.h;
+        if (!whole) net_rows_in(n, i, k, h0, h0 + nh, &r0, &r1);
+        size_t len = (size_t)s.c * (r1 > r0 ? r1 - r0 : 1) * s.w;
+        xs[k] = malloc(len * sizeof(float));
+        for (size_t e = 0; e < len; e++) xs[k][e] = (float)((e * 2654435761u) % 2001) / 1000.0f - 1.0f;
+        in[k] = xs[k];
+    }
+    size_t nw = (size_t)net_slice_weights(n, i, 0, L->out.c);
+    size_t nws = whole ? kern_workspace_floats(n, i, L->out.c) : kern_workspace_rows(n, i, h0, nh);
+    float *w = malloc((nw ? nw : 1) * sizeof *w), *ws = malloc((nws ? nws : 1) * sizeof *ws);
+    float *o = malloc((size_t)L->out.c * nh * L->out.w * sizeof *o);
+    double *t = malloc((size_t)reps * sizeof *t), med = -1;
+    if (nw) kern_weights_gen(n, i, 0, L->out.c, 1, w);
+    int rc = 0;
+    for (int r = -1; r < reps && !rc; r++) {
+        double t0 = now();
+        rc = whole ? kern_run(n, i, 0, L->out.c, in, w, o, ws, err)
+                   : kern_run_rows(n, i, h0, nh, in, w, o, ws, err);
+        if (r >= 0) t[r] = now() - t0;
+    }
+    if (!rc) med = base_median(t, reps);
+    else fprintf(stderr, "bench_kernels: %s\n", err);
+    for (int k = 0; k < L->nin && k < 64; k++) free(xs[k]);
+    free(w), free(ws), free(o), free(t);
+    return med;
+}
+
+/* Every row-splittable layer of a net: the whole layer and bands of
+ * 1/2, 1/4 and 1/8 of its rows (a middle band: halos on both sides), the
+ * band's time per unit of work against the whole layer's (1.00: a band
+ * costs its share of the work, as the cost model assumes). */
+static int bench_bands(const char *name, int reps)
+{
+    char err[BASE_ERRLEN];
+    net *n = net_open(name, err);
+    if (!n) {
+        fprintf(stderr, "bench_kernels: %s\n", err);
+        return -1;
+    }
+    static const int parts[] = {2, 4, 8};
+    printf("# %s: row bands against the whole layer, median of %d runs (%s time); ratio = "
+           "(band time / band work) / (whole time / whole work)\n", name, reps,
+           use_cpu_clock ? "thread CPU" : "wall");
+    printf("%-22s %-16s %5s %9s | %8s %8s %8s\n", "layer", "kind", "rows", "whole ms", "1/2", "1/4",
+           "1/8");
+    for (int i = 0; i < n->n; i++) {
+        const net_layer *L = &n->layers[i];
+        if (!net_layer_rowsplit(n, i)) continue;
+        int mac = L->kind == NET_CONV || L->kind == NET_FC;
+        double tw = time_band(n, i, 0, L->out.h, reps);
+        if (tw < 0) return -1;
+        double ww = (double)(mac ? net_box_macs(n, i, 0, L->out.c, 0, L->out.h)
+                                 : net_box_ops(n, i, 0, L->out.c, 0, L->out.h));
+        printf("%-22s %-16s %5d %9.3f |", L->name, L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind), L->out.h, tw * 1e3);
+        for (int p = 0; p < 3; p++) {
+            int nh = L->out.h / parts[p];
+            if (nh < 1) {
+                printf(" %8s", "-");
+                continue;
+            }
+            int h0 = (L->out.h - nh) / 2;
+            double tb = time_band(n, i, h0, nh, reps);
+            if (tb < 0) return -1;
+            double wb = (double)(mac ? net_box_macs(n, i, 0, L->out.c, h0, nh)
+                                     : net_box_ops(n, i, 0, L->out.c, h0, nh));
+            printf(" %8.2f", ww > 0 && wb > 0 ? (tb / wb) / (tw / ww) : 0);
+        }
+        printf("\n");
+    }
+    net_free(n);
+    return 0;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_kernels peak | convs NET... | forward NET... "
+    fprintf(stderr, "usage: bench_kernels peak | convs NET... | bands NET... | forward NET... "
                     "[--reps R] [--warmup W] [--threads T] [--clock cpu|wall] [--no-winograd]\n"
                     "       [--winograd 1|2|4] [--gemm auto|own|blas] [--layers]\n");
 }
@@ -270,6 +361,11 @@ int main(int argc, char **argv)
         printf("all conv_gflops=%.1f pct_of_peak=%.1f | im2col_only: conv_gflops=%.1f pct_of_peak=%.1f\n",
                t.flop / t.s_def / 1e9, 100 * t.flop / t.s_def / 1e9 / peak, t.flop / t.s_im2col / 1e9,
                100 * t.flop / t.s_im2col / 1e9 / peak);
+        return 0;
+    }
+    if (!strcmp(argv[1], "bands")) {
+        for (int k = 0; k < nnets; k++)
+            if (bench_bands(nets[k], reps)) return 1;
         return 0;
     }
     if (!strcmp(argv[1], "forward")) {

@@ -8,8 +8,8 @@
  *  - a real --quick calibration on toy6 and branchy: the file loads, has a
  *    per-layer entry for every layer and a fallback for every layer kind,
  *    sane link figures, a memory bias that matches the peak RSS of an idle
- *    rank measured here independently, and the database holds it with its
- *    fit report.
+ *    rank measured here independently, band tables that equal the kept raw
+ *    band timings' ratios, and the database holds it with its fit report.
  */
 #include "calib.h"
 #include "cost.h"
@@ -315,11 +315,79 @@ static void class_curves(const cJSON *fits, const cost_coeffs *c)
     printf("class curves: %d\n", ncurves);
 }
 
+/* The row bands (calib_worker's band passes, calibrate.c's fit_bands):
+ * every row-splittable layer of the calibrated networks timed as a middle
+ * band of 1/2, 1/4 and 1/8 of its rows (thinner than a row or as thin as
+ * the band before: none); a layer's band table holds exactly the raw
+ * times' ratios to their share of the same layer timed whole, recomputed
+ * here, and is kept exactly when one of them differs from 1 by over 5%. */
+static void check_bands(const char *const *nets, int nnets, const cost_coeffs *c)
+{
+    char err[BASE_ERRLEN];
+    char *txt = slurp(path("keep/raw.json"));
+    cJSON *raw = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    CHECK(raw != NULL, "no raw measurements kept");
+    if (!raw) return;
+    const cJSON *bands = cJSON_GetObjectItem(raw, "bands"), *comp = cJSON_GetObjectItem(raw, "compute");
+    int seen = 0, tables = 0;
+    for (int k = 0; k < nnets; k++) {
+        net *n = net_zoo(nets[k], err);
+        for (int i = 0; n && i < n->n; i++) {
+            const net_layer *L = &n->layers[i];
+            double whole = 0;
+            for (const cJSON *e = comp ? comp->child : NULL; e; e = e->next)
+                if (!strcmp(cJSON_GetObjectItem(e, "network")->valuestring, nets[k]) &&
+                    !strcmp(cJSON_GetObjectItem(e, "layer")->valuestring, L->name) &&
+                    cJSON_GetObjectItem(e, "share")->valueint == 1)
+                    whole = cJSON_GetObjectItem(e, "seconds")->valuedouble;
+            int want[3], nw = 0;
+            for (int p = 2; p <= 8 && net_layer_rowsplit(n, i); p *= 2)
+                if (L->out.h / p >= 1 && (!nw || want[nw - 1] != L->out.h / p)) want[nw++] = L->out.h / p;
+            int got = 0, differs = 0;
+            double ratio[3] = {0};
+            for (const cJSON *e = bands ? bands->child : NULL; e; e = e->next) {
+                if (strcmp(cJSON_GetObjectItem(e, "network")->valuestring, nets[k]) ||
+                    strcmp(cJSON_GetObjectItem(e, "layer")->valuestring, L->name))
+                    continue;
+                int rows = cJSON_GetObjectItem(e, "rows")->valueint;
+                CHECK(got < nw && rows == want[got] && cJSON_GetObjectItem(e, "h0")->valueint == (L->out.h - rows) / 2 &&
+                          cJSON_GetObjectItem(e, "height")->valueint == L->out.h,
+                      "%s/%s: band %d of %d rows (want %d)", nets[k], L->name, got, rows, got < nw ? want[got] : -1);
+                if (got < 3) {
+                    ratio[got] = cJSON_GetObjectItem(e, "seconds")->valuedouble / (whole * rows / L->out.h);
+                    differs |= fabs(ratio[got] - 1) > 0.05;
+                }
+                got++;
+            }
+            CHECK(got == nw, "%s/%s: %d bands timed, want %d", nets[k], L->name, got, nw);
+            seen += got;
+            const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, nets[k], L->name);
+            const coeffs_band *b = r ? &r->band : NULL;
+            CHECK((b && b->n) == differs, "%s/%s: band table %s, ratios differ from 1: %d", nets[k], L->name,
+                  b && b->n ? "kept" : "absent", differs);
+            if (b && b->n) {
+                tables++;
+                CHECK(b->n == got && b->height == L->out.h, "%s/%s: %d points", nets[k], L->name, b->n);
+                for (int j = 0; j < b->n && j < 3; j++)
+                    CHECK(b->rows[j] == want[j] && fabs(b->ratio[j] - ratio[j]) <= 1e-9 * ratio[j],
+                          "%s/%s: point %d: %d rows ratio %g, raw gives %g", nets[k], L->name, j, b->rows[j],
+                          b->ratio[j], ratio[j]);
+            }
+        }
+        net_free(n);
+    }
+    CHECK(seen > 10, "%d bands timed", seen);
+    printf("bands: %d timed, %d layers with a table\n", seen, tables);
+    cJSON_Delete(raw);
+}
+
 static void test_success(void)
 {
     char args[2048], *e, err[BASE_ERRLEN];
-    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 --network branchy --quick -o %s --db %s",
-             path("plat.json"), path("out.json"), path("c.db"));
+    snprintf(args, sizeof args,
+             "calibrate --platform %s --network toy6 --network branchy --quick -o %s --db %s --keep %s",
+             path("plat.json"), path("out.json"), path("c.db"), path("keep"));
     int rc = dse(NULL, args, 600, &e);
     CHECK(rc == 0, "calibrate: exit %d: %s", rc, e);
     free(e);
@@ -347,6 +415,7 @@ static void test_success(void)
         }
         net_free(n);
     }
+    check_bands(nets, 2, c);
     for (int cls = 0; cls < COST_NCLASS; cls++)
         CHECK(D->cls[cls].per_cycle.source == COEFFS_FITTED && D->cls[cls].per_cycle.value > 0,
               "no fitted fallback for %s", cost_class_name(cls));

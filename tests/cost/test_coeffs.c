@@ -1,7 +1,8 @@
 /* test_coeffs.c -- the coefficients file (docs/coefficients-format.md):
  * a file built in code survives save + load unchanged; the shipped
  * example loads and passes coeffs_check; every kind of bad file is
- * refused with one line naming the file and the problem. */
+ * refused with one line naming the file and the problem; a layer's band
+ * table prices bands as documented. */
 #include "cost.h"
 #include "check.h"
 #include "run.h"
@@ -149,9 +150,9 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":6,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":7,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 6"},
+     "version 7"},
     {"arch-in-v1",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
@@ -624,8 +625,130 @@ static void test_curve(void)
     platform_free(pl);
 }
 
+/* A layer's measured bands ("band", version 6): read, written, refused
+ * when malformed; the model charges a band of nh rows the whole layer's
+ * time x nh / H x the ratio, interpolated between the points and (H, 1),
+ * held below the last; a table measured at another height is not used. */
+static const char *band_fmt =
+    "{\"format\":\"dse-coefficients\",\"version\":%d,\"platforms\":[],"
+    "\"networks\":[\"toy6\"],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+    "{\"layers\":{\"toy6/%s\":{\"per_cycle\":{\"value\":2,\"source\":\"assumption\"},"
+    "\"overhead_us\":{\"value\":3,\"source\":\"assumption\"}%s}}}}}";
+
+static cost_coeffs *band_file(int version, const char *layer, const char *band, const char *what)
+{
+    char txt[1500], b[600] = "";
+    if (band) snprintf(b, sizeof b, ",\"band\":%s", band);
+    snprintf(txt, sizeof txt, band_fmt, version, layer, b);
+    return coeffs_from_json(txt, what, err);
+}
+
+static void test_band(void)
+{
+    net *n = net_zoo("toy6", err);
+    platform *pl = platform_open("local-2", err);
+    CHECK(n && pl, "%s", err);
+    if (!n || !pl) {
+        net_free(n);
+        platform_free(pl);
+        return;
+    }
+    int l = -1;
+    for (int i = 0; i < n->n && l < 0; i++)
+        if (n->layers[i].kind == NET_CONV && net_layer_rowsplit(n, i) && n->layers[i].out.h % 8 == 0) l = i;
+    CHECK(l >= 0, "toy6 has no conv of 8k rows");
+    if (l < 0) return;
+    const char *name = n->layers[l].name;
+    int H = n->layers[l].out.h, C = n->layers[l].out.c;
+    char band[300];
+    static const struct {
+        const char *band, *want;
+    } bad[] = {
+        {"{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5]}", "arrays \"rows\" and \"ratio\" of one length"},
+        {"{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,0]}", "point 1 must be whole rows"},
+        {"{\"height\":%d,\"rows\":[%d,%d.5],\"ratio\":[1.5,2]}", "point 1 must be whole rows"},
+        {"{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2],\"width\":3}", "width"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(band, sizeof band, bad[i].band, H, H / 2, H / 4);
+        cost_coeffs *c = band_file(6, name, band, "bad-band");
+        CHECK(!c && strstr(err, bad[i].want) && strstr(err, "bad-band") && !strchr(err, '\n'),
+              "bad band %zu: %s", i, err);
+        coeffs_free(c);
+    }
+    snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2]}", H, H / 4, H / 2);
+    cost_coeffs *c = band_file(6, name, band, "rising");
+    CHECK(!c && strstr(err, "point 1 must be whole rows from 1 to"), "rows rising: %s", err);
+    coeffs_free(c);
+    snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d],\"ratio\":[1.5]}", H, H);
+    c = band_file(6, name, band, "full");
+    CHECK(!c && strstr(err, "point 0"), "a band of every row: %s", err);
+    coeffs_free(c);
+    snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2]}", H, H / 2, H / 4);
+    c = band_file(5, name, band, "v5");
+    CHECK(!c && strstr(err, "needs format version 6"), "version 5 with a band: %s", err);
+    coeffs_free(c);
+
+    c = band_file(6, name, band, "good");
+    cost_coeffs *plain = band_file(6, name, NULL, "plain");
+    CHECK(c && plain, "%s", err);
+    if (c && plain) {
+        const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, "toy6", name);
+        CHECK(r && r->band.n == 2 && r->band.height == H && r->band.rows[1] == H / 4 && r->band.ratio[0] == 1.5,
+              "band read");
+        char *j = coeffs_to_json(c);
+        cost_coeffs *c2 = j ? coeffs_from_json(j, "again", err) : NULL;
+        const coeffs_rates *r2 = c2 ? coeffs_find_layer(c2, PLAT_CPU, "toy6", name) : NULL;
+        CHECK(r && r2 && !memcmp(&r->band, &r2->band, sizeof r->band) && c2->version == 6,
+              "band round trip: %s", err);
+        free(j);
+        coeffs_free(c2);
+        /* a kinds entry has no band */
+        coeffs_dev(c, PLAT_CPU)->cls[NET_RELU].band = r->band;
+        CHECK(coeffs_check(c, err) == -1 && strstr(err, "a band belongs to a layer"), "kind band: %s", err);
+        coeffs_dev(c, PLAT_CPU)->cls[NET_RELU].band.n = 0;
+
+        cost_model *m = cost_new(n, pl, c, NULL, err), *m0 = cost_new(n, pl, plain, NULL, err);
+        CHECK(m && m0, "%s", err);
+        if (m && m0) {
+            double T = cost_compute_s(m, l, 0, 0, C);
+            CHECK(T > 0 && T == cost_compute_s(m0, l, 0, 0, C), "the whole layer is unchanged");
+            static const struct {
+                int num, den; /* nh = H * num / den */
+                double ratio;
+            } pts[] = {{1, 1, 1.0}, {1, 2, 1.5}, {1, 4, 2.0}, {3, 8, 1.75}, {3, 4, 1.25}, {1, 8, 2.0}};
+            for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
+                int nh = H * pts[i].num / pts[i].den;
+                double want = T * nh / H * pts[i].ratio, got = cost_band_s(m, l, 0, 0, nh);
+                CHECK(fabs(got - want) <= 1e-12 * want, "band of %d rows of %d: %g s, want %g", nh, H, got, want);
+            }
+            /* without a table: the band's share of the work, plus the step's fixed cost */
+            double t0 = cost_band_s(m0, l, 0, 0, H / 2), ovh = 3e-6;
+            CHECK(fabs(t0 - (ovh + (T - ovh) / 2)) <= 1e-12 * T, "no table: %g s", t0);
+        }
+        cost_free(m);
+        cost_free(m0);
+    }
+    coeffs_free(c);
+    coeffs_free(plain);
+    /* measured at another height (the network read at another input size) */
+    snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2]}", H + 1, H / 2, H / 4);
+    c = band_file(6, name, band, "other-height");
+    cost_coeffs *plain2 = band_file(6, name, NULL, "plain");
+    cost_model *m = c ? cost_new(n, pl, c, NULL, err) : NULL, *m0 = plain2 ? cost_new(n, pl, plain2, NULL, err) : NULL;
+    CHECK(m && m0 && cost_band_s(m, l, 0, 0, H / 2) == cost_band_s(m0, l, 0, 0, H / 2),
+          "a table of another height is not used");
+    cost_free(m);
+    cost_free(m0);
+    coeffs_free(c);
+    coeffs_free(plain2);
+    net_free(n);
+    platform_free(pl);
+}
+
 int main(void)
 {
+    test_band();
     test_curve();
     test_gap_versions();
     test_doc_example();
