@@ -372,29 +372,6 @@ static int band_pass(seq_state *s, int b, int r, int threads, char *err)
     return 0;
 }
 
-/* The "bands" record of layer i's band pass b (median med). */
-static int add_band(cJSON *arr, const char *kind, int rank, const seq_state *s, int b, int layer,
-                    double med)
-{
-    const net *n = s->n;
-    const net_layer *L = &n->layers[layer];
-    size_t at = (size_t)b * n->n + layer;
-    cJSON *o = cJSON_CreateObject();
-    if (!o) return -1;
-    cJSON_AddStringToObject(o, "kind", kind);
-    cJSON_AddNumberToObject(o, "rank", rank);
-    cJSON_AddStringToObject(o, "network", n->name);
-    cJSON_AddStringToObject(o, "layer", L->name);
-    cJSON_AddNumberToObject(o, "index", layer);
-    cJSON_AddNumberToObject(o, "height", L->out.h);
-    cJSON_AddNumberToObject(o, "h0", s->bh0[at]);
-    cJSON_AddNumberToObject(o, "rows", s->bnh[at]);
-    cJSON_AddNumberToObject(o, "seconds", med);
-    cJSON_AddNumberToObject(o, "samples", s->reps);
-    cJSON_AddNumberToObject(o, "preempted", s->bnpre[at]);
-    return cJSON_AddItemToArray(arr, o) ? 0 : -1;
-}
-
 /* One inference-ordered pass at share j; sample r of every layer (r < 0:
  * warm-up; threads 0: no stopwatch at all, a pass as dse exec runs it). */
 static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
@@ -466,28 +443,57 @@ out:
     return rc;
 }
 
+/* A timing record of layer `layer` (a "compute" or a "bands" entry):
+ * who timed what, then the caller's fields, then the median and its
+ * sample counts (rec_end appends it to arr: 0, or -1 out of memory). */
+static cJSON *rec_begin(const char *kind, int rank, const net *n, int layer)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "kind", kind);
+    cJSON_AddNumberToObject(o, "rank", rank);
+    cJSON_AddStringToObject(o, "network", n->name);
+    cJSON_AddStringToObject(o, "layer", n->layers[layer].name);
+    cJSON_AddNumberToObject(o, "index", layer);
+    return o;
+}
+
+static int rec_end(cJSON *arr, cJSON *o, double med, int reps, int npre)
+{
+    cJSON_AddNumberToObject(o, "seconds", med);
+    cJSON_AddNumberToObject(o, "samples", reps);
+    cJSON_AddNumberToObject(o, "preempted", npre);
+    if (cJSON_AddItemToArray(arr, o)) return 0;
+    cJSON_Delete(o);
+    return -1;
+}
+
 static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *s, int j, int layer,
                        double med)
 {
     const net *n = s->n;
-    const net_layer *L = &n->layers[layer];
     size_t at = (size_t)j * n->n + layer;
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = rec_begin(kind, rank, n, layer);
     if (!o) return -1;
-    cJSON_AddStringToObject(o, "kind", kind);
-    cJSON_AddNumberToObject(o, "rank", rank);
-    cJSON_AddStringToObject(o, "network", n->name);
     cJSON_AddBoolToObject(o, "probe", s->probe);
-    cJSON_AddStringToObject(o, "layer", L->name);
-    cJSON_AddNumberToObject(o, "index", layer);
     cJSON_AddStringToObject(o, "class", cost_class_name(cost_class(n, layer)));
     cJSON_AddNumberToObject(o, "share", s->shares[j]);
     cJSON_AddNumberToObject(o, "nc", s->nc[at]);
     cJSON_AddNumberToObject(o, "work", (double)calib_work(n, layer, 0, s->nc[at]));
-    cJSON_AddNumberToObject(o, "seconds", med);
-    cJSON_AddNumberToObject(o, "samples", s->reps);
-    cJSON_AddNumberToObject(o, "preempted", s->npre[at]);
-    return cJSON_AddItemToArray(arr, o) ? 0 : -1;
+    return rec_end(arr, o, med, s->reps, s->npre[at]);
+}
+
+/* The "bands" record of layer `layer`'s band pass b (median med). */
+static int add_band(cJSON *arr, const char *kind, int rank, const seq_state *s, int b, int layer,
+                    double med)
+{
+    size_t at = (size_t)b * s->n->n + layer;
+    cJSON *o = rec_begin(kind, rank, s->n, layer);
+    if (!o) return -1;
+    cJSON_AddNumberToObject(o, "height", s->n->layers[layer].out.h);
+    cJSON_AddNumberToObject(o, "h0", s->bh0[at]);
+    cJSON_AddNumberToObject(o, "rows", s->bnh[at]);
+    return rec_end(arr, o, med, s->reps, s->bnpre[at]);
 }
 
 static int time_net(const net *n, int probe, const int *shares, int nshares, int reps,
