@@ -319,7 +319,7 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 5 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 6 && c->arch && !strcmp(c->arch, "x86_64"));
         CHECK(d->curve[NET_CONV].n == 3 && d->curve[NET_CONV].us[2] == 2950.0 &&
               d->curve[NET_CONV].r2 == 0.96 && d->curve[NET_FC].n == 0);
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
@@ -329,6 +329,7 @@ static void test_doc_example(void)
         CHECK_STR(d->copy_bandwidth_mbs.note, "memcpy of 16 MB");
         const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, "toy6", "conv");
         CHECK(r && r->per_cycle.value == 2.7 && r->overhead_us.value == 15.0);
+        CHECK(r && r->band.n == 3 && r->band.height == 16 && r->band.rows[2] == 2 && r->band.ratio[2] == 1.35);
         CHECK(c->link[LINK_NETWORK].bandwidth_mbs.value == 117.0);
         CHECK(!coeffs_isset(&c->link[LINK_SAME_BOARD].latency_us));
         coeffs_free(c);
