@@ -478,7 +478,7 @@ static int fit_bands(run *R)
 {
     const cJSON *bands = cJSON_GetObjectItem(R->raw, "bands");
     const cJSON *comp = cJSON_GetObjectItem(R->raw, "compute");
-    int nb = cJSON_GetArraySize(bands), nlayers = 0, ntables = 0, nused = 0;
+    int nb = cJSON_GetArraySize(bands), nlayers = 0, ntables = 0;
     unsigned char *done = calloc((size_t)nb + 1, 1);
     if (!done) {
         base_seterr(R->err, "out of memory fitting the band timings");
@@ -515,7 +515,6 @@ static int fit_bands(run *R)
         }
         if (!t.n) continue;
         nlayers++;
-        nused += t.n;
         if (!differs) continue;
         coeffs_rates *lr = coeffs_layer_rates(R->c, (plat_kind)kind_of(kind), net, layer);
         if (!lr) {
@@ -529,10 +528,6 @@ static int fit_bands(run *R)
     free(done);
     R->nband_layers = nlayers;
     R->nband_tables = ntables;
-    if (nlayers)
-        progress(R, "row bands: %d layers timed at %d bands; %d cost more or less than their "
-                    "share of the rows by over %.0f%% (tables kept)",
-                 nlayers, nused, ntables, 100 * CALIB_BAND_SAME);
     return 0;
 }
 

@@ -148,6 +148,7 @@ typedef struct {
     const int *shares; /* 1/k of the output channels */
     float *input;
     float **out;       /* per layer: its output in the pass running, or NULL */
+    const float **ins; /* a layer's inputs (the most any layer has) */
     int *lastuse;      /* per layer: the last layer that reads it (itself if none) */
     float **w;         /* [nsh][L]: weights of slice [0, nc) inside warena[j]; share j > 0 may alias share 0 */
     float **warena;    /* [nsh]: one kern_alloc_streamed array per share, as dse exec holds its weights */
@@ -176,6 +177,7 @@ static void seq_free(seq_state *s)
     int L = s->n->n;
     for (int i = 0; s->out && i < L; i++) free(s->out[i]);
     free(s->lastuse);
+    free(s->ins);
     for (int j = 0; s->warena && j < s->nsh; j++) free(s->warena[j]);
     free(s->warena);
     free(s->input);
@@ -227,8 +229,8 @@ static int bands_init(seq_state *s)
     return 0;
 }
 
-static int seq_init(seq_state *s, const net *n, int probe, const int *shares, int nsh, int reps,
-                    uint64_t seed, char *err)
+static int seq_init(seq_state *s, const net *n, int probe, int bands, const int *shares, int nsh,
+                    int reps, uint64_t seed, char *err)
 {
     memset(s, 0, sizeof *s);
     s->n = n;
@@ -246,7 +248,10 @@ static int seq_init(seq_state *s, const net *n, int probe, const int *shares, in
     s->npre = calloc((size_t)L * nsh, sizeof *s->npre);
     s->input = malloc((size_t)net_shape_numel(n->input) * sizeof(float));
     s->lastuse = malloc((size_t)L * sizeof *s->lastuse);
-    if (!s->out || !s->lastuse || !s->w || !s->warena || !s->nc || !s->samples || !s->npre ||
+    int maxin = 1;
+    for (int i = 0; i < L; i++) maxin = n->layers[i].nin > maxin ? n->layers[i].nin : maxin;
+    s->ins = malloc((size_t)maxin * sizeof *s->ins);
+    if (!s->out || !s->lastuse || !s->ins || !s->w || !s->warena || !s->nc || !s->samples || !s->npre ||
         !s->input)
         goto oom;
     fill_pattern(s->input, (size_t)net_shape_numel(n->input), 7);
@@ -288,7 +293,7 @@ static int seq_init(seq_state *s, const net *n, int probe, const int *shares, in
             kern_weights_gen(n, i, 0, nc, seed, s->w[at]);
         }
     }
-    if (!probe && bands_init(s)) goto oom;
+    if (bands && bands_init(s)) goto oom;
     return 0;
 oom:
     base_seterr(err, "%s: out of memory for the compute timings", n->name);
@@ -347,13 +352,13 @@ static int band_pass(seq_state *s, int b, int r, int threads, char *err)
     for (int i = 0; i < L; i++) {
         const net_layer *Ly = &n->layers[i];
         size_t at = (size_t)b * L + i;
-        if (!s->bnh[at] || Ly->nin > 64) {
+        if (!s->bnh[at]) {
             /* Not banded in this pass: its readers get values, not a time. */
             if (!pass_out(s, i, err)) return -1;
             pass_done(s, i, 0);
             continue;
         }
-        const float *ins[64];
+        const float **ins = s->ins;
         for (int k = 0; k < Ly->nin; k++)
             ins[k] = Ly->in[k] == NET_INPUT ? s->input : s->out[Ly->in[k]];
         float *o = pass_out(s, i, err);
@@ -381,9 +386,9 @@ static int seq_pass(seq_state *s, int j, int r, int threads, char *err)
     stopwatch sw = threads ? sw_zero(threads) : (stopwatch){0, 0, 0, 0};
     for (int i = 0; i < L; i++) {
         const net_layer *Ly = &n->layers[i];
-        const float *ins[64];
+        const float **ins = s->ins;
         size_t at = (size_t)j * L + i;
-        for (int k = 0; k < Ly->nin && k < 64; k++)
+        for (int k = 0; k < Ly->nin; k++)
             ins[k] = Ly->in[k] == NET_INPUT ? s->input : s->out[Ly->in[k]];
         float *o = pass_out(s, i, err);
         if (!o) return -1;
@@ -427,7 +432,7 @@ static int time_pass(const net *n, int reps, uint64_t seed, rt_pace *pace, doubl
         base_seterr(err, "out of memory");
         return -1;
     }
-    if (seq_init(&s, n, 0, one, 1, reps, seed, err)) goto out;
+    if (seq_init(&s, n, 0, 0, one, 1, reps, seed, err)) goto out;
     for (int r = -1; r < reps; r++) {
         double t0 = base_now();
         rt_pace_begin(pace);
@@ -504,7 +509,7 @@ static int time_net(const net *n, int probe, const int *shares, int nshares, int
     int rc = -1, warm = 2, nsplit = 0;
     for (int i = 0; i < n->n; i++) nsplit += net_kind_splittable(n->layers[i].kind);
     if (!nsplit) nshares = 1; /* shares below 1 would change nothing */
-    if (seq_init(&s, n, probe, shares, nshares, reps, seed, err)) goto out;
+    if (seq_init(&s, n, probe, !probe, shares, nshares, reps, seed, err)) goto out;
     /* Warm-up passes at every share, then the timed passes cycling through
      * the shares. */
     for (int r = -warm; r < reps; r++) {
@@ -1015,7 +1020,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
                 seq_state s;
                 busy_ctx bc = {&s, threads, ""};
                 static const int whole[] = {1};
-                if (seq_init(&s, nets[big], 1, whole, 1, 1, o->seed, err) == 0)
+                if (seq_init(&s, nets[big], 1, 0, whole, 1, 1, o->seed, err) == 0)
                     busy = measure_power(me->energy_sensor, 1.0, busy_work, &bc);
                 seq_free(&s);
                 cJSON *p = cJSON_CreateObject();

@@ -75,6 +75,10 @@ static void print_summary(const calib_result *r, const char *platform, const cha
     }
     printf("per-layer fits: %d, %d with R^2 below %.1f (listed above)\n", r->nlayer_fits,
            r->nlayer_flagged, CALIB_R2_FLAG);
+    if (r->nband_layers)
+        printf("row bands: %d layers timed, %d with a band table (their bands cost over 5%% "
+               "more or less than their share of the layer)\n",
+               r->nband_layers, r->nband_tables);
     printf("(rmse: microseconds for times, MB for memory; layers that are never split keep "
            "their measured time exactly)\n");
 }

@@ -66,7 +66,7 @@ static coeffs_value unset(void) { return coeffs_given(0, COEFFS_UNSET); }
 static void rates_init(coeffs_rates *r)
 {
     r->per_cycle = r->overhead_us = r->busy_w = unset();
-    r->band.n = 0;
+    memset(&r->band, 0, sizeof r->band);
 }
 
 static void dev_init(coeffs_device *d)
@@ -455,6 +455,13 @@ static int check_rates(const coeffs_rates *r, const char *ctx, char *err)
     return check_value(&r->busy_w, 0, c2, err);
 }
 
+/* A key for every layer of a network: "network/" then a star. */
+static int key_is_wildcard(const char *key)
+{
+    const char *sl = strchr(key, '/');
+    return sl && !strcmp(sl + 1, "*");
+}
+
 static int valid_key(const char *key)
 {
     const char *s = strchr(key, '/');
@@ -524,6 +531,10 @@ int coeffs_check(const cost_coeffs *c, char *err)
             char c2[320];
             snprintf(c2, sizeof c2, "%s.band", ctx);
             if (check_band(&d->layers[j].r.band, c2, err)) return -1;
+            if (d->layers[j].r.band.n && key_is_wildcard(d->layers[j].key)) {
+                base_seterr(err, "%s: bands are measured per layer, not for \"network/*\"", c2);
+                return -1;
+            }
             if (d->layers[j].r.band.n && c->version < COEFFS_VERSION_BAND) {
                 base_seterr(err, "%s needs format version %d (the file says %d)", c2,
                             COEFFS_VERSION_BAND, c->version);
@@ -670,6 +681,13 @@ static int read_curve(rd *r, const cJSON *o, coeffs_curve *cv, const char *pctx)
     return 0;
 }
 
+/* Rows as a file gives them: a whole number of at most 1e9, else 0, which
+ * check_band refuses (converting first could overflow an int). */
+static int whole_rows(double v)
+{
+    return v >= 0 && v <= 1e9 && v == floor(v) ? (int)v : 0;
+}
+
 /* A layers entry's "band" (coeffs_band): numbers here, their rules in
  * check_band. */
 static int read_band(rd *r, const cJSON *o, coeffs_band *b, const char *pctx)
@@ -695,15 +713,14 @@ static int read_band(rd *r, const cJSON *o, coeffs_band *b, const char *pctx)
                     r->what, ctx, COEFFS_BAND_MAX);
         return -1;
     }
-    /* Rows are whole numbers: anything else is kept as an impossible 0. */
-    b->height = h->valuedouble == (int)h->valuedouble ? (int)h->valuedouble : 0;
+    b->height = whole_rows(h->valuedouble);
     const cJSON *a = w->child, *q = t->child;
     for (int i = 0; i < n; i++, a = a->next, q = q->next) {
         if (!cJSON_IsNumber(a) || !cJSON_IsNumber(q)) {
             base_seterr(r->err, "%s: %s: point %d is not two numbers", r->what, ctx, i);
             return -1;
         }
-        b->rows[i] = a->valuedouble == (int)a->valuedouble ? (int)a->valuedouble : 0;
+        b->rows[i] = whole_rows(a->valuedouble);
         b->ratio[i] = q->valuedouble;
     }
     b->n = n;
@@ -817,6 +834,11 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
                 return -1;
             }
             if (read_rates(r, k, rt, NULL, c3)) return -1;
+            if (rt->band.n && key_is_wildcard(k->string)) {
+                base_seterr(r->err, "%s: %s.band: bands are measured per layer, not for \"network/*\"",
+                            r->what, c3);
+                return -1;
+            }
         }
     }
     return 0;

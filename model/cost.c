@@ -477,26 +477,31 @@ static inline double compute_dur(const cost_model *m, int l, int d, int c0, int 
     return v->cscale * (e->ovh_s + (double)work * e->cyc * v->inv_rate);
 }
 
-/* The measured cost of a band of nh rows of a layer of H rows relative to
- * its share of the whole layer's (coeffs_band): 1 at H, linear in nh
- * between the points, held below the last. */
-static double band_ratio(const lk_coef *e, int H, int nh)
+/* The share of the whole layer's time a band of nh of its H rows takes,
+ * from the layer's measured bands (coeffs_band: rows[i] took
+ * rows[i] / H * ratio[i] of it): linear in nh between the points and
+ * (H, 1), the points made non-increasing towards thinner bands (a band
+ * never costs more than a wider one: noise, or a table that says so, would
+ * make recomputing a halo look cheaper than not), and below the last
+ * point proportional to nh (its ratio held). */
+static double band_share(const lk_coef *e, int H, int nh)
 {
     int r1 = H;
-    double q1 = 1.0;
+    double f1 = 1.0;
     for (int i = 0; i < e->nband; i++) {
         int r0 = e->brows[i];
-        double q0 = e->bratio[i];
-        if (nh >= r0) return q0 + (q1 - q0) * (nh - r0) / (double)(r1 - r0);
-        r1 = r0, q1 = q0;
+        double f0 = e->bratio[i] * r0 / H;
+        if (f0 > f1) f0 = f1;
+        if (nh >= r0) return f0 + (f1 - f0) * (nh - r0) / (double)(r1 - r0);
+        r1 = r0, f1 = f0;
     }
-    return q1;
+    return f1 * nh / r1;
 }
 
 /* Duration of the COMPUTE of rows [h0, h0+nh) (all channels) of layer l
  * on device d: the same per-work rate, on the band's work; where the
  * layer's bands were measured (dse calibrate), the whole layer's time
- * times the band's share of the rows times their measured ratio. */
+ * times the band's share of it (band_share). */
 static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh)
 {
     const dev_coef *v = &m->dv[d];
@@ -505,7 +510,7 @@ static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh)
         int H = m->n->layers[l].out.h;
         double whole = e->ovh_s + e->work * e->cyc * v->inv_rate;
         if (nh >= H) return v->cscale * whole;
-        return v->cscale * whole * nh / H * band_ratio(e, H, nh);
+        return v->cscale * whole * band_share(e, H, nh);
     }
     int C = m->n->layers[l].out.c;
     int64_t work = m->use_macs[l] ? net_box_macs(m->n, l, 0, C, h0, nh)

@@ -62,7 +62,8 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * it writes (C): the model multiplies an older file's GlobalAveragePool
  * per_cycle by each layer's input H*W (the same time per element written),
  * so it prices every layer as before; 5 = 4 plus a class's
- * optional "curve".  The reader takes all five (each refuses what a later version added: an
+ * optional "curve"; 6 = 5 plus a layer's optional "band".  The reader
+ * takes all six (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes the file's own version (coeffs_new: COEFFS_VERSION). */
 #define COEFFS_VERSION 6
@@ -95,10 +96,11 @@ typedef struct {
 /* A layer's measured row bands (format 6: "band" in a layers entry): a
  * band of rows[i] output rows of the layer, all channels, took ratio[i]
  * times its share of the whole layer's time (rows[i] / height of it).
- * rows strictly decreasing, 1 <= rows < height; ratio > 0.  The model
- * charges a band of nh rows the whole layer's time x nh / height x the
- * ratio interpolated linearly in nh between (height, 1) and the points,
- * held at the last point below it (docs/cost-model.md). */
+ * rows strictly decreasing, 1 <= rows < height; ratio > 0; only in an
+ * entry of one layer ("network/layer").  The model charges a band of nh
+ * rows the whole layer's time x its share: rows / height x ratio at the
+ * points, (height, 1), linear in nh between, proportional below the last
+ * point, never more for a thinner band (docs/coefficients-format.md). */
 #define COEFFS_BAND_MAX 8
 typedef struct {
     int n;      /* points; 0: none (a band costs its share of the work) */

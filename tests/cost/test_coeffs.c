@@ -669,6 +669,7 @@ static void test_band(void)
         {"{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,0]}", "point 1 must be whole rows"},
         {"{\"height\":%d,\"rows\":[%d,%d.5],\"ratio\":[1.5,2]}", "point 1 must be whole rows"},
         {"{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2],\"width\":3}", "width"},
+        {"{\"height\":1e300,\"rows\":[%d,%d],\"ratio\":[1.5,2]}", "a height of at least 2 whole rows"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(band, sizeof band, bad[i].band, H, H / 2, H / 4);
@@ -714,15 +715,19 @@ static void test_band(void)
         if (m && m0) {
             double T = cost_compute_s(m, l, 0, 0, C);
             CHECK(T > 0 && T == cost_compute_s(m0, l, 0, 0, C), "the whole layer is unchanged");
+            /* shares of T: H/2 rows 0.75 (1.5 x 1/2), H/4 0.5 (2 x 1/4);
+             * linear between, proportional below H/4 */
             static const struct {
                 int num, den; /* nh = H * num / den */
-                double ratio;
-            } pts[] = {{1, 1, 1.0}, {1, 2, 1.5}, {1, 4, 2.0}, {3, 8, 1.75}, {3, 4, 1.25}, {1, 8, 2.0}};
+                double share;
+            } pts[] = {{1, 1, 1.0}, {1, 2, 0.75}, {1, 4, 0.5}, {3, 8, 0.625}, {3, 4, 0.875}, {1, 8, 0.25}};
             for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
                 int nh = H * pts[i].num / pts[i].den;
-                double want = T * nh / H * pts[i].ratio, got = cost_band_s(m, l, 0, 0, nh);
+                double want = T * pts[i].share, got = cost_band_s(m, l, 0, 0, nh);
                 CHECK(fabs(got - want) <= 1e-12 * want, "band of %d rows of %d: %g s, want %g", nh, H, got, want);
             }
+            for (int nh = 2; nh <= H; nh++)
+                CHECK(cost_band_s(m, l, 0, 0, nh) >= cost_band_s(m, l, 0, 0, nh - 1), "thinner costs more at %d", nh);
             /* without a table: the band's share of the work, plus the step's fixed cost */
             double t0 = cost_band_s(m0, l, 0, 0, H / 2), ovh = 3e-6;
             CHECK(fabs(t0 - (ovh + (T - ovh) / 2)) <= 1e-12 * T, "no table: %g s", t0);
@@ -732,6 +737,32 @@ static void test_band(void)
     }
     coeffs_free(c);
     coeffs_free(plain);
+    /* a table whose thinner band costs more than a wider one: held at the
+     * wider one's time (H/2: 0.5 of T; H/4 would be 0.75) */
+    snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1,3]}", H, H / 2, H / 4);
+    c = band_file(6, name, band, "falling");
+    cost_model *mf = c ? cost_new(n, pl, c, NULL, err) : NULL;
+    CHECK(mf != NULL, "%s", err);
+    if (mf) {
+        double T = cost_compute_s(mf, l, 0, 0, C);
+        for (int nh = 2; nh <= H; nh++)
+            CHECK(cost_band_s(mf, l, 0, 0, nh) >= cost_band_s(mf, l, 0, 0, nh - 1), "falling table: %d", nh);
+        CHECK(fabs(cost_band_s(mf, l, 0, 0, H / 4) - 0.5 * T) <= 1e-12 * T &&
+                  fabs(cost_band_s(mf, l, 0, 0, 3 * H / 8) - 0.5 * T) <= 1e-12 * T,
+              "a thinner band held at the wider one's time");
+    }
+    cost_free(mf);
+    coeffs_free(c);
+    /* a band belongs to one layer, not to "network/ *" */
+    {
+        char txt[1500], b[600];
+        snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d],\"ratio\":[1.5]}", H, H / 2);
+        snprintf(b, sizeof b, ",\"band\":%s", band);
+        snprintf(txt, sizeof txt, band_fmt, 6, "*", b);
+        c = coeffs_from_json(txt, "wild", err);
+        CHECK(!c && strstr(err, "bands are measured per layer"), "a band on network/ *: %s", err);
+        coeffs_free(c);
+    }
     /* measured at another height (the network read at another input size) */
     snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2]}", H + 1, H / 2, H / 4);
     c = band_file(6, name, band, "other-height");
