@@ -7,7 +7,7 @@
 # scored against the same measured latencies: MAPE, Spearman, share within
 # +-10%.  Used to compare two builds' calibrations (bench/README.md).
 #
-# usage: cross-coeffs.py DSE LABEL=OUT... [--nets N1,N2,...]
+# usage: cross-coeffs.py DSE LABEL=OUT... [--nets N1,N2,...]  (or --nets=N1,N2)
 import csv, json, os, statistics, subprocess, sys
 
 def spearman(a, b):
@@ -25,10 +25,18 @@ def spearman(a, b):
     return num / den if den else float('nan')
 
 D = sys.argv[1]
-runs = [a.split('=', 1) for a in sys.argv[2:] if '=' in a]
 nets = "alexnet-bvlc resnet50 densenet121 mobilenetv2".split()
-for a in sys.argv[2:]:
-    if a.startswith('--nets'): nets = a.split('=', 1)[1].split(',')
+runs, args = [], sys.argv[2:]
+while args:
+    a = args.pop(0)
+    if a == '--nets' and args:
+        nets = args.pop(0).split(',')
+    elif a.startswith('--nets='):
+        nets = a.split('=', 1)[1].split(',')
+    elif '=' in a and not a.startswith('--'):
+        runs.append(a.split('=', 1))
+    else:
+        sys.exit(f'cross-coeffs.py: what is {a!r}? usage: cross-coeffs.py DSE LABEL=OUT... [--nets N1,N2]')
 print('| network | mappings (measured) | ' + ' | '.join(f'{l}: MAPE / Spearman / within 10%' for l, _ in runs) + ' |')
 print('|---|---|' + '---|' * len(runs))
 for net in nets:
