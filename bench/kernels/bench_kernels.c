@@ -282,7 +282,10 @@ static int bench_bands(const char *name, int reps)
         if (!net_layer_rowsplit(n, i)) continue;
         int mac = L->kind == NET_CONV || L->kind == NET_FC;
         double tw = time_band(n, i, 0, L->out.h, reps);
-        if (tw < 0) return -1;
+        if (tw < 0) {
+            net_free(n);
+            return -1;
+        }
         double ww = (double)(mac ? net_box_macs(n, i, 0, L->out.c, 0, L->out.h)
                                  : net_box_ops(n, i, 0, L->out.c, 0, L->out.h));
         printf("%-22s %-16s %5d %9.3f |", L->name, L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind), L->out.h, tw * 1e3);
@@ -294,7 +297,10 @@ static int bench_bands(const char *name, int reps)
             }
             int h0 = (L->out.h - nh) / 2;
             double tb = time_band(n, i, h0, nh, reps);
-            if (tb < 0) return -1;
+            if (tb < 0) {
+                net_free(n);
+                return -1;
+            }
             double wb = (double)(mac ? net_box_macs(n, i, 0, L->out.c, h0, nh)
                                      : net_box_ops(n, i, 0, L->out.c, h0, nh));
             printf(" %8.2f", ww > 0 && wb > 0 ? (tb / wb) / (tw / ww) : 0);
