@@ -12,7 +12,7 @@
 
 static const char help[] =
     "usage: dse validate --campaign ID [--db F] [--top best|N] [--bench W,R]\n"
-    "                    [--rounds K] [--timeout SEC] [--keep DIR]\n"
+    "                    [--rounds K] [--timeout SEC] [--keep DIR] [--no-reference]\n"
     "Runs the front's best point per objective (--top best, the default) or N points\n"
     "spread along the front on the campaign's platform through mpirun, then stores\n"
     "predicted vs measured per device, per objective and per Plan step in the database\n"
@@ -21,8 +21,12 @@ static const char help[] =
     "its median round is kept; points whose predictions differ by less than their\n"
     "rounds' spread are ties when the measured order is checked.  --timeout: the\n"
     "ranks' deadline per point (default: derived from the mapping, docs/runtime.md).\n"
-    "--keep DIR keeps each point's mapping and measured trace.  Exit 1 if any point\n"
-    "failed (dead rank, timeout, wrong output).\n";
+    "--keep DIR keeps each point's mapping and measured trace.  Every round first\n"
+    "runs the reference, the whole network on the device the model finds fastest\n"
+    "alone: its measured over predicted latency says how far the machine has drifted\n"
+    "from its calibration, and each point's latency over the reference's (column\n"
+    "\"vs reference\") is what that drift leaves intact (--no-reference: skip it).\n"
+    "Exit 1 if any point failed (dead rank, timeout, wrong output).\n";
 
 static volatile sig_atomic_t g_stop;
 static void on_stop(int sig)
@@ -56,6 +60,45 @@ static void print_order(const val_report *r)
     }
 }
 
+/* How far the machine has drifted from its calibration (validate.h,
+ * val_reference); a warning past 10%. */
+static void print_reference(const val_report *r)
+{
+    const val_reference *R = &r->ref;
+    if (R->dev < 0) return;
+    char why[BASE_ERRLEN], nm[200];
+    cli_inert(nm, sizeof nm, R->name);
+    if (isnan(R->meas_ms)) {
+        printf("reference (the whole network on %s): not measured: %s\n", nm,
+               cli_inert(why, sizeof why, R->reason));
+        return;
+    }
+    double x = R->meas_ms / R->pred_ms;
+    printf("reference: the whole network on %s alone, every round before the points: measured "
+           "%.4g ms, predicted %.4g ms (measured / predicted %.3f)%s%s\n", nm, R->meas_ms,
+           R->pred_ms, x, R->reason[0] ? "; " : "",
+           R->reason[0] ? cli_inert(why, sizeof why, R->reason) : "");
+    if (fabs(x - 1) <= 0.10) return;
+    char d[200], n[200];
+    cli_inert(d, sizeof d, R->calib_date);
+    cli_inert(n, sizeof n, r->network);
+    const char *more = x > 1 ? "longer" : "less";
+    if (!strcmp(R->calib_date, "-"))
+        cli_error("validate", "warning: a single-device run takes %.0f%% %s than predicted: the "
+                  "model is not calibrated (built-in default coefficients); run dse calibrate",
+                  100 * fabs(x - 1), more);
+    else if (!R->calib_net)
+        cli_error("validate", "warning: a single-device run takes %.0f%% %s than predicted: %s was "
+                  "not among the networks calibrated on (the model prices its layers by kind); "
+                  "dse calibrate --network %s gives it per-layer times", 100 * fabs(x - 1), more, n, n);
+    else
+        cli_error("validate", "warning: a single-device run takes %.0f%% %s than predicted: the "
+                  "machine is not as it was when calibrated (%s): cores changed speed, other work, "
+                  "a board throttled; latency errors of that size above are that drift, not the "
+                  "mappings (compare \"vs reference\"), and dse calibrate again measures it as "
+                  "it is now", 100 * fabs(x - 1), more, d);
+}
+
 static void print_report(const val_report *r, long long id)
 {
     char nm[3][200];
@@ -70,7 +113,10 @@ static void print_report(const val_report *r, long long id)
         snprintf(h, sizeof h, "%s %s", cost_objectives[k].name, cost_objectives[k].unit);
         printf(" | %12s %10s", h, "predicted");
     }
-    printf(" | %7s | status\n", "spread");
+    int ref = r->ref.dev >= 0 && !isnan(r->ref.meas_ms);
+    printf(" | %7s", "spread");
+    if (ref) printf(" | %-19s", "vs reference m / p");
+    printf(" | status\n");
     int unmeasured = 0;
     for (int v = 0; v < r->n; v++) {
         const val_point *V = &r->pts[v];
@@ -84,6 +130,9 @@ static void print_report(const val_report *r, long long id)
         double sp = V->spread[COST_OBJ_LATENCY];
         if (isnan(sp) || V->nrounds < 2) printf(" | %7s", "-");
         else printf(" | %6.1f%%", 100 * (sp - 1));
+        if (ref && isnan(V->rel_meas)) printf(" | %-19s", "-");
+        else if (ref) printf(" | %6.3f / %6.3f %+4.0f%%", V->rel_meas, V->rel_pred,
+                             100 * (V->rel_pred - V->rel_meas) / V->rel_meas);
         printf(" | %s%s%s\n", V->status, V->reason[0] ? ": " : "",
                cli_inert(why, sizeof why, V->reason));
     }
@@ -92,6 +141,7 @@ static void print_report(const val_report *r, long long id)
                "each rank's peak RSS)\n");
     if (r->rounds > 1)
         printf("(spread: the point's slowest round over its fastest, in latency)\n");
+    print_reference(r);
     print_order(r);
     for (int v = 0; v < r->n; v++) {
         const val_point *V = &r->pts[v];
@@ -111,7 +161,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_args a;
     char err[BASE_ERRLEN] = "";
-    int started = cli_start(&a, "validate", argc, argv, "", help);
+    int started = cli_start(&a, "validate", argc, argv, "no-reference", help);
     if (started >= 0) return started;
     long id = -1, top = 0;
     double timeout = -1;
@@ -120,6 +170,7 @@ int cmd_validate(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.db = cli_get(&a, "db");
     o.keep = cli_get(&a, "keep");
+    o.no_reference = cli_flag(&a, "no-reference");
     long rounds;
     if (cli_int(&a, "campaign", -1, 1, 1L << 50, &id) ||
         cli_int(&a, "rounds", 3, 1, VAL_MAX_ROUNDS, &rounds) ||

@@ -230,6 +230,75 @@ static void measure(ctx *X, val_point *V, int round, rt_result *rr)
     V->round_ms[V->nrounds++] = rr[round].lat_med_ms;
 }
 
+/* The reference (validate.h): of the devices this runtime can run (not a
+ * GPU), the one whose single-device mapping the model predicts fastest.
+ * Uses X's plan and mapping as scratch (store predicts each point again). */
+static void reference_choose(ctx *X, val_reference *R)
+{
+    R->dev = -1;
+    R->name[0] = 0;
+    R->pred_ms = R->meas_ms = NAN;
+    R->nrounds = 0;
+    R->reason[0] = 0;
+    R->calib_net = 0;
+    if (X->o->no_reference) return;
+    char e[BASE_ERRLEN];
+    for (int d = 0; d < X->pl->ndev; d++) {
+        cost_result cr;
+        if (X->pl->dev[d].kind == PLAT_GPU) continue;
+        mapping_set_single(X->m, X->n, d);
+        if (plan_build(X->p, X->n, X->m, X->pl->source, e) || cost_eval(X->cm, X->p, &cr, NULL))
+            continue;
+        if (R->dev < 0 || cr.latency_ms < R->pred_ms) R->dev = d, R->pred_ms = cr.latency_ms;
+    }
+    if (R->dev >= 0) snprintf(R->name, sizeof R->name, "%s", X->pl->dev[R->dev].name);
+}
+
+/* Once per round, before the points: run the reference (dse exec
+ * --single).  A failed run is noted and leaves the points alone. */
+static void reference_measure(ctx *X, val_reference *R, int round)
+{
+    const val_options *o = X->o;
+    R->round_ms[round] = NAN;
+    R->nrounds = round + 1;
+    if (R->dev < 0) return;
+    char e[BASE_ERRLEN];
+    say(o, "round %d of %d: the reference (the whole network on %s)...", round + 1, X->rounds,
+        X->pl->dev[R->dev].name);
+    rt_measure_opts mo = {NULL, X->netpath, X->plpath, NULL, R->dev, X->pl, NULL,
+                          X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
+                          o->timeout_s, 1, NULL, 0, o->stop};
+    rt_result rr;
+    if (rt_measure(&mo, &rr, e)) {
+        if (!R->reason[0]) snprintf(R->reason, sizeof R->reason, "round %d: %.900s", round + 1, e);
+        return;
+    }
+    R->round_ms[round] = rr.lat_med_ms;
+}
+
+/* The reference's median round, and each measured point's latency
+ * relative to it (round by round, then the median). */
+static void reference_relate(val_report *r)
+{
+    val_reference *R = &r->ref;
+    double x[VAL_MAX_ROUNDS];
+    int n = 0;
+    for (int k = 0; k < R->nrounds; k++)
+        if (!isnan(R->round_ms[k])) x[n++] = R->round_ms[k];
+    R->meas_ms = n ? base_median(x, n) : NAN;
+    for (int v = 0; v < r->n; v++) {
+        val_point *V = &r->pts[v];
+        V->rel_meas = V->rel_pred = NAN;
+        if (isnan(R->meas_ms) || strcmp(V->status, "ok")) continue;
+        int m = 0;
+        for (int k = 0; k < V->nrounds && k < R->nrounds; k++) /* V's k-th run was round k */
+            if (!isnan(R->round_ms[k]) && R->round_ms[k] > 0) x[m++] = V->round_ms[k] / R->round_ms[k];
+        if (!m) continue;
+        V->rel_meas = base_median(x, m);
+        V->rel_pred = R->pred_ms > 0 ? V->pred[COST_OBJ_LATENCY] / R->pred_ms : NAN;
+    }
+}
+
 /* The median-latency round of V's measured ones (the lower middle one),
  * and the spread of the rounds per objective. */
 static void pick_round(val_point *V, const rt_result *rr)
@@ -424,17 +493,27 @@ int val_run(const val_options *o, val_report *r, char *err)
         base_seterr(err, "out of memory");
         goto out;
     }
+    reference_choose(&X, &r->ref);
+    {
+        const cost_coeffs *cc = camp_coeffs(X.c);
+        snprintf(r->ref.calib_date, sizeof r->ref.calib_date, "%s", cc->date ? cc->date : "-");
+        for (int i = 0; i < cc->nnetworks; i++)
+            r->ref.calib_net |= cc->networks[i] && !strcmp(cc->networks[i], X.n->name);
+    }
     for (int v = 0; v < r->n; v++) prepare(&X, &pts[r->pts[v].idx], &r->pts[v]);
     /* Points in turn, round after round: a drift of the cores' speed
-     * during the run falls on every point alike. */
-    for (int k = 0; k < X.rounds; k++)
+     * during the run falls on every point alike.  The reference first. */
+    for (int k = 0; k < X.rounds && !(o->stop && *o->stop); k++) {
+        reference_measure(&X, &r->ref, k);
         for (int v = 0; v < r->n && !(o->stop && *o->stop); v++)
             measure(&X, &r->pts[v], k, &rr[(size_t)v * X.rounds]);
+    }
     int failed = 0;
     for (int v = 0; v < r->n; v++) {
         if (store(&X, &pts[r->pts[v].idx], &r->pts[v], &rr[(size_t)v * X.rounds], err)) goto out;
         failed |= !strcmp(r->pts[v].status, "failed");
     }
+    reference_relate(r);
     rc = failed || (o->stop && *o->stop) ? 1 : 0;
     if (o->stop && *o->stop) base_seterr(err, "interrupted");
 out:

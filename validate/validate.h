@@ -45,6 +45,7 @@ typedef struct {
     double timeout_s;        /* the ranks' deadline per point; <= 0: derived from
                                 the mapping (rt_default_timeout) */
     const char *keep;        /* keep each point's files (mapping, traces) here, or NULL */
+    int no_reference;        /* 1: skip the reference run (val_reference) */
     void (*progress)(void *ctx, const char *line); /* may be NULL */
     void *ctx;
     volatile sig_atomic_t *stop;
@@ -69,7 +70,30 @@ typedef struct {
     res_step worst[VAL_WORST]; /* compute steps of the largest |measured - predicted|
                                   (op strings are static) */
     char worst_dev[VAL_WORST][64];
+    double rel_meas, rel_pred; /* latency over the reference's: measured (the median over
+                                  the rounds of this round's over the reference's same
+                                  round) and predicted; NAN without a reference */
 } val_point;
+
+/* The reference: the whole network on one device (the one the model finds
+ * fastest alone, of those this runtime can run), run in every round before
+ * the points.  A single-device run is what a calibration measures layer by
+ * layer, so its measured / predicted latency says how far the machine has
+ * drifted from the state it was calibrated in (cores that changed speed, a
+ * board throttled, another workload): errors of that size in the points'
+ * are drift, not the mapping, and the points' latencies relative to the
+ * reference's are what the drift leaves intact.  Printed, not stored. */
+typedef struct {
+    int dev;                 /* its device, -1: none (no device runs here, --no-reference) */
+    char name[64];           /* the device's name */
+    double pred_ms;          /* predicted latency */
+    double meas_ms;          /* the median of its measured rounds; NAN: not measured */
+    double round_ms[VAL_MAX_ROUNDS]; /* per round; NAN where that round's run failed */
+    int nrounds;             /* rounds attempted */
+    char reason[BASE_ERRLEN]; /* why it was not measured (a round failed), or "" */
+    char calib_date[64];     /* the coefficients' date, "-" for the built-in defaults */
+    int calib_net;           /* 1: the network is among those they were calibrated on */
+} val_reference;
 
 typedef struct {
     char network[128], platform[128], chromosome[32];
@@ -80,6 +104,7 @@ typedef struct {
     int rounds;
     int n;
     val_point *pts;
+    val_reference ref;
 } val_report;
 
 /* Validate campaign o->campaign.  Returns 0 (every point measured or

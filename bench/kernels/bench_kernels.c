@@ -19,6 +19,15 @@
  *       1/8 of its rows (kern_run_rows, docs/spatial.md): each band's time
  *       per unit of work against the whole layer's (1.00 = a band costs its
  *       share of the work, the cost model's assumption)
+ *   bench_kernels corun NET... [--reps R]
+ *       every layer whole on core 0 (two threads pinned to cores 0 and 1),
+ *       in four ways taken in turn every repetition: alone (core 1 asleep);
+ *       its input rewritten first by core 0 itself; its input rewritten
+ *       first by core 1 (the data another core just wrote, as after a
+ *       receive); and beside the same layer run on core 1 at the same time
+ *       (contention for the memory both cores share, as in a channel
+ *       split).  Each way's median against alone, per layer and by
+ *       arithmetic intensity (bench/README.md, "What a split costs a core")
  * Options: --winograd M: kern_set_winograd's mode for the default algorithms
  * (1 by shape, 2 or 4 forced; --no-winograd = 0); --gemm auto|own|blas: the
  * convolutions' products (kern_set_gemm 1, 2, 0; auto = the default);
@@ -28,8 +37,11 @@
  * forward always prints both wall and process CPU time.  Output is plain
  * text with greppable "key=value" summary lines.
  */
+#define _GNU_SOURCE
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,9 +323,182 @@ static int bench_bands(const char *name, int reps)
     return 0;
 }
 
+/* corun: one layer on two pinned threads.  Thread 0 always times; thread
+ * 1 sleeps on the barrier (alone), rewrites thread 0's input (remote), or
+ * runs the same layer on its own buffers (beside).  Barriers, not spins,
+ * so an idle core 1 is really idle. */
+enum { CO_ALONE, CO_LOCAL, CO_REMOTE, CO_BESIDE, CO_WAYS };
+typedef struct {
+    const net *n;
+    int layer, reps;
+    pthread_barrier_t bar;
+    float *x[2], *w[2], *ws[2], *o[2];
+    size_t xl;
+    double *t[CO_WAYS];
+    int rc;
+} corun_job;
+
+static void pin(int core)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(core, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set); /* best effort: 1 core still runs */
+}
+
+static void fill(float *x, size_t len, unsigned salt)
+{
+    for (size_t e = 0; e < len; e++) x[e] = (float)(((e + salt) * 2654435761u) % 2001) / 1000.0f - 1.0f;
+}
+
+static int corun_run(corun_job *J, int me)
+{
+    char err[BASE_ERRLEN];
+    const float *in[1] = {J->x[me]};
+    int nc = J->n->layers[J->layer].out.c;
+    return kern_run(J->n, J->layer, 0, nc, in, J->w[me], J->o[me], J->ws[me], err);
+}
+
+static void *corun_thread(void *arg)
+{
+    corun_job *J = arg;
+    pin(1);
+    for (int r = -1; r < J->reps; r++)
+        for (int way = 0; way < CO_WAYS; way++) {
+            pthread_barrier_wait(&J->bar);
+            if (way == CO_REMOTE) fill(J->x[0], J->xl, (unsigned)r);
+            pthread_barrier_wait(&J->bar);
+            if (way == CO_BESIDE && corun_run(J, 1)) J->rc = -1;
+            pthread_barrier_wait(&J->bar);
+        }
+    return NULL;
+}
+
+/* Medians of the four ways for layer i (wall time of thread 0), or -1. */
+static int corun_layer(const net *n, int i, int reps, double med[CO_WAYS])
+{
+    const net_layer *L = &n->layers[i];
+    corun_job J;
+    memset(&J, 0, sizeof J);
+    J.n = n, J.layer = i, J.reps = reps;
+    J.xl = (size_t)net_shape_numel(net_in_shape(n, i, 0));
+    size_t nw = (size_t)net_slice_weights(n, i, 0, L->out.c), nws = kern_workspace_floats(n, i, L->out.c);
+    int ok = 1;
+    for (int k = 0; k < 2; k++) {
+        J.x[k] = malloc(J.xl * sizeof(float)), J.w[k] = malloc((nw ? nw : 1) * sizeof(float));
+        J.ws[k] = malloc((nws ? nws : 1) * sizeof(float));
+        J.o[k] = malloc(kern_out_floats(n, i, L->out.c) * sizeof(float));
+        ok = ok && J.x[k] && J.w[k] && J.ws[k] && J.o[k];
+        if (ok) {
+            fill(J.x[k], J.xl, 0);
+            if (nw) kern_weights_gen(n, i, 0, L->out.c, 1, J.w[k]);
+        }
+    }
+    for (int w = 0; w < CO_WAYS; w++) ok = ok && (J.t[w] = malloc((size_t)reps * sizeof(double)));
+    pthread_t th;
+    if (ok && !pthread_barrier_init(&J.bar, NULL, 2)) {
+        if (!pthread_create(&th, NULL, corun_thread, &J)) {
+            pin(0);
+            for (int r = -1; r < reps; r++)
+                for (int way = 0; way < CO_WAYS; way++) {
+                    pthread_barrier_wait(&J.bar);
+                    if (way == CO_LOCAL) fill(J.x[0], J.xl, (unsigned)r);
+                    pthread_barrier_wait(&J.bar);
+                    double t0 = base_now();
+                    if (corun_run(&J, 0)) J.rc = -1;
+                    if (r >= 0) J.t[way][r] = base_now() - t0;
+                    pthread_barrier_wait(&J.bar);
+                }
+            pthread_join(th, NULL);
+            cpu_set_t all;
+            CPU_ZERO(&all);
+            for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+            sched_setaffinity(0, sizeof all, &all);
+        } else {
+            ok = 0;
+        }
+        pthread_barrier_destroy(&J.bar);
+    } else {
+        ok = 0;
+    }
+    if (ok && !J.rc)
+        for (int w = 0; w < CO_WAYS; w++) med[w] = base_median(J.t[w], reps);
+    for (int k = 0; k < 2; k++) free(J.x[k]), free(J.w[k]), free(J.ws[k]), free(J.o[k]);
+    for (int w = 0; w < CO_WAYS; w++) free(J.t[w]);
+    return ok && !J.rc ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every single-input layer of a net in the four ways; then the median
+ * ratio of each way to alone over the layers of each arithmetic intensity
+ * ("compute-bound": at least 32 multiply-adds per output value; the rest
+ * are "memory-bound"), and over their summed time. */
+static int bench_corun(const char *name, int reps)
+{
+    char err[BASE_ERRLEN];
+    net *n = net_open(name, err);
+    if (!n) {
+        fprintf(stderr, "bench_kernels: %s\n", err);
+        return -1;
+    }
+    int cap = n->n;
+    double *rat[2][CO_WAYS], sum[2][CO_WAYS];
+    int cnt[2] = {0, 0};
+    memset(sum, 0, sizeof sum);
+    for (int b = 0; b < 2; b++)
+        for (int w = 0; w < CO_WAYS; w++) rat[b][w] = calloc((size_t)cap, sizeof(double));
+    printf("# %s: each layer whole on core 0, wall-clock median of %d runs; ratios to alone\n", name,
+           reps);
+    printf("%-22s %-16s %-8s %9s | %8s %8s %8s\n", "layer", "kind", "bound", "alone ms",
+           "local", "remote", "beside");
+    int rc = 0;
+    for (int i = 0; i < n->n && !rc; i++) {
+        const net_layer *L = &n->layers[i];
+        if (L->nin != 1) continue;
+        double med[CO_WAYS];
+        if (corun_layer(n, i, reps, med)) {
+            fprintf(stderr, "bench_kernels: %s: layer %s could not be run\n", name, L->name);
+            rc = -1;
+            break;
+        }
+        double outn = (double)net_shape_numel(L->out);
+        int b = (double)net_box_macs(n, i, 0, L->out.c, 0, L->out.h) >= 32.0 * outn ? 0 : 1;
+        printf("%-22s %-16s %-8s %9.3f | %8.2f %8.2f %8.2f\n", L->name,
+               L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind),
+               b ? "memory" : "compute", med[CO_ALONE] * 1e3, med[CO_LOCAL] / med[CO_ALONE],
+               med[CO_REMOTE] / med[CO_ALONE], med[CO_BESIDE] / med[CO_ALONE]);
+        for (int w = 0; w < CO_WAYS; w++) {
+            rat[b][w][cnt[b]] = med[w] / med[CO_ALONE];
+            sum[b][w] += med[w];
+        }
+        cnt[b]++;
+    }
+    for (int b = 0; b < 2 && !rc; b++) {
+        if (!cnt[b]) continue;
+        printf("%s %s-bound layers=%d", name, b ? "memory" : "compute", cnt[b]);
+        static const char *way[CO_WAYS] = {"alone", "local", "remote", "beside"};
+        for (int w = 1; w < CO_WAYS; w++) {
+            qsort(rat[b][w], (size_t)cnt[b], sizeof(double), cmp_double);
+            double m = cnt[b] % 2 ? rat[b][w][cnt[b] / 2]
+                                  : 0.5 * (rat[b][w][cnt[b] / 2 - 1] + rat[b][w][cnt[b] / 2]);
+            printf(" %s_median=%.2f %s_summed=%.2f", way[w], m, way[w], sum[b][w] / sum[b][CO_ALONE]);
+        }
+        printf(" alone_ms=%.2f\n", sum[b][CO_ALONE] * 1e3);
+    }
+    for (int b = 0; b < 2; b++)
+        for (int w = 0; w < CO_WAYS; w++) free(rat[b][w]);
+    net_free(n);
+    return rc;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_kernels peak | convs NET... | bands NET... | forward NET... "
+    fprintf(stderr, "usage: bench_kernels peak | convs NET... | bands NET... | corun NET... | forward NET... "
                     "[--reps R] [--warmup W] [--threads T] [--clock cpu|wall] [--no-winograd]\n"
                     "       [--winograd 1|2|4] [--gemm auto|own|blas] [--layers]\n");
 }
@@ -372,6 +557,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "bands")) {
         for (int k = 0; k < nnets; k++)
             if (bench_bands(nets[k], reps)) return 1;
+        return 0;
+    }
+    if (!strcmp(argv[1], "corun")) {
+        for (int k = 0; k < nnets; k++)
+            if (bench_corun(nets[k], reps)) return 1;
         return 0;
     }
     if (!strcmp(argv[1], "forward")) {

@@ -345,6 +345,78 @@ static void arch(void)
     printf("ok: arch-test: %s\n", want);
 }
 
+/* The reference (validate.h, val_reference): out is `dse validate`'s
+ * output for campaign 1 of db (uncalibrated alexnet-bvlc on local-2).  Its
+ * device is the one `dse eval --single` predicts fastest, its predicted
+ * latency is that one's, its ratio is measured over predicted, and every
+ * ok point's "vs reference" predicted value is the point's predicted
+ * latency over the reference's (both as printed). */
+static void reference(const char *db, const char *out)
+{
+    char *t = tfile_read(out, NULL);
+    CHECK(t != NULL, "%s unreadable", out);
+    if (!t) return;
+    const char *l = strstr(t, "\nreference: the whole network on ");
+    char name[64] = "";
+    double meas = 0, pred = 0, ratio = 0;
+    CHECK(l && sscanf(l, "\nreference: the whole network on %63s alone, every round before the "
+                         "points: measured %lf ms, predicted %lf ms (measured / predicted %lf)",
+                      name, &meas, &pred, &ratio) == 4,
+          "no reference line in:\n%s", t);
+    double best = -1;
+    char bestname[64] = "";
+    for (int d = 0; d < 2; d++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, DSE_BIN " eval --network alexnet-bvlc --platform local-2 --single %d", d);
+        run_result r;
+        run_sh(&r, cmd);
+        const char *x = r.out ? strstr(r.out, "latency") : NULL;
+        double lat = -1;
+        /* "latency       12.34 ms" (dse eval's summary line) */
+        if (x) sscanf(x + strcspn(x, "0123456789"), "%lf", &lat);
+        CHECK(lat > 0, "dse eval --single %d: no latency in:\n%s", d, r.out ? r.out : "");
+        if (lat > 0 && (best < 0 || lat < best)) best = lat, snprintf(bestname, sizeof bestname, "rank%d", d);
+        run_free(&r);
+    }
+    CHECK(!strcmp(name, bestname), "reference on %s, the model's fastest single device is %s", name,
+          bestname);
+    CHECK(fabs(pred - best) <= 5e-4 * best, "reference predicted %g ms, dse eval --single %g", pred, best);
+    CHECK(meas > 0 && fabs(ratio - meas / pred) <= 2e-3 * ratio, "reference ratio %g, %g / %g", ratio, meas, pred);
+    /* Rows: "best latency  3 | ... | latency meas pred | spread | m / p +e% | ok" */
+    int rows = 0;
+    for (const char *r = strstr(t, "\nbest "); r; r = strstr(r + 1, "\nbest ")) {
+        char line[512];
+        size_t n = strcspn(r + 1, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), r + 1);
+        char *col[8];
+        int nc = 0;
+        for (char *c = strtok(line, "|"); c && nc < 8; c = strtok(NULL, "|")) col[nc++] = c;
+        double pm = 0, pp = 0, rm = 0, rp = 0;
+        if (nc < 7 || !strstr(col[6], "ok")) continue;
+        CHECK(sscanf(col[3], "%lf %lf", &pm, &pp) == 2 && sscanf(col[5], "%lf / %lf", &rm, &rp) == 2,
+              "row \"%s\": no latency or reference columns", r + 1);
+        CHECK(fabs(rp - pp / pred) <= 2e-3 * rp + 1e-3, "row %s: predicted vs reference %g, want %g / %g",
+              col[0], rp, pp, pred);
+        CHECK(rm > 0 && rm < 100, "row %s: measured vs reference %g", col[0], rm);
+        rows++;
+    }
+    CHECK(rows >= 1, "no point row with a reference column in:\n%s", t);
+    printf("ok: reference on %s: measured %.4g ms, predicted %.4g ms (= dse eval --single); %d "
+           "rows relative to it\n", name, meas, pred, rows);
+    free(t);
+    /* --no-reference: no reference run, line or column. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 1 --rounds 1 --bench 0,1 "
+             "--no-reference >%s/noref.txt 2>&1", db, dir);
+    CHECK(sh("%s", cmd) == 0, "validate --no-reference failed");
+    char path[600];
+    snprintf(path, sizeof path, "%s/noref.txt", dir);
+    t = tfile_read(path, NULL);
+    CHECK(t && !strstr(t, "reference"), "--no-reference still mentions a reference:\n%s", t ? t : "");
+    free(t);
+    printf("ok: --no-reference runs no reference\n");
+}
+
 int main(void)
 {
     char db[300], cmd[2048], buf[1024];
@@ -371,6 +443,8 @@ int main(void)
     long long devrows = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NOT NULL");
     CHECK(devrows >= points, "per-device rows stored (%lld)", devrows);
     printf("ok: %lld points validated, %lld per-device rows\n", points, devrows);
+    snprintf(buf, sizeof buf, "%s/out.txt", dir);
+    reference(db, buf);
 
     /* dse plot draws predicted vs measured from exactly those rows. */
     snprintf(cmd, sizeof cmd, DSE_BIN " plot --campaign 1 --db %s -o %s/plots >/dev/null", db, dir);
