@@ -339,6 +339,7 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
             base_seterr(err, "%s", e);
             goto fail;
         }
+        c->coeffs_given = 1;
     } else if (!(c->coeffs = coeffs_default(c->plat))) {
         base_seterr(err, "out of memory");
         goto fail;
@@ -497,6 +498,7 @@ camp *camp_from_config(const char *config, int threads, char *err)
             base_seterr(err, "%s", txt ? e : "out of memory");
             goto fail;
         }
+        c->coeffs_given = 1;
     } else if (!(c->coeffs = coeffs_default(c->plat))) {
         base_seterr(err, "out of memory");
         goto fail;
@@ -544,6 +546,7 @@ const char *camp_network_name(const camp *c) { return c->net->name; }
 const net *camp_net(const camp *c) { return c->net; }
 const platform *camp_platform(const camp *c) { return c->plat; }
 const cost_coeffs *camp_coeffs(const camp *c) { return c->coeffs; }
+int camp_coeffs_given(const camp *c) { return c->coeffs_given; }
 const char *camp_platform_name(const camp *c) { return c->plat->name; }
 int camp_nvar(const camp *c) { return c->nvar; }
 void camp_bounds(const camp *c, const int **lo, const int **hi)

@@ -85,6 +85,8 @@ const char *camp_network_name(const camp *c);
 const net *camp_net(const camp *c);
 const platform *camp_platform(const camp *c);
 const cost_coeffs *camp_coeffs(const camp *c);
+/* 1 when those came from a coefficients file, 0 for the built-in defaults. */
+int camp_coeffs_given(const camp *c);
 const char *camp_platform_name(const camp *c);
 int camp_nvar(const camp *c);
 /* Inclusive gene bounds, camp_nvar entries each (owned by c). */

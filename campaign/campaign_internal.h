@@ -33,6 +33,7 @@ struct camp {
     net *net;
     platform *plat;
     cost_coeffs *coeffs;
+    int coeffs_given;        /* 1: from a file (stored in the configuration), 0: built-in defaults */
     char warn[BASE_ERRLEN]; /* the cost model's fallback warning, or "" */
     int halos; /* 1: the cost model chooses each row cut's halos (recompute or fetch,
                 * cost_pick_halos; configuration "halos": CAMP_HALO_RULE); 0: every

@@ -65,25 +65,25 @@ static void print_order(const val_report *r)
 static void print_reference(const val_report *r)
 {
     const val_reference *R = &r->ref;
-    if (R->dev < 0) return;
+    if (R->dev < 0 || !R->nrounds) return;
     char why[BASE_ERRLEN], nm[200];
     cli_inert(nm, sizeof nm, R->name);
-    if (isnan(R->meas_ms)) {
-        printf("reference (the whole network on %s): not measured: %s\n", nm,
-               cli_inert(why, sizeof why, R->reason));
+    if (isnan(R->meas_ms) || !(R->pred_ms > 0)) {
+        printf("reference (the whole network on %s): not measured%s%s\n", nm,
+               R->reason[0] ? ": " : "", cli_inert(why, sizeof why, R->reason));
         return;
     }
     double x = R->meas_ms / R->pred_ms;
     printf("reference: the whole network on %s alone, every round before the points: measured "
-           "%.4g ms, predicted %.4g ms (measured / predicted %.3f)%s%s\n", nm, R->meas_ms,
+           "%.4g ms, predicted %.4g ms (measured / predicted %.4g)%s%s\n", nm, R->meas_ms,
            R->pred_ms, x, R->reason[0] ? "; " : "",
            R->reason[0] ? cli_inert(why, sizeof why, R->reason) : "");
-    if (fabs(x - 1) <= 0.10) return;
+    if (fabs(x - 1) <= VAL_DRIFT_WARN) return;
     char d[200], n[200];
-    cli_inert(d, sizeof d, R->calib_date);
+    cli_inert(d, sizeof d, R->calib_date[0] ? R->calib_date : "date not given");
     cli_inert(n, sizeof n, r->network);
     const char *more = x > 1 ? "longer" : "less";
-    if (!strcmp(R->calib_date, "-"))
+    if (!R->calibrated)
         cli_error("validate", "warning: a single-device run takes %.0f%% %s than predicted: the "
                   "model is not calibrated (built-in default coefficients); run dse calibrate",
                   100 * fabs(x - 1), more);
@@ -115,7 +115,7 @@ static void print_report(const val_report *r, long long id)
     }
     int ref = r->ref.dev >= 0 && !isnan(r->ref.meas_ms);
     printf(" | %7s", "spread");
-    if (ref) printf(" | %-19s", "vs reference m / p");
+    if (ref) printf(" | %-22s", "vs reference: m / p");
     printf(" | status\n");
     int unmeasured = 0;
     for (int v = 0; v < r->n; v++) {
@@ -130,9 +130,9 @@ static void print_report(const val_report *r, long long id)
         double sp = V->spread[COST_OBJ_LATENCY];
         if (isnan(sp) || V->nrounds < 2) printf(" | %7s", "-");
         else printf(" | %6.1f%%", 100 * (sp - 1));
-        if (ref && isnan(V->rel_meas)) printf(" | %-19s", "-");
-        else if (ref) printf(" | %6.3f / %6.3f %+4.0f%%", V->rel_meas, V->rel_pred,
-                             100 * (V->rel_pred - V->rel_meas) / V->rel_meas);
+        if (ref && (isnan(V->rel_meas) || !(V->rel_pred > 0))) printf(" | %-22s", "-");
+        else if (ref) printf(" | %6.3f / %6.3f %+5.0f%%", V->rel_meas, V->rel_pred,
+                             100 * (V->rel_meas - V->rel_pred) / V->rel_pred);
         printf(" | %s%s%s\n", V->status, V->reason[0] ? ": " : "",
                cli_inert(why, sizeof why, V->reason));
     }

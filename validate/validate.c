@@ -191,6 +191,7 @@ static void prepare(ctx *X, const res_point *P, val_point *V)
     V->reason[0] = 0;
     V->nrounds = 0;
     V->med_round = -1;
+    V->rel_meas = V->rel_pred = NAN;
     for (int k = 0; k < COST_NOBJ; k++) V->spread[k] = NAN;
     for (int k = 0; k < COST_NOBJ; k++) V->pred[k] = V->meas[k] = NAN;
     if (predict(X, P, V)) return;
@@ -240,16 +241,19 @@ static void reference_choose(ctx *X, val_reference *R)
     R->pred_ms = R->meas_ms = NAN;
     R->nrounds = 0;
     R->reason[0] = 0;
-    R->calib_net = 0;
     if (X->o->no_reference) return;
     char e[BASE_ERRLEN];
+    int fits = 0;
     for (int d = 0; d < X->pl->ndev; d++) {
         cost_result cr;
         if (X->pl->dev[d].kind == PLAT_GPU) continue;
         mapping_set_single(X->m, X->n, d);
-        if (plan_build(X->p, X->n, X->m, X->pl->source, e) || cost_eval(X->cm, X->p, &cr, NULL))
+        if (plan_build(X->p, X->n, X->m, X->pl->source, e) || cost_eval(X->cm, X->p, &cr, NULL) ||
+            !(cr.latency_ms > 0))
             continue;
-        if (R->dev < 0 || cr.latency_ms < R->pred_ms) R->dev = d, R->pred_ms = cr.latency_ms;
+        int f = cr.violation_bytes <= 0;
+        if (R->dev < 0 || f > fits || (f == fits && cr.latency_ms < R->pred_ms))
+            R->dev = d, R->pred_ms = cr.latency_ms, fits = f;
     }
     if (R->dev >= 0) snprintf(R->name, sizeof R->name, "%s", X->pl->dev[R->dev].name);
 }
@@ -263,8 +267,11 @@ static void reference_measure(ctx *X, val_reference *R, int round)
     R->nrounds = round + 1;
     if (R->dev < 0) return;
     char e[BASE_ERRLEN];
-    say(o, "round %d of %d: the reference (the whole network on %s)...", round + 1, X->rounds,
-        X->pl->dev[R->dev].name);
+    if (X->rounds > 1)
+        say(o, "round %d of %d: the reference (the whole network on %s)...", round + 1, X->rounds,
+            X->pl->dev[R->dev].name);
+    else
+        say(o, "the reference (the whole network on %s)...", X->pl->dev[R->dev].name);
     rt_measure_opts mo = {NULL, X->netpath, X->plpath, NULL, R->dev, X->pl, NULL,
                           X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
                           o->timeout_s, 1, NULL, 0, o->stop};
@@ -276,16 +283,22 @@ static void reference_measure(ctx *X, val_reference *R, int round)
     R->round_ms[round] = rr.lat_med_ms;
 }
 
-/* The reference's median round, and each measured point's latency
- * relative to it (round by round, then the median). */
-static void reference_relate(val_report *r)
+/* The reference's median round (NAN: none measured). */
+static void reference_median(val_reference *R)
 {
-    val_reference *R = &r->ref;
     double x[VAL_MAX_ROUNDS];
     int n = 0;
     for (int k = 0; k < R->nrounds; k++)
         if (!isnan(R->round_ms[k])) x[n++] = R->round_ms[k];
     R->meas_ms = n ? base_median(x, n) : NAN;
+}
+
+/* Each measured point's latency relative to the reference's (round by
+ * round, then the median); NAN where either was not measured. */
+static void reference_relate(val_report *r)
+{
+    val_reference *R = &r->ref;
+    double x[VAL_MAX_ROUNDS];
     for (int v = 0; v < r->n; v++) {
         val_point *V = &r->pts[v];
         V->rel_meas = V->rel_pred = NAN;
@@ -422,6 +435,8 @@ static int store(ctx *X, const res_point *P, val_point *V, const rt_result *rr, 
 int val_run(const val_options *o, val_report *r, char *err)
 {
     memset(r, 0, sizeof *r);
+    r->ref.dev = -1; /* no reference until one is chosen */
+    r->ref.pred_ms = r->ref.meas_ms = NAN;
     r->warmup = o->warmup;
     r->reps = o->reps;
     ctx X;
@@ -496,18 +511,23 @@ int val_run(const val_options *o, val_report *r, char *err)
     reference_choose(&X, &r->ref);
     {
         const cost_coeffs *cc = camp_coeffs(X.c);
-        snprintf(r->ref.calib_date, sizeof r->ref.calib_date, "%s", cc->date ? cc->date : "-");
+        r->ref.calibrated = camp_coeffs_given(X.c);
+        snprintf(r->ref.calib_date, sizeof r->ref.calib_date, "%s", cc->date ? cc->date : "");
         for (int i = 0; i < cc->nnetworks; i++)
             r->ref.calib_net |= cc->networks[i] && !strcmp(cc->networks[i], X.n->name);
     }
     for (int v = 0; v < r->n; v++) prepare(&X, &pts[r->pts[v].idx], &r->pts[v]);
     /* Points in turn, round after round: a drift of the cores' speed
-     * during the run falls on every point alike.  The reference first. */
+     * during the run falls on every point alike.  The reference first,
+     * while any point is still measured. */
     for (int k = 0; k < X.rounds && !(o->stop && *o->stop); k++) {
-        reference_measure(&X, &r->ref, k);
+        int live = 0;
+        for (int v = 0; v < r->n; v++) live |= !strcmp(r->pts[v].status, "ok");
+        if (live) reference_measure(&X, &r->ref, k);
         for (int v = 0; v < r->n && !(o->stop && *o->stop); v++)
             measure(&X, &r->pts[v], k, &rr[(size_t)v * X.rounds]);
     }
+    reference_median(&r->ref);
     int failed = 0;
     for (int v = 0; v < r->n; v++) {
         if (store(&X, &pts[r->pts[v].idx], &r->pts[v], &rr[(size_t)v * X.rounds], err)) goto out;

@@ -31,6 +31,7 @@
 
 #define VAL_WORST 5       /* steps with the largest errors kept per point */
 #define VAL_MAX_ROUNDS 15 /* val_options.rounds at most */
+#define VAL_DRIFT_WARN 0.10 /* the reference's |measured / predicted - 1| past which dse validate warns */
 
 typedef struct {
     const char *db;          /* results database (default dse.db) */
@@ -76,8 +77,8 @@ typedef struct {
 } val_point;
 
 /* The reference: the whole network on one device (the one the model finds
- * fastest alone, of those this runtime can run), run in every round before
- * the points.  A single-device run is what a calibration measures layer by
+ * fastest alone, of those this runtime can run, preferring those it fits
+ * on), run in every round before the points while any point is measured.  A single-device run is what a calibration measures layer by
  * layer, so its measured / predicted latency says how far the machine has
  * drifted from the state it was calibrated in (cores that changed speed, a
  * board throttled, another workload): errors of that size in the points'
@@ -91,7 +92,9 @@ typedef struct {
     double round_ms[VAL_MAX_ROUNDS]; /* per round; NAN where that round's run failed */
     int nrounds;             /* rounds attempted */
     char reason[BASE_ERRLEN]; /* why it was not measured (a round failed), or "" */
-    char calib_date[64];     /* the coefficients' date, "-" for the built-in defaults */
+    int calibrated;          /* 1: the campaign's coefficients came from a file (else the
+                                built-in defaults) */
+    char calib_date[64];     /* their date, or "" */
     int calib_net;           /* 1: the network is among those they were calibrated on */
 } val_reference;
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # step-context.py -- where a split mapping's compute steps lose time: each
-# compute step's measured time (`dse exec --trace`, 2 ranks on local-2, each
+# compute step's measured time (`dse exec --trace`, one rank per device, each
 # step's median over --bench 4,20) over its predicted time (`dse eval
 # --trace`, the same mapping and coefficients), grouped by
 #   * the layer's arithmetic intensity: "compute-bound" when it does at least
-#     32 multiply-adds per output value (a pointwise convolution of 32 or more
-#     input channels, a 3x3 one of 4 or more, FC), "memory-bound" otherwise
-#     (element-wise kinds, depthwise convolutions, pooling); and
+#     2 multiply-adds per byte of its input, output and weights (most
+#     convolutions), "memory-bound" otherwise (element-wise kinds, depthwise
+#     convolutions, pooling and, at batch 1, fully connected layers); and
 #   * what the rank did just before it (sends skipped): a compute step, a
 #     receive (the step then reads data another core wrote) or a concat.
 # Mappings are measured round after round, in turn, so a single-device
@@ -18,20 +18,43 @@
 #   BESIDE='CMD' in the environment: run CMD in the background during every
 #   measurement (for example `taskset -c 1 bench_kernels forward NET --reps
 #   100000`) to see what another process on the other core does.
-import json, os, statistics, subprocess, sys, tempfile, collections, signal
+import json, os, statistics, subprocess, sys, tempfile, collections, signal, shutil
+
+USAGE = 'usage: step-context.py DSE PLATFORM NETWORK COEFFS ROUNDS MAPPING...'
+if len(sys.argv) < 7 or not sys.argv[5].isdigit() or int(sys.argv[5]) < 1:
+    sys.exit(USAGE)
 D, PL, NET, C, ROUNDS = sys.argv[1:6]
 maps = sys.argv[6:]
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
 
+
+def run(cmd, **kw):
+    """Run cmd; on failure exit with its stderr (one line naming it)."""
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode:
+        sys.exit(f'step-context.py: {" ".join(cmd[:3])} ... failed ({r.returncode}): '
+                 f'{(r.stderr or r.stdout).strip()[-800:]}')
+    return r.stdout
+
+
 def network_layers():
     cmd = [D, 'net', 'show', NET, '--json'] if os.path.exists(NET) else [D, 'zoo', 'show', NET, '--json']
-    L = json.loads(subprocess.run(cmd, capture_output=True, check=True, text=True).stdout)['layers']
+    j = json.loads(run(cmd))
+    numel = lambda shape: __import__('math').prod(shape)
+    size = {j['input']['name']: numel(j['input']['shape'])}
     out = {}
-    for l in L:
-        numel = 1
-        for s in l['shape']: numel *= s
-        out[l['name']] = 'compute-bound' if l['macs'] >= 32 * numel else 'memory-bound'
+    for l in j['layers']:
+        o = numel(l['shape'])
+        size[l['name']] = o
+        moved = 4.0 * (o + sum(size.get(i, 0) for i in l['inputs']) + l['params'])
+        out[l['name']] = 'compute-bound' if l['macs'] >= 2 * moved else 'memory-bound'
     return out
+
+
+def ranks():
+    p = json.loads(run([D, 'platform', 'show', PL, '--json']))
+    return len(p['devices'])
+
 
 def steps(f):
     t = json.load(open(f))
@@ -39,21 +62,22 @@ def steps(f):
     return sorted(ev, key=lambda e: (e['tid'], e['args']['step'])), t.get('otherData', {})
 
 intensity = network_layers()
-tmp = tempfile.mkdtemp(prefix='dse-step-context-')
+NP = str(ranks())
+tmpd = tempfile.TemporaryDirectory(prefix='dse-step-context-')
+tmp = tmpd.name
 MT, PT = os.path.join(tmp, 'measured.json'), os.path.join(tmp, 'predicted.json')
 res = collections.defaultdict(lambda: collections.defaultdict(list))  # mapping -> group -> ratios
 sums = collections.defaultdict(lambda: collections.defaultdict(list))  # mapping -> op -> (meas, pred)
 for r in range(int(ROUNDS)):
     for m in maps:
-        subprocess.run([D, 'eval', '--network', NET, '--platform', PL, '--coeffs', C, '--mapping', m,
-                        '--trace', PT], capture_output=True, check=True)
+        run([D, 'eval', '--network', NET, '--platform', PL, '--coeffs', C, '--mapping', m,
+             '--trace', PT])
         bg = subprocess.Popen(os.environ['BESIDE'], shell=True, start_new_session=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) \
             if os.environ.get('BESIDE') else None
         try:
-            subprocess.run([D, 'mpirun', '-np', '2', D, 'exec', '--network', NET, '--platform', PL,
-                            '--mapping', m, '--bench', '4,20', '--trace', MT], env=env,
-                           capture_output=True, check=True)
+            run([D, 'mpirun', '-np', NP, D, 'exec', '--network', NET, '--platform', PL,
+                 '--mapping', m, '--bench', '4,20', '--trace', MT], env=env)
         finally:
             if bg:
                 os.killpg(bg.pid, signal.SIGKILL)
@@ -94,4 +118,4 @@ for m in maps:
         v = res[m][k]
         print(f'  {k[0]:13s} after {k[1]:7s}: median step ratio {statistics.median(v):5.2f} '
               f'({len(v)} steps x rounds)')
-__import__('shutil').rmtree(tmp)
+tmpd.cleanup()

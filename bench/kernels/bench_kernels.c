@@ -20,8 +20,10 @@
  *       per unit of work against the whole layer's (1.00 = a band costs its
  *       share of the work, the cost model's assumption)
  *   bench_kernels corun NET... [--reps R]
- *       every layer whole on core 0 (two threads pinned to cores 0 and 1),
- *       in four ways taken in turn every repetition: alone (core 1 asleep);
+ *       every layer whole on one core (two threads pinned to the first two
+ *       CPUs this process may use; one kernel thread each; wall time), in
+ *       four ways taken in turn every repetition, their order rotating:
+ *       alone (the other core asleep);
  *       its input rewritten first by core 0 itself; its input rewritten
  *       first by core 1 (the data another core just wrote, as after a
  *       receive); and beside the same layer run on core 1 at the same time
@@ -326,24 +328,26 @@ static int bench_bands(const char *name, int reps)
 /* corun: one layer on two pinned threads.  Thread 0 always times; thread
  * 1 sleeps on the barrier (alone), rewrites thread 0's input (remote), or
  * runs the same layer on its own buffers (beside).  Barriers, not spins,
- * so an idle core 1 is really idle. */
+ * so an idle core is really idle.  The ways' order rotates every
+ * repetition: none always follows the same one. */
 enum { CO_ALONE, CO_LOCAL, CO_REMOTE, CO_BESIDE, CO_WAYS };
 typedef struct {
     const net *n;
     int layer, reps;
+    int cpu[2]; /* the CPUs the two threads are pinned to */
     pthread_barrier_t bar;
     float *x[2], *w[2], *ws[2], *o[2];
     size_t xl;
     double *t[CO_WAYS];
-    int rc;
+    int rc[2]; /* per thread: no two threads write one int */
 } corun_job;
 
-static void pin(int core)
+static int pin(int cpu)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(core, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set); /* best effort: 1 core still runs */
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
 static void fill(float *x, size_t len, unsigned salt)
@@ -359,28 +363,31 @@ static int corun_run(corun_job *J, int me)
     return kern_run(J->n, J->layer, 0, nc, in, J->w[me], J->o[me], J->ws[me], err);
 }
 
+static int way_of(int r, int k) { return (k + (r + 1)) % CO_WAYS; }
+
 static void *corun_thread(void *arg)
 {
     corun_job *J = arg;
-    pin(1);
+    if (pin(J->cpu[1])) J->rc[1] = -1;
     for (int r = -1; r < J->reps; r++)
-        for (int way = 0; way < CO_WAYS; way++) {
+        for (int k = 0; k < CO_WAYS; k++) {
+            int way = way_of(r, k);
             pthread_barrier_wait(&J->bar);
             if (way == CO_REMOTE) fill(J->x[0], J->xl, (unsigned)r);
             pthread_barrier_wait(&J->bar);
-            if (way == CO_BESIDE && corun_run(J, 1)) J->rc = -1;
+            if (way == CO_BESIDE && corun_run(J, 1)) J->rc[1] = -1;
             pthread_barrier_wait(&J->bar);
         }
     return NULL;
 }
 
 /* Medians of the four ways for layer i (wall time of thread 0), or -1. */
-static int corun_layer(const net *n, int i, int reps, double med[CO_WAYS])
+static int corun_layer(const net *n, int i, int reps, const int cpu[2], double med[CO_WAYS])
 {
     const net_layer *L = &n->layers[i];
     corun_job J;
     memset(&J, 0, sizeof J);
-    J.n = n, J.layer = i, J.reps = reps;
+    J.n = n, J.layer = i, J.reps = reps, J.cpu[0] = cpu[0], J.cpu[1] = cpu[1];
     J.xl = (size_t)net_shape_numel(net_in_shape(n, i, 0));
     size_t nw = (size_t)net_slice_weights(n, i, 0, L->out.c), nws = kern_workspace_floats(n, i, L->out.c);
     int ok = 1;
@@ -398,22 +405,18 @@ static int corun_layer(const net *n, int i, int reps, double med[CO_WAYS])
     pthread_t th;
     if (ok && !pthread_barrier_init(&J.bar, NULL, 2)) {
         if (!pthread_create(&th, NULL, corun_thread, &J)) {
-            pin(0);
             for (int r = -1; r < reps; r++)
-                for (int way = 0; way < CO_WAYS; way++) {
+                for (int k = 0; k < CO_WAYS; k++) {
+                    int way = way_of(r, k);
                     pthread_barrier_wait(&J.bar);
                     if (way == CO_LOCAL) fill(J.x[0], J.xl, (unsigned)r);
                     pthread_barrier_wait(&J.bar);
                     double t0 = base_now();
-                    if (corun_run(&J, 0)) J.rc = -1;
+                    if (corun_run(&J, 0)) J.rc[0] = -1;
                     if (r >= 0) J.t[way][r] = base_now() - t0;
                     pthread_barrier_wait(&J.bar);
                 }
             pthread_join(th, NULL);
-            cpu_set_t all;
-            CPU_ZERO(&all);
-            for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
-            sched_setaffinity(0, sizeof all, &all);
         } else {
             ok = 0;
         }
@@ -421,53 +424,69 @@ static int corun_layer(const net *n, int i, int reps, double med[CO_WAYS])
     } else {
         ok = 0;
     }
-    if (ok && !J.rc)
+    ok = ok && !J.rc[0] && !J.rc[1];
+    if (ok)
         for (int w = 0; w < CO_WAYS; w++) med[w] = base_median(J.t[w], reps);
     for (int k = 0; k < 2; k++) free(J.x[k]), free(J.w[k]), free(J.ws[k]), free(J.o[k]);
     for (int w = 0; w < CO_WAYS; w++) free(J.t[w]);
-    return ok && !J.rc ? 0 : -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return ok ? 0 : -1;
 }
 
 /* Every single-input layer of a net in the four ways; then the median
  * ratio of each way to alone over the layers of each arithmetic intensity
- * ("compute-bound": at least 32 multiply-adds per output value; the rest
- * are "memory-bound"), and over their summed time. */
+ * ("compute-bound": at least 2 multiply-adds per byte of its input, output
+ * and weights; the rest, element-wise kinds, depthwise convolutions,
+ * pooling and, at batch 1, fully connected layers, "memory-bound"), and
+ * over their summed time.  Thread 0 on the first
+ * CPU this process may use, thread 1 on the second (the mask it was given
+ * is restored after). */
 static int bench_corun(const char *name, int reps)
 {
     char err[BASE_ERRLEN];
+    cpu_set_t mask;
+    int cpu[2] = {-1, -1}, ncpu = 0;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+        for (int c = 0; c < CPU_SETSIZE && ncpu < 2; c++)
+            if (CPU_ISSET(c, &mask)) cpu[ncpu++] = c;
+    if (ncpu < 2) {
+        fprintf(stderr, "bench_kernels: corun needs two CPUs this process may use\n");
+        return -1;
+    }
     net *n = net_open(name, err);
     if (!n) {
         fprintf(stderr, "bench_kernels: %s\n", err);
         return -1;
     }
-    int cap = n->n;
+    int cap = n->n, rc = 0;
     double *rat[2][CO_WAYS], sum[2][CO_WAYS];
     int cnt[2] = {0, 0};
     memset(sum, 0, sizeof sum);
     for (int b = 0; b < 2; b++)
-        for (int w = 0; w < CO_WAYS; w++) rat[b][w] = calloc((size_t)cap, sizeof(double));
-    printf("# %s: each layer whole on core 0, wall-clock median of %d runs; ratios to alone\n", name,
-           reps);
-    printf("%-22s %-16s %-8s %9s | %8s %8s %8s\n", "layer", "kind", "bound", "alone ms",
-           "local", "remote", "beside");
-    int rc = 0;
+        for (int w = 0; w < CO_WAYS; w++)
+            if (!(rat[b][w] = calloc((size_t)cap, sizeof(double)))) rc = -1;
+    if (!rc && pin(cpu[0])) {
+        fprintf(stderr, "bench_kernels: cannot pin to CPU %d\n", cpu[0]);
+        rc = -1;
+    }
+    if (!rc) {
+        printf("# %s: each layer whole on CPU %d (the other thread on CPU %d), wall-clock median of "
+               "%d runs; ratios to alone\n", name, cpu[0], cpu[1], reps);
+        printf("%-22s %-16s %-8s %9s | %8s %8s %8s\n", "layer", "kind", "bound", "alone ms", "local",
+               "remote", "beside");
+    }
     for (int i = 0; i < n->n && !rc; i++) {
         const net_layer *L = &n->layers[i];
         if (L->nin != 1) continue;
         double med[CO_WAYS];
-        if (corun_layer(n, i, reps, med)) {
-            fprintf(stderr, "bench_kernels: %s: layer %s could not be run\n", name, L->name);
+        if (corun_layer(n, i, reps, cpu, med)) {
+            fprintf(stderr, "bench_kernels: %s: layer %s could not be run (or pinned to CPU %d)\n",
+                    name, L->name, cpu[1]);
             rc = -1;
             break;
         }
-        double outn = (double)net_shape_numel(L->out);
-        int b = (double)net_box_macs(n, i, 0, L->out.c, 0, L->out.h) >= 32.0 * outn ? 0 : 1;
+        double bytes = 4.0 * ((double)net_shape_numel(L->out) + (double)net_shape_numel(net_in_shape(n, i, 0)) +
+                              (double)net_slice_weights(n, i, 0, L->out.c));
+        int b = (double)net_box_macs(n, i, 0, L->out.c, 0, L->out.h) >= 2.0 * bytes ? 0 : 1;
         printf("%-22s %-16s %-8s %9.3f | %8.2f %8.2f %8.2f\n", L->name,
                L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind),
                b ? "memory" : "compute", med[CO_ALONE] * 1e3, med[CO_LOCAL] / med[CO_ALONE],
@@ -478,16 +497,14 @@ static int bench_corun(const char *name, int reps)
         }
         cnt[b]++;
     }
+    sched_setaffinity(0, sizeof mask, &mask);
+    static const char *way[CO_WAYS] = {"alone", "local", "remote", "beside"};
     for (int b = 0; b < 2 && !rc; b++) {
         if (!cnt[b]) continue;
         printf("%s %s-bound layers=%d", name, b ? "memory" : "compute", cnt[b]);
-        static const char *way[CO_WAYS] = {"alone", "local", "remote", "beside"};
-        for (int w = 1; w < CO_WAYS; w++) {
-            qsort(rat[b][w], (size_t)cnt[b], sizeof(double), cmp_double);
-            double m = cnt[b] % 2 ? rat[b][w][cnt[b] / 2]
-                                  : 0.5 * (rat[b][w][cnt[b] / 2 - 1] + rat[b][w][cnt[b] / 2]);
-            printf(" %s_median=%.2f %s_summed=%.2f", way[w], m, way[w], sum[b][w] / sum[b][CO_ALONE]);
-        }
+        for (int w = 1; w < CO_WAYS; w++)
+            printf(" %s_median=%.2f %s_summed=%.2f", way[w], base_median(rat[b][w], cnt[b]), way[w],
+                   sum[b][w] / sum[b][CO_ALONE]);
         printf(" alone_ms=%.2f\n", sum[b][CO_ALONE] * 1e3);
     }
     for (int b = 0; b < 2; b++)
@@ -533,7 +550,7 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
-    if (threads > 1) use_cpu_clock = 0;
+    if (threads > 1 || !strcmp(argv[1], "corun")) use_cpu_clock = 0; /* corun times wall clock */
     kern_set_threads(threads);
     printf("openblas_core=%s gemm=%s threads=%d clock=%s\n", openblas_get_corename(),
            kern_gemm_own() ? "own-avx512" : "blas", threads, use_cpu_clock ? "thread-cpu" : "wall");
@@ -560,6 +577,12 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "corun")) {
+        /* One kernel thread per core (threads would pile onto the pinned
+         * CPU), timed by the wall clock. */
+        if (threads != 1) {
+            fprintf(stderr, "bench_kernels: corun runs one kernel thread per core (no --threads)\n");
+            return 2;
+        }
         for (int k = 0; k < nnets; k++)
             if (bench_corun(nets[k], reps)) return 1;
         return 0;
