@@ -172,6 +172,10 @@ typedef struct {
     int nlayer_fits, nlayer_flagged; /* per-layer fits (rows hold only flagged ones) */
     int nband_layers, nband_tables;  /* layers whose row bands were timed; those whose
                                       * bands did not cost their share (coeffs_band) */
+    int ncorun_layers, ncorun_factors; /* layers timed beside another device of their board;
+                                        * those that ran over 5% slower so (corun factors) */
+    double corun_max;     /* the largest corun factor kept (1 without) */
+    char corun_layer[160]; /* its network/layer, or "" */
     double seconds;       /* wall time of the calibration */
     char warn[BASE_ERRLEN]; /* one line for the user, or "": the devices state another CPU
                               architecture than the one that measured (coeffs_arch_warning) */

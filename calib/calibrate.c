@@ -131,6 +131,9 @@ typedef struct {
     int nrows, caprows;
     int nlayer_fits, nlayer_flagged;
     int nband_layers, nband_tables;
+    int ncorun_layers, ncorun_factors;
+    double corun_max;
+    char corun_layer[160];
     char *err;
 } run;
 
@@ -528,6 +531,43 @@ static int fit_bands(run *R)
     free(done);
     R->nband_layers = nlayers;
     R->nband_tables = ntables;
+    return 0;
+}
+
+/* Corun factors (docs/calibration.md, "Devices that share a board's
+ * memory"): each layer's median time beside another device of its board
+ * running the same layer over its median alone (measured in turn by the
+ * worker, phase 1c).  Layers under CALIB_CORUN_MIN_S alone, or slowed by
+ * at most CALIB_CORUN_SAME, keep none (the model then charges nothing). */
+#define CALIB_CORUN_SAME 0.05
+#define CALIB_CORUN_MIN_S 20e-6
+
+static int fit_corun(run *R)
+{
+    const cJSON *co = cJSON_GetObjectItem(R->raw, "corun");
+    R->corun_max = 1;
+    R->corun_layer[0] = 0;
+    for (const cJSON *e = co ? co->child : NULL; e; e = e->next) {
+        double alone = num(e, "alone"), beside = num(e, "seconds");
+        if (!(alone > 0) || !(beside > 0)) continue;
+        R->ncorun_layers++;
+        double f = beside / alone;
+        if (alone < CALIB_CORUN_MIN_S || f <= 1 + CALIB_CORUN_SAME) continue;
+        if (f > COEFFS_CORUN_MAX) f = COEFFS_CORUN_MAX;
+        const char *net = str(e, "network"), *layer = str(e, "layer");
+        coeffs_rates *lr = coeffs_layer_rates(R->c, (plat_kind)kind_of(str(e, "kind")), net, layer);
+        if (!lr) {
+            base_seterr(R->err, "out of memory fitting the shared-memory timings");
+            return -1;
+        }
+        lr->corun = coeffs_given(f, COEFFS_MEASURED);
+        lr->corun.n = (int)num(e, "samples");
+        R->ncorun_factors++;
+        if (f > R->corun_max) {
+            R->corun_max = f;
+            snprintf(R->corun_layer, sizeof R->corun_layer, "%.70s/%.80s", net, layer);
+        }
+    }
     return 0;
 }
 
@@ -1113,7 +1153,8 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     if ((rc = run_worker(&R))) goto out;
     rc = 1;
     if (set_arch(&R)) goto oom;
-    if (fit_compute(&R) || fit_bands(&R) || fit_copies_links(&R) || fit_device_scales(&R))
+    if (fit_compute(&R) || fit_bands(&R) || fit_corun(&R) || fit_copies_links(&R) ||
+        fit_device_scales(&R))
         goto out;
     if ((rc = fit_memory(&R))) goto out;
     rc = 1;
@@ -1144,6 +1185,10 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     res->nlayer_fits = R.nlayer_fits;
     res->nband_layers = R.nband_layers;
     res->nband_tables = R.nband_tables;
+    res->ncorun_layers = R.ncorun_layers;
+    res->ncorun_factors = R.ncorun_factors;
+    res->corun_max = R.corun_max;
+    snprintf(res->corun_layer, sizeof res->corun_layer, "%s", R.corun_layer);
     res->nlayer_flagged = R.nlayer_flagged;
     coeffs_arch_warning(res->coeffs, R.pl, res->warn);
     res->seconds = base_now() - t0;

@@ -13,6 +13,9 @@
  *     CONCAT-like copies;
  *  1b. every CPU device's speed: whole passes of the calibrated networks,
  *     devices in turn, three rounds alternating (per_device factors);
+ *  1c. devices that share a board's memory: the first two CPU devices of
+ *     one board run every layer of the calibrated networks alone and at
+ *     the same time, in turn (corun_net: the layers' corun factors);
  *  2. links: MPI ping-pong from 1 KB to 64 MB between the first device
  *     pair of each link class and of each set of pairs the platform gives
  *     other figures (calib_link_rep), the cost of issuing an MPI_Isend, and
@@ -546,6 +549,100 @@ out:
     return rc;
 }
 
+/* ---- phase 1c: devices that share a board's memory ---- */
+
+/* The two ranks of a pair wait for each other like this: a rank waiting
+ * while the other times a layer alone must leave the memory to it (a
+ * poll every 20-100 us, rt_wait). */
+#define PAIR_NAP_US 20
+
+static void pair_sync(int peer)
+{
+    int x = 0, y = 0;
+    MPI_Request q[2];
+    MPI_Irecv(&y, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &q[0]);
+    MPI_Isend(&x, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &q[1]);
+    rt_wait(&q[0], MPI_STATUS_IGNORE, PAIR_NAP_US);
+    rt_wait(&q[1], MPI_STATUS_IGNORE, PAIR_NAP_US);
+}
+
+/* The first two CPU devices of one board (0 and *a < *b), or 0. */
+static int corun_pair(const platform *pl, int *a, int *b)
+{
+    for (int i = 0; i < pl->ndev; i++)
+        for (int j = i + 1; j < pl->ndev; j++)
+            if (pl->dev[i].kind == PLAT_CPU && pl->dev[j].kind == PLAT_CPU && pl->dev[i].board &&
+                pl->dev[j].board && !strcmp(pl->dev[i].board, pl->dev[j].board)) {
+                *a = i, *b = j;
+                return 1;
+            }
+    return 0;
+}
+
+/* Every layer of n, whole, in inference order, on ranks a (= first) and
+ * peer: a alone (the peer waits) and both at once, in turn, repetition
+ * after repetition, so that a drift of the machine falls on both ways
+ * alike.  Rank `first` records each layer's median alone and beside the
+ * other ("corun" records: calibrate.c's corun factors).  Both ranks go
+ * through every synchronisation whatever fails, and agree at the end. */
+static int corun_net(const net *n, int me, int first, int peer, int reps, uint64_t seed,
+                     int threads, const char *kind, cJSON *arr, char *err)
+{
+    static const int ones[] = {1, 1}; /* share 0: alone, share 1 (aliased weights): beside */
+    seq_state s;
+    int ok = seq_init(&s, n, 0, 0, ones, 2, reps, seed, err) == 0, both = 0;
+    MPI_Sendrecv(&ok, 1, MPI_INT, peer, 61, &both, 1, MPI_INT, peer, 61, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    both = both && ok; /* the same on both ranks: both run the loop, or neither */
+    stopwatch sw = sw_zero(threads);
+    int L = n->n;
+    for (int r = -1; both && r < reps; r++) /* every synchronisation, even after a failure */
+        for (int i = 0; i < L; i++) {
+            const net_layer *Ly = &n->layers[i];
+            const float **ins = s.ins;
+            for (int k = 0; k < Ly->nin; k++)
+                ins[k] = Ly->in[k] == NET_INPUT ? s.input : s.out[Ly->in[k]];
+            float *o = ok ? pass_out(&s, i, err) : NULL;
+            ok = ok && o;
+            /* Which way runs first alternates: the first writes the
+             * freshly allocated output, the second finds it in cache. */
+            for (int w2 = 0; w2 < 2; w2++) {
+                int way = r & 1 ? 1 - w2 : w2;
+                pair_sync(peer);
+                if (!ok || (way == 0 && me != first)) continue;
+                int pre;
+                sw_start(&sw);
+                ok = kern_run(n, i, 0, Ly->out.c, ins, s.w[i], o, s.ws, err) == 0;
+                double t = sw_stop(&sw, &pre);
+                if (r >= 0) {
+                    s.samples[((size_t)way * L + i) * reps + r] = t;
+                    s.npre[(size_t)way * L + i] += pre;
+                }
+            }
+            if (ok) pass_done(&s, i, kern_out_floats(n, i, Ly->out.c));
+        }
+    int all = 0;
+    MPI_Sendrecv(&ok, 1, MPI_INT, peer, 62, &all, 1, MPI_INT, peer, 62, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    int rc = ok && all ? 0 : -1;
+    if (rc && ok) base_seterr(err, "%s: the other rank of the shared-memory timings failed", n->name);
+    for (int i = 0; !rc && me == first && i < L; i++) {
+        cJSON *o = rec_begin(kind, me, n, i);
+        if (!o) {
+            rc = -1;
+            break;
+        }
+        cJSON_AddNumberToObject(o, "beside", peer);
+        cJSON_AddNumberToObject(o, "alone", base_median(s.samples + (size_t)i * reps, reps));
+        if (rec_end(arr, o, base_median(s.samples + ((size_t)L + i) * reps, reps), reps,
+                    s.npre[(size_t)L + i]))
+            rc = -1;
+        if (rc) base_seterr(err, "out of memory");
+    }
+    seq_free(&s);
+    return rc;
+}
+
 static volatile char copy_sink;
 
 /* CONCAT: malloc the output and copy two slices into it, as exec.c does. */
@@ -896,7 +993,8 @@ int calib_worker(const calib_worker_opts *o, char *err)
     cJSON *mine = cJSON_CreateObject(), *root = NULL;
     /* "arch": each rank's CPU architecture (uname -m), which the
      * coefficients record (docs/coefficients-format.md). */
-    const char *secs[] = {"compute", "bands", "copy", "links", "power", "arch", "device_compute"};
+    const char *secs[] = {"compute", "bands", "copy", "links", "power", "arch", "device_compute",
+                          "corun"};
     enum { NSECS = sizeof secs / sizeof *secs };
     for (int i = 0; i < NSECS; i++) cJSON_AddArrayToObject(mine, secs[i]);
     err[0] = 0;
@@ -982,6 +1080,19 @@ int calib_worker(const calib_worker_opts *o, char *err)
             rt_barrier(CALM_NAP_US);
             if ((rc = agree(rc, err))) goto out;
         }
+
+    /* 1c. Devices that share a board's memory: a pair of them runs every
+     * layer of the calibrated networks alone and beside each other. */
+    int pa, pb;
+    if (o->nnetworks > 0 && corun_pair(pl, &pa, &pb)) {
+        if (rank == pa || rank == pb)
+            for (int i = 0; !rc && i < o->nnetworks; i++)
+                if (corun_net(nets[i], rank, pa, rank == pa ? pb : pa, reps > 10 ? (reps + 1) / 2 : reps,
+                              o->seed, threads, kind, cJSON_GetObjectItem(mine, "corun"), err))
+                    rc = 1;
+        rt_barrier(CALM_NAP_US);
+        if ((rc = agree(rc, err))) goto out;
+    }
 
     /* 2. Links: one pair per class and distinct platform figures
      * (calib_link_rep): a slower board's links are measured on their own. */

@@ -79,6 +79,14 @@ static void print_summary(const calib_result *r, const char *platform, const cha
         printf("row bands: %d layers timed, %d with a band table (their bands cost over 5%% "
                "more or less than their share of the layer)\n",
                r->nband_layers, r->nband_tables);
+    if (r->ncorun_layers) {
+        char nm[200];
+        printf("shared memory: %d layers timed beside another device of their board, %d over 5%% "
+               "slower so (corun factors", r->ncorun_layers, r->ncorun_factors);
+        if (r->ncorun_factors)
+            printf("; the largest %.2f, %s", r->corun_max, cli_inert(nm, sizeof nm, r->corun_layer));
+        printf(")\n");
+    }
     printf("(rmse: microseconds for times, MB for memory; layers that are never split keep "
            "their measured time exactly)\n");
 }

@@ -65,7 +65,7 @@ static coeffs_value unset(void) { return coeffs_given(0, COEFFS_UNSET); }
 
 static void rates_init(coeffs_rates *r)
 {
-    r->per_cycle = r->overhead_us = r->busy_w = unset();
+    r->per_cycle = r->overhead_us = r->busy_w = r->corun = unset();
     memset(&r->band, 0, sizeof r->band);
 }
 
@@ -462,6 +462,28 @@ static int key_is_wildcard(const char *key)
     return sl && !strcmp(sl + 1, "*");
 }
 
+/* The rules of a layers entry's corun factor (coeffs_rates.corun). */
+static int check_corun(const coeffs_value *v, const char *key, int version, const char *ctx, char *err)
+{
+    if (!coeffs_isset(v)) return 0;
+    if (check_value(v, 1, ctx, err)) return -1;
+    if (version < COEFFS_VERSION_CORUN) {
+        base_seterr(err, "%s needs format version %d (the file says %d)", ctx, COEFFS_VERSION_CORUN,
+                    version);
+        return -1;
+    }
+    if (key_is_wildcard(key)) {
+        base_seterr(err, "%s: corun factors are measured per layer, not for \"network/*\"", ctx);
+        return -1;
+    }
+    if (!(v->value >= 1 && v->value <= COEFFS_CORUN_MAX)) {
+        base_seterr(err, "%s: value %g must be from 1 to %g (a layer never runs faster beside "
+                    "another)", ctx, v->value, COEFFS_CORUN_MAX);
+        return -1;
+    }
+    return 0;
+}
+
 static int valid_key(const char *key)
 {
     const char *s = strchr(key, '/');
@@ -510,6 +532,10 @@ int coeffs_check(const cost_coeffs *c, char *err)
                 base_seterr(err, "%s: a band belongs to a layer, not to a kind", ctx);
                 return -1;
             }
+            if (coeffs_isset(&d->cls[j].corun)) {
+                base_seterr(err, "%s: a corun factor belongs to a layer, not to a kind", ctx);
+                return -1;
+            }
             if (d->curve[j].n && !coeffs_isset(&d->cls[j].per_cycle)) {
                 base_seterr(err, "%s.curve needs the class's per_cycle beside it", ctx);
                 return -1;
@@ -540,6 +566,8 @@ int coeffs_check(const cost_coeffs *c, char *err)
                             COEFFS_VERSION_BAND, c->version);
                 return -1;
             }
+            snprintf(c2, sizeof c2, "%s.corun", ctx);
+            if (check_corun(&d->layers[j].r.corun, d->layers[j].key, c->version, c2, err)) return -1;
         }
     }
     for (int k = 0; k < LINK_CLASS_COUNT; k++) {
@@ -735,7 +763,7 @@ static int read_band(rd *r, const cJSON *o, coeffs_band *b, const char *pctx)
  * NULL; band allowed, from version 6). */
 static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv, const char *ctx)
 {
-    static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", "band", NULL};
+    static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", "band", "corun", NULL};
     static const char *const ckeys[] = {"per_cycle", "overhead_us", "busy_w", "curve", NULL};
     if (want_object(r, o, ctx) || only_keys(r, o, ctx, cv ? ckeys : keys)) return -1;
     const cJSON *jc = cv ? cJSON_GetObjectItemCaseSensitive(o, "curve") : NULL;
@@ -753,7 +781,8 @@ static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv
     }
     return read_value(r, o, "per_cycle", &out->per_cycle, 1, ctx) ||
                    read_value(r, o, "overhead_us", &out->overhead_us, 0, ctx) ||
-                   read_value(r, o, "busy_w", &out->busy_w, 0, ctx)
+                   read_value(r, o, "busy_w", &out->busy_w, 0, ctx) ||
+                   (!cv && read_value(r, o, "corun", &out->corun, 1, ctx))
                ? -1
                : 0;
 }
@@ -837,6 +866,12 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
             if (rt->band.n && key_is_wildcard(k->string)) {
                 base_seterr(r->err, "%s: %s.band: bands are measured per layer, not for \"network/*\"",
                             r->what, c3);
+                return -1;
+            }
+            char c4[720], e2[BASE_ERRLEN];
+            snprintf(c4, sizeof c4, "%s.corun", c3);
+            if (check_corun(&rt->corun, k->string, r->c->version, c4, e2)) {
+                base_seterr(r->err, "%s: %s", r->what, e2);
                 return -1;
             }
         }
@@ -1043,7 +1078,7 @@ static int put_value(cJSON *o, const char *key, const coeffs_value *v)
 static int rates_set(const coeffs_rates *r)
 {
     return coeffs_isset(&r->per_cycle) || coeffs_isset(&r->overhead_us) || coeffs_isset(&r->busy_w) ||
-           r->band.n > 0;
+           r->band.n > 0 || coeffs_isset(&r->corun);
 }
 
 static int put_band(cJSON *parent, const coeffs_band *b)
@@ -1085,7 +1120,7 @@ static int put_rates(cJSON *parent, const char *key, const coeffs_rates *r, cons
     return !o || put_value(o, "per_cycle", &r->per_cycle) ||
                    put_value(o, "overhead_us", &r->overhead_us) ||
                    put_value(o, "busy_w", &r->busy_w) || put_curve(o, cv) ||
-                   put_band(o, &r->band)
+                   put_band(o, &r->band) || put_value(o, "corun", &r->corun)
                ? -1
                : 0;
 }

@@ -8,6 +8,12 @@
  * over the plan's steps with no allocation unless the plan is larger than
  * any seen before.
  *
+ * Devices that share a board's memory (docs/cost-model.md) and layers
+ * whose calibration measured a corun factor take a second pass: the
+ * first gives the schedule, from which each compute step's overlap with
+ * the other devices of its board gives its slowdown (corun_scale); the
+ * second runs with those durations and is the result.
+ *
  * The pass is a discrete-event simulation without an event queue: each
  * device advances through its steps until it reaches a RECV whose SEND has
  * not been simulated yet, and a SEND wakes its receiver.  Every quantity a
@@ -88,6 +94,7 @@ typedef struct {
     int brows[COEFFS_BAND_MAX];
     double bratio[COEFFS_BAND_MAX];
     double work;
+    double corun1; /* the layer's corun factor - 1 (coeffs_rates.corun; 0: none) */
 } lk_coef;
 
 typedef struct {
@@ -120,6 +127,8 @@ struct cost_model {
     double *lat_s, *spb;     /* [nd * nd]: link latency, seconds per byte */
     double *pick_s;          /* [nd * nd]: a late receiver's pickup (coeffs_link.pickup_us) */
     unsigned char *lcls;     /* [nd * nd]: link class */
+    int board[MAXDEV];       /* per device: the first device on its board */
+    int contend;             /* some board has 2+ devices and some layer a corun factor */
     /* Scratch reused by cost_eval. */
     int cap_msgs, cap_tensors;
     double *arrival; /* per message */
@@ -129,6 +138,9 @@ struct cost_model {
     dev_state st[MAXDEV];
     int stack[MAXDEV];
     double *sched0, *sched1; /* cost_schedule: per global step, start and end; else NULL */
+    double *cmul;            /* the second pass: per global step, its compute's factor; else NULL */
+    double *c_t0, *c_t1, *c_mul; /* corun_scale's scratch, per global step */
+    int cap_c;
     /* Scratch of cost_pick_halos, [nl * nd]: per band of a layer, the time
      * fetching its halo cost in the current round's plan and the rows it
      * would compute instead. */
@@ -163,6 +175,9 @@ void cost_free(cost_model *m)
     free(m->sent);
     free(m->sdone);
     free(m->deferred);
+    free(m->c_t0);
+    free(m->c_t1);
+    free(m->c_mul);
     free(m);
 }
 
@@ -371,6 +386,8 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             e->work = whole;
             /* Bands measured on this layer as it is now (a network read at
              * another input size has other rows: its table does not apply). */
+            e->corun1 = lr && coeffs_isset(&lr->corun) ? lr->corun.value - 1 : 0;
+            if (e->corun1 > 0 && nd > 1) m->contend |= 1;
             e->nband = 0;
             if (lr && lr->band.n && lr->band.height == L->out.h && net_layer_rowsplit(n, i)) {
                 e->nband = lr->band.n;
@@ -384,6 +401,15 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             warn_add(warn, tmp);
         }
     }
+    /* Devices that share a board share its memory (corun_scale). */
+    int shared = 0;
+    for (int d = 0; d < nd; d++) {
+        m->board[d] = d;
+        for (int e = 0; e < d && m->board[d] == d; e++)
+            if (pl->dev[e].board && pl->dev[d].board && !strcmp(pl->dev[e].board, pl->dev[d].board))
+                m->board[d] = e, shared = 1;
+    }
+    m->contend &= shared;
     for (int d = 0; d < nd; d++) {
         const plat_device *P = &pl->dev[d];
         const coeffs_device *D = c->dev[P->kind].present ? &c->dev[P->kind] : &def->dev[P->kind];
@@ -757,6 +783,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             const lk_coef *e = &m->lk[l * 2 + v->kind];
             int band = st->nh != n->layers[l].out.h;
             double dur = band ? band_dur(m, l, d, st->h0, st->nh) : compute_dur(m, l, d, st->c0, st->nc);
+            if (m->cmul) dur *= m->cmul[p->step0[d] + s->pc];
             double w = m->linear[l] ? st->nc * m->wraw_pc[l]
                                     : 4.0 * (double)net_slice_weights(n, l, st->c0, st->nc);
             te = t + dur;
@@ -857,20 +884,11 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
     s->t = t;
 }
 
-int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev)
+/* One pass of the simulation over plan p (state in m->st); the latency
+ * into *latency.  0, or -1 with m->err. */
+static int simulate(cost_model *m, const plan *p, double *latency)
 {
     int nd = m->nd;
-    if (p->ndev != nd || p->nlayers != m->nl) {
-        base_seterr(m->err,
-                 "cost model: plan for %d layers on %d devices, model for "
-                 "%s (%d layers) on %s (%d devices)",
-                 p->nlayers, p->ndev, m->n->name, m->nl, m->pl->name, nd);
-        return -1;
-    }
-    if (ensure_scratch(m, p)) {
-        base_seterr(m->err, "cost model: out of memory");
-        return -1;
-    }
     memset(m->st, 0, (size_t)nd * sizeof *m->st);
     for (int d = 0; d < nd; d++) m->st[d].blocked = -1;
     if (p->nmsgs) memset(m->sent, 0, (size_t)p->nmsgs);
@@ -889,10 +907,10 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
         m->st[d].peak = m->st[d].live;
         m->stack[sp++] = d;
     }
-    double latency = -1;
+    *latency = -1;
     while (sp > 0) {
         int d = m->stack[--sp];
-        run_device(m, p, d, &sp, &latency);
+        run_device(m, p, d, &sp, latency);
     }
     for (int d = 0; d < nd; d++)
         if (m->st[d].pc < plan_nsteps_dev(p, d)) {
@@ -902,10 +920,107 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
                      d, m->st[d].blocked);
             return -1;
         }
-    if (latency < 0) {
+    if (*latency < 0) {
         base_seterr(m->err, "cost model: the plan never completes the network output");
         return -1;
     }
+    return 0;
+}
+
+/* Devices that share a board slow each other's memory-bound steps
+ * (docs/cost-model.md, "Devices that share a board's memory"): from the
+ * first pass's schedule (t0, t1), each compute step s of a device gets
+ * the factor 1 + sum over the compute steps s' of the other devices of
+ * its board of overlap(s, s') / duration(s) x min(corun(s) - 1,
+ * corun(s') - 1), into mul (1 elsewhere).  Returns whether any factor
+ * differs from 1. */
+static int corun_scale(const cost_model *m, const plan *p, const double *t0, const double *t1,
+                       double *mul)
+{
+    int nd = m->nd, any = 0;
+    for (int g = 0; g < p->nsteps; g++) mul[g] = 1;
+    for (int a = 0; a < nd; a++) {
+        const plan_step *sa = plan_steps_dev(p, a);
+        int na = plan_nsteps_dev(p, a), ga = p->step0[a];
+        const dev_coef *va = &m->dv[a];
+        for (int b = 0; b < nd; b++) {
+            if (b == a || m->board[b] != m->board[a] || !plan_nsteps_dev(p, b)) continue;
+            const plan_step *sb = plan_steps_dev(p, b);
+            int nb = plan_nsteps_dev(p, b), gb = p->step0[b], j = 0;
+            const dev_coef *vb = &m->dv[b];
+            /* Both devices' steps are in time order: one sweep. */
+            for (int i = 0; i < na; i++) {
+                if (sa[i].op != PLAN_COMPUTE) continue;
+                double ka = m->lk[sa[i].layer * 2 + va->kind].corun1, s0 = t0[ga + i], s1 = t1[ga + i];
+                if (!(ka > 0) || !(s1 > s0)) continue;
+                while (j < nb && t1[gb + j] <= s0) j++;
+                double extra = 0;
+                for (int k = j; k < nb && t0[gb + k] < s1; k++) {
+                    if (sb[k].op != PLAN_COMPUTE) continue;
+                    double kb = m->lk[sb[k].layer * 2 + vb->kind].corun1;
+                    double lo = t0[gb + k] > s0 ? t0[gb + k] : s0, hi = t1[gb + k] < s1 ? t1[gb + k] : s1;
+                    if (kb > 0 && hi > lo) extra += (hi - lo) * (ka < kb ? ka : kb);
+                }
+                if (extra > 0) {
+                    mul[ga + i] += extra / (s1 - s0);
+                    any = 1;
+                }
+            }
+        }
+    }
+    return any;
+}
+
+static int ensure_corun(cost_model *m, const plan *p)
+{
+    if (p->nsteps <= m->cap_c) return 0;
+    int c = p->nsteps > 2 * m->cap_c ? p->nsteps : 2 * m->cap_c;
+    free(m->c_t0);
+    free(m->c_t1);
+    free(m->c_mul);
+    m->c_t0 = malloc((size_t)c * sizeof *m->c_t0);
+    m->c_t1 = malloc((size_t)c * sizeof *m->c_t1);
+    m->c_mul = malloc((size_t)c * sizeof *m->c_mul);
+    m->cap_c = m->c_t0 && m->c_t1 && m->c_mul ? c : 0;
+    return m->cap_c ? 0 : -1;
+}
+
+int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev)
+{
+    int nd = m->nd;
+    if (p->ndev != nd || p->nlayers != m->nl) {
+        base_seterr(m->err,
+                 "cost model: plan for %d layers on %d devices, model for "
+                 "%s (%d layers) on %s (%d devices)",
+                 p->nlayers, p->ndev, m->n->name, m->nl, m->pl->name, nd);
+        return -1;
+    }
+    if (ensure_scratch(m, p)) {
+        base_seterr(m->err, "cost model: out of memory");
+        return -1;
+    }
+    double latency;
+    /* Two devices of one board at work: a first pass for the schedule the
+     * corun factors need (the caller's schedule arrays wait for the second). */
+    int two = 0;
+    for (int d = 0; m->contend && d < nd && !two; d++)
+        for (int e = 0; e < d && !two && plan_nsteps_dev(p, d); e++)
+            two = plan_nsteps_dev(p, e) && m->board[e] == m->board[d];
+    if (two) {
+        if (ensure_corun(m, p)) {
+            base_seterr(m->err, "cost model: out of memory");
+            return -1;
+        }
+        double *s0 = m->sched0, *s1 = m->sched1;
+        m->sched0 = m->c_t0, m->sched1 = m->c_t1;
+        int rc = simulate(m, p, &latency);
+        m->sched0 = s0, m->sched1 = s1;
+        if (rc) return -1;
+        if (corun_scale(m, p, m->c_t0, m->c_t1, m->c_mul)) m->cmul = m->c_mul;
+    }
+    int rc = simulate(m, p, &latency);
+    m->cmul = NULL;
+    if (rc) return -1;
     cost_result res = {0, 0, latency * 1e3, 0, 0};
     int64_t moved = 0; /* summed exactly, divided once */
     for (int d = 0; d < nd; d++) {

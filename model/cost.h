@@ -62,17 +62,22 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * it writes (C): the model multiplies an older file's GlobalAveragePool
  * per_cycle by each layer's input H*W (the same time per element written),
  * so it prices every layer as before; 5 = 4 plus a class's
- * optional "curve"; 6 = 5 plus a layer's optional "band".  The reader
- * takes all six (each refuses what a later version added: an
+ * optional "curve"; 6 = 5 plus a layer's optional "band"; 7 = 6 plus a
+ * layer's optional "corun".  The reader
+ * takes all seven (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes the file's own version (coeffs_new: COEFFS_VERSION). */
-#define COEFFS_VERSION 6
+#define COEFFS_VERSION 7
 /* The first version whose GlobalAveragePool rates are per element read. */
 #define COEFFS_VERSION_GAP_READS 4
 /* The first version with a class's "curve" (coeffs_curve). */
 #define COEFFS_VERSION_CURVE 5
 /* The first version with a layer's "band" (coeffs_band). */
 #define COEFFS_VERSION_BAND 6
+/* The first version with a layer's "corun" (coeffs_rates.corun). */
+#define COEFFS_VERSION_CORUN 7
+/* A corun factor is at most this (a larger one is a measuring accident). */
+#define COEFFS_CORUN_MAX 10.0
 
 /* Where a coefficient comes from (the file's "source"). */
 typedef enum {
@@ -115,6 +120,11 @@ typedef struct {
     coeffs_value overhead_us; /* fixed cost of each compute step */
     coeffs_value busy_w;      /* power while computing it */
     coeffs_band band;         /* layers entries only; n 0 when absent */
+    /* Layers entries of one layer only (format 7): the layer's time while
+     * another device of its board runs the same layer at the same time,
+     * over its time alone, in [1, COEFFS_CORUN_MAX]: the memory both share
+     * (docs/cost-model.md, "Devices that share a board's memory"). */
+    coeffs_value corun;
 } coeffs_rates;
 
 /* A class's measured step time against work (format 5: "curve" in a
