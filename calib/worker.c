@@ -1084,11 +1084,12 @@ int calib_worker(const calib_worker_opts *o, char *err)
     /* 1c. Devices that share a board's memory: a pair of them runs every
      * layer of the calibrated networks alone and beside each other. */
     int pa, pb;
+    int creps = (reps + 1) / 2 < 10 ? (reps < 10 ? reps : 10) : (reps + 1) / 2;
     if (o->nnetworks > 0 && corun_pair(pl, &pa, &pb)) {
         if (rank == pa || rank == pb)
             for (int i = 0; !rc && i < o->nnetworks; i++)
-                if (corun_net(nets[i], rank, pa, rank == pa ? pb : pa, reps > 10 ? (reps + 1) / 2 : reps,
-                              o->seed, threads, kind, cJSON_GetObjectItem(mine, "corun"), err))
+                if (corun_net(nets[i], rank, pa, rank == pa ? pb : pa, creps, o->seed, threads, kind,
+                              cJSON_GetObjectItem(mine, "corun"), err))
                     rc = 1;
         rt_barrier(CALM_NAP_US);
         if ((rc = agree(rc, err))) goto out;

@@ -382,6 +382,61 @@ static void check_bands(const char *const *nets, int nnets, const cost_coeffs *c
     cJSON_Delete(raw);
 }
 
+/* Devices that share a board's memory (calib_worker's phase 1c,
+ * calibrate.c's fit_corun): both ranks of the test platform are on
+ * localhost, so every layer of the calibrated networks has one "corun"
+ * record (rank 0, beside rank 1) with its median alone and beside; a layer
+ * keeps a corun factor exactly when, recomputed here from those, it took
+ * at least 20 us alone and over 5% longer beside, and the factor is that
+ * ratio (at most 10). */
+static void check_corun(const char *const *nets, int nnets, const cost_coeffs *c)
+{
+    char err[BASE_ERRLEN];
+    char *txt = slurp(path("keep/raw.json"));
+    cJSON *raw = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    CHECK(raw != NULL, "no raw measurements kept");
+    if (!raw) return;
+    const cJSON *co = cJSON_GetObjectItem(raw, "corun");
+    int seen = 0, kept = 0;
+    for (int k = 0; k < nnets; k++) {
+        net *n = net_zoo(nets[k], err);
+        for (int i = 0; n && i < n->n; i++) {
+            const char *ln = n->layers[i].name;
+            int got = 0;
+            double alone = 0, beside = 0;
+            for (const cJSON *e = co ? co->child : NULL; e; e = e->next)
+                if (!strcmp(cJSON_GetObjectItem(e, "network")->valuestring, nets[k]) &&
+                    !strcmp(cJSON_GetObjectItem(e, "layer")->valuestring, ln)) {
+                    got++;
+                    alone = cJSON_GetObjectItem(e, "alone")->valuedouble;
+                    beside = cJSON_GetObjectItem(e, "seconds")->valuedouble;
+                    CHECK(cJSON_GetObjectItem(e, "rank")->valueint == 0 &&
+                              cJSON_GetObjectItem(e, "beside")->valueint == 1,
+                          "%s/%s: timed on rank %d beside %d", nets[k], ln,
+                          cJSON_GetObjectItem(e, "rank")->valueint, cJSON_GetObjectItem(e, "beside")->valueint);
+                }
+            CHECK(got == 1 && alone > 0 && beside > 0, "%s/%s: %d corun records (alone %g, beside %g)",
+                  nets[k], ln, got, alone, beside);
+            seen += got;
+            double f = alone > 0 ? beside / alone : 0;
+            int want = alone >= 20e-6 && f > 1.05;
+            const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, nets[k], ln);
+            int has = r && coeffs_isset(&r->corun);
+            CHECK(has == want, "%s/%s: corun factor %s; alone %g s, ratio %g", nets[k], ln,
+                  has ? "kept" : "absent", alone, f);
+            if (has && want)
+                CHECK(fabs(r->corun.value - (f < 10 ? f : 10)) <= 1e-9 * f, "%s/%s: factor %g, raw %g",
+                      nets[k], ln, r->corun.value, f);
+            kept += has;
+        }
+        net_free(n);
+    }
+    CHECK(seen > 10, "%d layers timed beside each other", seen);
+    printf("corun: %d layers timed beside each other, %d factors kept\n", seen, kept);
+    cJSON_Delete(raw);
+}
+
 static void test_success(void)
 {
     char args[2048], *e, err[BASE_ERRLEN];
@@ -416,6 +471,7 @@ static void test_success(void)
         net_free(n);
     }
     check_bands(nets, 2, c);
+    check_corun(nets, 2, c);
     for (int cls = 0; cls < COST_NCLASS; cls++)
         CHECK(D->cls[cls].per_cycle.source == COEFFS_FITTED && D->cls[cls].per_cycle.value > 0,
               "no fitted fallback for %s", cost_class_name(cls));

@@ -150,9 +150,9 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":7,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":8,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 7"},
+     "version 8"},
     {"arch-in-v1",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
@@ -319,7 +319,7 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 6 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 7 && c->arch && !strcmp(c->arch, "x86_64"));
         CHECK(d->curve[NET_CONV].n == 3 && d->curve[NET_CONV].us[2] == 2950.0 &&
               d->curve[NET_CONV].r2 == 0.96 && d->curve[NET_FC].n == 0);
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
@@ -330,6 +330,8 @@ static void test_doc_example(void)
         const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, "toy6", "conv");
         CHECK(r && r->per_cycle.value == 2.7 && r->overhead_us.value == 15.0);
         CHECK(r && r->band.n == 3 && r->band.height == 16 && r->band.rows[2] == 2 && r->band.ratio[2] == 1.35);
+        const coeffs_rates *f = coeffs_find_layer(c, PLAT_CPU, "toy6", "fc");
+        CHECK(f && f->corun.value == 1.27 && f->corun.source == COEFFS_MEASURED && f->corun.n == 10);
         CHECK(c->link[LINK_NETWORK].bandwidth_mbs.value == 117.0);
         CHECK(!coeffs_isset(&c->link[LINK_SAME_BOARD].latency_us));
         coeffs_free(c);
@@ -782,9 +784,65 @@ static void test_band(void)
     platform_free(pl);
 }
 
+/* A layer's corun factor ("corun", version 7): read, written, refused
+ * below 1 or above COEFFS_CORUN_MAX, on a version-6 file, on "network/ *"
+ * and in a kinds entry. */
+static void test_corun_file(void)
+{
+    static const char *fmt =
+        "{\"format\":\"dse-coefficients\",\"version\":%d,\"platforms\":[],"
+        "\"networks\":[\"toy6\"],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+        "{\"layers\":{\"toy6/%s\":{\"per_cycle\":{\"value\":2,\"source\":\"assumption\"}%s}}}}}";
+    static const struct {
+        int version;
+        const char *layer, *extra, *want;
+    } bad[] = {
+        {6, "c1", ",\"corun\":{\"value\":1.3,\"source\":\"measured\"}", "needs format version 7"},
+        {7, "*", ",\"corun\":{\"value\":1.3,\"source\":\"measured\"}", "measured per layer"},
+        {7, "c1", ",\"corun\":{\"value\":0.8,\"source\":\"measured\"}", "must be from 1 to 10"},
+        {7, "c1", ",\"corun\":{\"value\":11,\"source\":\"measured\"}", "must be from 1 to 10"},
+        {7, "c1", ",\"corun\":{\"value\":\"x\",\"source\":\"measured\"}", "corun"},
+    };
+    char txt[1500];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(txt, sizeof txt, fmt, bad[i].version, bad[i].layer, bad[i].extra);
+        cost_coeffs *c = coeffs_from_json(txt, "bad-corun", err);
+        CHECK(!c && strstr(err, bad[i].want) && strstr(err, "bad-corun") && !strchr(err, '\n'),
+              "bad corun %zu: %s", i, err);
+        coeffs_free(c);
+    }
+    /* not in a kinds entry */
+    cost_coeffs *c = coeffs_from_json(
+        "{\"format\":\"dse-coefficients\",\"version\":7,\"platforms\":[],\"networks\":[],"
+        "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"kinds\":{\"FC\":{\"per_cycle\":"
+        "{\"value\":2,\"source\":\"assumption\"},\"corun\":{\"value\":1.3,\"source\":\"measured\"}}}}}}",
+        "kind-corun", err);
+    CHECK(!c && strstr(err, "corun") && strstr(err, "kind-corun"), "corun in a kinds entry: %s", err);
+    coeffs_free(c);
+    snprintf(txt, sizeof txt, fmt, 7, "c1", ",\"corun\":{\"value\":1.25,\"source\":\"measured\",\"n\":10}");
+    c = coeffs_from_json(txt, "good", err);
+    CHECK(c != NULL, "%s", err);
+    if (!c) return;
+    const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, "toy6", "c1");
+    CHECK(r && coeffs_isset(&r->corun) && r->corun.value == 1.25 && r->corun.n == 10, "corun read");
+    char *j = coeffs_to_json(c);
+    cost_coeffs *c2 = j ? coeffs_from_json(j, "again", err) : NULL;
+    const coeffs_rates *r2 = c2 ? coeffs_find_layer(c2, PLAT_CPU, "toy6", "c1") : NULL;
+    CHECK(r2 && r2->corun.value == 1.25 && r2->corun.source == COEFFS_MEASURED && c2->version == 7,
+          "corun round trip: %s", err);
+    /* coeffs_check: a kind's corun */
+    coeffs_dev(c, PLAT_CPU)->cls[NET_FC].corun = coeffs_given(1.2, COEFFS_MEASURED);
+    CHECK(coeffs_check(c, err) == -1 && strstr(err, "belongs to a layer"), "kind corun: %s", err);
+    free(j);
+    coeffs_free(c2);
+    coeffs_free(c);
+    printf("ok: corun factors read, written and refused\n");
+}
+
 int main(void)
 {
     test_band();
+    test_corun_file();
     test_curve();
     test_gap_versions();
     test_doc_example();

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "plan.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -835,12 +836,154 @@ static void test_convalgo(void)
            sizeof cases / sizeof cases[0], n_wino);
 }
 
+/* Devices that share a board's memory (docs/cost-model.md): the split of
+ * test_split_wait on two devices of one board, fc1's corun factor 1.5.
+ * Link same_board: 10 us + 100 MB/s (10 ns/B), no pickup.
+ * a: send x (400 B): overhead 2 -> 2, arrives 2 + 4 + 10 = 16; fc1
+ *    [0,150): 1 + 15 = 16 us, [2, 18).
+ * b: receives x at 16 (its pull 0 + 4 ends earlier); fc1 [150,200):
+ *    1 + 5 = 6 us, [16, 22).  Overlap 2 us: a's factor 1 + 2 x 0.5 / 16
+ *    = 1.0625 (17 us, to 19), b's 1 + 2 x 0.5 / 6 (7 us, to 23).
+ * b: send 200 B: +2 -> 25, arrives 25 + 2 + 10 = 37; a: waits to 37,
+ *    concat 800 B: 1 + 8 = 9 -> 46; fc2: 1 + 2 = 3 -> 49 us.
+ * Without the factor: 48 us.  On two boards, or on one device: unchanged. */
+static void test_corun(void)
+{
+    net *n = fc_chain("split", 200, 10);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"two\",\"devices\":["
+             "{\"name\":\"a\",\"board\":\"A\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+             "\"memory_mb\":1000,\"idle_w\":2,\"busy_w\":10},"
+             "{\"name\":\"b\",\"board\":\"A\",\"kind\":\"cpu\",\"freq_mhz\":1000,\"cores\":1,"
+             "\"memory_mb\":1000,\"idle_w\":2,\"busy_w\":10}],"
+             "\"links\":{\"same_board\":{\"latency_us\":10,\"bandwidth_mbs\":100},"
+             "\"network\":{\"latency_us\":100,\"bandwidth_mbs\":1}}}");
+    platform *one = platform_from_json(text, "one-board.json", err), *two = plat2(1000, 2, 100, 1);
+    cost_coeffs *c = unit_coeffs("split", 1, 2, 1, 0), *c0 = unit_coeffs("split", 1, 2, 1, 0);
+    coeffs_rates *lr = coeffs_layer_rates(c, PLAT_CPU, "split", "fc1");
+    CHECK(one && two && c && c0 && lr);
+    if (!one || !two || !lr) return;
+    lr->corun = coeffs_given(1.5, COEFFS_MEASURED);
+    CHECK(coeffs_check(c, err) == 0, "%s", err);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    map_slice s[2] = {{0, 0, 150}, {1, 150, 50}};
+    set_layer(m, n, 0, 2, s);
+    cost_result r, r0;
+    cost_device d[2], d0[2];
+    CHECK(run(n, one, c, m, &r, d) == 0 && run(n, one, c0, m, &r0, d0) == 0);
+    CLOSE(r.latency_ms, 0.049);
+    CLOSE(r0.latency_ms, 0.048);
+    CLOSE(d[0].compute_s, (17 + 3) * US);
+    CLOSE(d[1].compute_s, 7 * US);
+    CLOSE(d0[1].compute_s, 6 * US);
+    /* Two boards: the factor changes nothing. */
+    CHECK(run(n, two, c, m, &r, d) == 0 && run(n, two, c0, m, &r0, d0) == 0);
+    CHECK(!memcmp(&r, &r0, sizeof r) && !memcmp(d, d0, sizeof d), "two boards: corun changed the result");
+    /* One device: nothing runs beside it. */
+    mapping_set_single(m, n, 1);
+    CHECK(run(n, one, c, m, &r, d) == 0 && run(n, one, c0, m, &r0, d0) == 0);
+    CHECK(!memcmp(&r, &r0, sizeof r) && !memcmp(d, d0, sizeof d), "one device: corun changed the result");
+    mapping_free(m);
+    coeffs_free(c);
+    coeffs_free(c0);
+    platform_free(one);
+    platform_free(two);
+    net_free(n);
+}
+
+/* The rule again, on random hybrid mappings of real networks on local-4
+ * (four devices, one board) with random corun factors: every compute
+ * step's duration is its duration without factors times 1 + the sum over
+ * the other devices' compute steps of overlap / duration x min(k, k'),
+ * the overlaps taken from the schedule without factors (computed here
+ * pair by pair, independently of the model's sweep). */
+static void test_corun_random(void)
+{
+    const char *nets[] = {"alexnet-bvlc", "resnet50"};
+    platform *pl = platform_open("local-4", err);
+    CHECK(pl != NULL, "%s", err);
+    if (!pl) return;
+    int nd = pl->ndev, bad = 0, checked = 0;
+    for (int k = 0; k < 2; k++) {
+        net *n = net_zoo(nets[k], err);
+        cost_coeffs *c = coeffs_default(pl), *c0 = coeffs_default(pl);
+        coeffs_set_info(c, "test", "2026-11-27", NULL);
+        coeffs_add_network(c, n->name);
+        double *kf = calloc((size_t)n->n, sizeof *kf);
+        for (int i = 0; i < n->n; i++)
+            if (rnd(0, 2)) {
+                kf[i] = rnd(1, 100) / 100.0;
+                coeffs_layer_rates(c, PLAT_CPU, n->name, n->layers[i].name)->corun =
+                    coeffs_given(1 + kf[i], COEFFS_MEASURED);
+            }
+        chrom *ch = chrom_new(n, nd, CHROM_HYBRID, 3, NET_SPLIT_DEFAULT, err);
+        cost_model *m = cost_new(n, pl, c, NULL, err), *m0 = cost_new(n, pl, c0, NULL, err);
+        mapping *mp = mapping_new(n->n, nd);
+        plan *p = plan_new();
+        int len = chrom_length(ch), *lo = malloc(sizeof(int) * len), *hi = malloc(sizeof(int) * len),
+            *g = malloc(sizeof(int) * len);
+        chrom_bounds(ch, lo, hi);
+        CHECK(m && m0, "%s", err);
+        for (int it = 0; m && m0 && it < 40; it++) {
+            for (int i = 0; i < len; i++) g[i] = rnd(lo[i], hi[i]);
+            if (chrom_decode(ch, g, len, mp, err) || plan_build(p, n, mp, pl->source, err)) {
+                bad++;
+                continue;
+            }
+            double *a0 = malloc(sizeof(double) * p->nsteps), *a1 = malloc(sizeof(double) * p->nsteps);
+            double *b0 = malloc(sizeof(double) * p->nsteps), *b1 = malloc(sizeof(double) * p->nsteps);
+            cost_result ra, rb;
+            if (cost_schedule(m0, p, &ra, NULL, a0, a1) || cost_schedule(m, p, &rb, NULL, b0, b1)) {
+                bad++;
+            } else {
+                for (int d = 0; d < nd; d++)
+                    for (int i = 0; i < plan_nsteps_dev(p, d); i++) {
+                        const plan_step *st = &plan_steps_dev(p, d)[i];
+                        int gi = p->step0[d] + i;
+                        if (st->op != PLAN_COMPUTE) continue;
+                        double dur = a1[gi] - a0[gi], extra = 0;
+                        for (int e = 0; e < nd && kf[st->layer] > 0 && dur > 0; e++)
+                            for (int j = 0; e != d && j < plan_nsteps_dev(p, e); j++) {
+                                const plan_step *s2 = &plan_steps_dev(p, e)[j];
+                                int gj = p->step0[e] + j;
+                                double lo2 = a0[gj] > a0[gi] ? a0[gj] : a0[gi];
+                                double hi2 = a1[gj] < a1[gi] ? a1[gj] : a1[gi];
+                                if (s2->op == PLAN_COMPUTE && hi2 > lo2 && kf[s2->layer] > 0)
+                                    extra += (hi2 - lo2) * fmin(kf[st->layer], kf[s2->layer]);
+                            }
+                        double want = dur * (1 + (dur > 0 ? extra / dur : 0)), got = b1[gi] - b0[gi];
+                        bad += fabs(got - want) > 1e-9 * want + 1e-15;
+                        checked++;
+                    }
+                bad += rb.latency_ms < ra.latency_ms * (1 - 1e-12);
+            }
+            free(a0), free(a1), free(b0), free(b1);
+        }
+        free(lo), free(hi), free(g), free(kf);
+        plan_free(p);
+        mapping_free(mp);
+        cost_free(m);
+        cost_free(m0);
+        chrom_free(ch);
+        coeffs_free(c);
+        coeffs_free(c0);
+        net_free(n);
+    }
+    CHECK(bad == 0 && checked > 1000, "%d of %d compute steps off the corun rule", bad, checked);
+    printf("ok: corun rule on %d compute steps of random local-4 mappings\n", checked);
+    platform_free(pl);
+}
+
 int main(void)
 {
     test_convalgo();
     test_random();
     test_chain();
     test_split_wait();
+    test_corun();
+    test_corun_random();
     test_fan();
     test_channels();
     test_frees();
