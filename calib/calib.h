@@ -6,8 +6,10 @@
  *    mpirun with one rank per device (`dse calib-worker`): times every
  *    layer slice in the order of an inference on one device of each kind
  *    (several channel shares, median of >= 20 clean runs after warm-up),
- *    CONCAT copies, MPI ping-pong per link class, and power where a sensor
- *    exists; rank 0 writes the raw measurements as JSON;
+ *    row bands, each layer alone and beside the same layer on another
+ *    device of its board (half the runs, at least 10), CONCAT copies, MPI
+ *    ping-pong per link class, and power where a sensor exists; rank 0
+ *    writes the raw measurements as JSON;
  *  - the DRIVER (calib_run): checks that the platform can be launched
  *    here, runs the worker and the memory runs (the real runtime, `dse
  *    exec`, with one layer on its own device, thesis 4.3.3) through
@@ -20,7 +22,8 @@
  * Invariants: the driver writes nothing the caller did not ask for; its
  * result is either a complete, checked cost_coeffs or an error (exit-code
  * like: 1 runtime failure, 2 bad input).  Every timing that feeds a fit is
- * the median of at least `reps` runs whose CPU time shows the thread was
+ * the median of at least `reps` runs (half as many, at least 10, for the
+ * shared-memory timings, which are ratios of medians taken in turn) whose CPU time shows the thread was
  * not preempted (single-threaded devices), so load from other processes
  * is re-measured rather than fitted.
  *
@@ -173,7 +176,8 @@ typedef struct {
     int nband_layers, nband_tables;  /* layers whose row bands were timed; those whose
                                       * bands did not cost their share (coeffs_band) */
     int ncorun_layers, ncorun_factors; /* layers timed beside another device of their board;
-                                        * those that ran over 5% slower so (corun factors) */
+                                        * those that took at least 20 us alone and over 5%
+                                        * longer beside it (corun factors) */
     double corun_max;     /* the largest corun factor kept (1 without) */
     char corun_layer[160]; /* its network/layer, or "" */
     double seconds;       /* wall time of the calibration */

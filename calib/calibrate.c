@@ -10,6 +10,11 @@
  *             per_cycle of the kind, overhead = the rest of the time.
  *             Per (class, kind) the same line over every layer and share
  *             of the calibrated and probe networks: the fallback.
+ *   bands     per row-splittable layer: each band's time over its share
+ *             of the whole layer's (coeffs_band), kept where one differs
+ *   corun     per layer: its time beside the same layer on another device
+ *             of its board over its time alone (coeffs_rates.corun), kept
+ *             where over 1.05 and the layer takes at least 20 us
  *   concat    time = overhead + bytes / copy_bandwidth
  *   links     one-way time = latency + bytes / bandwidth (the rate from the
  *             large sizes: calib_fit_link), per link class,

@@ -81,8 +81,8 @@ static void print_summary(const calib_result *r, const char *platform, const cha
                r->nband_layers, r->nband_tables);
     if (r->ncorun_layers) {
         char nm[200];
-        printf("shared memory: %d layers timed beside another device of their board, %d over 5%% "
-               "slower so (corun factors", r->ncorun_layers, r->ncorun_factors);
+        printf("shared memory: %d layers timed beside another device of their board, %d of at "
+               "least 20 us over 5%% slower so (corun factors", r->ncorun_layers, r->ncorun_factors);
         if (r->ncorun_factors)
             printf("; the largest %.2f, %s", r->corun_max, cli_inert(nm, sizeof nm, r->corun_layer));
         printf(")\n");

@@ -384,10 +384,13 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             e->busy_w = bw ? bw->value : -1.0;
             e->wcoef = wc ? wc->value : 1.0;
             e->work = whole;
-            /* Bands measured on this layer as it is now (a network read at
-             * another input size has other rows: its table does not apply). */
+            /* The layer's corun factor (a network read at another input
+             * size keeps it: how much a layer streams past the caches
+             * changes with its size, so this is approximate there). */
             e->corun1 = lr && coeffs_isset(&lr->corun) ? lr->corun.value - 1 : 0;
             if (e->corun1 > 0 && nd > 1) m->contend |= 1;
+            /* Bands measured on this layer as it is now (a network read at
+             * another input size has other rows: its table does not apply). */
             e->nband = 0;
             if (lr && lr->band.n && lr->band.height == L->out.h && net_layer_rowsplit(n, i)) {
                 e->nband = lr->band.n;
@@ -1000,27 +1003,34 @@ int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev
         return -1;
     }
     double latency;
-    /* Two devices of one board at work: a first pass for the schedule the
-     * corun factors need (the caller's schedule arrays wait for the second). */
+    /* Two devices of one board at work, and corun factors: pass 1 gives the
+     * schedule the factors need (into the caller's schedule arrays where it
+     * gave some), pass 2 the result; where no compute step overlaps one
+     * with a factor, pass 1 is the result. */
     int two = 0;
     for (int d = 0; m->contend && d < nd && !two; d++)
         for (int e = 0; e < d && !two && plan_nsteps_dev(p, d); e++)
             two = plan_nsteps_dev(p, e) && m->board[e] == m->board[d];
-    if (two) {
+    if (!two) {
+        if (simulate(m, p, &latency)) return -1;
+    } else {
         if (ensure_corun(m, p)) {
             base_seterr(m->err, "cost model: out of memory");
             return -1;
         }
         double *s0 = m->sched0, *s1 = m->sched1;
-        m->sched0 = m->c_t0, m->sched1 = m->c_t1;
+        if (!s0) m->sched0 = m->c_t0, m->sched1 = m->c_t1;
         int rc = simulate(m, p, &latency);
+        const double *t0 = m->sched0, *t1 = m->sched1;
         m->sched0 = s0, m->sched1 = s1;
         if (rc) return -1;
-        if (corun_scale(m, p, m->c_t0, m->c_t1, m->c_mul)) m->cmul = m->c_mul;
+        if (corun_scale(m, p, t0, t1, m->c_mul)) {
+            m->cmul = m->c_mul;
+            rc = simulate(m, p, &latency);
+            m->cmul = NULL;
+            if (rc) return -1;
+        }
     }
-    int rc = simulate(m, p, &latency);
-    m->cmul = NULL;
-    if (rc) return -1;
     cost_result res = {0, 0, latency * 1e3, 0, 0};
     int64_t moved = 0; /* summed exactly, divided once */
     for (int d = 0; d < nd; d++) {

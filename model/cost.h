@@ -337,7 +337,9 @@ void cost_objectives_dev(const cost_device *d, double obj[COST_NOBJ]);
 
 /* Evaluate plan p (built from the model's net, for the model's platform).
  * per_dev may be NULL, else it receives p->ndev entries.  Allocates only
- * when p is larger than every plan seen before.  Returns 0, or -1 when the
+ * when p is larger than every plan seen before (that needed the same
+ * scratch: two devices of one board at work take some more where the
+ * coefficients have corun factors, docs/cost-model.md).  Returns 0, or -1 when the
  * plan does not fit the model or cannot run (cost_error says why). */
 int cost_eval(cost_model *m, const plan *p, cost_result *r, cost_device *per_dev);
 /* cost_eval that also returns the simulated schedule: t0[i] and t1[i], the
