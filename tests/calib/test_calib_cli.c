@@ -315,6 +315,17 @@ static void class_curves(const cJSON *fits, const cost_coeffs *c)
     printf("class curves: %d\n", ncurves);
 }
 
+/* The raw measurements test_success kept (--keep), parsed, or NULL (a
+ * failed check). */
+static cJSON *raw_kept(void)
+{
+    char *txt = slurp(path("keep/raw.json"));
+    cJSON *raw = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    CHECK(raw != NULL, "no raw measurements kept");
+    return raw;
+}
+
 /* The row bands (calib_worker's band passes, calibrate.c's fit_bands):
  * every row-splittable layer of the calibrated networks timed as a middle
  * band of 1/2, 1/4 and 1/8 of its rows (thinner than a row or as thin as
@@ -324,10 +335,7 @@ static void class_curves(const cJSON *fits, const cost_coeffs *c)
 static void check_bands(const char *const *nets, int nnets, const cost_coeffs *c)
 {
     char err[BASE_ERRLEN];
-    char *txt = slurp(path("keep/raw.json"));
-    cJSON *raw = txt ? cJSON_Parse(txt) : NULL;
-    free(txt);
-    CHECK(raw != NULL, "no raw measurements kept");
+    cJSON *raw = raw_kept();
     if (!raw) return;
     const cJSON *bands = cJSON_GetObjectItem(raw, "bands"), *comp = cJSON_GetObjectItem(raw, "compute");
     int seen = 0, tables = 0;
@@ -392,10 +400,7 @@ static void check_bands(const char *const *nets, int nnets, const cost_coeffs *c
 static void check_corun(const char *const *nets, int nnets, const cost_coeffs *c)
 {
     char err[BASE_ERRLEN];
-    char *txt = slurp(path("keep/raw.json"));
-    cJSON *raw = txt ? cJSON_Parse(txt) : NULL;
-    free(txt);
-    CHECK(raw != NULL, "no raw measurements kept");
+    cJSON *raw = raw_kept();
     if (!raw) return;
     const cJSON *co = cJSON_GetObjectItem(raw, "corun");
     int seen = 0, kept = 0;
