@@ -94,7 +94,7 @@ static void print_reference(const val_report *r)
     else
         cli_error("validate", "warning: a single-device run takes %.0f%% %s than predicted: the "
                   "machine is not as it was when calibrated (%s): cores changed speed, other work, "
-                  "a board throttled; latency errors of that size above are that drift, not the "
+                  "a board throttled; latency errors of that size in the table are that drift, not the "
                   "mappings (compare \"vs reference\"), and dse calibrate again measures it as "
                   "it is now", 100 * fabs(x - 1), more, d);
 }
