@@ -647,7 +647,15 @@ static int corun_net(const net *n, int me, int first, int peer, int reps, uint64
     MPI_Sendrecv(&ok, 1, MPI_INT, peer, TAG_PAIR_DONE, &all, 1, MPI_INT, peer, TAG_PAIR_DONE,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     int rc = ok && all ? 0 : -1;
-    if (rc && ok) base_seterr(err, "%s: the other rank of the shared-memory timings failed", n->name);
+    if (rc) {
+        /* Both know it failed: the one that did not gets the other's reason
+         * (agree() reports the lower rank's text). */
+        char theirs[BASE_ERRLEN];
+        MPI_Sendrecv(err, BASE_ERRLEN, MPI_CHAR, peer, TAG_PAIR_DONE, theirs, BASE_ERRLEN, MPI_CHAR,
+                     peer, TAG_PAIR_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        theirs[BASE_ERRLEN - 1] = 0;
+        if (ok) base_seterr(err, "%.900s (rank %d, in the shared-memory timings)", theirs, peer);
+    }
     seq_free(&s);
     return rc;
 }

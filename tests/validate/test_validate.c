@@ -386,7 +386,9 @@ static void reference(const char *db, const char *out)
     CHECK(fabs(pred - best) <= 5e-4 * best, "reference predicted %g ms, dse eval --single %g", pred, best);
     CHECK(meas > 0 && fabs(ratio - meas / pred) <= 2e-3 * ratio, "reference ratio %g, %g / %g", ratio,
           meas, pred);
-    if (fabs(ratio - 1) > 0.10)
+    /* past 10% by more than the printed ratio's rounding (dse validate
+     * compares the unrounded one) */
+    if (fabs(ratio - 1) > 0.10 + 1e-3)
         CHECK(strstr(t, "dse validate: warning: a single-device run takes") &&
                   strstr(t, "the model is not calibrated (built-in default coefficients)"),
               "ratio %g without the uncalibrated warning:\n%s", ratio, t);
