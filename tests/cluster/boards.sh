@@ -292,6 +292,8 @@ PYEOF
 # deadline; b2's link goes down 6 s in: the ranks' deadlines name what
 # each waited for and validate names b2, stores the point as failed and
 # ends (ranks' deadline + the launcher's 30 s margin; bounded here by 150 s).
+# --no-reference: the fault must land in the point's run, not in the
+# single-device reference that would otherwise run first.
 nsb2=dse-$id-b2
 if2=$(ip netns exec $nsb2 ip -o link | awk -F': ' '$2 ~ /^d/ { sub(/@.*/, "", $2); print $2 }')
 [ -n "$if2" ] || fail "no link inside $nsb2"
@@ -299,7 +301,7 @@ if2=$(ip netns exec $nsb2 ip -o link | awk -F': ' '$2 ~ /^d/ { sub(/@.*/, "", $2
 cutter=$!
 t0=$(date +%s)
 rc=0
-timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --rounds 1 --bench 0,1000 --timeout 8 \
+timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --rounds 1 --bench 0,1000 --timeout 8 --no-reference \
     > "$T/cut.out" 2> "$T/cut.err" || rc=$?
 wait $cutter || true
 ip netns exec $nsb2 ip link set dev "$if2" up
@@ -312,7 +314,7 @@ echo "link of b2 cut: dse validate exit $rc after $dt s: $(grep -o 'failed: .*' 
     [ "$(cat /proc/$p/comm 2>/dev/null)" = dse ] && kill -9 "$p"; done) &
 killer=$!
 rc=0
-timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --rounds 1 --bench 0,1000 --timeout 30 \
+timeout 150 "$DSE" validate --campaign 1 --db "$T/c.db" --top 1 --rounds 1 --bench 0,1000 --timeout 30 --no-reference \
     > "$T/kill.out" 2> "$T/kill.err" || rc=$?
 wait $killer || true
 echo "rank on b2 killed: dse validate exit $rc: $(grep -o 'failed: .*' "$T/kill.out" | head -1)"
