@@ -404,13 +404,13 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             warn_add(warn, tmp);
         }
     }
-    /* Devices that share a board share its memory (corun_scale). */
+    /* Devices that share a board share its memory (corun_scale): the
+     * platform's own rule, its same_board link class. */
     int shared = 0;
     for (int d = 0; d < nd; d++) {
         m->board[d] = d;
         for (int e = 0; e < d && m->board[d] == d; e++)
-            if (pl->dev[e].board && pl->dev[d].board && !strcmp(pl->dev[e].board, pl->dev[d].board))
-                m->board[d] = e, shared = 1;
+            if (pl->link_cls[e * nd + d] == LINK_SAME_BOARD) m->board[d] = e, shared = 1;
     }
     m->contend &= shared;
     for (int d = 0; d < nd; d++) {
