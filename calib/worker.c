@@ -9,7 +9,7 @@
  *     FC (the shares hybrid chromosomes produce), the passes cycling
  *     through the shares; in the same rounds, a middle band of 1/2, 1/4
  *     and 1/8 of the rows of every row-splittable layer of the calibrated
- *     networks (kern_run_rows, what a spatial mapping's bands run); and
+ *     networks (kern_run_band, what a spatial mapping's bands run); and
  *     CONCAT-like copies;
  *  1b. every CPU device's speed: whole passes of the calibrated networks,
  *     devices in turn, three rounds alternating (per_device factors);
@@ -218,7 +218,7 @@ static int bands_init(seq_state *s)
             int h0 = (H - nh) / 2;
             s->bh0[(size_t)b * L + i] = h0;
             s->bnh[(size_t)b * L + i] = nh;
-            size_t w = kern_workspace_rows(n, i, h0, nh);
+            size_t w = kern_workspace_band(n, i, h0, nh, 0, n->layers[i].out.w);
             if (w > nws) nws = w;
         }
     }
@@ -368,7 +368,8 @@ static int band_pass(seq_state *s, int b, int r, int threads, char *err)
         if (!o) return -1;
         int pre;
         sw_start(&sw);
-        int rc = kern_run_rows(n, i, s->bh0[at], s->bnh[at], ins, s->w[i], o, s->ws, err);
+        int rc = kern_run_band(n, i, s->bh0[at], s->bnh[at], 0, n->layers[i].out.w, ins, s->w[i], o,
+                               s->ws, err);
         double t = sw_stop(&sw, &pre);
         if (rc) return -1;
         if (r >= 0) {

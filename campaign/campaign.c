@@ -186,6 +186,10 @@ static int setup(camp *c, int threads, char *err)
         base_seterr(err, "%s", e);
         return -1;
     }
+    if (kind == CHROM_SPATIAL && chrom_set_cuts(c->ch, c->cuts)) {
+        base_seterr(err, "spatial chromosome: %d cuts per cut gene (2 or 3)", c->cuts);
+        return -1;
+    }
     if (chrom_restrict(c->ch, c->plat, e)) { /* devices with a "supports" list */
         base_seterr(err, "%s", e);
         return -1;
@@ -286,6 +290,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     cJSON_AddItemToObject(o, "coeffs", parse_or_null(coeffs_text));
     cJSON_AddStringToObject(o, "chromosome", c->opt.chromosome);
     if (c->halos) cJSON_AddStringToObject(o, "halos", CAMP_HALO_RULE);
+    if (chrom_get_kind(c->ch) == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "cuts", c->cuts);
     cJSON_AddNumberToObject(o, "splits", c->opt.splits);
     cJSON_AddStringToObject(o, "split_kinds", c->opt.split_kinds);
     cJSON_AddNumberToObject(o, "seed", (double)c->opt.seed);
@@ -345,6 +350,7 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
         goto fail;
     }
     c->halos = 1; /* new campaigns: the cost model chooses (docs/spatial.md) */
+    c->cuts = MAP_CUT_COUNT; /* and spatial cut genes choose channels, rows or columns */
     if (setup(c, threads, err)) goto fail;
     /* Built-in defaults are generic by design: warn about a file only. */
     if (c->warn[0] && warn && c->opt.coeffs) warn(warn_ctx, c->warn);
@@ -469,6 +475,16 @@ camp *camp_from_config(const char *config, int threads, char *err)
         goto fail;
     }
     c->halos = halos != NULL;
+    /* Spatial cut genes: "cuts" 3 (channels, rows, columns), or absent in
+     * configurations stored before column cuts, whose genes chose among 2
+     * (channels, rows): they resume with those bounds, as they ran. */
+    const cJSON *jc = cJSON_GetObjectItemCaseSensitive(o, "cuts");
+    c->cuts = jc ? (int)jc->valuedouble : 2;
+    if (jc && (!cJSON_IsNumber(jc) || (jc->valuedouble != 2 && jc->valuedouble != MAP_CUT_COUNT))) {
+        base_seterr(err, "stored campaign configuration has \"cuts\" that is not 2 or %d",
+                    MAP_CUT_COUNT);
+        goto fail;
+    }
     const cJSON *jn = cJSON_GetObjectItemCaseSensitive(o, "network");
     const cJSON *jp = cJSON_GetObjectItemCaseSensitive(o, "platform");
     const cJSON *jk = cJSON_GetObjectItemCaseSensitive(o, "coeffs");

@@ -20,8 +20,11 @@ struct chrom {
     int ndev, p, mask;
     int L, S, len;
     int lo, hi;      /* bounds of every gene (spatial: of its p*n split-point genes; its
-                        S cut genes are 0..1) */
-    int *rowsplit;   /* L: 1 if layer i may be cut by rows (net_layer_rowsplit) */
+                        S cut genes are 0..ncut-1) */
+    int ncut;        /* spatial: cuts a cut gene chooses among (map_cut: channels, rows,
+                        columns; 2 for campaigns made before columns, chrom_set_cuts) */
+    unsigned char *bandable; /* L: bit MAP_CUT_ROWS (MAP_CUT_COLS) set if layer i may be cut
+                                by rows (columns): net_layer_rowsplit, net_layer_colsplit */
     int *split;      /* L: 1 if layer i is of a splittable kind in mask */
     int *sidx;       /* S: layer index of splittable layer j (0-based j) */
     int *gene;       /* L: naive: offset of layer i's first gene */
@@ -54,7 +57,7 @@ void chrom_free(chrom *c)
     free(c->sidx);
     free(c->gene);
     free(c->chan);
-    free(c->rowsplit);
+    free(c->bandable);
     free(c->sub);
     free(c);
 }
@@ -100,14 +103,16 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
     c->sidx = calloc((size_t)c->L, sizeof *c->sidx);
     c->gene = calloc((size_t)c->L, sizeof *c->gene);
     c->chan = calloc((size_t)c->L, sizeof *c->chan);
-    c->rowsplit = calloc((size_t)c->L, sizeof *c->rowsplit);
-    if (!c->split || !c->sidx || !c->gene || !c->chan || !c->rowsplit) goto oom;
+    c->bandable = calloc((size_t)c->L, sizeof *c->bandable);
+    if (!c->split || !c->sidx || !c->gene || !c->chan || !c->bandable) goto oom;
+    c->ncut = MAP_CUT_COUNT;
     int g = 0;
     for (int i = 0; i < c->L; i++) {
         net_kind kk = n->layers[i].kind;
         c->split[i] = (split_mask >> kk & 1) && net_kind_splittable(kk);
         c->chan[i] = n->layers[i].out.c;
-        c->rowsplit[i] = net_layer_rowsplit(n, i);
+        c->bandable[i] = (unsigned char)(net_layer_rowsplit(n, i) << MAP_CUT_ROWS |
+                                         net_layer_colsplit(n, i) << MAP_CUT_COLS);
         c->gene[i] = g;
         g += c->split[i] ? ndev : 1;
         if (c->split[i]) c->sidx[c->S++] = i;
@@ -145,17 +150,26 @@ int chrom_nsplittable(const chrom *c) { return c->S; }
 int chrom_split_mask(const chrom *c) { return c->mask; }
 const net *chrom_net(const chrom *c) { return c->n; }
 
+int chrom_cuts(const chrom *c) { return c->kind == CHROM_SPATIAL ? c->ncut : 1; }
+
+int chrom_set_cuts(chrom *c, int ncut)
+{
+    if (c->kind != CHROM_SPATIAL || ncut < 2 || ncut > MAP_CUT_COUNT) return -1;
+    c->ncut = ncut;
+    return 0;
+}
+
 void chrom_bounds(const chrom *c, int *lo, int *hi)
 {
     for (int i = 0; i < c->len; i++) lo[i] = c->lo, hi[i] = c->hi;
     if (c->kind == CHROM_SPATIAL)
-        for (int j = 0; j < c->S; j++) hi[c->p * c->ndev + j] = 1; /* cut genes */
+        for (int j = 0; j < c->S; j++) hi[c->p * c->ndev + j] = c->ncut - 1; /* cut genes */
 }
 
 double chrom_log10_space(const chrom *c)
 {
-    if (c->kind == CHROM_SPATIAL) /* (S+1)^(p n) x 2^S */
-        return c->p * c->ndev * log10((double)c->hi - c->lo + 1) + c->S * log10(2.0);
+    if (c->kind == CHROM_SPATIAL) /* (S+1)^(p n) x ncut^S */
+        return c->p * c->ndev * log10((double)c->hi - c->lo + 1) + c->S * log10((double)c->ncut);
     return c->len * log10((double)c->hi - c->lo + 1);
 }
 
@@ -180,22 +194,23 @@ static inline void emit_shares(const chrom *c, mapping *m, int *pos, int i, int 
         }
 }
 
-/* Emit layer i cut by rows among k devices (in row order) with weights w;
- * zero shares (fewer rows than devices) are dropped, and a layer left
- * with one band is whole on that device.  Returns 1 if it is cut by rows. */
-static inline int emit_rows(const chrom *c, mapping *m, int *pos, int i, int k, const int *devs,
-                            const int *w, int *share)
+/* Emit layer i cut by rows or columns (cut) among k devices (in that
+ * order) with weights w; zero shares (fewer rows or columns than devices)
+ * are dropped, and a layer left with one band is whole on that device.
+ * Returns cut if it is cut so, else 0. */
+static inline int emit_band(const chrom *c, mapping *m, int *pos, int i, int cut, int k,
+                            const int *devs, const int *w, int *share)
 {
     map_slice *s = m->slices;
     int p0 = *pos, r0 = 0;
-    mapping_apportion(c->n->layers[i].out.h, k, w, share);
+    mapping_apportion(mapping_cut_total(c->n, i, cut), k, w, share);
     for (int a = 0; a < k; a++)
         if (share[a] > 0) {
             s[(*pos)++] = (map_slice){devs[a], r0, share[a]};
             r0 += share[a];
         }
     if (*pos - p0 == 1) s[p0] = (map_slice){s[p0].dev, 0, c->chan[i]};
-    return m->rows[i] = *pos - p0 > 1;
+    return m->cut[i] = *pos - p0 > 1 ? (unsigned char)cut : MAP_CUT_CHANNELS;
 }
 
 static void decode_naive(const chrom *c, const int *g, mapping *m)
@@ -284,16 +299,18 @@ static inline void add_share(mapping *m, int ndev, int i, int d)
 }
 
 /* Hybrid, and spatial when cut is not NULL: splittable layer j with
- * cut[j] = 1 that can be cut by rows gets its shares as row bands, and so
- * do the row-splittable layers that follow it up to the next splittable
- * one (the same devices and weights), which chain on their devices
- * without assembly; the first layer after it that cannot be cut by rows
- * and the rest of the run go whole to its row-1 owner, as in hybrid. */
+ * cut[j] = rows (columns) that can be cut so gets its shares as row
+ * (column) bands, and so do the layers that follow it up to the next
+ * splittable one while they can be cut the same way (the same devices and
+ * weights), which chain on their devices without assembly; the first
+ * layer after it that cannot and the rest of the run go whole to its
+ * row-1 owner, as in hybrid. */
 static void decode_hybrid(const chrom *c, const int *g, const int *cut, mapping *m)
 {
     int pt[CHROM_MAX_DEV], who[CHROM_MAX_DEV], devs[CHROM_MAX_DEV], w[CHROM_MAX_DEV],
         share[CHROM_MAX_DEV];
-    int band = 0; /* the last splittable layer is cut by rows: devs, w, kb carry on */
+    int band = 0; /* the last splittable layer's cut when it is into bands (map_cut):
+                     devs, w, kb carry on */
     int kb = 0;
     const int n = c->ndev, S = c->S;
     /* DESIGN section 5: an all-zero row 1 puts everything on one device
@@ -328,8 +345,8 @@ static void decode_hybrid(const chrom *c, const int *g, const int *cut, mapping 
         if (!c->split[i]) {
             /* Layer i's band slices end at or before (i+1)*ndev, where the
              * next splittable layer's shares start: nothing unread is hit. */
-            if (band && c->rowsplit[i]) {
-                band = emit_rows(c, m, &pos, i, kb, devs, w, share);
+            if (band && (c->bandable[i] >> band & 1)) {
+                band = emit_band(c, m, &pos, i, band, kb, devs, w, share);
                 continue;
             }
             band = 0;
@@ -341,7 +358,8 @@ static void decode_hybrid(const chrom *c, const int *g, const int *cut, mapping 
         while (k < n && b[k].dev >= 0) devs[k] = b[k].dev, w[k] = b[k].nc, k++;
         owner = devs[0]; /* row 1's device: takes the layers up to the next split */
         kb = k;
-        if (cut && cut[j] && k > 1 && c->rowsplit[i]) band = emit_rows(c, m, &pos, i, k, devs, w, share);
+        if (cut && cut[j] && k > 1 && (c->bandable[i] >> cut[j] & 1))
+            band = emit_band(c, m, &pos, i, cut[j], k, devs, w, share);
         else band = 0, emit_shares(c, m, &pos, i, k, devs, w, share);
         j++;
     }
@@ -430,8 +448,8 @@ static void repair(const chrom *c, mapping *m)
             else s[w++] = (map_slice){d, 0, s[t].nc};
         }
         for (int j = w0, c0 = 0; j < w; j++) s[j].c0 = c0, c0 += s[j].nc;
-        if (w - w0 == 1 && m->rows[i]) { /* bands merged into one: the whole layer */
-            m->rows[i] = 0;
+        if (w - w0 == 1 && m->cut[i]) { /* bands merged into one: the whole layer */
+            m->cut[i] = 0;
             s[w0].nc = c->chan[i];
         }
         r = r1;
@@ -457,7 +475,7 @@ int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *e
                      chrom_kind_name(c->kind), i, genome[i], c->lo, c->hi);
             return -1;
         }
-    memset(m->rows, 0, (size_t)c->L); /* channel cuts unless the spatial decoder says rows */
+    memset(m->cut, 0, (size_t)c->L); /* channel cuts unless the spatial decoder says rows */
     memset(m->recompute, 0, (size_t)c->L); /* the cost model's halo rule decides (cost_pick_halos) */
     switch (c->kind) {
     case CHROM_NAIVE: decode_naive(c, genome, m); break;
@@ -558,7 +576,7 @@ int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len)
             sb_printf(&b, "\n");
         }
         if (c->kind == CHROM_SPATIAL) {
-            sb_printf(&b, "  cuts (0 = channels, 1 = rows):");
+            sb_printf(&b, "  cuts (0 = channels, 1 = rows%s):", c->ncut > 2 ? ", 2 = columns" : "");
             for (int j = 0; j < c->S; j++) sb_printf(&b, " %d", genome[c->p * n + j]);
             sb_printf(&b, "\n");
         }

@@ -98,6 +98,13 @@ int chrom_ndev(const chrom *c);
 int chrom_splits(const chrom *c);      /* p for hybrid and spatial, 0 otherwise */
 int chrom_nsplittable(const chrom *c); /* S */
 int chrom_split_mask(const chrom *c);  /* split kinds (encode.c, campaign seeds) */
+/* spatial: how many cuts a cut gene chooses among (map_cut order:
+ * channels, rows, columns; 3 from chrom_new); 1 for the other kinds.
+ * chrom_set_cuts(c, 2) makes the cut genes 0..1 (channels or rows), the
+ * encoding of campaigns made before column cuts (campaign.c), so they
+ * resume as they ran.  Returns 0, or -1 for another kind or count. */
+int chrom_cuts(const chrom *c);
+int chrom_set_cuts(chrom *c, int ncut);
 const net *chrom_net(const chrom *c);
 
 #endif

@@ -141,7 +141,8 @@ static void build_points(const chrom *c, const mapping *t, int *g)
             row_from(want, m, nd, g + (size_t)r * nd);
         }
         if (chrom_get_kind(c) == CHROM_SPATIAL) /* the cut genes: the target's cuts */
-            for (int j = 0; j < S; j++) g[(size_t)chrom_splits(c) * nd + j] = t->rows[sl[j]];
+            for (int j = 0; j < S; j++) /* (a cut the genes cannot say: channels) */
+                g[(size_t)chrom_splits(c) * nd + j] = t->cut[sl[j]] < chrom_cuts(c) ? t->cut[sl[j]] : 0;
     }
     free(want), free(sl);
 }

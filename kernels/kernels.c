@@ -230,9 +230,8 @@ static void k_concat(const kern_args *k)
 {
     float *o = k->out;
     for (int j = 0; j < k->L->nin; j++) {
-        /* A band's inputs have the band's rows (k->L->out.h). */
-        net_shape z = net_in_shape(k->n, k->layer, j);
-        size_t len = (size_t)z.c * k->L->out.h * z.w;
+        /* A band's inputs have the band's rows and columns (k->hw). */
+        size_t len = (size_t)net_in_shape(k->n, k->layer, j).c * k->hw;
         memcpy(o, k->in[j], len * sizeof *o);
         o += len;
     }
@@ -438,13 +437,14 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
     return 0;
 }
 
-size_t kern_workspace_rows(const net *n, int layer, int h0, int nh)
+size_t kern_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw)
 {
-    return convalgo_workspace_band(n, layer, h0, nh, kern_get_winograd());
+    return convalgo_workspace_band(n, layer, h0, nh, w0, nw, kern_get_winograd());
 }
 
-int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *inputs,
-                  const float *weights, float *out, float *workspace, char *err)
+int kern_run_band(const net *n, int layer, int h0, int nh, int w0, int nw,
+                  const float *const *inputs, const float *weights, float *out, float *workspace,
+                  char *err)
 {
     if (layer < 0 || layer >= n->n) {
         base_seterr(err, "net %s: no layer %d", n->name, layer);
@@ -456,24 +456,30 @@ int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *i
                  L->out.h);
         return -1;
     }
-    if (nh != L->out.h && !net_layer_rowsplit(n, layer)) {
-        base_seterr(err, "layer %s: %s computes only whole outputs, not rows [%d, %d)",
-                 L->name, net_kind_name(L->kind), h0, h0 + nh);
+    if (w0 < 0 || nw < 1 || w0 + nw > L->out.w) {
+        base_seterr(err, "layer %s: columns [%d, %d) outside [0, %d)", L->name, w0, w0 + nw,
+                    L->out.w);
+        return -1;
+    }
+    if ((nh != L->out.h && !net_layer_rowsplit(n, layer)) ||
+        (nw != L->out.w && !net_layer_colsplit(n, layer))) {
+        base_seterr(err, "layer %s: %s computes only whole outputs, not rows [%d, %d) x "
+                    "columns [%d, %d)", L->name, net_kind_name(L->kind), h0, h0 + nh, w0, w0 + nw);
         return -1;
     }
     if (net_slice_weights(n, layer, 0, L->out.c) > 0 && !weights) {
         base_seterr(err, "layer %s: weights missing", L->name);
         return -1;
     }
-    if (kern_workspace_rows(n, layer, h0, nh) > 0 && !workspace) {
+    if (kern_workspace_band(n, layer, h0, nh, w0, nw) > 0 && !workspace) {
         base_seterr(err, "layer %s: workspace missing", L->name);
         return -1;
     }
     net_layer band;
     net_shape bx;
-    net_band_layer(n, layer, h0, h0 + nh, &band, &bx);
+    net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx);
     /* The whole layer's algorithm on the band's geometry (convalgo.h). */
-    kern_args k = {n, layer, &band, bx, 0, L->out.c, (size_t)nh * L->out.w, inputs, weights,
+    kern_args k = {n, layer, &band, bx, 0, L->out.c, (size_t)nh * nw, inputs, weights,
                    out, workspace,
                    L->kind == NET_CONV ? kern_conv_algo(L, net_in_shape(n, layer, 0)) : CONVALGO_IM2COL};
     kernels[L->kind](&k);

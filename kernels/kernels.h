@@ -117,23 +117,26 @@ size_t kern_out_floats(const net *n, int layer, int nc);
 int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs,
              const float *weights, float *out, float *workspace, char *err);
 
-/* ---- one row band of one layer (docs/spatial.md) ---- */
-/* Output rows [h0, h0+nh), all channels, of a row-splittable layer
- * (net_layer_rowsplit) into out, an (out.c, nh, out.w) tensor.  inputs[k]
- * holds all channels of the rows net_rows_in(n, layer, k, h0, h0+nh) names,
- * (c, rows, w); weights are the whole layer's; the workspace holds
- * kern_workspace_rows() floats.  The band runs the whole layer's
- * convolution algorithm on the band's geometry (net_band_layer), so its
- * rows equal the whole layer's: bit for bit for im2col, pointwise and
- * direct convolutions and every other kind, to float rounding for
- * Winograd (its tiles start at the band's first row) and for products
+/* ---- one band of rows or columns of one layer (docs/spatial.md) ---- */
+/* Output rows [h0, h0+nh) x columns [w0, w0+nw), all channels, of a
+ * layer that may be cut that way (net_layer_rowsplit where nh < out.h,
+ * net_layer_colsplit where nw < out.w) into out, an (out.c, nh, nw)
+ * tensor.  inputs[k] holds all channels of the rows net_rows_in(n, layer,
+ * k, h0, h0+nh) and the columns net_cols_in(...) name, (c, rows, cols);
+ * weights are the whole layer's; the workspace holds kern_workspace_band()
+ * floats.  The band runs the whole layer's convolution algorithm on the
+ * band's geometry (net_band_layer), so its outputs equal the whole
+ * layer's: bit for bit for im2col, pointwise and direct convolutions and
+ * every other kind, to float rounding for Winograd (its tiles start at
+ * the band's first row and column) and for products
  * a BLAS computes (kern_gemm_own() false), whose order of summation may
  * depend on the matrix's width (OpenBLAS's AVX-512 small-matrix
  * kernels).  Same in-place
  * rules as kern_run. */
-int kern_run_rows(const net *n, int layer, int h0, int nh, const float *const *inputs,
-                  const float *weights, float *out, float *workspace, char *err);
-size_t kern_workspace_rows(const net *n, int layer, int h0, int nh);
+int kern_run_band(const net *n, int layer, int h0, int nh, int w0, int nw,
+                  const float *const *inputs, const float *weights, float *out, float *workspace,
+                  char *err);
+size_t kern_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw);
 
 /* ---- whole network on one process ---- */
 /* A network with the weights of every layer in memory: the single-device

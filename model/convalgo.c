@@ -138,13 +138,14 @@ size_t convalgo_workspace_of(const net *n, int layer, int nc)
     return convalgo_workspace(L, x, nc, convalgo_pick(L, x, 1));
 }
 
-size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int wino_mode)
+size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw,
+                               int wino_mode)
 {
     const net_layer *L = &n->layers[layer];
     if (L->kind != NET_CONV) return 0;
     net_layer band;
     net_shape bx;
-    net_band_layer(n, layer, h0, h0 + nh, &band, &bx);
+    net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx);
     return convalgo_workspace(&band, bx, L->out.c,
                               convalgo_pick(L, net_in_shape(n, layer, 0), wino_mode));
 }

@@ -68,11 +68,12 @@ size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo a);
 /* The workspace of a slice of `layer` under the default rule, floats (0
  * for layers that are not Conv). */
 size_t convalgo_workspace_of(const net *n, int layer, int nc);
-/* The workspace of output rows [h0, h0+nh) (all channels) of `layer`: a
- * band runs the whole layer's algorithm (convalgo_pick on the layer's own
+/* The workspace of output rows [h0, h0+nh) x columns [w0, w0+nw) (all
+ * channels) of `layer`: a band runs the whole layer's algorithm (convalgo_pick on the layer's own
  * shape under wino_mode, so that its rows equal the whole layer's) on the
  * band's geometry (net_band_layer).  0 for layers that are not Conv. */
-size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int wino_mode);
+size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw,
+                               int wino_mode);
 
 /* The blocking behind those sizes, which the kernels follow. */
 /* im2col: output rows per band for a K-row column matrix. */

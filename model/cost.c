@@ -512,8 +512,9 @@ static inline double compute_dur(const cost_model *m, int l, int d, int c0, int 
  * (H, 1), the points made non-increasing towards thinner bands (a band
  * never costs more than a wider one: noise, or a table that says so, would
  * make recomputing a halo look cheaper than not), and below the last
- * point proportional to nh (its ratio held). */
-static double band_share(const lk_coef *e, int H, int nh)
+ * point proportional to nh (its ratio held).  nh need not be whole: a
+ * band of columns is read at the rows of the same share of the layer. */
+static double band_share(const lk_coef *e, int H, double nh)
 {
     int r1 = H;
     double f1 = 1.0;
@@ -527,23 +528,26 @@ static double band_share(const lk_coef *e, int H, int nh)
     return f1 * nh / r1;
 }
 
-/* Duration of the COMPUTE of rows [h0, h0+nh) (all channels) of layer l
- * on device d: the same per-work rate, on the band's work; where the
- * layer's bands were measured (dse calibrate), the whole layer's time
- * times the band's share of it (band_share). */
-static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh)
+/* Duration of the COMPUTE of rows [h0, h0+nh) x columns [w0, w0+nw) (all
+ * channels) of layer l on device d: the same per-work rate, on the band's
+ * work; where the layer's row bands were measured (dse calibrate), the
+ * whole layer's time times the band's share of it (band_share; a band of
+ * columns, which calibration does not time, at the rows of the same share
+ * of the layer: docs/spatial.md). */
+static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh, int w0, int nw)
 {
     const dev_coef *v = &m->dv[d];
     const lk_coef *e = &m->lk[l * 2 + v->kind];
-    if (e->nband && nh > 0) {
-        int H = m->n->layers[l].out.h;
+    const net_layer *L = &m->n->layers[l];
+    if (e->nband && nh > 0 && nw > 0) {
+        int H = L->out.h;
         double whole = e->ovh_s + e->work * e->cyc * v->inv_rate;
-        if (nh >= H) return v->cscale * whole;
-        return v->cscale * whole * band_share(e, H, nh);
+        if (nh >= H && nw >= L->out.w) return v->cscale * whole;
+        double rows = nw >= L->out.w ? (double)nh : (double)nh * nw / L->out.w;
+        return v->cscale * whole * band_share(e, H, rows);
     }
-    int C = m->n->layers[l].out.c;
-    int64_t work = m->use_macs[l] ? net_box_macs(m->n, l, 0, C, h0, nh)
-                                  : net_box_ops(m->n, l, 0, C, h0, nh);
+    int64_t work = m->use_macs[l] ? net_box_macs(m->n, l, 0, L->out.c, h0, nh, w0, nw)
+                                  : net_box_ops(m->n, l, 0, L->out.c, h0, nh, w0, nw);
     return v->cscale * (e->ovh_s + (double)work * e->cyc * v->inv_rate);
 }
 
@@ -563,29 +567,31 @@ double cost_message_s(const cost_model *m, int from, int to, double bytes)
     return m->dv[from].send_ovh_s + bytes * m->spb[ab] + m->lat_s[ab];
 }
 
-double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh)
+double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh, int w0, int nw)
 {
-    return band_dur(m, layer, dev, h0, nh);
+    return band_dur(m, layer, dev, h0, nh, w0, nw);
 }
 
-/* Bytes per row of c channels of producer q's output (NET_INPUT: the
- * network input; c < 0: all its channels). */
-static double row_bytes(const net *n, int q, int c)
+/* The floats of box b within rows [r0, r1) (cols: columns [r0, r1)). */
+static double strip_floats(map_box b, int cols, int r0, int r1)
 {
-    net_shape sh = q == NET_INPUT ? n->input : n->layers[q].out;
-    return 4.0 * (c < 0 ? sh.c : c) * sh.w;
+    int lo = cols ? b.w0 : b.h0, hi = lo + (cols ? b.nw : b.nh);
+    if (r0 > lo) lo = r0;
+    if (r1 < hi) hi = r1;
+    if (hi <= lo) return 0;
+    return (double)b.nc * (hi - lo) * (cols ? b.nh : b.nw);
 }
 
-/* What moving rows [r0, r1) of producer q to device d costs, the devices
- * holding them sending them (the extra input a band that recomputes its
- * halo reads): nothing from d itself (the input on the source); bytes /
- * bandwidth inside a message the current plan already has from that
- * device, or when q is cut by rows with a band on d (its halo message
- * grows, or, if q is judged to recompute in a later round or already
- * does, d computes them: priced as moved all the same, an estimate); a
- * whole message (cost_message_s) else. */
+/* What moving rows [r0, r1) (cols: columns) of producer q to device d
+ * costs, the devices holding them sending them (the extra input a band
+ * that recomputes its halo reads): nothing from d itself (the input on
+ * the source); bytes / bandwidth inside a message the current plan
+ * already has from that device, or when q is cut into bands with a band
+ * on d (its halo message grows, or, if q is judged to recompute in a
+ * later round or already does, d computes them: priced as moved all the
+ * same, an estimate); a whole message (cost_message_s) else. */
 static double extra_input_s(const cost_model *m, const mapping *mp, int source, int q, int d,
-                            int r0, int r1)
+                            int cols, int r0, int r1)
 {
     if (r1 <= r0) return 0;
     const net *n = m->n;
@@ -593,20 +599,18 @@ static double extra_input_s(const cost_model *m, const mapping *mp, int source, 
     uint64_t had = m->h_from[(size_t)(q + 1) * nd + d];
     if (q == NET_INPUT) {
         if (d == source) return 0;
-        double b = (r1 - r0) * row_bytes(n, q, -1);
+        net_shape sh = n->input;
+        double b = 4.0 * strip_floats((map_box){0, sh.c, 0, sh.h, 0, sh.w}, cols, r0, r1);
         return had >> source & 1 ? b * m->spb[source * nd + d] : cost_message_s(m, source, d, b);
     }
     int chain = 0;
-    for (int k = mp->first[q]; k < mp->first[q + 1] && mp->rows[q]; k++) chain |= mp->slices[k].dev == d;
+    for (int k = mp->first[q]; k < mp->first[q + 1] && mp->cut[q]; k++) chain |= mp->slices[k].dev == d;
     double t = 0;
     for (int k = mp->first[q]; k < mp->first[q + 1]; k++) {
         const map_slice *sl = &mp->slices[k];
         if (sl->dev == d) continue;
-        int c0, nc, h0, nh;
-        mapping_slice_box(mp, n, q, sl, &c0, &nc, &h0, &nh);
-        int a = r0 > h0 ? r0 : h0, b = r1 < h0 + nh ? r1 : h0 + nh;
-        if (b <= a) continue;
-        double by = (b - a) * row_bytes(n, q, nc);
+        double by = 4.0 * strip_floats(mapping_slice_box(mp, n, q, sl), cols, r0, r1);
+        if (by <= 0) continue;
         t += chain || had >> sl->dev & 1 ? by * m->spb[sl->dev * nd + d]
                                          : cost_message_s(m, sl->dev, d, by);
     }
@@ -628,7 +632,7 @@ static int halo_sched_room(cost_model *m, const plan *p)
 }
 
 /* One round of the rule on plan p of mp (scheduled into h_t0, h_t1):
- * flags the layers cut by rows, not flagged yet, whose bands' extra
+ * flags the layers cut by rows or columns, not flagged yet, whose bands' extra
  * compute and extra input take less time, summed over their devices, than
  * their halo cost them there (the receives' waits and pickups and the
  * assemblies of that layer on its band devices).  Returns how many it
@@ -641,7 +645,7 @@ static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int
     for (int x = 0; x < nl * nd; x++) m->h_saved[x] = 0, m->h_lo[x] = -1; /* -1: no band */
     memset(m->h_from, 0, (size_t)(nl + 1) * nd * sizeof *m->h_from);
     for (int i = 0; i < nl; i++)
-        for (int k = mp->first[i]; k < mp->first[i + 1] && mp->rows[i]; k++) {
+        for (int k = mp->first[i]; k < mp->first[i + 1] && mp->cut[i]; k++) {
             int x = i * nd + mp->slices[k].dev;
             m->h_lo[x] = mp->slices[k].c0;
             m->h_hi[x] = mp->slices[k].c0 + mp->slices[k].nc;
@@ -653,8 +657,11 @@ static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int
         /* A device without a band of the layer fetches it either way. */
         if (ms->layer < 0 || m->h_lo[x] < 0) continue;
         m->h_saved[x] += m->h_t1[ms->recv_step] - m->h_t0[ms->recv_step];
-        if (ms->h0 < m->h_lo[x]) m->h_lo[x] = ms->h0;
-        if (ms->h0 + ms->nh > m->h_hi[x]) m->h_hi[x] = ms->h0 + ms->nh;
+        /* The band's axis: rows, or columns for a layer cut by columns. */
+        int cols = mp->cut[ms->layer] == MAP_CUT_COLS;
+        int lo = cols ? ms->w0 : ms->h0, hi = lo + (cols ? ms->nw : ms->nh);
+        if (lo < m->h_lo[x]) m->h_lo[x] = lo;
+        if (hi > m->h_hi[x]) m->h_hi[x] = hi;
     }
     for (int d = 0; d < nd; d++)
         for (int i = p->step0[d]; i < p->step0[d + 1]; i++) {
@@ -665,10 +672,10 @@ static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int
             if (m->h_lo[x] >= 0) m->h_saved[x] += m->h_t1[i] - m->h_t0[i];
         }
     for (int i = 0; i + 1 < nl; i++) {
-        if (!mp->rows[i] || mp->recompute[i]) continue;
+        if (!mp->cut[i] || mp->recompute[i]) continue;
         const net_layer *L = &n->layers[i];
         double saved = 0, extra = 0;
-        int halo = 0;
+        int halo = 0, cols = mp->cut[i] == MAP_CUT_COLS;
         for (int k = mp->first[i]; k < mp->first[i + 1]; k++) {
             const map_slice *sl = &mp->slices[k];
             int x = i * nd + sl->dev, o0 = sl->c0, o1 = sl->c0 + sl->nc;
@@ -676,13 +683,23 @@ static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int
             if (h0 == o0 && h1 == o1) continue; /* it fetched no rows of its own layer */
             halo = 1;
             saved += m->h_saved[x];
-            extra += band_dur(m, i, sl->dev, h0, h1 - h0) - band_dur(m, i, sl->dev, o0, o1 - o0);
+            if (cols)
+                extra += band_dur(m, i, sl->dev, 0, L->out.h, h0, h1 - h0) -
+                         band_dur(m, i, sl->dev, 0, L->out.h, o0, o1 - o0);
+            else
+                extra += band_dur(m, i, sl->dev, h0, h1 - h0, 0, L->out.w) -
+                         band_dur(m, i, sl->dev, o0, o1 - o0, 0, L->out.w);
             for (int j = 0; j < L->nin; j++) {
                 int a0, a1, b0, b1;
-                net_rows_in(n, i, j, o0, o1, &a0, &a1);
-                net_rows_in(n, i, j, h0, h1, &b0, &b1);
-                extra += extra_input_s(m, mp, source, L->in[j], sl->dev, b0, a0) +
-                         extra_input_s(m, mp, source, L->in[j], sl->dev, a1, b1);
+                if (cols) {
+                    net_cols_in(n, i, j, o0, o1, &a0, &a1);
+                    net_cols_in(n, i, j, h0, h1, &b0, &b1);
+                } else {
+                    net_rows_in(n, i, j, o0, o1, &a0, &a1);
+                    net_rows_in(n, i, j, h0, h1, &b0, &b1);
+                }
+                extra += extra_input_s(m, mp, source, L->in[j], sl->dev, cols, b0, a0) +
+                         extra_input_s(m, mp, source, L->in[j], sl->dev, cols, a1, b1);
             }
         }
         if (halo && extra < saved) {
@@ -709,7 +726,7 @@ int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, cost_result
     if (!res) res = &scratch;
     memset(mp->recompute, 0, (size_t)mp->nlayers);
     if (plan_build(p, n, mp, source, err)) return -1;
-    for (int i = 0; i + 1 < nl && !any; i++) any = mp->rows[i];
+    for (int i = 0; i + 1 < nl && !any; i++) any = mp->cut[i];
     if (!any) return halo_eval(m, p, res, err);
     /* Rounds: judge every layer on the current plan, rebuild with the
      * layers flagged, judge again (a halo a recomputing consumer moved to
@@ -784,8 +801,9 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         case PLAN_COMPUTE: {
             int l = st->layer;
             const lk_coef *e = &m->lk[l * 2 + v->kind];
-            int band = st->nh != n->layers[l].out.h;
-            double dur = band ? band_dur(m, l, d, st->h0, st->nh) : compute_dur(m, l, d, st->c0, st->nc);
+            int band = plan_step_band(st, n);
+            double dur = band ? band_dur(m, l, d, st->h0, st->nh, st->w0, st->nw)
+                              : compute_dur(m, l, d, st->c0, st->nc);
             if (m->cmul) dur *= m->cmul[p->step0[d] + s->pc];
             double w = m->linear[l] ? st->nc * m->wraw_pc[l]
                                     : 4.0 * (double)net_slice_weights(n, l, st->c0, st->nc);
@@ -795,7 +813,8 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             /* One workspace per device, the largest its steps need (a
              * band's: its own geometry under the layer's algorithm). */
             if (band) {
-                double ws = 4.0 * (double)convalgo_workspace_band(n, l, st->h0, st->nh, 1);
+                double ws = 4.0 * (double)convalgo_workspace_band(n, l, st->h0, st->nh, st->w0,
+                                                                   st->nw, 1);
                 if (ws > s->ws) s->ws = ws;
             } else if (m->ws_full[l] > s->ws) {
                 double ws = st->nc == n->layers[l].out.c

@@ -362,13 +362,14 @@ double cost_concat_s(const cost_model *m, int dev, double bytes);
 /* A message of bytes from device a to device b on an idle link: the
  * sender's overhead + bytes / bandwidth + latency (eq. 4.8). */
 double cost_message_s(const cost_model *m, int from, int to, double bytes);
-/* COMPUTE of output rows [h0, h0+nh) (all channels) of layer on dev. */
-double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh);
+/* COMPUTE of output rows [h0, h0+nh) x columns [w0, w0+nw) (all channels)
+ * of layer on dev. */
+double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh, int w0, int nw);
 
 /* ---- halos: recompute or fetch (docs/spatial.md, "Recompute or fetch") ----
- * Decide, for every layer of mp cut by rows (but the network's output),
- * whether the devices computing its bands also compute the rows of it
- * their consumers read beyond their own bands (mp->recompute[layer] = 1)
+ * Decide, for every layer of mp cut by rows or columns (but the network's
+ * output), whether the devices computing its bands also compute the rows
+ * (columns) of it their consumers read beyond their own bands (mp->recompute[layer] = 1)
  * or receive them from their neighbours (0), by the model's own schedule.
  * Round 1 simulates the Plan that fetches every halo (cost_schedule); for
  * each layer not yet flagged and each of its bands that received rows of
@@ -377,7 +378,7 @@ double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh);
  * pieces or more), extra = the band's compute with those rows minus
  * without (cost_band_s) plus moving the extra input rows the wider band
  * reads (bytes / bandwidth where a message from their holder exists or
- * the producer is cut by rows on that device, a whole cost_message_s
+ * the producer is cut into bands on that device, a whole cost_message_s
  * else; nothing from the device itself); the layer is flagged when the sum
  * of extra over its bands is below the sum of saved.  Rounds 2 and 3 judge
  * the layers left on the Plan with the flags so far (a halo a recomputing
@@ -387,7 +388,7 @@ double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh);
  * that gained most, under the same test; else none -- so the choice never
  * makes the model's latency worse nor a feasible mapping infeasible;
  * energy and memory are what the chosen Plan costs (recomputation is extra
- * work).  Mappings without row cuts are planned and evaluated as they are.
+ * work).  Mappings without bands are planned and evaluated as they are.
  * p is scratch: on return it holds the Plan of mp as decided (source: the
  * device holding the input), and *res (unless NULL) its evaluation
  * (cost_eval).  Returns the number of layers that recompute, or -1 with

@@ -34,9 +34,9 @@ mapping *mapping_new(int nlayers, int ndev)
     m->ndev = ndev;
     m->first = calloc((size_t)nlayers + 1, sizeof *m->first);
     m->slices = calloc((size_t)nlayers * ndev + 1, sizeof *m->slices);
-    m->rows = calloc((size_t)nlayers + 1, 1);
+    m->cut = calloc((size_t)nlayers + 1, 1);
     m->recompute = calloc((size_t)nlayers + 1, 1);
-    if (!m->first || !m->slices || !m->rows || !m->recompute) {
+    if (!m->first || !m->slices || !m->cut || !m->recompute) {
         mapping_free(m);
         return NULL;
     }
@@ -48,7 +48,7 @@ void mapping_free(mapping *m)
     if (!m) return;
     free(m->first);
     free(m->slices);
-    free(m->rows);
+    free(m->cut);
     free(m->recompute);
     free(m);
 }
@@ -57,7 +57,7 @@ void mapping_copy(mapping *dst, const mapping *src)
 {
     memcpy(dst->first, src->first, ((size_t)src->nlayers + 1) * sizeof *dst->first);
     memcpy(dst->slices, src->slices, (size_t)src->first[src->nlayers] * sizeof *dst->slices);
-    memcpy(dst->rows, src->rows, (size_t)src->nlayers);
+    memcpy(dst->cut, src->cut, (size_t)src->nlayers);
     memcpy(dst->recompute, src->recompute, (size_t)src->nlayers);
 }
 
@@ -66,10 +66,22 @@ void mapping_set_single(mapping *m, const net *n, int dev)
     for (int i = 0; i < m->nlayers; i++) {
         m->first[i] = i;
         m->slices[i] = (map_slice){dev, 0, n->layers[i].out.c};
-        m->rows[i] = 0;
+        m->cut[i] = 0;
         m->recompute[i] = 0;
     }
     m->first[m->nlayers] = m->nlayers;
+}
+
+const char *mapping_cut_unit(int c)
+{
+    return c == MAP_CUT_ROWS ? "row" : c == MAP_CUT_COLS ? "column" : "channel";
+}
+
+int mapping_cut_allowed(const net *n, int i, int c)
+{
+    return c == MAP_CUT_ROWS   ? net_layer_rowsplit(n, i)
+           : c == MAP_CUT_COLS ? net_layer_colsplit(n, i)
+                               : net_kind_splittable(n->layers[i].kind);
 }
 
 /* Work of channels [c0, c0+nc) of layer i: MACs (Conv, FC) or ops. */
@@ -85,13 +97,13 @@ double mapping_distance(const mapping *a, const mapping *b, const net *n)
         const map_slice *sa = mapping_slices(a, i), *sb = mapping_slices(b, i);
         int ka = mapping_nslices(a, i), kb = mapping_nslices(b, i);
         double w = slice_work(n, i, 0, n->layers[i].out.c), same = 0;
-        /* A slice's share of the layer: channels of out.c, or rows of out.h. */
-        double ua = a->rows[i] ? n->layers[i].out.h : n->layers[i].out.c;
-        double ub = b->rows[i] ? n->layers[i].out.h : n->layers[i].out.c;
+        /* A slice's share of the layer: channels of out.c, rows of out.h
+         * or columns of out.w. */
+        double ua = mapping_cut_total(n, i, a->cut[i]), ub = mapping_cut_total(n, i, b->cut[i]);
         for (int x = 0; x < ka; x++)
             for (int y = 0; y < kb; y++)
                 if (sa[x].dev != sb[y].dev) {
-                } else if (!a->rows[i] && !b->rows[i]) {
+                } else if (!a->cut[i] && !b->cut[i]) {
                     int nc = sa[x].nc < sb[y].nc ? sa[x].nc : sb[y].nc;
                     same += slice_work(n, i, 0, nc);
                 } else {
@@ -108,7 +120,7 @@ int mapping_equal(const mapping *a, const mapping *b)
 {
     if (a->nlayers != b->nlayers || a->ndev != b->ndev) return 0;
     if (memcmp(a->first, b->first, ((size_t)a->nlayers + 1) * sizeof *a->first)) return 0;
-    if (memcmp(a->rows, b->rows, (size_t)a->nlayers)) return 0;
+    if (memcmp(a->cut, b->cut, (size_t)a->nlayers)) return 0;
     if (memcmp(a->recompute, b->recompute, (size_t)a->nlayers)) return 0;
     for (int k = 0; k < a->first[a->nlayers]; k++)
         if (a->slices[k].dev != b->slices[k].dev || a->slices[k].c0 != b->slices[k].c0 ||
@@ -136,18 +148,23 @@ int mapping_validate(const mapping *m, const net *n, char *err)
                      k < 1 ? "no device computes it" : "slice table overflows");
             return -1;
         }
-        int rows = m->rows[i] != 0, total = rows ? L->out.h : L->out.c;
-        const char *unit = rows ? "row" : "channel";
-        if (m->rows[i] > 1 || (rows && (k < 2 || !net_layer_rowsplit(n, i)))) {
-            base_seterr(err, "layer \"%s\": %s", L->name,
-                     k < 2 && m->rows[i] == 1 ? "cut by rows but has one slice"
-                                              : "cannot be cut by rows");
+        if (m->cut[i] >= MAP_CUT_COUNT) {
+            base_seterr(err, "layer \"%s\": cut kind %d is not channels, rows or columns",
+                        L->name, m->cut[i]);
+            return -1;
+        }
+        int rows = m->cut[i] != MAP_CUT_CHANNELS, total = mapping_cut_total(n, i, m->cut[i]);
+        const char *unit = mapping_cut_unit(m->cut[i]);
+        if (rows && (k < 2 || !mapping_cut_allowed(n, i, m->cut[i]))) {
+            base_seterr(err, "layer \"%s\": %s %ss", L->name,
+                        k < 2 ? "has one slice but is cut by" : "cannot be cut by", unit);
             return -1;
         }
         if (m->recompute[i] > 1 || (m->recompute[i] && (!rows || i == n->n - 1))) {
-            base_seterr(err, "layer \"%s\": recomputes halo rows but %s", L->name,
-                        !rows ? "is not cut by rows" : i == n->n - 1 ? "is the network's output"
-                                                                    : "the flag is not 0 or 1");
+            base_seterr(err, "layer \"%s\": recomputes halos but %s", L->name,
+                        !rows ? "is not cut by rows or columns"
+                              : i == n->n - 1 ? "is the network's output"
+                                              : "the flag is not 0 or 1");
             return -1;
         }
         if (k > 1 && !rows && !net_kind_splittable(L->kind)) {
@@ -271,20 +288,21 @@ static void sort_by_c0(map_slice *s, int k)
 
 /* Check a staged layer (slices at stage, k of them, sorted) and explain the
  * first problem as "what: layer "x": ...". */
-static int check_staged(const net *n, int i, const map_slice *s, int k, int rows,
+static int check_staged(const net *n, int i, const map_slice *s, int k, int cut,
                         const platform *p, const char *what, char *err)
 {
     const net_layer *L = &n->layers[i];
-    const char *unit = rows ? "rows" : "channels";
-    int total = rows ? L->out.h : L->out.c;
+    char unit[16];
+    snprintf(unit, sizeof unit, "%ss", mapping_cut_unit(cut));
+    int total = mapping_cut_total(n, i, cut), rows = cut != MAP_CUT_CHANNELS;
     if (k == 0) {
         base_seterr(err, "%s: layer \"%s\": missing (every layer must be mapped)", what,
                  L->name);
         return -1;
     }
-    if (rows && !net_layer_rowsplit(n, i)) {
-        base_seterr(err, "%s: layer \"%s\": a %s layer of %d rows cannot be cut by "
-                 "rows", what, L->name, net_kind_name(L->kind), L->out.h);
+    if (rows && !mapping_cut_allowed(n, i, cut)) {
+        base_seterr(err, "%s: layer \"%s\": a %s layer of %d %s cannot be cut by "
+                 "%s", what, L->name, net_kind_name(L->kind), total, unit, unit);
         return -1;
     }
     if (k > 1 && !rows && !net_kind_splittable(L->kind)) {
@@ -417,22 +435,27 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
             cnt[i] = 1;
             continue;
         }
-        /* Row bands: {"rows": [[device, first_row, row_count], ...]}. */
+        /* Bands: {"rows": [[device, first_row, row_count], ...]}, or
+         * "columns" of [device, first_column, column_count]. */
         const cJSON *arr = c;
         if (cJSON_IsObject(c)) {
-            arr = cJSON_GetObjectItemCaseSensitive(c, "rows");
+            const cJSON *jr = cJSON_GetObjectItemCaseSensitive(c, "rows");
+            const cJSON *jc = cJSON_GetObjectItemCaseSensitive(c, "columns");
             const cJSON *rc = cJSON_GetObjectItemCaseSensitive(c, "recompute");
-            if (!arr || cJSON_GetArraySize(c) != 1 + (rc != NULL) || (rc && !cJSON_IsBool(rc))) {
+            arr = jr ? jr : jc;
+            if (!arr || (jr && jc) || cJSON_GetArraySize(c) != 1 + (rc != NULL) ||
+                (rc && !cJSON_IsBool(rc))) {
                 base_seterr(err, "%s: layer \"%s\": an object must be {\"rows\": "
-                         "[[device, first_row, row_count], ...]} with an optional "
+                         "[[device, first_row, row_count], ...]} or {\"columns\": [[device, "
+                         "first_column, column_count], ...]} with an optional "
                          "\"recompute\": true or false", what, c->string);
                 goto fail;
             }
             m->recompute[i] = cJSON_IsTrue(rc);
-            m->rows[i] = 1;
-            C = n->layers[i].out.h;
+            m->cut[i] = jr ? MAP_CUT_ROWS : MAP_CUT_COLS;
+            C = mapping_cut_total(n, i, m->cut[i]);
         }
-        const char *unit = m->rows[i] ? "row" : "channel";
+        const char *unit = mapping_cut_unit(m->cut[i]);
         if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) {
             base_seterr(err, "%s: layer \"%s\": must be a device name or a non-empty list "
                      "of [device, first_%s, %s_count]", what, c->string, unit, unit);
@@ -470,14 +493,14 @@ mapping *mapping_from_json(const char *text, const char *what, const net *n, con
     for (int i = 0; i < n->n; i++) {
         map_slice *s = m->slices + (size_t)i * m->ndev;
         sort_by_c0(s, cnt[i]);
-        if (check_staged(n, i, s, cnt[i], m->rows[i], p, what, err)) goto fail;
+        if (check_staged(n, i, s, cnt[i], m->cut[i], p, what, err)) goto fail;
         if (m->recompute[i] && i == n->n - 1 && cnt[i] > 1) {
-            base_seterr(err, "%s: layer \"%s\": the network's output cannot recompute halo "
-                        "rows (nothing reads it)", what, n->layers[i].name);
+            base_seterr(err, "%s: layer \"%s\": the network's output cannot recompute "
+                        "halos (nothing reads it)", what, n->layers[i].name);
             goto fail;
         }
-        if (cnt[i] == 1 && m->rows[i]) { /* one band of every row: the whole layer */
-            m->rows[i] = 0;
+        if (cnt[i] == 1 && m->cut[i]) { /* one band of everything: the whole layer */
+            m->cut[i] = 0;
             m->recompute[i] = 0;
             s[0] = (map_slice){s[0].dev, 0, n->layers[i].out.c};
         }
@@ -529,8 +552,9 @@ char *mapping_to_json(const mapping *m, const net *n, const platform *p)
             cJSON_AddStringToObject(jl, n->layers[i].name, p->dev[s[0].dev].name);
             continue;
         }
-        cJSON *jo = m->rows[i] ? cJSON_AddObjectToObject(jl, n->layers[i].name) : NULL;
-        cJSON *arr = jo ? cJSON_AddArrayToObject(jo, "rows") : cJSON_AddArrayToObject(jl, n->layers[i].name);
+        cJSON *jo = m->cut[i] ? cJSON_AddObjectToObject(jl, n->layers[i].name) : NULL;
+        cJSON *arr = jo ? cJSON_AddArrayToObject(jo, m->cut[i] == MAP_CUT_COLS ? "columns" : "rows")
+                        : cJSON_AddArrayToObject(jl, n->layers[i].name);
         if (jo && m->recompute[i]) cJSON_AddTrueToObject(jo, "recompute");
         for (int a = 0; a < k; a++) {
             cJSON *e = cJSON_CreateArray();
@@ -573,7 +597,8 @@ int mapping_save(const mapping *m, const net *n, const platform *p, const char *
  *   cumulative end channels of the slices, used literally (the last one is
  *   the layer's channel count); {"layer": ["height", heights, keys]}: the
  *   output rows of each band, top to bottom (a count each, not an end:
- *   horizontal_split's split_points); "width" is not read (dse cuts rows).
+ *   horizontal_split's split_points); {"layer": ["width", widths, keys]}
+ *   the output columns of each band, left to right, alike.
  *
  * docs/mapping-format.md has the translation both ways. */
 
@@ -759,22 +784,24 @@ static void ad_hazards(const mapping *m, const net *n, const platform *p, const 
      * it (before that, onnx 1.12 refuses the numpy integers of the band
      * shape it writes, start - end, negative). */
     for (int i = 0; i < n->n; i++)
-        if (m->rows[i] && mapping_nslices(m, i) > 1)
-            warn_add(w, "AutoDiCE's front end fails on this mapping: its height split of %s "
+        if (m->cut[i] && mapping_nslices(m, i) > 1)
+            warn_add(w, "AutoDiCE's front end fails on this mapping: its %s split of %s "
                      "inserts an HSplit node, which is no ONNX operator and which its own "
                      "onnx.checker call rejects (AutoDiCE 82d6192; with onnx 1.12 it stops "
-                     "before, on the band shape it records)", N->name[N->first[i + 1] - 1]);
+                     "before, on the band shape it records)",
+                     m->cut[i] == MAP_CUT_ROWS ? "height" : "width", N->name[N->first[i + 1] - 1]);
     /* Its bands read their input rows out of the producer's whole output:
      * there is no halo to fetch or recompute, and no way to say which. */
     for (int i = 0; i < n->n; i++)
         if (m->recompute[i])
-            warn_add(w, "AutoDiCE's files do not carry dse's choice to recompute the halo rows "
-                     "of %s (AutoDiCE has no halos: a band crops its input rows from the whole "
-                     "input); its bands are written as they are", N->name[N->first[i + 1] - 1]);
+            warn_add(w, "AutoDiCE's files do not carry dse's choice to recompute the halo %ss "
+                     "of %s (AutoDiCE has no halos: a band crops its input %ss from the whole "
+                     "input); its bands are written as they are", mapping_cut_unit(m->cut[i]),
+                     N->name[N->first[i + 1] - 1], mapping_cut_unit(m->cut[i]));
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         int k = mapping_nslices(m, i);
-        if (L->kind == NET_CONV && L->a.groups > 1 && k > 1 && !m->rows[i]) /* bands keep all */
+        if (L->kind == NET_CONV && L->a.groups > 1 && k > 1 && !m->cut[i]) /* bands keep all */
             warn_add(w, "AutoDiCE computes wrong results for this mapping: its output-channel "
                      "split copies group=%d onto every slice of the grouped convolution %s "
                      "(split across %d devices)", L->a.groups, L->name, k);
@@ -816,28 +843,40 @@ static void ad_hazards(const mapping *m, const net *n, const platform *p, const 
     }
 }
 
-/* Why AutoDiCE's height split would not compute layer i's row bands
- * (returns 0 when it would).  Its horizontal_split (axis 1) is written for
- * Conv alone (other kinds have no pads to read); it cuts band k's input
- * rows [S*o0 - P, S*(o1-1) - P + K) with S, P and K the layer's strides[0],
- * pads[0] and kernel_shape[0] (no dilation), then convolves the band with
- * the layer's own pads, top and bottom: so a band equals the same rows of
- * the whole convolution only when the layer pads neither top nor bottom and
- * is not dilated in height.  It copies the bias to every band without
+/* Why AutoDiCE's height (width) split would not compute layer i's row
+ * (column) bands (returns 0 when it would).  Its horizontal_split (axis 1,
+ * 2) is written for Conv alone (other kinds have no pads to read); it cuts
+ * band k's input rows (columns, alike) [S*o0 - P, S*(o1-1) - P + K) with S,
+ * P and K the layer's strides[0], pads[0] and kernel_shape[0] (the
+ * height's, for both axes; no dilation), then convolves the band with the
+ * layer's own pads: so a band equals the same rows of the whole
+ * convolution only when the layer pads neither top nor bottom and is not
+ * dilated in height, and the same columns only when it pads neither left
+ * nor right nor top (P) and its stride and kernel are as wide as tall and
+ * it is not dilated in width.  It copies the bias to every band without
  * looking whether there is one (the channel split looks).  It finds the
  * band's source among the graph's nodes, so the network input cannot be it
  * (its front end stops there). */
-static int ad_height_why(const net *n, int i, char *why, size_t len)
+static int ad_band_why(const net *n, int i, int cut, char *why, size_t len)
 {
     const net_layer *L = &n->layers[i];
+    const net_attr *a = &L->a;
     if (L->kind != NET_CONV)
         snprintf(why, len, "is written for Conv layers alone, not %s", net_kind_name(L->kind));
-    else if (L->a.pt || L->a.pb)
+    else if (cut == MAP_CUT_ROWS && (a->pt || a->pb))
         snprintf(why, len, "gives every band the layer's top and bottom padding (%d, %d), so "
-                 "the bands of a padded convolution come out wrong", L->a.pt, L->a.pb);
-    else if (L->a.dh != 1)
-        snprintf(why, len, "ignores the dilation in height (%d)", L->a.dh);
-    else if (!L->a.bias)
+                 "the bands of a padded convolution come out wrong", a->pt, a->pb);
+    else if (cut == MAP_CUT_COLS && (a->pl || a->pr || a->pt))
+        snprintf(why, len, "gives every band the layer's left and right padding (%d, %d) and "
+                 "starts the first at minus its top padding (%d), so the bands of a padded "
+                 "convolution come out wrong", a->pl, a->pr, a->pt);
+    else if (cut == MAP_CUT_COLS && (a->sw != a->sh || a->kw != a->kh))
+        snprintf(why, len, "reads the height's stride and kernel (%d, %d) for the width "
+                 "(%d, %d)", a->sh, a->kh, a->sw, a->kw);
+    else if (cut == MAP_CUT_ROWS ? a->dh != 1 : a->dw != 1)
+        snprintf(why, len, "ignores the dilation in %s (%d)", cut == MAP_CUT_ROWS ? "height" : "width",
+                 cut == MAP_CUT_ROWS ? a->dh : a->dw);
+    else if (!a->bias)
         snprintf(why, len, "needs a bias (it copies the layer's bias to every band "
                  "unconditionally)");
     else if (L->in[0] == NET_INPUT)
@@ -854,10 +893,11 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
     texts[0] = texts[1] = texts[2] = NULL;
     warn[0] = 0;
     for (int i = 0; i < n->n; i++) {
-        char why[160];
-        if (m->rows[i] && ad_height_why(n, i, why, sizeof why)) {
-            base_seterr(warn, "AutoDiCE's files not written: layer %.200s is cut by rows, and "
-                        "AutoDiCE's height split %s", n->layers[i].name, why);
+        char why[256];
+        if (m->cut[i] && ad_band_why(n, i, m->cut[i], why, sizeof why)) {
+            base_seterr(warn, "AutoDiCE's files not written: layer %.200s is cut by %ss, and "
+                        "AutoDiCE's %s split %s", n->layers[i].name, mapping_cut_unit(m->cut[i]),
+                        m->cut[i] == MAP_CUT_ROWS ? "height" : "width", why);
             return 1;
         }
     }
@@ -896,11 +936,13 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
         cJSON *e = cJSON_AddArrayToObject(jh, N.name[N.first[i + 1] - 1]);
         cJSON *ends = cJSON_CreateArray(), *devs = cJSON_CreateArray();
         for (int a = 0; a < k; a++) {
-            /* lop: end channels; height: band heights (AutoDiCE's split_points) */
-            cJSON_AddItemToArray(ends, cJSON_CreateNumber(m->rows[i] ? s[a].nc : s[a].c0 + s[a].nc));
+            /* lop: end channels; height, width: band sizes (AutoDiCE's split_points) */
+            cJSON_AddItemToArray(ends, cJSON_CreateNumber(m->cut[i] ? s[a].nc : s[a].c0 + s[a].nc));
             cJSON_AddItemToArray(devs, cJSON_CreateString(A[s[a].dev].key));
         }
-        cJSON_AddItemToArray(e, cJSON_CreateString(m->rows[i] ? "height" : "lop"));
+        cJSON_AddItemToArray(e, cJSON_CreateString(m->cut[i] == MAP_CUT_ROWS   ? "height"
+                                                   : m->cut[i] == MAP_CUT_COLS ? "width"
+                                                                               : "lop"));
         cJSON_AddItemToArray(e, ends);
         cJSON_AddItemToArray(e, devs);
     }
@@ -1226,20 +1268,22 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
                      "[devices]]", path, c->string);
             goto fail;
         }
-        int rows = !strcmp(js->valuestring, "height");
+        int cut = !strcmp(js->valuestring, "height") ? MAP_CUT_ROWS
+                  : !strcmp(js->valuestring, "width") ? MAP_CUT_COLS : MAP_CUT_CHANNELS;
+        int rows = cut != MAP_CUT_CHANNELS;
         if (!rows && strcmp(js->valuestring, "lop")) {
             base_seterr(err, "%s: layer \"%s\": partitioning \"%s\" is not supported "
-                     "(only \"lop\", output channels, and \"height\", output rows)", path,
-                     c->string, js->valuestring);
+                     "(only \"lop\", output channels, \"height\", output rows, and "
+                     "\"width\", output columns)", path, c->string, js->valuestring);
             goto fail;
         }
         const net_layer *L = &n->layers[i];
-        const char *unit = rows ? "row" : "channel";
-        int total = rows ? L->out.h : L->out.c;
+        const char *unit = mapping_cut_unit(cut);
+        int total = mapping_cut_total(n, i, cut);
         int k = cJSON_GetArraySize(jd);
         if (k < 1 || k != cJSON_GetArraySize(je)) {
             base_seterr(err, "%s: layer \"%s\": %d %s for %d devices", path, c->string,
-                        cJSON_GetArraySize(je), rows ? "band heights" : "end channels", k);
+                        cJSON_GetArraySize(je), rows ? "band sizes" : "end channels", k);
             goto fail;
         }
         if (k > m->ndev) {
@@ -1247,9 +1291,9 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
                      "platform %s", path, c->string, m->ndev, p->name);
             goto fail;
         }
-        if (rows && k > 1 && !net_layer_rowsplit(n, i)) {
-            base_seterr(err, "%s: layer \"%s\": a %s layer cannot be cut by rows", path,
-                        c->string, net_kind_name(L->kind));
+        if (rows && k > 1 && !mapping_cut_allowed(n, i, cut)) {
+            base_seterr(err, "%s: layer \"%s\": a %s layer cannot be cut by %ss", path,
+                        c->string, net_kind_name(L->kind), unit);
             goto fail;
         }
         if (!rows && k > 1 && !net_kind_splittable(L->kind)) {
@@ -1264,14 +1308,15 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
             int end;
             if (int_value(e, &end) || !cJSON_IsString(d)) {
                 base_seterr(err, "%s: layer \"%s\": %s must be integers and devices "
-                            "strings", path, c->string, rows ? "band heights" : "end channels");
+                            "strings", path, c->string, rows ? "band sizes" : "end channels");
                 goto fail;
             }
-            if (rows) { /* a height: the band's end is the rows so far plus it */
+            if (rows) { /* a height (width): the band's end is the rows so far plus it */
                 if (end < 1 || end > total - prev) {
-                    base_seterr(err, "%s: layer \"%s\": band height %d of device %s is not "
-                                "in 1..%d (the bands cover the layer's %d rows)", path, c->string,
-                                end, d->valuestring, total - prev, total);
+                    base_seterr(err, "%s: layer \"%s\": band %s %d of device %s is not "
+                                "in 1..%d (the bands cover the layer's %d %ss)", path, c->string,
+                                cut == MAP_CUT_ROWS ? "height" : "width", end, d->valuestring,
+                                total - prev, total, unit);
                     goto fail;
                 }
                 end += prev;
@@ -1306,8 +1351,8 @@ static int read_horizontal(const ad_reader *r, const char *path, mapping *m, int
             prev = end;
         }
         hcnt[i] = k;
-        m->rows[i] = rows && k > 1;
-        if (rows && k == 1) /* one band of every row: the whole layer, all its channels */
+        m->cut[i] = k > 1 ? cut : MAP_CUT_CHANNELS;
+        if (rows && k == 1) /* one band of everything: the whole layer, all its channels */
             s[0] = (map_slice){s[0].dev, 0, L->out.c};
     }
     cJSON_Delete(root);

@@ -1,18 +1,22 @@
-/* mapping.h -- the phenotype: who computes which output channels, or which
- * output rows, of which layer (DESIGN section 2; rows: docs/spatial.md).
+/* mapping.h -- the phenotype: who computes which output channels, rows or
+ * columns of which layer (DESIGN section 2; rows and columns:
+ * docs/spatial.md).
  *
  * For every layer, a list of slices (device, first, count) and a cut kind
- * rows[layer]: 0, the slices are channel ranges [first, first+count) of
- * all rows; 1, they are row bands [first, first+count) of all channels (a
- * layer is cut one way).  Invariant checked by mapping_validate(): the
- * slices of a layer are in increasing order, contiguous, non-empty, cover
- * exactly [0, out.c) (channels) or [0, out.h) (rows), name valid devices,
- * and no device appears twice in one layer; layers that are not split
- * have exactly one slice and rows 0; channel cuts only of splittable kinds
- * (net_kind_splittable), row cuts only of row-splittable layers
- * (net_layer_rowsplit); recompute only on a layer cut by rows that is not the
- * last.  The first slice (lowest channels or rows) is the
- * layer's "first slice" of DESIGN section 5.
+ * cut[layer] (map_cut): channels, the slices are channel ranges [first,
+ * first+count) of all rows and columns; rows, they are row bands [first,
+ * first+count) of all channels and columns; columns, column bands of all
+ * channels and rows (a layer is cut one way).  Invariant checked by
+ * mapping_validate(): the slices of a layer are in increasing order,
+ * contiguous, non-empty, cover exactly [0, out.c), [0, out.h) or [0,
+ * out.w), name valid devices, and no device appears twice in one layer;
+ * layers that are not split have exactly one slice and cut channels;
+ * channel cuts only of splittable kinds (net_kind_splittable), row cuts
+ * only of row-splittable layers (net_layer_rowsplit), column cuts only of
+ * column-splittable ones (net_layer_colsplit); recompute only on a layer
+ * cut by rows or columns that is not the last.  The first slice (lowest
+ * channels, rows or columns) is the layer's "first slice" of DESIGN
+ * section 5.
  *
  * A mapping is a flat CSR structure so decoders can refill it without
  * allocating: slices of layer i are slices[first[i] .. first[i+1]).
@@ -26,20 +30,24 @@
 
 typedef struct {
     int dev;
-    int c0; /* first output channel (first output row when rows[layer]) */
-    int nc; /* number of channels (of rows when rows[layer]) */
+    int c0; /* first output channel (row, column: by cut[layer]) */
+    int nc; /* number of channels (rows, columns) */
 } map_slice;
+
+/* How a layer's slices cut its output (mapping.cut). */
+typedef enum { MAP_CUT_CHANNELS = 0, MAP_CUT_ROWS = 1, MAP_CUT_COLS = 2 } map_cut;
+#define MAP_CUT_COUNT 3
 
 typedef struct {
     int nlayers;
     int ndev;
     int *first;        /* nlayers + 1 entries */
     map_slice *slices; /* capacity nlayers * ndev (one slice per device per layer) */
-    unsigned char *rows; /* [nlayers]: 1 when the layer's slices are row bands */
+    unsigned char *cut; /* [nlayers]: map_cut of the layer's slices */
     unsigned char *recompute; /* [nlayers]: 1 when a band layer's devices compute the halo
-                               * rows their consumers read instead of fetching them
+                               * rows (columns) their consumers read instead of fetching them
                                * (docs/spatial.md, "Recompute or fetch"); only on a layer cut
-                               * by rows that is not the network's output */
+                               * by rows or columns that is not the network's output */
 } mapping;
 
 /* Room for the largest mapping of an nlayers-layer net on ndev devices. */
@@ -52,8 +60,8 @@ int mapping_equal(const mapping *a, const mapping *b);
 /* How differently two mappings of n place the work: the share of the
  * network's work (MACs of Conv and FC layers, elementwise ops of the
  * others) that a device computes in a but not in b.  Per layer and device
- * only the amount of work matters (channels or rows, nc/out.c or
- * nh/out.h of the layer's), not which part: 0 when every device computes
+ * only the amount of work matters (channels, rows or columns: nc/out.c,
+ * nh/out.h or nw/out.w of the layer's), not which part: 0 when every device computes
  * as much of every layer in both, 1 when no work stays on its device
  * (docs/chromosomes.md, "Encoding a mapping"). */
 double mapping_distance(const mapping *a, const mapping *b, const net *n);
@@ -65,14 +73,34 @@ static inline const map_slice *mapping_slices(const mapping *m, int layer)
 {
     return m->slices + m->first[layer];
 }
-/* The box of output slice s of layer `layer`: channels [*c0, *c0+*nc) x
- * rows [*h0, *h0+*nh). */
-static inline void mapping_slice_box(const mapping *m, const net *n, int layer,
-                                     const map_slice *s, int *c0, int *nc, int *h0, int *nh)
+/* A box of a layer's output: channels [c0, c0+nc) x rows [h0, h0+nh) x
+ * columns [w0, w0+nw) (what a slice computes, what the Plan moves). */
+typedef struct {
+    int c0, nc, h0, nh, w0, nw;
+} map_box;
+
+/* The box of output slice s of layer `layer`. */
+static inline map_box mapping_slice_box(const mapping *m, const net *n, int layer,
+                                        const map_slice *s)
 {
-    if (m->rows[layer]) *c0 = 0, *nc = n->layers[layer].out.c, *h0 = s->c0, *nh = s->nc;
-    else *c0 = s->c0, *nc = s->nc, *h0 = 0, *nh = n->layers[layer].out.h;
+    net_shape o = n->layers[layer].out;
+    switch (m->cut[layer]) {
+    case MAP_CUT_ROWS: return (map_box){0, o.c, s->c0, s->nc, 0, o.w};
+    case MAP_CUT_COLS: return (map_box){0, o.c, 0, o.h, s->c0, s->nc};
+    default: return (map_box){s->c0, s->nc, 0, o.h, 0, o.w};
+    }
 }
+/* The size of layer i's output along cut c (out.c, out.h or out.w), and
+ * the name of its unit ("channel", "row", "column"). */
+static inline int mapping_cut_total(const net *n, int i, int c)
+{
+    net_shape o = n->layers[i].out;
+    return c == MAP_CUT_ROWS ? o.h : c == MAP_CUT_COLS ? o.w : o.c;
+}
+const char *mapping_cut_unit(int c);
+/* May layer i be cut that way into several slices (net_kind_splittable,
+ * net_layer_rowsplit, net_layer_colsplit)? */
+int mapping_cut_allowed(const net *n, int i, int c);
 /* Check the invariant above against the net; -1 and a line naming the
  * layer and the problem. */
 int mapping_validate(const mapping *m, const net *n, char *err);
@@ -85,8 +113,8 @@ void mapping_apportion(int total, int k, const int *w, int *out);
 
 /* ---- files (docs/mapping-format.md) ---- */
 /* Our format: {"format":"dse-mapping", "layers": {"conv1": [["dev", c0, nc], ...],
- * "conv2": {"rows": [["dev", h0, nh], ...]}, "relu1": "dev", ...}}.  Every
- * layer must appear. */
+ * "conv2": {"rows": [["dev", h0, nh], ...]}, "conv3": {"columns": [["dev",
+ * w0, nw], ...]}, "relu1": "dev", ...}}.  Every layer must appear. */
 mapping *mapping_from_json(const char *text, const char *what, const net *n,
                            const platform *p, char *err);
 mapping *mapping_load(const char *path, const net *n, const platform *p, char *err);

@@ -144,12 +144,13 @@ static inline int net_wvecs(int wl) { return wl > 0 ? wl / 16 : 0; }
 static inline int net_wparams(int wl) { return wl > 0 ? wl % 16 : 0; }
 /* Channel-wise kinds: output channel c depends only on input channel c. */
 int net_kind_channelwise(net_kind k);
-/* ---- row bands (model/rows.c, docs/spatial.md) ---- */
-/* NET_KF_ROWS: the kind's output rows may be cut into bands. */
+/* ---- row and column bands (model/rows.c, docs/spatial.md) ---- */
+/* NET_KF_ROWS: the kind's output rows (and columns) may be cut into bands. */
 int net_kind_rowsplit(net_kind k);
-/* Layer i may be cut into bands: its kind allows it and its output has at
- * least two rows. */
+/* Layer i may be cut into bands of rows (of columns): its kind allows it
+ * and its output has at least two rows (columns). */
 int net_layer_rowsplit(const net *n, int i);
+int net_layer_colsplit(const net *n, int i);
 /* The rows [*i0, *i1) of input k of layer i that its output rows [o0, o1)
  * read.  Windows (Conv, pools; stride S, top pad P, dilated kernel
  * tK = (K-1)*D+1, input height H): [max(0, S*o0 - P), min(H, S*(o1-1) - P
@@ -157,23 +158,29 @@ int net_layer_rowsplit(const net *n, int i);
  * padding; other kinds: the same rows, or the whole input when it has
  * another height than the output (a C x 1 x 1 Mul scale). */
 void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1);
+/* The same for columns: stride, left pad, kernel width and dilation along
+ * the width, input width W. */
+void net_cols_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1);
 /* The channels [*a0, *a1) of input k of layer i that its output channels
  * [c0, c1) read: a grouped or depthwise Conv's input 0, the input channels
  * of the groups those outputs belong to; a channel-wise kind's input,
  * [c0, c1); any other, all of it.  The Plan sends and assembles exactly
  * these, and kern_run reads them (kernels.h). */
 void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1);
-/* Layer i restricted to output rows [o0, o1), as a layer of its own: out.h
- * = o1 - o0, pads made to read the band of input 0 (*x: input 0's shape
- * with the needed rows) exactly as the whole layer reads those rows (top
- * pad max(0, P - S*o0); bottom pad H + pb - i1), counts scaled to the
- * band.  Kernels run it; the cost model sizes its workspace. */
-void net_band_layer(const net *n, int i, int o0, int o1, net_layer *band, net_shape *x);
-/* MACs or ops of channels [c0, c0+nc) x output rows [h0, h0+nh) of layer
- * i: the slice's count x nh / out.h (every output row of a layer costs the
- * same). */
-int64_t net_box_macs(const net *n, int i, int c0, int nc, int h0, int nh);
-int64_t net_box_ops(const net *n, int i, int c0, int nc, int h0, int nh);
+/* Layer i restricted to output rows [h0, h1) x columns [w0, w1), as a
+ * layer of its own: out.h = h1 - h0, out.w = w1 - w0, pads made to read
+ * the box of input 0 (*x: input 0's shape with the needed rows and
+ * columns; all of them along an axis the box does not cut, as the Plan
+ * sends them) exactly as the whole layer reads them (top pad max(0, P -
+ * S*h0); bottom pad H + pb - i1; left and right alike), counts scaled to
+ * the band.  Kernels run it; the cost model sizes its workspace. */
+void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_layer *band,
+                    net_shape *x);
+/* MACs or ops of channels [c0, c0+nc) x output rows [h0, h0+nh) x columns
+ * [w0, w0+nw) of layer i: the slice's count x nh / out.h x nw / out.w
+ * (every output position of a layer costs the same). */
+int64_t net_box_macs(const net *n, int i, int c0, int nc, int h0, int nh, int w0, int nw);
+int64_t net_box_ops(const net *n, int i, int c0, int nc, int h0, int nh, int w0, int nw);
 
 /* Bit mask of splittable kinds from "conv,fc" / "fc" / "conv"; -1 if bad. */
 int net_split_mask_parse(const char *s);

@@ -15,16 +15,14 @@
 
 #define MAXDEV PLAT_MAX_DEV /* device sets are 64-bit masks */
 
-/* A box of a layer's output: channels [c0, c0+nc) x rows [h0, h0+nh). */
-typedef struct {
-    int c0, nc, h0, nh;
-} box;
+/* A box of a layer's output (mapping.h). */
+typedef map_box box;
 
 typedef struct {
     int nl, nd;     /* sized for */
     int cap_slices; /* pend capacity in slices */
-    int *nlo, *nhi; /* [(nl+1)*nd]: rows [nlo, nhi) of producer p needed on d (slot 0 = input) */
-    int *clo, *chi; /* ... and its channels [clo, chi) (net_chans_in: a grouped conv's groups) */
+    box *need;      /* [(nl+1)*nd]: the box of producer p needed on d (slot 0 = input; nc 0:
+                     * nothing): the hull of what d's slices read */
     int *held;      /* [(nl+1)*nd]: global tensor id of p's needed box on d, or -1 */
     box *reads;     /* the box each slice reads of each input, in build order (filled
                      * by the hull pass, read again by the build pass: computed once) */
@@ -50,10 +48,7 @@ plan *plan_new(void) { return calloc(1, sizeof(plan)); }
 static void scratch_free(scratch *s)
 {
     if (!s) return;
-    free(s->nlo);
-    free(s->nhi);
-    free(s->clo);
-    free(s->chi);
+    free(s->need);
     free(s->held);
     free(s->reads);
     free(s->slice_t);
@@ -103,28 +98,58 @@ static net_shape shape_of(const net *n, int layer)
     return layer == NET_INPUT ? n->input : n->layers[layer].out;
 }
 
-/* a ∩ b; *out.nc or .nh is 0 when empty. */
+/* [a0, a0+an) ∩ [b0, b0+bn) into *o0, *on (0 when empty). */
+static inline void cap(int a0, int an, int b0, int bn, int *o0, int *on)
+{
+    int lo = a0 > b0 ? a0 : b0, hi = a0 + an < b0 + bn ? a0 + an : b0 + bn;
+    *o0 = lo;
+    *on = hi > lo ? hi - lo : 0;
+}
+
+/* [a0, a0+an) ∪ [b0, b0+bn), the smallest interval holding both. */
+static inline void cup(int a0, int an, int b0, int bn, int *o0, int *on)
+{
+    int lo = a0 < b0 ? a0 : b0, hi = a0 + an > b0 + bn ? a0 + an : b0 + bn;
+    *o0 = lo;
+    *on = hi - lo;
+}
+
+static inline int box_empty(box x) { return !x.nc || !x.nh || !x.nw; }
+
+static inline int64_t box_floats(box x) { return (int64_t)x.nc * x.nh * x.nw; }
+
+/* a ∩ b; box_empty when they do not meet. */
 static box intersect(box a, box b)
 {
-    int c0 = a.c0 > b.c0 ? a.c0 : b.c0, c1 = a.c0 + a.nc < b.c0 + b.nc ? a.c0 + a.nc : b.c0 + b.nc;
-    int h0 = a.h0 > b.h0 ? a.h0 : b.h0, h1 = a.h0 + a.nh < b.h0 + b.nh ? a.h0 + a.nh : b.h0 + b.nh;
-    return (box){c0, c1 > c0 ? c1 - c0 : 0, h0, h1 > h0 ? h1 - h0 : 0};
+    box o;
+    cap(a.c0, a.nc, b.c0, b.nc, &o.c0, &o.nc);
+    cap(a.h0, a.nh, b.h0, b.nh, &o.h0, &o.nh);
+    cap(a.w0, a.nw, b.w0, b.nw, &o.w0, &o.nw);
+    return o;
 }
 
 /* The smallest box holding a and b (a when b is empty). */
 static box hull(box a, box b)
 {
-    if (!b.nc || !b.nh) return a;
-    int c0 = a.c0 < b.c0 ? a.c0 : b.c0, c1 = a.c0 + a.nc > b.c0 + b.nc ? a.c0 + a.nc : b.c0 + b.nc;
-    int h0 = a.h0 < b.h0 ? a.h0 : b.h0, h1 = a.h0 + a.nh > b.h0 + b.nh ? a.h0 + a.nh : b.h0 + b.nh;
-    return (box){c0, c1 - c0, h0, h1 - h0};
+    if (box_empty(b)) return a;
+    box o;
+    cup(a.c0, a.nc, b.c0, b.nc, &o.c0, &o.nc);
+    cup(a.h0, a.nh, b.h0, b.nh, &o.h0, &o.nh);
+    cup(a.w0, a.nw, b.w0, b.nw, &o.w0, &o.nw);
+    return o;
 }
 
-static box step_box(const plan_step *s) { return (box){s->c0, s->nc, s->h0, s->nh}; }
+static box step_box(const plan_step *s) { return (box){s->c0, s->nc, s->h0, s->nh, s->w0, s->nw}; }
 
-static int box_eq(box a, box b) { return a.c0 == b.c0 && a.nc == b.nc && a.h0 == b.h0 && a.nh == b.nh; }
+static int box_eq(box a, box b)
+{
+    return a.c0 == b.c0 && a.nc == b.nc && a.h0 == b.h0 && a.nh == b.nh && a.w0 == b.w0 &&
+           a.nw == b.nw;
+}
 
-static box tensor_box(const plan_tensor *t) { return (box){t->c0, t->nc, t->h0, t->nh}; }
+static box tensor_box(const plan_tensor *t) { return (box){t->c0, t->nc, t->h0, t->nh, t->w0, t->nw}; }
+
+static box whole_box(net_shape sh) { return (box){0, sh.c, 0, sh.h, 0, sh.w}; }
 
 /* Builder state threaded through the helpers. */
 typedef struct {
@@ -155,6 +180,8 @@ static int add_step(bld *b, int dev, plan_op op, int layer, box x, int peer, int
     st->nc = x.nc;
     st->h0 = x.h0;
     st->nh = x.nh;
+    st->w0 = x.w0;
+    st->nw = x.nw;
     st->peer = peer;
     st->msg = msg;
     st->tensor = tensor;
@@ -185,14 +212,15 @@ static int add_tensor(bld *b, int dev, int layer, box x)
         }
         s->cap_tag_tensors = c1;
     }
-    net_shape sh = shape_of(b->n, layer);
     plan_tensor *t = &p->tensors[p->ntensors];
     t->layer = layer;
     t->c0 = x.c0;
     t->nc = x.nc;
     t->h0 = x.h0;
     t->nh = x.nh;
-    t->bytes = (int64_t)x.nc * x.nh * sh.w * 4;
+    t->w0 = x.w0;
+    t->nw = x.nw;
+    t->bytes = box_floats(x) * 4;
     s->tensor_dev[p->ntensors] = dev;
     s->tensor_local[p->ntensors] = b->dev_ntensors[dev]++;
     s->last_use[p->ntensors] = -1;
@@ -225,7 +253,9 @@ static int add_msg(bld *b, int from, int to, int layer, box x, int step)
     g->nc = x.nc;
     g->h0 = x.h0;
     g->nh = x.nh;
-    g->bytes = (int64_t)x.nc * x.nh * shape_of(b->n, layer).w * 4;
+    g->w0 = x.w0;
+    g->nw = x.nw;
+    g->bytes = box_floats(x) * 4;
     g->send_step = step;
     g->recv_step = -1;
     p->bytes_moved += g->bytes;
@@ -235,11 +265,7 @@ static int add_msg(bld *b, int from, int to, int layer, box x, int step)
 static inline void use(bld *b, int tensor, int step) { b->s->last_use[tensor] = step; }
 
 /* The box of layer q that device d needs: the hull of what its slices read. */
-static box need_box(bld *b, int q, int d)
-{
-    int k = (q + 1) * b->nd + d;
-    return (box){b->s->clo[k], b->s->chi[k] - b->s->clo[k], b->s->nlo[k], b->s->nhi[k] - b->s->nlo[k]};
-}
+static box need_box(bld *b, int q, int d) { return b->s->need[(q + 1) * b->nd + d]; }
 
 /* The devices computing a slice of layer i, as a mask. */
 static uint64_t layer_devs(const mapping *m, int i)
@@ -261,11 +287,11 @@ static void send_all(bld *b, int dev, int t, box have, int *pend_row)
     uint64_t band_devs = layer >= 0 && b->m->recompute[layer] ? layer_devs(b->m, layer) : 0;
     for (int e = 0; e < b->nd; e++) {
         pend_row[e] = -1;
-        int k = (layer + 1) * b->nd + e;
-        if (e == dev || b->s->nhi[k] <= b->s->nlo[k]) continue;
+        box want = need_box(b, layer, e);
+        if (e == dev || box_empty(want)) continue;
         if (band_devs >> e & 1) continue; /* e computes all it needs of the layer itself */
-        box x = intersect(have, need_box(b, layer, e));
-        if (!x.nc || !x.nh) continue;
+        box x = intersect(have, want);
+        if (box_empty(x)) continue;
         int st = add_step(b, dev, PLAN_SEND, layer, x, e, -1, local, 0, 0);
         if (st < 0) return;
         int mg = add_msg(b, dev, e, layer, x, st);
@@ -279,7 +305,7 @@ static void send_all(bld *b, int dev, int t, box have, int *pend_row)
 static int recv_msg(bld *b, int dev, int mg)
 {
     plan_msg *g = &b->p->msgs[mg];
-    box x = {g->c0, g->nc, g->h0, g->nh};
+    box x = {g->c0, g->nc, g->h0, g->nh, g->w0, g->nw};
     int t = add_tensor(b, dev, g->layer, x);
     if (t < 0) return -1;
     int st = add_step(b, dev, PLAN_RECV, g->layer, x, g->from, mg, b->s->tensor_local[t], 0, 0);
@@ -329,10 +355,8 @@ static int get_held(bld *b, int q, int dev)
             }
         for (int k = 0; k < ns; k++) {
             const map_slice *sl = &m->slices[f + k];
-            box pb;
-            mapping_slice_box(m, b->n, q, sl, &pb.c0, &pb.nc, &pb.h0, &pb.nh);
-            box x = intersect(pb, want);
-            if (!x.nc || !x.nh) continue;
+            box x = intersect(mapping_slice_box(m, b->n, q, sl), want);
+            if (box_empty(x)) continue;
             ids[np] = sl->dev == dev ? s->slice_t[f + k] : recv_msg(b, dev, s->pend[(f + k) * nd + dev]);
             if (ids[np++] < 0) return -1;
         }
@@ -362,23 +386,17 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
     }
     if (s->nl < nl || s->nd < nd) {
         int L = nl > s->nl ? nl : s->nl, D = nd > s->nd ? nd : s->nd;
-        free(s->nlo);
-        free(s->nhi);
-        free(s->clo);
-        free(s->chi);
+        free(s->need);
         free(s->held);
         free(s->in_msg);
         free(s->cnt);
-        s->nlo = malloc((size_t)(L + 1) * D * sizeof *s->nlo);
-        s->nhi = malloc((size_t)(L + 1) * D * sizeof *s->nhi);
-        s->clo = malloc((size_t)(L + 1) * D * sizeof *s->clo);
-        s->chi = malloc((size_t)(L + 1) * D * sizeof *s->chi);
+        s->need = malloc((size_t)(L + 1) * D * sizeof *s->need);
         s->held = malloc((size_t)(L + 1) * D * sizeof *s->held);
         s->in_msg = malloc((size_t)D * sizeof *s->in_msg);
         s->cnt = malloc((size_t)(D + 1) * sizeof *s->cnt);
         s->nl = L;
         s->nd = D;
-        if (!s->nlo || !s->nhi || !s->clo || !s->chi || !s->held || !s->in_msg || !s->cnt) return -1;
+        if (!s->need || !s->held || !s->in_msg || !s->cnt) return -1;
     }
     /* pend is sized for the device count of its allocation: a plan reused
      * for more devices grows it even when the slice count fits. */
@@ -467,28 +485,25 @@ static int finish(bld *b, int outg)
 }
 
 /* The box of input j that a compute step of layer i over box x reads
- * (rows.c: net_rows_in for a band of rows, net_chans_in for channels). */
+ * (rows.c: net_rows_in, net_cols_in for a band of rows or columns,
+ * net_chans_in for channels). */
 static box reads_box(const net *n, int i, int j, box x)
 {
     const net_layer *L = &n->layers[i];
     net_shape in = shape_of(n, L->in[j]);
-    int r0 = 0, r1 = in.h, a0 = 0, a1 = in.c;
+    int r0 = 0, r1 = in.h, q0 = 0, q1 = in.w, a0 = 0, a1 = in.c;
     /* A step over the whole output reads the whole of every input (no call:
      * this runs for every input of every slice of every genome). */
     if (x.nh != L->out.h) net_rows_in(n, i, j, x.h0, x.h0 + x.nh, &r0, &r1);
-    else if (x.nc != L->out.c) net_chans_in(n, i, j, x.c0, x.c0 + x.nc, &a0, &a1);
-    return (box){a0, a1 - a0, r0, r1 - r0};
+    if (x.nw != L->out.w) net_cols_in(n, i, j, x.w0, x.w0 + x.nw, &q0, &q1);
+    if (x.nc != L->out.c) net_chans_in(n, i, j, x.c0, x.c0 + x.nc, &a0, &a1);
+    return (box){a0, a1 - a0, r0, r1 - r0, q0, q1 - q0};
 }
 
 static void widen(scratch *s, int k, box x)
 {
-    if (x.nh <= 0 || x.nc <= 0) return;
-    int r0 = x.h0, r1 = x.h0 + x.nh, a0 = x.c0, a1 = x.c0 + x.nc;
-    if (s->nhi[k] <= s->nlo[k]) s->nlo[k] = r0, s->nhi[k] = r1, s->clo[k] = a0, s->chi[k] = a1;
-    if (r0 < s->nlo[k]) s->nlo[k] = r0;
-    if (r1 > s->nhi[k]) s->nhi[k] = r1;
-    if (a0 < s->clo[k]) s->clo[k] = a0;
-    if (a1 > s->chi[k]) s->chi[k] = a1;
+    if (box_empty(x)) return;
+    s->need[k] = box_empty(s->need[k]) ? x : hull(s->need[k], x);
 }
 
 int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
@@ -516,22 +531,21 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
      * are reached: a slice that recomputes its halo (mapping.recompute)
      * computes the hull of its rows and what its device needs, and reads
      * what that box reads. */
-    for (int k = 0; k < (nl + 1) * nd; k++) s->nlo[k] = s->nhi[k] = s->clo[k] = s->chi[k] = 0;
+    memset(s->need, 0, (size_t)(nl + 1) * nd * sizeof *s->need);
     int nreads = 0;
     for (int i = 0; i < nl; i++) nreads += (m->first[i + 1] - m->first[i]) * n->layers[i].nin;
     if (grow((void **)&s->reads, &s->cap_reads, nreads, sizeof *s->reads)) goto oom;
     int out = nl - 1;
     net_shape os = n->layers[out].out;
     p->out_dev = m->slices[m->first[out]].dev;
-    widen(s, (out + 1) * nd + p->out_dev, (box){0, os.c, 0, os.h});
+    widen(s, (out + 1) * nd + p->out_dev, whole_box(os));
     for (int i = nl - 1, pos = nreads; i >= 0; i--) {
         const net_layer *L = &n->layers[i];
         int f = m->first[i], ns = m->first[i + 1] - f;
         pos -= ns * L->nin;
         for (int k = 0; k < ns; k++) {
             const map_slice *sl = &m->slices[f + k];
-            box x;
-            mapping_slice_box(m, n, i, sl, &x.c0, &x.nc, &x.h0, &x.nh);
+            box x = mapping_slice_box(m, n, i, sl);
             if (m->recompute[i]) x = hull(x, need_box(&b, i, sl->dev));
             s->comp[f + k] = x;
             for (int j = 0; j < L->nin; j++) {
@@ -545,11 +559,11 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     memset(s->held, 0xff, (size_t)(nl + 1) * nd * sizeof *s->held); /* all -1 */
 
     /* The input starts on the source device and is sent where needed. */
-    int tin = add_tensor(&b, source, NET_INPUT, (box){0, n->input.c, 0, n->input.h});
+    int tin = add_tensor(&b, source, NET_INPUT, whole_box(n->input));
     if (tin < 0) goto oom;
     p->input_tensor = s->tensor_local[tin];
     b.tin = tin;
-    send_all(&b, source, tin, (box){0, n->input.c, 0, n->input.h}, s->in_msg);
+    send_all(&b, source, tin, whole_box(n->input), s->in_msg);
     if (b.oom) goto oom;
 
     for (int i = 0; i < nl; i++) {
@@ -570,8 +584,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             int a0 = p->nargs;
             for (int j = 0; j < nin; j++)
                 if (add_arg(&b, s->tensor_local[ins[j]]) < 0) goto oom;
-            box x = s->comp[f + k], own;
-            mapping_slice_box(m, n, i, sl, &own.c0, &own.nc, &own.h0, &own.nh);
+            box x = s->comp[f + k], own = mapping_slice_box(m, n, i, sl);
             int t = add_tensor(&b, d, i, x);
             if (t < 0) goto oom;
             int st = add_step(&b, d, PLAN_COMPUTE, i, x, -1, -1, s->tensor_local[t], a0, nin);
@@ -583,7 +596,7 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             if (b.oom) goto oom;
         }
     }
-    int tout = get_box(&b, out, p->out_dev, (box){0, os.c, 0, os.h});
+    int tout = get_box(&b, out, p->out_dev, whole_box(os));
     if (tout < 0) goto oom;
     p->out_tensor = s->tensor_local[tout];
     if (finish(&b, tout)) goto oom;
@@ -596,8 +609,7 @@ oom:
 int plan_has_bands(const plan *p, const net *n)
 {
     for (int i = 0; i < p->nsteps; i++)
-        if (p->steps[i].op == PLAN_COMPUTE && p->steps[i].nh != n->layers[p->steps[i].layer].out.h)
-            return 1;
+        if (plan_step_band(&p->steps[i], n)) return 1;
     return 0;
 }
 
@@ -651,11 +663,14 @@ int plan_check(const plan *p, const net *n, char *err)
                              "layer has %d", d, li, L->name, s->narg, L->nin);
                     goto out;
                 }
-                int band = s->nh != L->out.h;
+                int rband = s->nh != L->out.h, cband = s->nw != L->out.w;
                 if (!box_eq(tensor_box(T), step_box(s)) || T->layer != s->layer || s->c0 < 0 ||
                     s->nc < 1 || s->c0 + s->nc > L->out.c || s->h0 < 0 || s->nh < 1 ||
-                    s->h0 + s->nh > L->out.h ||
-                    (band && (s->nc != L->out.c || !net_layer_rowsplit(n, s->layer)))) {
+                    s->h0 + s->nh > L->out.h || s->w0 < 0 || s->nw < 1 ||
+                    s->w0 + s->nw > L->out.w ||
+                    ((rband || cband) && s->nc != L->out.c) ||
+                    (rband && !net_layer_rowsplit(n, s->layer)) ||
+                    (cband && !net_layer_colsplit(n, s->layer))) {
                     base_seterr(err, "device %d step %d: compute %s output extent "
                              "wrong", d, li, L->name);
                     goto out;
@@ -678,15 +693,15 @@ int plan_check(const plan *p, const net *n, char *err)
                 for (int k = 0; k < s->narg && !bad; k++) {
                     const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
                     box x = intersect(tensor_box(A), want);
-                    bad = A->layer != s->layer || !x.nc || !x.nh;
-                    area += (int64_t)x.nc * x.nh;
+                    bad = A->layer != s->layer || box_empty(x);
+                    area += box_floats(x);
                     for (int j = 0; j < k && !bad; j++) {
                         const plan_tensor *B = &p->tensors[p->tensor0[d] + p->args[s->arg0 + j]];
                         box y = intersect(intersect(tensor_box(B), want), x);
-                        bad = y.nc && y.nh;
+                        bad = !box_empty(y);
                     }
                 }
-                if (bad || area != (int64_t)want.nc * want.nh) {
+                if (bad || area != box_floats(want)) {
                     base_seterr(err, "device %d step %d: concat of %s: its pieces do "
                              "not tile its box", d, li, s->layer < 0 ? "input" : n->layers[s->layer].name);
                     goto out;
@@ -702,13 +717,13 @@ int plan_check(const plan *p, const net *n, char *err)
                 const plan_msg *g = &p->msgs[s->msg];
                 int is_send = s->op == PLAN_SEND;
                 int *seen = is_send ? seen_send : seen_recv;
-                box gb = {g->c0, g->nc, g->h0, g->nh};
+                box gb = {g->c0, g->nc, g->h0, g->nh, g->w0, g->nw};
                 box inside = is_send ? intersect(tensor_box(T), gb) : tensor_box(T);
                 if (seen[s->msg]++ || (is_send ? g->from != d || g->to != s->peer
                                                : g->to != d || g->from != s->peer) ||
                     (is_send ? g->send_step : g->recv_step) != i || g->layer != T->layer ||
                     !box_eq(step_box(s), gb) || !box_eq(inside, gb) || g->from == g->to ||
-                    g->bytes != (int64_t)g->nc * g->nh * shape_of(n, g->layer).w * 4) {
+                    g->bytes != box_floats(gb) * 4) {
                     base_seterr(err, "device %d step %d: %s of message %d does not "
                              "match it", d, li, plan_op_name(s->op), s->msg);
                     goto out;
@@ -750,8 +765,7 @@ int plan_check(const plan *p, const net *n, char *err)
     /* The output: the whole last layer, alive at the end on out_dev. */
     {
         const plan_tensor *T = plan_tensor_of(p, p->out_dev, p->out_tensor);
-        if (T->layer != n->n - 1 || T->c0 != 0 || T->nc != n->layers[n->n - 1].out.c ||
-            T->h0 != 0 || T->nh != n->layers[n->n - 1].out.h ||
+        if (T->layer != n->n - 1 || !box_eq(tensor_box(T), whole_box(n->layers[n->n - 1].out)) ||
             state[p->tensor0[p->out_dev] + p->out_tensor] != 1) {
             base_seterr(err, "the network output is not whole and alive on device %d",
                      p->out_dev);
@@ -802,14 +816,17 @@ void plan_print(FILE *f, const plan *p, const net *n, const platform *pl)
                     s->c0 + s->nc - 1);
             if (s->nh != shape_of(n, s->layer).h)
                 fprintf(f, " rows %d..%d", s->h0, s->h0 + s->nh - 1);
+            if (s->nw != shape_of(n, s->layer).w)
+                fprintf(f, " cols %d..%d", s->w0, s->w0 + s->nw - 1);
             if (s->op == PLAN_SEND || s->op == PLAN_RECV)
                 fprintf(f, "  %s %s  %lld bytes", s->op == PLAN_SEND ? "to" : "from",
                         pl && s->peer < pl->ndev ? pl->dev[s->peer].name : "?",
                         (long long)p->msgs[s->msg].bytes);
             if (s->op == PLAN_COMPUTE) {
-                int64_t macs = net_box_macs(n, s->layer, s->c0, s->nc, s->h0, s->nh);
+                int64_t macs = net_box_macs(n, s->layer, s->c0, s->nc, s->h0, s->nh, s->w0, s->nw);
                 if (macs) fprintf(f, "  %lld MACs", (long long)macs);
-                else fprintf(f, "  %lld ops", (long long)net_box_ops(n, s->layer, s->c0, s->nc, s->h0, s->nh));
+                else fprintf(f, "  %lld ops", (long long)net_box_ops(n, s->layer, s->c0, s->nc,
+                                                                       s->h0, s->nh, s->w0, s->nw));
             }
             if (s->op == PLAN_CONCAT) fprintf(f, "  %d slices", s->narg);
             fputc('\n', f);

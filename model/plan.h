@@ -3,26 +3,28 @@
  * and the MPI runtime interpret.
  *
  * Every tensor is a BOX of a layer's output: channels [c0, c0+nc) x rows
- * [h0, h0+nh) (docs/spatial.md).  For each device, an ordered list of steps:
- *   COMPUTE  a box of a layer's output: a channel slice (all rows) from the
- *            full inputs, or a row band (all channels) from, for each input,
- *            all its channels x the rows net_rows_in says the band reads
- *   SEND     a box of a local tensor (all of it, or the rows a peer lacks:
- *            the halo) to a peer
+ * [h0, h0+nh) x columns [w0, w0+nw) (map_box; docs/spatial.md).  For each
+ * device, an ordered list of steps:
+ *   COMPUTE  a box of a layer's output: a channel slice (all rows and
+ *            columns) from the full inputs, or a row or column band (all
+ *            channels) from, for each input, all its channels x the rows
+ *            and columns net_rows_in and net_cols_in say the band reads
+ *   SEND     a box of a local tensor (all of it, or the rows or columns a
+ *            peer lacks: the halo) to a peer
  *   RECV     a tensor from a peer (matching exactly one SEND)
  *   CONCAT   assemble a box from pieces (local or received tensors of the
  *            same layer), each giving its intersection with the box: the
  *            slices of a split layer into its full output, bands and halos
- *            into the input rows a band reads, or a crop of one tensor
+ *            into the input box a band reads, or a crop of one tensor
  * Each step names local tensors by id; after a step, the tensors whose last
  * use it was are freed (free list), so activation lifetimes are decided here
  * once for both interpreters.
  *
  * Construction (plan_build) walks the layers in topological order and
  * appends steps to the devices concerned: a slice is computed where the
- * mapping puts it; each device needs of a layer's output all channels of
- * one interval of rows (the hull of what its slices read: every row for a
- * channel slice); what a slice produces is sent at once to every other
+ * mapping puts it; each device needs of a layer's output one box (the
+ * hull of what its slices read: every row and column for a channel
+ * slice); what a slice produces is sent at once to every other
  * device whose interval it meets, only the intersecting box (once per
  * device, however many consumers there); receives and concats are emitted
  * lazily, right before the first step that needs the box.  A device that
@@ -54,13 +56,14 @@
 
 typedef enum { PLAN_COMPUTE, PLAN_SEND, PLAN_RECV, PLAN_CONCAT } plan_op;
 
-/* A tensor held by one device: channels [c0, c0+nc) x rows [h0, h0+nh)
- * of the output of `layer` (NET_INPUT for the network input), stored
- * (nc, nh, w).  Full when nc == out.c and nh == out.h. */
+/* A tensor held by one device: channels [c0, c0+nc) x rows [h0, h0+nh) x
+ * columns [w0, w0+nw) of the output of `layer` (NET_INPUT for the network
+ * input), stored (nc, nh, nw).  Full when it is the whole output. */
 typedef struct {
     int layer;
     int c0, nc;
     int h0, nh;
+    int w0, nw;
     int64_t bytes; /* float32 */
 } plan_tensor;
 
@@ -70,6 +73,7 @@ typedef struct {
     int c0, nc;          /* channel range computed / moved / assembled */
     int h0, nh;          /* row range computed / moved / assembled (SEND: the box of
                             `tensor` sent, within it) */
+    int w0, nw;          /* column range, alike */
     int peer;            /* SEND: destination device; RECV: source; else -1 */
     int msg;             /* SEND/RECV: index into plan.msgs; else -1 */
     int tensor;          /* local tensor produced (COMPUTE, RECV, CONCAT) or sent (SEND) */
@@ -80,7 +84,7 @@ typedef struct {
 
 typedef struct {
     int from, to;
-    int layer, c0, nc, h0, nh;
+    int layer, c0, nc, h0, nh, w0, nw;
     int64_t bytes;
     int send_step, recv_step; /* global step indices */
 } plan_msg;
@@ -127,13 +131,19 @@ static inline int64_t plan_step_bytes(const plan *p, int d, int i)
     const plan_step *s = plan_steps_dev(p, d) + i;
     return s->msg >= 0 ? p->msgs[s->msg].bytes : plan_tensor_of(p, d, s->tensor)->bytes;
 }
-/* Does the plan compute any row band (a COMPUTE of fewer rows than its
- * layer's)? */
+/* Is step s a band: a COMPUTE of fewer rows or columns than its layer's
+ * (kern_run_band runs it; the cost model prices it by band_dur)? */
+static inline int plan_step_band(const plan_step *s, const net *n)
+{
+    return s->op == PLAN_COMPUTE &&
+           (s->nh != n->layers[s->layer].out.h || s->nw != n->layers[s->layer].out.w);
+}
+/* Does the plan compute any band? */
 int plan_has_bands(const plan *p, const net *n);
 
 /* Invariants, for tests: every step's inputs exist on its device before it
  * (produced or received, not yet freed); a COMPUTE's inputs are exactly
- * the boxes its slice reads (net_rows_in, net_chans_in); a CONCAT's pieces are of its
+ * the boxes its slice reads (net_rows_in, net_cols_in, net_chans_in); a CONCAT's pieces are of its
  * layer and their intersections with its box tile it (disjoint, covering);
  * every SEND sends a box within its tensor and has exactly one matching
  * RECV of that box; every tensor is freed at most once and never used

@@ -124,6 +124,8 @@ char *trace_to_json(const trace_info *t)
             cJSON_AddNumberToObject(a, "nc", s->nc);
             cJSON_AddNumberToObject(a, "h0", s->h0);
             cJSON_AddNumberToObject(a, "nh", s->nh);
+            cJSON_AddNumberToObject(a, "w0", s->w0);
+            cJSON_AddNumberToObject(a, "nw", s->nw);
             if (s->peer >= 0) {
                 cJSON_AddStringToObject(a, "peer", pl->dev[s->peer].name);
                 cJSON_AddNumberToObject(a, "peer_index", s->peer);
@@ -286,6 +288,8 @@ int trace_parse(const char *text, const char *what, trace_file *out, char *err)
         s->nc = (int)numv(a, "nc", 0);
         s->h0 = (int)numv(a, "h0", 0);
         s->nh = (int)numv(a, "nh", 0);
+        s->w0 = (int)numv(a, "w0", 0);
+        s->nw = (int)numv(a, "nw", 0);
         s->peer = (int)numv(a, "peer_index", -1);
         s->msg = (int)numv(a, "msg", -1);
         s->bytes = (int64_t)numv(a, "bytes", 0);
@@ -339,6 +343,7 @@ int trace_same_steps(const trace_file *a, const trace_file *b, char *err)
         const trace_step *x = &a->steps[i], *y = &b->steps[i];
         if (x->dev != y->dev || x->step != y->step || x->op != y->op || x->layer != y->layer ||
             x->c0 != y->c0 || x->nc != y->nc || x->h0 != y->h0 || x->nh != y->nh ||
+            x->w0 != y->w0 || x->nw != y->nw ||
             x->peer != y->peer || x->bytes != y->bytes) {
             base_seterr(err, "device %s step %d: %s of layer %d [%d,+%d) against %s of "
                      "layer %d [%d,+%d)", a->devices[x->dev], x->step, plan_op_name(x->op),

@@ -76,6 +76,7 @@ typedef struct {
     int layer;          /* layer index (NET_INPUT for the network input) */
     int c0, nc, peer, msg;
     int h0, nh;         /* rows of the step's box (docs/spatial.md) */
+    int w0, nw;         /* its columns */
     int64_t bytes;
     double ts_us, dur_us, med_us; /* as written */
 } trace_step;

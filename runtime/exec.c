@@ -152,8 +152,8 @@ static void digests(const net *n, const platform *pl, const plan *p, uint64_t ou
     for (int d = 0; d <= p->ndev; d++) h = fnv_int(fnv_int(h, p->step0[d]), p->tensor0[d]);
     for (int i = 0; i < p->nsteps; i++) {
         const plan_step *s = &p->steps[i];
-        int64_t f[11] = {s->op, s->layer, s->c0, s->nc, s->h0, s->nh, s->peer, s->msg, s->tensor,
-                         s->narg, s->nfree};
+        int64_t f[13] = {s->op, s->layer, s->c0, s->nc, s->h0, s->nh, s->w0, s->nw, s->peer,
+                         s->msg, s->tensor, s->narg, s->nfree};
         h = fnv(h, f, sizeof f);
     }
     for (int i = 0; i < p->nmsgs; i++) h = fnv_int(fnv_int(h, p->msgs[i].bytes), p->msgs[i].to);

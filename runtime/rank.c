@@ -28,23 +28,38 @@ static size_t tensor_floats(const plan *p, int dev, int t)
     return (size_t)(plan_tensor_of(p, dev, t)->bytes / 4);
 }
 
-/* Copy into dst (box d: channels [dc0, dc0+dnc) x rows [dh0, dh0+dnh), w
- * columns) the part of src (box s) that lies in the box x (inside both). */
+/* Copy into dst (box d, stored (nc, nh, nw)) the part of src (box s) that
+ * lies in the box x (inside both): whole planes' rows at once where both
+ * hold all of x's columns, else row by row. */
 static void copy_box(float *dst, const plan_tensor *d, const float *src, const plan_tensor *s,
-                     int xc0, int xnc, int xh0, int xnh, int w)
+                     map_box x)
 {
-    for (int c = xc0; c < xc0 + xnc; c++)
-        memcpy(dst + ((size_t)(c - d->c0) * d->nh + (xh0 - d->h0)) * w,
-               src + ((size_t)(c - s->c0) * s->nh + (xh0 - s->h0)) * w,
-               (size_t)xnh * w * sizeof(float));
+    int rows_whole = d->nw == x.nw && s->nw == x.nw;
+    for (int c = x.c0; c < x.c0 + x.nc; c++) {
+        float *o = dst + ((size_t)(c - d->c0) * d->nh + (x.h0 - d->h0)) * d->nw + (x.w0 - d->w0);
+        const float *i = src + ((size_t)(c - s->c0) * s->nh + (x.h0 - s->h0)) * s->nw + (x.w0 - s->w0);
+        if (rows_whole) {
+            memcpy(o, i, (size_t)x.nh * x.nw * sizeof(float));
+            continue;
+        }
+        for (int r = 0; r < x.nh; r++, o += d->nw, i += s->nw) memcpy(o, i, (size_t)x.nw * sizeof(float));
+    }
 }
 
-static int tensor_w(const net *n, int layer) { return layer < 0 ? n->input.w : n->layers[layer].out.w; }
-
-/* Is step st a row band (fewer rows than its layer)? */
-static int is_band(const net *n, const plan_step *st)
+/* a ∩ b, nc, nh or nw 0 when they do not meet. */
+static map_box box_cap(const plan_tensor *a, const plan_tensor *b)
 {
-    return st->op == PLAN_COMPUTE && st->nh != n->layers[st->layer].out.h;
+    map_box x;
+    x.c0 = a->c0 > b->c0 ? a->c0 : b->c0;
+    x.h0 = a->h0 > b->h0 ? a->h0 : b->h0;
+    x.w0 = a->w0 > b->w0 ? a->w0 : b->w0;
+    int c1 = a->c0 + a->nc < b->c0 + b->nc ? a->c0 + a->nc : b->c0 + b->nc;
+    int h1 = a->h0 + a->nh < b->h0 + b->nh ? a->h0 + a->nh : b->h0 + b->nh;
+    int w1 = a->w0 + a->nw < b->w0 + b->nw ? a->w0 + a->nw : b->w0 + b->nw;
+    x.nc = c1 > x.c0 ? c1 - x.c0 : 0;
+    x.nh = h1 > x.h0 ? h1 - x.h0 : 0;
+    x.nw = w1 > x.w0 ? w1 - x.w0 : 0;
+    return x;
 }
 
 int rt_read_input(const char *path, const net *n, float *x, char *err)
@@ -97,8 +112,9 @@ int rt_rank_setup(rt_rank *s, const net *n, const plan *p, int dev, const char *
         const plan_step *st = &s->st[i];
         if (st->op != PLAN_COMPUTE) continue;
         wtotal += (size_t)net_slice_weights(n, st->layer, st->c0, st->nc);
-        size_t w = is_band(n, st) ? kern_workspace_rows(n, st->layer, st->h0, st->nh)
-                                  : kern_workspace_floats(n, st->layer, st->nc);
+        size_t w = plan_step_band(st, n)
+                       ? kern_workspace_band(n, st->layer, st->h0, st->nh, st->w0, st->nw)
+                       : kern_workspace_floats(n, st->layer, st->nc);
         if (w > work) work = w;
     }
     if (wtotal && !(s->warena = kern_alloc_streamed(wtotal))) {
@@ -300,10 +316,10 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             if (s->fault == RT_FAULT_ABORT) abort();
             if (s->fault == RT_FAULT_STALL)
                 for (;;) pause();
-            int krc = is_band(n, st) ? kern_run_rows(n, st->layer, st->h0, st->nh, ins, s->wts[i], o,
-                                                     s->work, err)
-                                     : kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o,
-                                                s->work, err);
+            int krc = plan_step_band(st, n)
+                          ? kern_run_band(n, st->layer, st->h0, st->nh, st->w0, st->nw, ins,
+                                          s->wts[i], o, s->work, err)
+                          : kern_run(n, st->layer, st->c0, st->nc, ins, s->wts[i], o, s->work, err);
             if (ins != ins_small) free(ins);
             if (krc) {
                 free(o);
@@ -319,14 +335,11 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             const plan_tensor *T = plan_tensor_of(p, d, st->tensor);
             float *o = malloc(tensor_floats(p, d, st->tensor) * sizeof(float) + 1);
             if (!o) goto oom;
-            int w = tensor_w(n, st->layer);
             for (int k = 0; k < st->narg; k++) {
                 int t = p->args[st->arg0 + k];
                 const plan_tensor *A = plan_tensor_of(p, d, t);
-                int c0 = A->c0 > T->c0 ? A->c0 : T->c0, h0 = A->h0 > T->h0 ? A->h0 : T->h0;
-                int c1 = A->c0 + A->nc < T->c0 + T->nc ? A->c0 + A->nc : T->c0 + T->nc;
-                int h1 = A->h0 + A->nh < T->h0 + T->nh ? A->h0 + A->nh : T->h0 + T->nh;
-                if (c1 > c0 && h1 > h0) copy_box(o, T, s->buf[t], A, c0, c1 - c0, h0, h1 - h0, w);
+                map_box x = box_cap(A, T);
+                if (x.nc && x.nh && x.nw) copy_box(o, T, s->buf[t], A, x);
             }
             s->buf[st->tensor] = o;
             break;
@@ -337,11 +350,12 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             const plan_msg *G = &p->msgs[st->msg];
             size_t nf = (size_t)(G->bytes / 4);
             const float *src = s->buf[st->tensor];
-            if (st->c0 != T->c0 || st->nc != T->nc || st->h0 != T->h0 || st->nh != T->nh) {
-                plan_tensor X = {st->layer, st->c0, st->nc, st->h0, st->nh, G->bytes};
+            if (st->c0 != T->c0 || st->nc != T->nc || st->h0 != T->h0 || st->nh != T->nh ||
+                st->w0 != T->w0 || st->nw != T->nw) {
+                plan_tensor X = {st->layer, st->c0, st->nc, st->h0, st->nh, st->w0, st->nw, G->bytes};
                 if (!(s->pack[i] = malloc(nf * sizeof(float) + 1))) goto oom;
-                copy_box(s->pack[i], &X, src, T, st->c0, st->nc, st->h0, st->nh,
-                         tensor_w(n, st->layer));
+                copy_box(s->pack[i], &X, src, T,
+                         (map_box){st->c0, st->nc, st->h0, st->nh, st->w0, st->nw});
                 src = s->pack[i];
             }
             MPI_Isend(src, (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD, &s->sreq[i]);

@@ -1,6 +1,6 @@
 /* randmap.h -- random mappings with every kind of cut, for the tests of
- * row bands (docs/spatial.md): each layer whole on one device, cut by
- * channels (splittable kinds) or cut by rows (row-splittable layers) into
+ * bands (docs/spatial.md): each layer whole on one device, cut by channels
+ * (splittable kinds), by rows or by columns (row-splittable layers) into
  * 2..nd parts of random sizes on distinct random devices. */
 #ifndef DSE_TEST_RANDMAP_H
 #define DSE_TEST_RANDMAP_H
@@ -18,8 +18,8 @@ static inline void randmap_mixed(mapping *m, const net *n, int nd, unsigned *see
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         m->first[i] = pos;
-        m->rows[i] = 0;
-        int how = RND() % 3, devs[64], k;
+        m->cut[i] = 0;
+        int how = RND() % 4, devs[64], k;
         for (int d = 0; d < nd; d++) devs[d] = d;
         for (int d = nd - 1; d > 0; d--) {
             int j = RND() % (d + 1), t = devs[d];
@@ -27,12 +27,13 @@ static inline void randmap_mixed(mapping *m, const net *n, int nd, unsigned *see
         }
         int total = how == 1 && net_kind_splittable(L->kind) ? L->out.c
                   : how == 2 && net_layer_rowsplit(n, i)     ? L->out.h
+                  : how == 3 && net_layer_colsplit(n, i)     ? L->out.w
                                                              : 0;
         if (total < 2) {
             m->slices[pos++] = (map_slice){devs[0], 0, L->out.c};
             continue;
         }
-        m->rows[i] = how == 2;
+        m->cut[i] = how == 2 ? MAP_CUT_ROWS : how == 3 ? MAP_CUT_COLS : MAP_CUT_CHANNELS;
         k = 2 + RND() % (nd - 1);
         if (k > total) k = total;
         /* k - 1 distinct cut points in 1..total-1. */

@@ -16,9 +16,11 @@
  *       (--layers: per layer, mean over the R runs)
  *   bench_kernels bands NET... [--reps R]
  *       every row-splittable layer whole and as middle bands of 1/2, 1/4 and
- *       1/8 of its rows (kern_run_rows, docs/spatial.md): each band's time
- *       per unit of work against the whole layer's (1.00 = a band costs its
- *       share of the work, the cost model's assumption)
+ *       1/8 of its rows, then of its columns (kern_run_band, docs/spatial.md):
+ *       each band's time per unit of work against the whole layer's (1.00 =
+ *       a band costs its share of the work, the uncalibrated model's
+ *       assumption; calibration times the row bands, and the model reads a
+ *       column band at the rows of the same share)
  *   bench_kernels corun NET... [--reps R]
  *       every layer whole on one core (two threads pinned to the first two
  *       CPUs this process may use; one kernel thread each; wall time), in
@@ -234,36 +236,38 @@ static int bench_forward(const char *name, int warmup, int reps)
     return rc ? -1 : 0;
 }
 
-/* Median time of rows [h0, h0+nh) of layer i (all channels; nh == out.h:
- * the whole layer by kern_run), after one warm-up run.  Every input holds
- * the rows the band reads. */
-static double time_band(const net *n, int i, int h0, int nh, int reps)
+/* Median time of rows [h0, h0+nh) x columns [w0, w0+nw) of layer i (all
+ * channels; the whole output: the whole layer by kern_run), after one
+ * warm-up run.  Every input holds the rows and columns the band reads. */
+static double time_band(const net *n, int i, int h0, int nh, int w0, int nwd, int reps)
 {
     char err[BASE_ERRLEN];
     const net_layer *L = &n->layers[i];
-    int whole = h0 == 0 && nh == L->out.h;
+    int whole = h0 == 0 && nh == L->out.h && w0 == 0 && nwd == L->out.w;
     const float *in[64];
     float *xs[64] = {0};
     for (int k = 0; k < L->nin && k < 64; k++) {
         net_shape s = net_in_shape(n, i, k);
-        int r0 = 0, r1 = s.h;
+        int r0 = 0, r1 = s.h, q0 = 0, q1 = s.w;
         if (!whole) net_rows_in(n, i, k, h0, h0 + nh, &r0, &r1);
-        size_t len = (size_t)s.c * (r1 > r0 ? r1 - r0 : 1) * s.w;
+        if (!whole) net_cols_in(n, i, k, w0, w0 + nwd, &q0, &q1);
+        size_t len = (size_t)s.c * (r1 > r0 ? r1 - r0 : 1) * (q1 > q0 ? q1 - q0 : 1);
         xs[k] = malloc(len * sizeof(float));
         for (size_t e = 0; e < len; e++) xs[k][e] = (float)((e * 2654435761u) % 2001) / 1000.0f - 1.0f;
         in[k] = xs[k];
     }
     size_t nw = (size_t)net_slice_weights(n, i, 0, L->out.c);
-    size_t nws = whole ? kern_workspace_floats(n, i, L->out.c) : kern_workspace_rows(n, i, h0, nh);
+    size_t nws = whole ? kern_workspace_floats(n, i, L->out.c)
+                       : kern_workspace_band(n, i, h0, nh, w0, nwd);
     float *w = malloc((nw ? nw : 1) * sizeof *w), *ws = malloc((nws ? nws : 1) * sizeof *ws);
-    float *o = malloc((size_t)L->out.c * nh * L->out.w * sizeof *o);
+    float *o = malloc((size_t)L->out.c * nh * nwd * sizeof *o);
     double *t = malloc((size_t)reps * sizeof *t), med = -1;
     if (nw) kern_weights_gen(n, i, 0, L->out.c, 1, w);
     int rc = 0;
     for (int r = -1; r < reps && !rc; r++) {
         double t0 = now();
         rc = whole ? kern_run(n, i, 0, L->out.c, in, w, o, ws, err)
-                   : kern_run_rows(n, i, h0, nh, in, w, o, ws, err);
+                   : kern_run_band(n, i, h0, nh, w0, nwd, in, w, o, ws, err);
         if (r >= 0) t[r] = now() - t0;
     }
     if (!rc) med = base_median(t, reps);
@@ -274,9 +278,9 @@ static double time_band(const net *n, int i, int h0, int nh, int reps)
 }
 
 /* Every row-splittable layer of a net: the whole layer and bands of
- * 1/2, 1/4 and 1/8 of its rows (a middle band: halos on both sides), the
- * band's time per unit of work against the whole layer's (1.00: a band
- * costs its share of the work, as the cost model assumes). */
+ * 1/2, 1/4 and 1/8 of its rows, then of its columns (a middle band: halos
+ * on both sides), the band's time per unit of work against the whole
+ * layer's (1.00: a band costs its share of the work). */
 static int bench_bands(const char *name, int reps)
 {
     char err[BASE_ERRLEN];
@@ -286,40 +290,46 @@ static int bench_bands(const char *name, int reps)
         return -1;
     }
     static const int parts[] = {2, 4, 8};
-    printf("# %s: row bands against the whole layer, median of %d runs (%s time); ratio = "
-           "(band time / band work) / (whole time / whole work)\n", name, reps,
+    printf("# %s: row and column bands against the whole layer, median of %d runs (%s time); "
+           "ratio = (band time / band work) / (whole time / whole work)\n", name, reps,
            use_cpu_clock ? "thread CPU" : "wall");
-    printf("%-22s %-16s %5s %9s | %8s %8s %8s\n", "layer", "kind", "rows", "whole ms", "1/2", "1/4",
-           "1/8");
+    printf("%-22s %-16s %9s %9s | %6s %6s %6s | %6s %6s %6s\n", "layer", "kind", "HxW", "whole ms",
+           "r1/2", "r1/4", "r1/8", "c1/2", "c1/4", "c1/8");
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         if (!net_layer_rowsplit(n, i)) continue;
         int mac = L->kind == NET_CONV || L->kind == NET_FC;
-        double tw = time_band(n, i, 0, L->out.h, reps);
+        double tw = time_band(n, i, 0, L->out.h, 0, L->out.w, reps);
         if (tw < 0) {
             net_free(n);
             return -1;
         }
-        double ww = (double)(mac ? net_box_macs(n, i, 0, L->out.c, 0, L->out.h)
-                                 : net_box_ops(n, i, 0, L->out.c, 0, L->out.h));
-        printf("%-22s %-16s %5d %9.3f |", L->name, L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind), L->out.h, tw * 1e3);
-        for (int p = 0; p < 3; p++) {
-            int nh = L->out.h / parts[p];
-            if (nh < 1) {
-                printf(" %8s", "-");
-                continue;
+        double ww = (double)(mac ? net_box_macs(n, i, 0, L->out.c, 0, L->out.h, 0, L->out.w)
+                                 : net_box_ops(n, i, 0, L->out.c, 0, L->out.h, 0, L->out.w));
+        char hw[24];
+        snprintf(hw, sizeof hw, "%dx%d", L->out.h, L->out.w);
+        printf("%-22s %-16s %9s %9.3f |", L->name, L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind), hw, tw * 1e3);
+        for (int cols = 0; cols < 2; cols++) {
+            int P = cols ? L->out.w : L->out.h;
+            for (int p = 0; p < 3; p++) {
+                int nb = P / parts[p], b0 = (P - nb) / 2;
+                if (nb < 1) {
+                    printf(" %6s", "-");
+                    continue;
+                }
+                int h0 = cols ? 0 : b0, nh = cols ? L->out.h : nb;
+                int w0 = cols ? b0 : 0, nwd = cols ? nb : L->out.w;
+                double tb = time_band(n, i, h0, nh, w0, nwd, reps);
+                if (tb < 0) {
+                    net_free(n);
+                    return -1;
+                }
+                double wb = (double)(mac ? net_box_macs(n, i, 0, L->out.c, h0, nh, w0, nwd)
+                                         : net_box_ops(n, i, 0, L->out.c, h0, nh, w0, nwd));
+                printf(" %6.2f", ww > 0 && wb > 0 ? (tb / wb) / (tw / ww) : 0);
             }
-            int h0 = (L->out.h - nh) / 2;
-            double tb = time_band(n, i, h0, nh, reps);
-            if (tb < 0) {
-                net_free(n);
-                return -1;
-            }
-            double wb = (double)(mac ? net_box_macs(n, i, 0, L->out.c, h0, nh)
-                                     : net_box_ops(n, i, 0, L->out.c, h0, nh));
-            printf(" %8.2f", ww > 0 && wb > 0 ? (tb / wb) / (tw / ww) : 0);
+            printf(cols ? "\n" : " |");
         }
-        printf("\n");
     }
     net_free(n);
     return 0;
@@ -486,7 +496,7 @@ static int bench_corun(const char *name, int reps)
         }
         double bytes = 4.0 * ((double)net_shape_numel(L->out) + (double)net_shape_numel(net_in_shape(n, i, 0)) +
                               (double)net_slice_weights(n, i, 0, L->out.c));
-        int b = (double)net_box_macs(n, i, 0, L->out.c, 0, L->out.h) >= 2.0 * bytes ? 0 : 1;
+        int b = (double)net_box_macs(n, i, 0, L->out.c, 0, L->out.h, 0, L->out.w) >= 2.0 * bytes ? 0 : 1;
         printf("%-22s %-16s %-8s %9.3f | %8.2f %8.2f %8.2f\n", L->name,
                L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind),
                b ? "memory" : "compute", med[CO_ALONE] * 1e3, med[CO_LOCAL] / med[CO_ALONE],

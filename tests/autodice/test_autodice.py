@@ -120,6 +120,15 @@ def out_heights(model):
             for n in model.graph.node if n.output[0] in shapes and len(shapes[n.output[0]]) == 4}
 
 
+def out_widths(model):
+    """Output width of every node, alike."""
+    inf = onnx.shape_inference.infer_shapes(model)
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in list(inf.graph.value_info) + list(inf.graph.output)}
+    return {n.output[0].replace("/", "_"): shapes[n.output[0]][3]
+            for n in model.graph.node if n.output[0] in shapes and len(shapes[n.output[0]]) == 4}
+
+
 def check_rules(tag, d, model, plat):
     """The files in d against AutoDiCE's rules, and against dse-mapping.json
     decoded independently.  plat: the platform JSON."""
@@ -171,20 +180,28 @@ def check_rules(tag, d, model, plat):
     # horizontal.json: lop, cumulative ends, last = channel count; height,
     # band heights summing to the output height, on a Conv AutoDiCE's
     # horizontal_split computes right (no top or bottom pad, no dilation,
-    # fed by a node)
-    cc, hh = out_channels(model), out_heights(model)
+    # fed by a node); width, band widths summing to the output width, where
+    # its width split (the height's stride, kernel and top pad, no dilation)
+    # computes right: no top, left or right pad, square stride and kernel
+    cc, hh, ww = out_channels(model), out_heights(model), out_widths(model)
     nodes = {n.output[0].replace("/", "_"): n for n in model.graph.node}
     for layer, (way, ends, keys) in hj.items():
-        check(way in ("lop", "height"), "%s: %s partitioning %s" % (tag, layer, way))
+        check(way in ("lop", "height", "width"), "%s: %s partitioning %s" % (tag, layer, way))
         check(len(ends) == len(keys) >= 2, "%s: %s ends/keys" % (tag, layer))
-        if way == "height":
+        if way in ("height", "width"):
             node = nodes.get(layer)
             a = {x.name: list(x.ints) for x in node.attribute} if node else {}
-            check(node is not None and node.op_type == "Conv" and a["pads"][0] == 0 and
-                  a["pads"][2] == 0 and a["dilations"][0] == 1 and node.input[0] in nodes,
-                  "%s: %s cut by height, which AutoDiCE gets wrong" % (tag, layer))
-            check(all(isinstance(e, int) and e > 0 for e in ends) and sum(ends) == hh.get(layer),
-                  "%s: %s heights %s, output height %s" % (tag, layer, ends, hh.get(layer)))
+            if way == "height":
+                right = a["pads"][0] == 0 and a["pads"][2] == 0 and a["dilations"][0] == 1
+            else:
+                right = (a["pads"][0] == 0 and a["pads"][1] == 0 and a["pads"][3] == 0 and
+                         a["dilations"][1] == 1 and a["strides"][0] == a["strides"][1] and
+                         a["kernel_shape"][0] == a["kernel_shape"][1])
+            check(node is not None and node.op_type == "Conv" and right and node.input[0] in nodes,
+                  "%s: %s cut by %s, which AutoDiCE gets wrong" % (tag, layer, way))
+            size = (hh if way == "height" else ww).get(layer)
+            check(all(isinstance(e, int) and e > 0 for e in ends) and sum(ends) == size,
+                  "%s: %s %ss %s, output %s %s" % (tag, layer, way, ends, way, size))
             continue
         check(all(isinstance(e, int) for e in ends) and ends == sorted(set(ends)) and ends[0] > 0,
               "%s: %s ends %s not increasing" % (tag, layer, ends))
@@ -204,16 +221,17 @@ def check_rules(tag, d, model, plat):
         for n in lst:
             dec.setdefault(n, []).append(key_dev[k])
     for layer, (way, ends, keys) in hj.items():
-        if way == "height":  # counts: rows [sum of those above, + height)
+        if way in ("height", "width"):  # counts: rows [sum of those above, + height)
             ends = [sum(ends[:i + 1]) for i in range(len(ends))]
         starts = [0] + ends[:-1]
         dec[layer] = [[key_dev[k], s, e - s] for k, s, e in zip(keys, starts, ends)]
     for layer, v in ours.items():
         want = [[v, 0, cc.get(layer.replace("/", "_"))]] if isinstance(v, str) else v
         if isinstance(v, dict):
-            want = v["rows"]
-            check(hj.get(layer.replace("/", "_"), [""])[0] == "height",
-                  "%s: %s cut by rows, not by height in horizontal.json" % (tag, layer))
+            cut, way = ("rows", "height") if "rows" in v else ("columns", "width")
+            want = v[cut]
+            check(hj.get(layer.replace("/", "_"), [""])[0] == way,
+                  "%s: %s cut by %s, not by %s in horizontal.json" % (tag, layer, cut, way))
         got = dec.get(layer.replace("/", "_"))
         if isinstance(got, list) and got and isinstance(got[0], str):
             got = [[got[0], 0, cc.get(layer.replace("/", "_"))]] if len(got) == 1 else got
@@ -230,7 +248,7 @@ def hazards(mj, hj, model):
     group = {n.output[0].replace("/", "_"): a.i for n in model.graph.node
              for a in n.attribute if n.op_type == "Conv" and a.name == "group"}
     for layer, (way, _, keys) in hj.items():
-        if way == "height":  # its HSplit node, which its own onnx.checker call rejects
+        if way in ("height", "width"):  # its HSplit node, which its own onnx.checker call rejects
             out.append("HSplit " + layer)
         elif group.get(layer, 1) > 1:
             out.append("group=%d" % group[layer])
@@ -338,13 +356,18 @@ def row_cuts(T, presets):
              {"conv2": [5, 9]}),
             ("rowy-h2", {"conv2": {"rows": [["rank1", 0, 6], ["rank0", 6, 8]]},
                          "fc": [["rank1", 0, 3], ["rank0", 3, 7]]}, {"conv2": [6, 8]}),
-            ("rowy-h3", {"conv4": {"rows": [["rank0", 0, 2], ["rank1", 2, 4]]}}, {"conv4": [2, 4]})):
+            ("rowy-h3", {"conv4": {"rows": [["rank0", 0, 2], ["rank1", 2, 4]]}}, {"conv4": [2, 4]}),
+            ("rowy-w", {"conv2": {"columns": [["rank0", 0, 5], ["rank1", 5, 9]]}, "relu2": "rank1"},
+             {"conv2": [5, 9]}),
+            ("rowy-w2", {"conv4": {"columns": [["rank1", 0, 3], ["rank0", 3, 3]]}}, {"conv4": [3, 3]})):
         save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(base, **cuts)})
         rc, _, err = dse("export", "--network", T("rowy.json"), "--platform", "local-2",
                          "--mapping", T(tag + ".json"), "-o", T(tag))
         check(rc == 0, "%s: rc %d %r" % (tag, rc, err))
         layer = list(want)[0]
-        one_line(tag, err, "warning", "AutoDiCE's front end fails", "height split of " + layer,
+        cut = "columns" if "columns" in cuts[layer] else "rows"
+        way = "width" if cut == "columns" else "height"
+        one_line(tag, err, "warning", "AutoDiCE's front end fails", way + " split of " + layer,
                  "HSplit")
         check_rules(tag, T(tag), model, presets["local-2"])
         hj = load(T(tag, "horizontal.json"))
@@ -352,8 +375,8 @@ def row_cuts(T, presets):
               tag + ": the test's hazards miss the height split")
         tr = load(T(tag, "autodice-devices.json"))["devices"]
         (layer, heights), = want.items()
-        keys = [tr[x[0]] for x in cuts[layer]["rows"]]
-        check(hj.get(layer) == ["height", heights, keys],
+        keys = [tr[x[0]] for x in cuts[layer][cut]]
+        check(hj.get(layer) == [way, heights, keys],
               "%s: horizontal.json %s, want %s %s on %s" % (tag, hj, layer, heights, keys))
         rc1, a, err = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
                           "--mapping", T(tag), "--json")
@@ -380,20 +403,28 @@ def row_cuts(T, presets):
                        "local-2", "--mapping", T("rowy-h"), "--json", env=env)
     ok = rc == 0 and json.loads(out)["check"]["ok"]
     check(ok, "dse exec of a folder with a height split: rc %d %s" % (rc, err[-300:]))
-    # what AutoDiCE's height split gets wrong: dse-mapping.json alone, one line
+    rc, out, err = dse("mpirun", "-np", 2, DSE, "exec", "--network", T("rowy.json"), "--platform",
+                       "local-2", "--mapping", T("rowy-w"), "--json", env=env)
+    ok = rc == 0 and json.loads(out)["check"]["ok"]
+    check(ok, "dse exec of a folder with a width split: rc %d %s" % (rc, err[-300:]))
+    # what AutoDiCE's height and width splits get wrong: dse-mapping.json
+    # alone, one line
     rowy_net(T("rowynb-net.json"), bias=False)
     for tag, layer, words, net in (("rowy-pad", "conv3", "padding (1, 1)", "rowy"),
                                    ("rowy-relu", "relu1", "Conv layers alone, not ReLU", "rowy"),
                                    ("rowy-input", "conv1", "network input", "rowy"),
                                    ("rowy-dil", "conv5", "dilation in height (2)", "rowy"),
-                                   ("rowy-nb", "conv2", "needs a bias", "rowynb-net")):
+                                   ("rowy-nb", "conv2", "needs a bias", "rowynb-net"),
+                                   ("rowy-wpad", "conv3", "left and right padding (1, 1)", "rowy"),
+                                   ("rowy-wdil", "conv5", "dilation in width (2)", "rowy")):
         h = {"conv5": 1}.get(layer, 7)
+        cut = "columns" if "-w" in tag else "rows"
         save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(
-            base, **{layer: {"rows": [["rank0", 0, h], ["rank1", h, h]]}})})
+            base, **{layer: {cut: [["rank0", 0, h], ["rank1", h, h]]}})})
         rc, _, err = dse("export", "--network", T(net + ".json"), "--platform", "local-2",
                          "--mapping", T(tag + ".json"), "-o", T(tag))
         check(rc == 0, "%s: exit %d" % (tag, rc))
-        one_line(tag, err, "AutoDiCE's files not written", layer, "cut by rows", words)
+        one_line(tag, err, "AutoDiCE's files not written", layer, "cut by " + cut, words)
         check(sorted(os.listdir(T(tag))) == ["dse-mapping.json"], "%s: files %s" %
               (tag, os.listdir(T(tag))))
     # height entries dse cannot read: exit 2, one line naming the file
@@ -402,7 +433,9 @@ def row_cuts(T, presets):
     for tag, hz, words in (
             ("short", {"conv2": ["height", [5, 8], [k0, k1]]}, "must end at the layer's row count 14"),
             ("zero", {"conv2": ["height", [0, 14], [k0, k1]]}, "band height 0"),
-            ("width", {"conv2": ["width", [5, 9], [k0, k1]]}, "partitioning \"width\" is not supported"),
+            ("wzero", {"conv2": ["width", [0, 14], [k0, k1]]}, "band width 0"),
+            ("lip", {"conv2": ["lip", [5, 9], [k0, k1]]}, "partitioning \"lip\" is not supported"),
+            ("width", {"conv2": ["width", [5, 9], [k0, k1]]}, None),
             ("fcrows", {"conv2": ["height", [5, 9], [k0, k1]], "fc": ["height", [1, 0], [k0, k1]]},
              "cannot be cut by rows"),
             ("one", {"conv2": ["height", [14], [k0]]}, None)):
@@ -418,7 +451,7 @@ def row_cuts(T, presets):
         shutil.copy(T("rowy-h", "autodice-devices.json"), d)
         rc, _, err = dse("eval", "--network", T("rowy.json"), "--platform", "local-2",
                          "--mapping", d)
-        if words is None:  # one band of every row: the whole layer on one device
+        if words is None:  # columns; one band of every row: the whole layer on one device
             check(rc == 0, "height %s: exit %d %s" % (tag, rc, err))
             continue
         check(rc == 2, "height %s: exit %d" % (tag, rc))

@@ -729,13 +729,13 @@ static void test_band(void)
             } pts[] = {{1, 1, 1.0}, {1, 2, 0.75}, {1, 4, 0.5}, {3, 8, 0.625}, {3, 4, 0.875}, {1, 8, 0.25}};
             for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
                 int nh = H * pts[i].num / pts[i].den;
-                double want = T * pts[i].share, got = cost_band_s(m, l, 0, 0, nh);
+                double want = T * pts[i].share, got = cost_band_s(m, l, 0, 0, nh, 0, n->layers[l].out.w);
                 CHECK(fabs(got - want) <= 1e-12 * want, "band of %d rows of %d: %g s, want %g", nh, H, got, want);
             }
             for (int nh = 2; nh <= H; nh++)
-                CHECK(cost_band_s(m, l, 0, 0, nh) >= cost_band_s(m, l, 0, 0, nh - 1), "thinner costs more at %d", nh);
+                CHECK(cost_band_s(m, l, 0, 0, nh, 0, n->layers[l].out.w) >= cost_band_s(m, l, 0, 0, nh - 1, 0, n->layers[l].out.w), "thinner costs more at %d", nh);
             /* without a table: the band's share of the work, plus the step's fixed cost */
-            double t0 = cost_band_s(m0, l, 0, 0, H / 2), ovh = 3e-6;
+            double t0 = cost_band_s(m0, l, 0, 0, H / 2, 0, n->layers[l].out.w), ovh = 3e-6;
             CHECK(fabs(t0 - (ovh + (T - ovh) / 2)) <= 1e-12 * T, "no table: %g s", t0);
         }
         cost_free(m);
@@ -752,9 +752,9 @@ static void test_band(void)
     if (mf) {
         double T = cost_compute_s(mf, l, 0, 0, C);
         for (int nh = 2; nh <= H; nh++)
-            CHECK(cost_band_s(mf, l, 0, 0, nh) >= cost_band_s(mf, l, 0, 0, nh - 1), "falling table: %d", nh);
-        CHECK(fabs(cost_band_s(mf, l, 0, 0, H / 4) - 0.5 * T) <= 1e-12 * T &&
-                  fabs(cost_band_s(mf, l, 0, 0, 3 * H / 8) - 0.5 * T) <= 1e-12 * T,
+            CHECK(cost_band_s(mf, l, 0, 0, nh, 0, n->layers[l].out.w) >= cost_band_s(mf, l, 0, 0, nh - 1, 0, n->layers[l].out.w), "falling table: %d", nh);
+        CHECK(fabs(cost_band_s(mf, l, 0, 0, H / 4, 0, n->layers[l].out.w) - 0.5 * T) <= 1e-12 * T &&
+                  fabs(cost_band_s(mf, l, 0, 0, 3 * H / 8, 0, n->layers[l].out.w) - 0.5 * T) <= 1e-12 * T,
               "a thinner band held at the wider one's time");
     }
     cost_free(mf);
@@ -774,7 +774,7 @@ static void test_band(void)
     c = band_file(6, name, band, "other-height");
     cost_coeffs *plain2 = band_file(6, name, NULL, "plain");
     cost_model *m = c ? cost_new(n, pl, c, NULL, err) : NULL, *m0 = plain2 ? cost_new(n, pl, plain2, NULL, err) : NULL;
-    CHECK(m && m0 && cost_band_s(m, l, 0, 0, H / 2) == cost_band_s(m0, l, 0, 0, H / 2),
+    CHECK(m && m0 && cost_band_s(m, l, 0, 0, H / 2, 0, n->layers[l].out.w) == cost_band_s(m0, l, 0, 0, H / 2, 0, n->layers[l].out.w),
           "a table of another height is not used");
     cost_free(m);
     cost_free(m0);

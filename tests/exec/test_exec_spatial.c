@@ -70,11 +70,11 @@ static void mixed(const char *netname, int nd, int trials, unsigned seed)
         /* Every other trial, half the row-cut layers (not the output)
          * recompute their halos (docs/spatial.md, "Recompute or fetch"). */
         for (int i = 0; i + 1 < n->n; i++) {
-            m->recompute[i] = t % 2 && m->rows[i] && (seed >> 9) % 2;
+            m->recompute[i] = t % 2 && m->cut[i] && (seed >> 9) % 2;
             seed = seed * 1103515245u + 12345u;
             nrecomp += m->recompute[i];
         }
-        for (int i = 0; i < n->n; i++) nbands += m->rows[i];
+        for (int i = 0; i < n->n; i++) nbands += m->cut[i];
         CHECK(!mapping_validate(m, n, err), "%s", err);
         CHECK(!plan_build(p, n, m, pl->source, err), "%s", err);
         snprintf(map, sizeof map, "%s/map.json", tmpdir);

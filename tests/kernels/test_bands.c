@@ -1,10 +1,13 @@
-/* test_bands.c -- a row band equals the same rows of the whole layer
- * (kernels.h, kern_run_rows; docs/spatial.md): every row-splittable kind,
+/* test_bands.c -- a band of rows or of columns equals the same rows
+ * (columns) of the whole layer (kernels.h, kern_run_band; docs/spatial.md):
+ * every row-splittable kind,
  * convolutions of every algorithm (im2col with stride 2, dilation 2 and
  * asymmetric pads; pointwise; grouped; depthwise direct; Winograd F2 and
  * F4), pools with ceil mode and count_include_pad, multi-input kinds, on
- * bands of every height including bands thinner than the kernel and
- * bands whose windows reach into the padding at either border.  Bit for
+ * bands of every height and width including bands thinner than the
+ * kernel and bands whose windows reach into the padding at either border,
+ * with strides, kernels, pads and dilations that differ between height
+ * and width.  Bit for
  * bit, except Winograd (its tiles start at the band's first row: float
  * rounding, 1e-5 of the output's scale), and except the matrix products
  * of a BLAS (kern_gemm_own() false: ARM boards, or OpenBLAS running
@@ -30,9 +33,10 @@ static float frand(void)
     return (float)((rng >> 8) & 0xffff) / 32768.0f - 1.0f;
 }
 
-/* Check every band [o0, o1) of layer `layer` against the whole layer, for
- * bands of each height from 1 to out.h at every start (or a sample of
- * starts when the map is tall). */
+/* Check every band [o0, o1) of layer `layer`, of rows and of columns,
+ * against the whole layer, for bands of each height (width) from 1 to
+ * out.h (out.w) at every start (or a sample of starts when the map is
+ * large). */
 #define GEMM_TOL 1e-6
 #define WINO_TOL 1e-5
 
@@ -55,7 +59,12 @@ static void check_layer(const net *n, int layer, double tol, const char *what)
     size_t wsz = kern_workspace_floats(n, layer, C);
     for (int h0 = 0; h0 < H; h0++)
         for (int h1 = h0 + 1; h1 <= H; h1++) {
-            size_t b = kern_workspace_rows(n, layer, h0, h1 - h0);
+            size_t b = kern_workspace_band(n, layer, h0, h1 - h0, 0, W);
+            if (b > wsz) wsz = b;
+        }
+    for (int w0 = 0; w0 < W; w0++)
+        for (int w1 = w0 + 1; w1 <= W; w1++) {
+            size_t b = kern_workspace_band(n, layer, 0, H, w0, w1 - w0);
             if (b > wsz) wsz = b;
         }
     float *ws = wsz ? malloc(wsz * sizeof(float)) : NULL;
@@ -65,42 +74,49 @@ static void check_layer(const net *n, int layer, double tol, const char *what)
     for (size_t i = 0; i < (size_t)C * H * W; i++)
         if (fabs(whole[i]) > scale) scale = fabs(whole[i]);
     int bands = 0, bad = 0;
-    int step = H > 24 ? H / 8 : 1;
-    for (int o0 = 0; o0 < H; o0 += (o0 + step < H ? step : 1))
-        for (int o1 = o0 + 1; o1 <= H; o1 += (o1 - o0 < 3 || o1 + step > H ? 1 : step)) {
-            const float *bin[8];
-            float *own[8];
-            for (int k = 0; k < nin; k++) {
-                net_shape z = net_in_shape(n, layer, k);
-                int r0, r1;
-                net_rows_in(n, layer, k, o0, o1, &r0, &r1);
-                own[k] = malloc(((size_t)z.c * (r1 - r0) * z.w + 1) * sizeof(float));
-                for (int c = 0; c < z.c; c++)
-                    memcpy(own[k] + (size_t)c * (r1 - r0) * z.w, in[k] + ((size_t)c * z.h + r0) * z.w,
-                           (size_t)(r1 - r0) * z.w * sizeof(float));
-                bin[k] = own[k];
+    for (int cols = 0; cols < 2; cols++) {
+        int P = cols ? W : H, step = P > 24 ? P / 8 : 1;
+        for (int o0 = 0; o0 < P; o0 += (o0 + step < P ? step : 1))
+            for (int o1 = o0 + 1; o1 <= P; o1 += (o1 - o0 < 3 || o1 + step > P ? 1 : step)) {
+                int h0 = cols ? 0 : o0, nh = cols ? H : o1 - o0;
+                int w0 = cols ? o0 : 0, nwd = cols ? o1 - o0 : W;
+                const float *bin[8];
+                float *own[8];
+                for (int k = 0; k < nin; k++) {
+                    /* The input box the band reads, cut out of the whole input. */
+                    net_shape z = net_in_shape(n, layer, k);
+                    int r0 = 0, r1 = z.h, q0 = 0, q1 = z.w; /* the uncut axis: all of it */
+                    if (nh != H) net_rows_in(n, layer, k, h0, h0 + nh, &r0, &r1);
+                    if (nwd != W) net_cols_in(n, layer, k, w0, w0 + nwd, &q0, &q1);
+                    own[k] = malloc(((size_t)z.c * (r1 - r0) * (q1 - q0) + 1) * sizeof(float));
+                    float *o = own[k];
+                    for (int c = 0; c < z.c; c++)
+                        for (int r = r0; r < r1; r++, o += q1 - q0)
+                            memcpy(o, in[k] + ((size_t)c * z.h + r) * z.w + q0,
+                                   (size_t)(q1 - q0) * sizeof(float));
+                    bin[k] = own[k];
+                }
+                float *out = malloc((size_t)C * nh * nwd * sizeof(float));
+                int rc = kern_run_band(n, layer, h0, nh, w0, nwd, bin, w, out, ws, err);
+                CHECK(rc == 0, "%s: %s", what, err);
+                double maxerr = 0;
+                for (int c = 0; c < C && !rc; c++)
+                    for (int r = 0; r < nh; r++)
+                        for (int x = 0; x < nwd; x++) {
+                            float g = out[((size_t)c * nh + r) * nwd + x];
+                            float e = whole[((size_t)c * H + h0 + r) * W + w0 + x];
+                            double d = !tol ? (g != e && !(isnan(g) && isnan(e))) : fabs((double)g - e);
+                            if (d > maxerr) maxerr = d;
+                        }
+                int ok = !tol ? maxerr == 0 : maxerr <= tol * scale;
+                if (!ok && bad++ < 3)
+                    CHECK(0, "%s: %s [%d,%d) differ from the whole layer's (max %g, scale %g)", what,
+                          cols ? "columns" : "rows", o0, o1, maxerr, scale);
+                bands++;
+                free(out);
+                for (int k = 0; k < nin; k++) free(own[k]);
             }
-            int nh = o1 - o0;
-            float *out = malloc((size_t)C * nh * W * sizeof(float));
-            int rc = kern_run_rows(n, layer, o0, nh, bin, w, out, ws, err);
-            CHECK(rc == 0, "%s: %s", what, err);
-            double maxerr = 0;
-            for (int c = 0; c < C && !rc; c++)
-                for (int r = 0; r < nh; r++)
-                    for (int x = 0; x < W; x++) {
-                        float g = out[((size_t)c * nh + r) * W + x];
-                        float e = whole[((size_t)c * H + o0 + r) * W + x];
-                        double d = !tol ? (g != e && !(isnan(g) && isnan(e))) : fabs((double)g - e);
-                        if (d > maxerr) maxerr = d;
-                    }
-            int ok = !tol ? maxerr == 0 : maxerr <= tol * scale;
-            if (!ok && bad++ < 3)
-                CHECK(0, "%s: rows [%d,%d) differ from the whole layer's (max %g, scale %g)", what,
-                      o0, o1, maxerr, scale);
-            bands++;
-            free(out);
-            for (int k = 0; k < nin; k++) free(own[k]);
-        }
+    }
     CHECK(bad == 0, "%s: %d of %d bands differ", what, bad, bands);
     if (!tol)
         printf("ok: %-44s %4d bands bit for bit\n", what, bands);
@@ -158,7 +174,17 @@ int main(void)
         {6, 3, 2, 1, 6, 1, 1, -1, 0, 0, 0, {6, 9, 7}, 1, "conv 3x3 s2 depthwise (direct)"},
         {16, 3, 1, 1, 1, 1, 1, -1, 0, 0, 0, {16, 14, 14}, 0, "conv 3x3 16->16 14x14 (Winograd F2)"},
         {16, 3, 1, 1, 1, 1, 1, -1, 0, 0, 0, {16, 52, 52}, 0, "conv 3x3 16->16 52x52 (Winograd F4)"},
+        {4, 3, 1, 1, 1, 1, 1, 0, 2, 1, 0, {3, 7, 10}, 1, "conv 3x3 pads 0/2 1/0, wide input"},
     };
+    /* Height and width unlike: kernel 3x5, stride 1x2, dilation 2x1. */
+    {
+        net_attr a = net_attr_conv(4, 3, 1, 1, 1, 1);
+        a.kw = 5, a.sw = 2, a.dh = 2, a.pt = 2, a.pb = 1, a.pl = 2, a.pr = 3;
+        for (int mode = 2; mode >= 0; mode -= 2) {
+            kern_set_gemm(mode);
+            conv_case(a, (net_shape){3, 9, 13}, 1, "conv 3x5 s1x2 d2x1 pads 2/1 2/3");
+        }
+    }
     for (int mode = 2; mode >= 0; mode -= 2) { /* our product where the CPU allows, then the BLAS */
         kern_set_gemm(mode);
         for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {

@@ -29,21 +29,25 @@ static int nrandom = 400;
  * window span of every output row, or only its taps (taps_only): the same
  * for dilation 1; with dilation the rule names the span, which holds every
  * tap (independent of net_rows_in's closed form). */
-static void scan_rows(const net *n, int i, int k, int o0, int o1, int taps_only, int *r0, int *r1)
+static void scan_axis(const net *n, int i, int k, int cols, int o0, int o1, int taps_only,
+                      int *r0, int *r1)
 {
     const net_layer *L = &n->layers[i];
-    int H = net_in_shape(n, i, k).h, lo = 1 << 30, hi = -1;
+    const net_attr *a = &L->a;
+    net_shape in = net_in_shape(n, i, k);
+    int H = cols ? in.w : in.h, OH = cols ? L->out.w : L->out.h, lo = 1 << 30, hi = -1;
     int win = L->kind == NET_CONV || L->kind == NET_MAXPOOL || L->kind == NET_AVGPOOL;
     if (!win) {
-        if (H != L->out.h) *r0 = 0, *r1 = H;
+        if (H != OH) *r0 = 0, *r1 = H;
         else *r0 = o0, *r1 = o1;
         return;
     }
-    int D = L->kind == NET_CONV ? L->a.dh : 1, tK = (L->a.kh - 1) * D + 1;
+    int D = L->kind == NET_CONV ? (cols ? a->dw : a->dh) : 1;
+    int tK = ((cols ? a->kw : a->kh) - 1) * D + 1, S = cols ? a->sw : a->sh, P = cols ? a->pl : a->pt;
     for (int o = o0; o < o1; o++)
         for (int t = 0; t < tK; t++) {
             if (taps_only && t % D) continue;
-            int r = o * L->a.sh - L->a.pt + t;
+            int r = o * S - P + t;
             if (r < 0 || r >= H) continue;
             if (r < lo) lo = r;
             if (r > hi) hi = r;
@@ -52,9 +56,19 @@ static void scan_rows(const net *n, int i, int k, int o0, int o1, int taps_only,
     else *r0 = lo, *r1 = hi + 1;
 }
 
+static void scan_rows(const net *n, int i, int k, int o0, int o1, int taps_only, int *r0, int *r1)
+{
+    scan_axis(n, i, k, 0, o0, o1, taps_only, r0, r1);
+}
+
 static void brute_rows(const net *n, int i, int k, int o0, int o1, int *r0, int *r1)
 {
     scan_rows(n, i, k, o0, o1, 0, r0, r1);
+}
+
+static void brute_cols(const net *n, int i, int k, int o0, int o1, int *q0, int *q1)
+{
+    scan_axis(n, i, k, 1, o0, o1, 0, q0, q1);
 }
 
 static net *one_layer(net_kind kind, net_attr a, net_shape in, char *err)
@@ -199,7 +213,7 @@ static void files(void)
     mapping *m = mapping_from_json(text, "m.json", n, p, err);
     CHECK(m, "%s", err);
     if (m) {
-        CHECK(m->rows[0] == 1 && m->rows[1] == 1 && m->rows[4] == 0);
+        CHECK(m->cut[0] == 1 && m->cut[1] == 1 && m->cut[4] == 0);
         CHECK(mapping_slices(m, 0)[0].dev == 0 && mapping_slices(m, 0)[1].c0 == 5);
         char *js = mapping_to_json(m, n, p);
         mapping *m2 = mapping_from_json(js, "again", n, p, err);
@@ -244,12 +258,12 @@ static void files(void)
              "[[\"d1\", 0, %d]]}, \"relu\": \"d0\", \"pool\": \"d0\", \"flatten\": \"d0\", "
              "\"fc\": \"d0\", \"softmax\": \"d0\"}}", H);
     m = mapping_from_json(text, "one.json", n, p, err);
-    CHECK(m && m->rows[0] == 0 && mapping_nslices(m, 0) == 1, "%s", err);
+    CHECK(m && m->cut[0] == 0 && mapping_nslices(m, 0) == 1, "%s", err);
     mapping_free(m);
     /* mapping_validate: a row flag on a layer with one slice. */
     m = mapping_new(n->n, 3);
     mapping_set_single(m, n, 0);
-    m->rows[0] = 1;
+    m->cut[0] = 1;
     CHECK(mapping_validate(m, n, err) != 0 && strstr(err, "one slice"), "%s", err);
     mapping_free(m);
     platform_free(p);
@@ -259,11 +273,11 @@ static void files(void)
 
 /* ---- plans ---- */
 
-/* Bytes the plan must move, from the mapping and brute_rows alone: device
- * e needs of producer q all channels of the hull of the rows its slices
- * read (every row for a channel slice or a whole layer; the output's
- * first-slice device needs all of the output); it receives the part of
- * every piece of q on another device that lies in that box. */
+/* Bytes the plan must move, from the mapping and brute_rows, brute_cols
+ * alone: device e needs of producer q the hull of the boxes its slices
+ * read (every row and column for a channel slice or a whole layer; the
+ * output's first-slice device needs all of the output); it receives the
+ * part of every piece of q on another device that lies in that box. */
 static int64_t expected_bytes(const net *n, const mapping *m, int source)
 {
     int64_t total = 0;
@@ -272,40 +286,47 @@ static int64_t expected_bytes(const net *n, const mapping *m, int source)
         net_shape sh = q < 0 ? n->input : n->layers[q].out;
         for (int e = 0; e < nd; e++) {
             int lo = 1 << 30, hi = -1, clo = 1 << 30, chi = -1; /* row and channel hulls on e */
+            int wlo = 1 << 30, whi = -1;                          /* and columns */
             for (int c = 0; c < n->n; c++)
                 for (int j = 0; j < n->layers[c].nin; j++) {
                     if (n->layers[c].in[j] != q) continue;
                     for (int k = m->first[c]; k < m->first[c + 1]; k++) {
                         if (m->slices[k].dev != e) continue;
-                        int r0 = 0, r1 = sh.h, a0 = 0, a1 = sh.c;
-                        if (m->rows[c])
-                            brute_rows(n, c, j, m->slices[k].c0, m->slices[k].c0 + m->slices[k].nc,
-                                       &r0, &r1);
-                        else
-                            group_chans(n, c, j, m->slices[k].c0, m->slices[k].nc, sh.c, &a0, &a1);
-                        if (r1 <= r0) continue;
+                        int r0 = 0, r1 = sh.h, a0 = 0, a1 = sh.c, q0 = 0, q1 = sh.w;
+                        int o0 = m->slices[k].c0, o1 = m->slices[k].c0 + m->slices[k].nc;
+                        if (m->cut[c] == MAP_CUT_ROWS) brute_rows(n, c, j, o0, o1, &r0, &r1);
+                        else if (m->cut[c] == MAP_CUT_COLS) brute_cols(n, c, j, o0, o1, &q0, &q1);
+                        else group_chans(n, c, j, m->slices[k].c0, m->slices[k].nc, sh.c, &a0, &a1);
+                        if (r1 <= r0 || q1 <= q0) continue;
                         if (r0 < lo) lo = r0;
                         if (r1 > hi) hi = r1;
+                        if (q0 < wlo) wlo = q0;
+                        if (q1 > whi) whi = q1;
                         if (a0 < clo) clo = a0;
                         if (a1 > chi) chi = a1;
                     }
                 }
-            if (q == n->n - 1 && m->slices[m->first[q]].dev == e) lo = 0, hi = sh.h, clo = 0, chi = sh.c;
+            if (q == n->n - 1 && m->slices[m->first[q]].dev == e)
+                lo = 0, hi = sh.h, clo = 0, chi = sh.c, wlo = 0, whi = sh.w;
             if (hi <= lo) continue;
             if (q < 0) {
-                if (e != source) total += (int64_t)(chi - clo) * (hi - lo) * sh.w * 4;
+                if (e != source) total += (int64_t)(chi - clo) * (hi - lo) * (whi - wlo) * 4;
                 continue;
             }
             for (int k = m->first[q]; k < m->first[q + 1]; k++) {
                 const map_slice *s = &m->slices[k];
                 if (s->dev == e) continue;
-                int c0 = m->rows[q] ? 0 : s->c0, c1 = m->rows[q] ? sh.c : s->c0 + s->nc;
-                int r0 = m->rows[q] ? s->c0 : 0, r1 = m->rows[q] ? s->c0 + s->nc : sh.h;
+                int rc = m->cut[q] == MAP_CUT_ROWS, cc = m->cut[q] == MAP_CUT_COLS, ch = !rc && !cc;
+                int c0 = ch ? s->c0 : 0, c1 = ch ? s->c0 + s->nc : sh.c;
+                int r0 = rc ? s->c0 : 0, r1 = rc ? s->c0 + s->nc : sh.h;
+                int q0 = cc ? s->c0 : 0, q1 = cc ? s->c0 + s->nc : sh.w;
                 if (r0 < lo) r0 = lo;
                 if (r1 > hi) r1 = hi;
                 if (c0 < clo) c0 = clo;
                 if (c1 > chi) c1 = chi;
-                if (r1 > r0 && c1 > c0) total += (int64_t)(c1 - c0) * (r1 - r0) * sh.w * 4;
+                if (q0 < wlo) q0 = wlo;
+                if (q1 > whi) q1 = whi;
+                if (r1 > r0 && c1 > c0 && q1 > q0) total += (int64_t)(c1 - c0) * (r1 - r0) * (q1 - q0) * 4;
             }
         }
     }
@@ -343,7 +364,7 @@ static mapping *halo_bands(void)
     mapping *m = mapping_new(3, 2);
     for (int i = 0; i < 3; i++) {
         m->first[i] = 2 * i;
-        m->rows[i] = 1;
+        m->cut[i] = 1;
         m->slices[2 * i] = (map_slice){0, 0, 4};
         m->slices[2 * i + 1] = (map_slice){1, 4, 4};
     }
@@ -382,7 +403,7 @@ static void halo_by_hand(void)
     for (int i = 0; i < p->nsteps; i++)
         if (p->steps[i].op == PLAN_COMPUTE)
             macs += net_box_macs(n, p->steps[i].layer, p->steps[i].c0, p->steps[i].nc,
-                                 p->steps[i].h0, p->steps[i].nh);
+                                 p->steps[i].h0, p->steps[i].nh, p->steps[i].w0, p->steps[i].nw);
     CHECK_I64(macs, n->layers[0].macs + n->layers[2].macs);
     /* The cost model moves the same bytes and charges each device its bands. */
     platform *pl = plat(2, err);
@@ -416,7 +437,7 @@ static int64_t plan_macs(const plan *p, const net *n)
     for (int i = 0; i < p->nsteps; i++)
         if (p->steps[i].op == PLAN_COMPUTE)
             macs += net_box_macs(n, p->steps[i].layer, p->steps[i].c0, p->steps[i].nc,
-                                 p->steps[i].h0, p->steps[i].nh);
+                                 p->steps[i].h0, p->steps[i].nh, p->steps[i].w0, p->steps[i].nw);
     return macs;
 }
 
@@ -560,7 +581,8 @@ static void random_plans(void)
                 banded += plan_has_bands(p, n);
                 for (int g = 0; g < p->nmsgs; g++) {
                     const plan_msg *G = &p->msgs[g];
-                    halos += G->layer >= 0 && G->nh < n->layers[G->layer].out.h;
+                    halos += G->layer >= 0 && (G->nh < n->layers[G->layer].out.h ||
+                                               G->nw < n->layers[G->layer].out.w);
                 }
                 if (p->bytes_moved != want) {
                     CHECK_I64(p->bytes_moved, want);
@@ -572,7 +594,7 @@ static void random_plans(void)
                  * bands compute at least the layer's rows. */
                 for (int i = 0; i + 1 < n->n; i++) {
                     seed = seed * 1103515245u + 12345u;
-                    m->recompute[i] = m->rows[i] && (seed >> 12) % 2;
+                    m->recompute[i] = m->cut[i] && (seed >> 12) % 2;
                     recomp += m->recompute[i];
                 }
                 if (mapping_validate(m, n, err) || plan_build(p, n, m, src, err) ||
@@ -594,10 +616,10 @@ static void random_plans(void)
                     int64_t rows = 0;
                     for (int st = 0; st < p->nsteps; st++)
                         if (p->steps[st].op == PLAN_COMPUTE && p->steps[st].layer == i)
-                            rows += (int64_t)p->steps[st].nh * p->steps[st].nc;
-                    int64_t whole = (int64_t)n->layers[i].out.h * n->layers[i].out.c;
+                            rows += (int64_t)p->steps[st].nh * p->steps[st].nc * p->steps[st].nw;
+                    int64_t whole = net_shape_numel(n->layers[i].out);
                     if (m->recompute[i] ? rows < whole : rows != whole) {
-                        CHECK(0, "%s: layer %s computes %lld rows x channels of %lld", nets[z],
+                        CHECK(0, "%s: layer %s computes %lld outputs of %lld", nets[z],
                               n->layers[i].name, (long long)rows, (long long)whole);
                         bad++;
                     }
@@ -705,9 +727,9 @@ static void spatial_chromosome(void)
                       {0, 1, 0, 0, 1280}, {0, 1, 1, 0, 10}, {0, 1, 1, 0, 10}};
     for (int i = 0; i < 6; i++) {
         const map_slice *s = mapping_slices(m, i);
-        CHECK(m->rows[i] == want[i][0] && mapping_nslices(m, i) == want[i][1] &&
+        CHECK(m->cut[i] == want[i][0] && mapping_nslices(m, i) == want[i][1] &&
                   s[0].dev == want[i][2] && s[0].c0 == want[i][3] && s[0].nc == want[i][4],
-              "layer %s: rows %d, %d slices, first (%d, %d, %d)", n->layers[i].name, m->rows[i],
+              "layer %s: rows %d, %d slices, first (%d, %d, %d)", n->layers[i].name, m->cut[i],
               mapping_nslices(m, i), s[0].dev, s[0].c0, s[0].nc);
     }
     CHECK(mapping_slices(m, 0)[1].dev == 1 && mapping_slices(m, 0)[1].c0 == 8);
@@ -716,7 +738,7 @@ static void spatial_chromosome(void)
     CHECK(d == 0, "encode of a decoded spatial genome: distance %g", d);
     char dump[2048];
     chrom_dump(c, g, dump, sizeof dump);
-    CHECK(strstr(dump, "cuts (0 = channels, 1 = rows): 1 0") != NULL, "%s", dump);
+    CHECK(strstr(dump, "cuts (0 = channels, 1 = rows, 2 = columns): 1 0") != NULL, "%s", dump);
     mapping_free(m);
     chrom_free(c);
     net_free(n);
@@ -752,7 +774,7 @@ static void spatial_chromosome(void)
                     continue;
                 }
                 decoded++;
-                for (int i = 0; i < n->n; i++) cut += ms->rows[i];
+                for (int i = 0; i < n->n; i++) cut += ms->cut[i];
                 for (int j = hl; j < len; j++) gg[j] = 0;
                 CHECK(!chrom_decode(cs, gg, len, ms, err) && !chrom_decode(ch, gg, hl, mh, err) &&
                           mapping_equal(ms, mh),
