@@ -72,7 +72,7 @@ int cmd_space(int argc, char **argv)
             return EXIT_FAIL;
         }
         chrom_bounds(c, l, h);
-        lo = l[0], hi = h[0]; /* uniform, but spatial's cut genes (0..1) */
+        lo = l[0], hi = h[0]; /* uniform, but spatial's cut genes (0..2) */
         free(l);
         free(h);
     }
@@ -90,6 +90,7 @@ int cmd_space(int argc, char **argv)
         cJSON_AddStringToObject(o, "chromosome", chrom_kind_name(kind));
         if (kind == CHROM_HYBRID || kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "splits", p);
         if (kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "cut_genes", chrom_nsplittable(c));
+        if (kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "cuts", chrom_cuts(c));
         cJSON_AddNumberToObject(o, "length", len);
         cJSON_AddNumberToObject(o, "gene_min", lo);
         cJSON_AddNumberToObject(o, "gene_max", hi);
@@ -104,9 +105,9 @@ int cmd_space(int argc, char **argv)
             printf("chromosome %s, %ld devices\n", chrom_kind_name(kind), ndev);
         if (kind == CHROM_SPATIAL) {
             int S = chrom_nsplittable(c), sp = len - S;
-            printf("genome length %d: %d split-point genes %d..%d, %d cut genes 0..1\n", len, sp,
-                   lo, hi, S);
-            printf("search space 10^%.3f (%d^%d x 2^%d)\n", lg, hi - lo + 1, sp, S);
+            printf("genome length %d: %d split-point genes %d..%d, %d cut genes 0..%d "
+                   "(channels, rows, columns)\n", len, sp, lo, hi, S, chrom_cuts(c) - 1);
+            printf("search space 10^%.3f (%d^%d x %d^%d)\n", lg, hi - lo + 1, sp, chrom_cuts(c), S);
         } else {
             printf("genome length %d, genes %d..%d\n", len, lo, hi);
             printf("search space 10^%.3f (%d^%d)\n", lg, hi - lo + 1, len);
