@@ -469,12 +469,15 @@ int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *e
                  m->nlayers, m->ndev, c->L, c->ndev);
         return -1;
     }
-    for (int i = 0; i < len; i++)
-        if (genome[i] < c->lo || genome[i] > c->hi) {
+    for (int i = 0; i < len; i++) {
+        /* spatial's cut genes (the last S) choose among ncut cuts */
+        int hi = c->kind == CHROM_SPATIAL && i >= len - c->S ? c->ncut - 1 : c->hi;
+        if (genome[i] < c->lo || genome[i] > hi) {
             base_seterr(err, "%s genome: gene %d is %d, outside %d..%d",
-                     chrom_kind_name(c->kind), i, genome[i], c->lo, c->hi);
+                     chrom_kind_name(c->kind), i, genome[i], c->lo, hi);
             return -1;
         }
+    }
     memset(m->cut, 0, (size_t)c->L); /* channel cuts unless the spatial decoder says rows */
     memset(m->recompute, 0, (size_t)c->L); /* the cost model's halo rule decides (cost_pick_halos) */
     switch (c->kind) {

@@ -201,7 +201,10 @@ double chrom_encode(const chrom *c, const mapping *target, int *genome, char *er
     if (chrom_get_kind(c) == CHROM_NAIVE) build_naive(c, target, g);
     else build_points(c, target, g);
     double d = descend(&e, g, dist(&e, g));
-    if (d < best) best = d, memcpy(genome, g, (size_t)e.len * sizeof *g);
+    /* On a tie the genome built from the target wins: the distance counts
+     * amounts of work only, so a row band and a column band of the same
+     * share tie, and the target's own cuts are the ones to keep. */
+    if (d <= best) best = d, memcpy(genome, g, (size_t)e.len * sizeof *g);
     if (best > 1) {
         base_seterr(err, "encode: %.480s", e.err);
         best = -1;

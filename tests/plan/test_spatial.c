@@ -94,6 +94,72 @@ static void expect_rows(const net *n, int o0, int o1, int w0, int w1)
           b1, w0, w1);
 }
 
+static void expect_cols(const net *n, int o0, int o1, int w0, int w1)
+{
+    int q0, q1, b0, b1;
+    net_cols_in(n, 0, 0, o0, o1, &q0, &q1);
+    brute_cols(n, 0, 0, o0, o1, &b0, &b1);
+    CHECK(q0 == w0 && q1 == w1, "out columns [%d,%d): got [%d,%d), hand-worked [%d,%d)", o0, o1,
+          q0, q1, w0, w1);
+    CHECK(b0 == w0 && b1 == w1, "brute force [%d,%d) disagrees with the hand-worked [%d,%d)", b0,
+          b1, w0, w1);
+}
+
+/* Columns: the width's own stride, left pad, kernel and dilation, never
+ * the height's.  Kernel 3x5, stride 1x2, pads top/bottom 1/1, left/right
+ * 2/1, W = 11: out.w = (11 + 2 + 1 - 5) / 2 + 1 = 5; output column o reads
+ * input columns 2o - 2 .. 2o + 2. */
+static void hand_cols(void)
+{
+    char err[BASE_ERRLEN];
+    net_attr a = net_attr_conv(4, 3, 1, 1, 1, 1);
+    a.kw = 5, a.sw = 2, a.pl = 2, a.pr = 1;
+    net *n = one_layer(NET_CONV, a, (net_shape){2, 6, 11}, err);
+    CHECK(n && n->layers[0].out.w == 5 && n->layers[0].out.h == 6, "%s", err);
+    if (!n) return;
+    expect_cols(n, 0, 2, 0, 5);  /* -2..4, left pad not read */
+    expect_cols(n, 2, 5, 2, 11); /* 2..10 */
+    expect_cols(n, 4, 5, 6, 11); /* the last window: 6..10, right pad not read */
+    expect_cols(n, 1, 2, 0, 5);  /* 0..4 */
+    expect_rows(n, 0, 6, 0, 6);  /* rows keep the height's 3x3, stride 1, pad 1 */
+    net_free(n);
+    /* Dilation 2 in width only (tK = 5), pad 2, W = 8: out.w 8. */
+    a = net_attr_conv(4, 3, 1, 2, 1, 1);
+    a.dw = 2, a.pt = a.pb = 0;
+    n = one_layer(NET_CONV, a, (net_shape){2, 4, 8}, err);
+    CHECK(n && n->layers[0].out.w == 8 && n->layers[0].out.h == 2, "%s", err);
+    if (!n) return;
+    expect_cols(n, 2, 3, 0, 5); /* taps 0, 2, 4 */
+    expect_cols(n, 0, 1, 0, 3); /* taps -2, 0, 2 */
+    expect_rows(n, 0, 1, 0, 3); /* height undilated: rows 0..2 */
+    net_free(n);
+    /* The closed form against brute force, height and width unlike. */
+    unsigned seed = 11;
+    int bad = 0;
+    for (int t = 0; t < 2000; t++) {
+        seed = seed * 1103515245u + 12345u;
+        int k = 1 + (seed >> 8) % 5, s = 1 + (seed >> 12) % 3, d = 1 + (seed >> 16) % 3;
+        int p = (seed >> 20) % k, W = (d * (k - 1) + 1) + (seed >> 24) % 12;
+        net_attr ca = net_attr_conv(2, 1 + (seed >> 5) % 3, 1, 0, 1, 0);
+        ca.kw = k, ca.sw = s, ca.dw = d, ca.pl = p, ca.pr = (seed >> 3) % k;
+        net *m = one_layer(NET_CONV, ca, (net_shape){1, 5, W}, err);
+        if (!m) continue;
+        int ow = m->layers[0].out.w;
+        for (int o0 = 0; o0 < ow; o0++)
+            for (int o1 = o0 + 1; o1 <= ow; o1++) {
+                int q0, q1, b0, b1;
+                net_cols_in(m, 0, 0, o0, o1, &q0, &q1);
+                brute_cols(m, 0, 0, o0, o1, &b0, &b1);
+                if ((q0 != b0 || q1 != b1) && bad++ < 5)
+                    CHECK(0, "kw%d sw%d dw%d pl%d W%d columns [%d,%d): [%d,%d) vs brute [%d,%d)", k,
+                          s, d, p, W, o0, o1, q0, q1, b0, b1);
+            }
+        net_free(m);
+    }
+    CHECK(bad == 0, "%d column band(s) disagree with brute force", bad);
+    printf("ok: input columns of bands (hand-worked cases, brute force)\n");
+}
+
 static void hand_cases(void)
 {
     char err[BASE_ERRLEN];
@@ -246,6 +312,17 @@ static void files(void)
          "\"cols\": 1}, \"relu\": \"d0\", \"pool\": \"d0\", \"flatten\": \"d0\", \"fc\": "
          "\"d0\", \"softmax\": \"d0\"}}",
          "must be {\"rows\""},
+        {"{\"format\": \"dse-mapping\", \"layers\": {\"conv\": {\"rows\": [[\"d0\", 0, 3], "
+         "[\"d1\", 3, 13]], \"columns\": [[\"d0\", 0, 3], [\"d1\", 3, 13]]}, \"relu\": \"d0\", "
+         "\"pool\": \"d0\", \"flatten\": \"d0\", \"fc\": \"d0\", \"softmax\": \"d0\"}}",
+         "or {\"columns\""},
+        {"{\"format\": \"dse-mapping\", \"layers\": {\"conv\": \"d0\", \"relu\": \"d0\", \"pool\": "
+         "\"d0\", \"flatten\": \"d0\", \"fc\": {\"columns\": [[\"d0\", 0, 1]]}, \"softmax\": \"d0\"}}",
+         "cannot be cut by columns"},
+        {"{\"format\": \"dse-mapping\", \"layers\": {\"conv\": {\"columns\": [[\"d0\", 0, 3], "
+         "[\"d1\", 4, 2]]}, \"relu\": \"d0\", \"pool\": \"d0\", \"flatten\": \"d0\", \"fc\": "
+         "\"d0\", \"softmax\": \"d0\"}}",
+         "columns 3..3 are not computed"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         m = mapping_from_json(bad[k][0], "bad.json", n, p, err);
@@ -260,15 +337,42 @@ static void files(void)
     m = mapping_from_json(text, "one.json", n, p, err);
     CHECK(m && m->cut[0] == 0 && mapping_nslices(m, 0) == 1, "%s", err);
     mapping_free(m);
-    /* mapping_validate: a row flag on a layer with one slice. */
+    /* mapping_validate: a row flag on a layer with one slice; a cut kind
+     * that is none of the three. */
     m = mapping_new(n->n, 3);
     mapping_set_single(m, n, 0);
     m->cut[0] = 1;
     CHECK(mapping_validate(m, n, err) != 0 && strstr(err, "one slice"), "%s", err);
+    m->cut[0] = MAP_CUT_COUNT;
+    CHECK(mapping_validate(m, n, err) != 0 && strstr(err, "not channels, rows or columns"), "%s", err);
     mapping_free(m);
+    /* Column cuts: read, kept, written back as "columns"; the same shares
+     * as rows are at distance 0; a device's columns moved elsewhere count. */
+    int W = n->layers[0].out.w, Wr = n->layers[1].out.w;
+    snprintf(text, sizeof text, "{\"format\": \"dse-mapping\", \"layers\": {"
+             "\"conv\": {\"columns\": [[\"d2\", 3, %d], [\"d0\", 0, 3]], \"recompute\": true},"
+             "\"relu\": {\"columns\": [[\"d0\", 0, 3], [\"d2\", 3, %d]]},"
+             "\"pool\": \"d2\", \"flatten\": \"d2\", \"fc\": \"d0\", \"softmax\": \"d0\"}}",
+             W - 3, Wr - 3);
+    m = mapping_from_json(text, "cols.json", n, p, err);
+    CHECK(m, "%s", err);
+    if (m) {
+        CHECK(m->cut[0] == MAP_CUT_COLS && m->cut[1] == MAP_CUT_COLS && m->recompute[0] &&
+              mapping_slices(m, 0)[0].dev == 0 && mapping_slices(m, 0)[1].c0 == 3);
+        map_box b = mapping_slice_box(m, n, 0, &mapping_slices(m, 0)[1]);
+        CHECK(b.c0 == 0 && b.nc == n->layers[0].out.c && b.h0 == 0 && b.nh == H && b.w0 == 3 &&
+              b.nw == W - 3, "box of a column band");
+        char *js = mapping_to_json(m, n, p);
+        mapping *m2 = mapping_from_json(js, "again", n, p, err);
+        CHECK(m2 && mapping_equal(m, m2), "column round trip: %s", m2 ? "differs" : err);
+        CHECK(strstr(js, "\"columns\"") && !strstr(js, "\"rows\""), "%s", js);
+        mapping_free(m2);
+        free(js);
+        mapping_free(m);
+    }
     platform_free(p);
     net_free(n);
-    printf("ok: row cuts in mapping files\n");
+    printf("ok: row and column cuts in mapping files\n");
 }
 
 /* ---- plans ---- */
@@ -739,6 +843,26 @@ static void spatial_chromosome(void)
     char dump[2048];
     chrom_dump(c, g, dump, sizeof dump);
     CHECK(strstr(dump, "cuts (0 = channels, 1 = rows, 2 = columns): 1 0") != NULL, "%s", dump);
+    /* The same with conv cut by columns (cut gene 2): conv, relu (16
+     * columns) and pool (8) in two column bands, the same devices. */
+    g[4] = 2;
+    CHECK(!chrom_decode(c, g, 6, m, err) && !mapping_validate(m, n, err), "%s", err);
+    for (int i = 0; i < 6; i++) {
+        const map_slice *s = mapping_slices(m, i);
+        int cut = want[i][0] ? MAP_CUT_COLS : MAP_CUT_CHANNELS;
+        CHECK(m->cut[i] == cut && mapping_nslices(m, i) == want[i][1] && s[0].dev == want[i][2] &&
+                  s[0].c0 == want[i][3] && s[0].nc == want[i][4],
+              "columns: layer %s: cut %d, %d slices, first (%d, %d, %d)", n->layers[i].name,
+              m->cut[i], mapping_nslices(m, i), s[0].dev, s[0].c0, s[0].nc);
+    }
+    CHECK(chrom_encode(c, m, g2, err) == 0 && g2[4] == 2, "encode of a column cut: gene %d", g2[4]);
+    /* Campaigns stored before columns: cut genes 0..1; a 2 is out of bounds. */
+    int lo6[6], hi6[6];
+    CHECK(chrom_cuts(c) == 3 && !chrom_set_cuts(c, 2) && chrom_cuts(c) == 2);
+    chrom_bounds(c, lo6, hi6);
+    CHECK(hi6[4] == 1 && hi6[5] == 1 && hi6[0] == 2, "legacy bounds %d %d %d", hi6[4], hi6[5], hi6[0]);
+    CHECK(chrom_decode(c, g, 6, m, err) == -1 && strstr(err, "gene 4"), "legacy decode of a 2: %s", err);
+    CHECK(chrom_set_cuts(c, 4) == -1 && chrom_set_cuts(c, 1) == -1);
     mapping_free(m);
     chrom_free(c);
     net_free(n);
@@ -746,7 +870,7 @@ static void spatial_chromosome(void)
     /* Decode is total; with every cut gene 0 it is hybrid's decode. */
     static const char *nets[] = {"toy6", "branchy", "alexnet", "vgg16", "resnet50", "mobilenetv2", "densenet121"};
     unsigned seed = 5;
-    long decoded = 0, cut = 0;
+    long decoded = 0, cut = 0, cols = 0;
     for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
         n = net_zoo(nets[z], err);
         for (int nd = 2; nd <= 16; nd *= 4) {
@@ -774,11 +898,11 @@ static void spatial_chromosome(void)
                     continue;
                 }
                 decoded++;
-                for (int i = 0; i < n->n; i++) cut += ms->cut[i];
+                for (int i = 0; i < n->n; i++) cut += ms->cut[i] != 0, cols += ms->cut[i] == MAP_CUT_COLS;
                 for (int j = hl; j < len; j++) gg[j] = 0;
                 CHECK(!chrom_decode(cs, gg, len, ms, err) && !chrom_decode(ch, gg, hl, mh, err) &&
                           mapping_equal(ms, mh),
-                      "%s: spatial with no row cut differs from hybrid", nets[z]);
+                      "%s: spatial with no band cut differs from hybrid", nets[z]);
             }
             plan_free(pl);
             mapping_free(ms);
@@ -789,7 +913,8 @@ static void spatial_chromosome(void)
         }
         net_free(n);
     }
-    CHECK(cut > decoded, "%ld row-cut layers in %ld genomes", cut, decoded);
+    CHECK(cut > decoded && cols > decoded / 4 && cols < cut, "%ld band-cut layers (%ld by columns) "
+          "in %ld genomes", cut, cols, decoded);
     /* Restricted devices (a DLA running only some kinds): the repair keeps
      * spatial decodes valid (merged bands become a whole layer). */
     platform *acc = platform_open("jetson-nx-4-cpudla", err);
@@ -822,14 +947,16 @@ static void spatial_chromosome(void)
         net_free(n);
     }
     platform_free(acc);
-    printf("ok: spatial chromosome: hand-worked decode, %ld random genomes decode, plan and check "
-           "(%ld row-cut layers); no cut = hybrid\n", decoded, cut);
+    printf("ok: spatial chromosome: hand-worked decode (rows, columns), %ld random genomes decode, "
+           "plan and check (%ld band-cut layers, %ld by columns); no cut = hybrid\n", decoded, cut,
+           cols);
 }
 
 int main(int argc, char **argv)
 {
     if (argc > 1) nrandom = atoi(argv[1]);
     hand_cases();
+    hand_cols();
     files();
     halo_by_hand();
     recompute_by_hand();
