@@ -55,6 +55,7 @@ static void show_json(const net *n)
         cJSON_AddNumberToObject(l, "params", (double)L->params);
         cJSON_AddBoolToObject(l, "splittable", net_kind_splittable(L->kind));
         cJSON_AddBoolToObject(l, "rows", net_layer_rowsplit(n, i));
+        cJSON_AddBoolToObject(l, "columns", net_layer_colsplit(n, i));
         cJSON_AddItemToArray(ls, l);
     }
     cJSON *tt = cJSON_AddObjectToObject(o, "totals");

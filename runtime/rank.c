@@ -8,7 +8,7 @@
  * per inference (after its free-list step, or after its pending sends
  * complete).  Tensors are boxes (plan.h): a SEND of part of a tensor
  * (rows a peer lacks) packs that box first; a CONCAT copies each piece's
- * intersection with its box; a COMPUTE of a row band runs kern_run_rows.
+ * intersection with its box; a COMPUTE of a row or column band runs kern_run_band.
  */
 #include "rt_internal.h"
 

@@ -83,7 +83,7 @@ def main():
                 run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform",
                     os.path.join(tmp, "p2.json"), "--mapping", mp, "--input",
                     os.path.join(tmp, "in.f32"), "--output", out2)
-                compare("%s, 2 ranks, mixed cuts (seed %d: %d layers cut by rows, %d by channels)"
+                compare("%s, 2 ranks, mixed cuts (seed %d: %d layers cut by rows or columns, %d by channels)"
                         % (name, seed, nrows, nchan), np.fromfile(out2, np.float32), y)
             continue
         nsplit = hybrid_mapping(net, mp)

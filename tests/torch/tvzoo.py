@@ -129,20 +129,23 @@ def hybrid_mapping(net, path):
 def mixed_mapping(net, path, seed):
     """Every layer cut at random by what `dse net show --json` says it
     allows: output rows into two bands of unequal height ("rows"), output
-    channels into two unequal slices ("splittable"), or whole on one of r0
-    and r1.  Returns (layers cut by rows, by channels)."""
+    columns into two bands of unequal width ("columns"), output channels
+    into two unequal slices ("splittable"), or whole on one of r0 and r1.
+    Returns (layers cut by rows or columns, by channels)."""
     import random
     rnd = random.Random(seed)
     layers, nrows, nchan = {}, 0, 0
     for L in net["layers"]:
-        c, h = L["shape"][0], L["shape"][1]
-        ways = ["whole"] + (["rows"] * 2 if L.get("rows") else []) + \
+        c, h, w = L["shape"]
+        ways = ["whole"] + (["rows"] if L.get("rows") else []) + \
+               (["columns"] if L.get("columns") else []) + \
                (["chan"] if L.get("splittable") and c >= 2 else [])
         way = rnd.choice(ways)
         first, second = ("r0", "r1") if rnd.random() < 0.5 else ("r1", "r0")
-        if way == "rows":
-            k = rnd.randint(1, h - 1)
-            layers[L["name"]] = {"rows": [[first, 0, k], [second, k, h - k]]}
+        if way in ("rows", "columns"):
+            size = h if way == "rows" else w
+            k = rnd.randint(1, size - 1)
+            layers[L["name"]] = {way: [[first, 0, k], [second, k, size - k]]}
             nrows += 1
         elif way == "chan":
             k = rnd.randint(1, c - 1)
