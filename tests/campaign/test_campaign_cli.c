@@ -432,14 +432,54 @@ static void test_halos(void)
     CHECK(still == 0, "%d points recompute under a configuration without \"halos\"", still);
     CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.halos', 'always')", 0, 0,
                        0) == 0);
-    sqlite3_close(wr);
     CHECK(dse_run(NULL, tpath("hbad.err"), "export", "--db", db, "--campaign", "1", "--point", "0",
                   "-o", tpath("hbad"), NULL) != 0);
     CHECK(file_lines(tpath("hbad.err")) == 1 && contains(tpath("hbad.err"), "halos"));
+    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.halos', 'cost-1')", 0, 0,
+                       0) == 0);
+    /* Cut genes: new spatial campaigns store "cuts" 3 (channels, rows,
+     * columns); a value this dse does not know is refused in one line; a
+     * configuration without it (stored before column cuts) reads its cut
+     * genes as 0..1, so a genome with a column gene does not decode there
+     * (alexnet-bvlc, p = 2 on 2 devices: 4 split-point genes, then 8 cut
+     * genes). */
+    CHECK(db_int(h, "SELECT json_extract(config, '$.cuts') FROM campaigns WHERE id = 1") == 3);
+    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.cuts', 5)", 0, 0, 0) == 0);
+    CHECK(dse_run(NULL, tpath("cbad.err"), "export", "--db", db, "--campaign", "1", "--point", "0",
+                  "-o", tpath("cbad"), NULL) != 0);
+    CHECK(file_lines(tpath("cbad.err")) == 1 && contains(tpath("cbad.err"), "\"cuts\""));
+    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_remove(config, '$.cuts')", 0, 0, 0) == 0);
+    int colpts = 0, refused = 0;
+    for (int k = 0; k < n; k++) {
+        char q[160], pt[16], dir[32], ef[32];
+        snprintf(q, sizeof q, "SELECT genome FROM front WHERE campaign = 1 AND idx = %d", k);
+        char *g = db_text(h, q);
+        int gene[12], ng = 0, col = 0;
+        for (char *s = g; s && ng < 12 && *s;) {
+            char *e;
+            long v = strtol(s, &e, 10);
+            if (e == s) break;
+            gene[ng++] = (int)v, s = e;
+        }
+        for (int j = 4; j < ng; j++) col |= gene[j] == 2;
+        free(g);
+        CHECK(ng == 12, "point %d: %d genes", k, ng);
+        snprintf(pt, sizeof pt, "%d", k);
+        snprintf(dir, sizeof dir, "hl%d", k);
+        snprintf(ef, sizeof ef, "hl%d.err", k);
+        int rc = dse_run(NULL, tpath(ef), "export", "--db", db, "--campaign", "1", "--point", pt, "-o",
+                         tpath(dir), NULL);
+        colpts += col;
+        refused += rc != 0;
+        CHECK((rc != 0) == col, "point %d: column gene %d, export under the old bounds exit %d", k, col, rc);
+        if (rc) CHECK(file_lines(tpath(ef)) == 1 && contains(tpath(ef), "outside 0..1"));
+    }
+    sqlite3_close(wr);
     sqlite3_close(h);
     printf("ok: halo choices: %d of %d front points recompute on a slow link, each exported mapping "
            "evaluates to its stored objectives; an older configuration fetches; a bad one is "
-           "refused\n", withrc, n);
+           "refused; cut genes 0..2, and 0..1 for a configuration without \"cuts\" (%d of %d "
+           "points cut by columns refused there)\n", withrc, n, refused, colpts);
 }
 
 /* ---- bad input: exit 2, exactly one line, nothing written ---- */
