@@ -14,8 +14,9 @@
  *   naive    length S*n + L - S, genes 0..n-1 (a device)
  *   hybrid   length p*n, row-major (gene k*n + d = row k, device d), 0..S
  *   vertical length n, genes 0..L (a split point, 0 = device unused)
- *   spatial  hybrid's p*n genes, then S cut genes 0..1 (0 = channels,
- *            1 = rows: docs/spatial.md), one per splittable layer
+ *   spatial  hybrid's p*n genes, then S cut genes 0..2 (0 = channels,
+ *            1 = rows, 2 = columns: docs/spatial.md), one per splittable
+ *            layer (0..1 after chrom_set_cuts(c, 2))
  *
  * Hot path: chrom_decode() allocates nothing and touches only the genome,
  * the mapping and the chrom's precomputed tables; a chrom is read-only
@@ -104,6 +105,8 @@ int chrom_split_mask(const chrom *c);  /* split kinds (encode.c, campaign seeds)
  * encoding of campaigns made before column cuts (campaign.c), so they
  * resume as they ran.  Returns 0, or -1 for another kind or count. */
 int chrom_cuts(const chrom *c);
+/* (The one change to a chrom after chrom_new: call it before sharing the
+ * chrom between threads.) */
 int chrom_set_cuts(chrom *c, int ncut);
 const net *chrom_net(const chrom *c);
 

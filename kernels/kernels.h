@@ -122,7 +122,9 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
  * layer that may be cut that way (net_layer_rowsplit where nh < out.h,
  * net_layer_colsplit where nw < out.w) into out, an (out.c, nh, nw)
  * tensor.  inputs[k] holds all channels of the rows net_rows_in(n, layer,
- * k, h0, h0+nh) and the columns net_cols_in(...) name, (c, rows, cols);
+ * k, h0, h0+nh) and the columns net_cols_in(...) name, (c, rows, cols),
+ * and all of the input along an axis the band does not cut (nh == out.h:
+ * every row; nw == out.w: every column), as the Plan sends it;
  * weights are the whole layer's; the workspace holds kern_workspace_band()
  * floats.  The band runs the whole layer's convolution algorithm on the
  * band's geometry (net_band_layer), so its outputs equal the whole

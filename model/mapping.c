@@ -778,7 +778,7 @@ static int on_dev(const mapping *m, int i, int d)
 static void ad_hazards(const mapping *m, const net *n, const platform *p, const ad_nodes *N,
                        ad_warn *w)
 {
-    /* Its height split is right on paper (ad_height_why) but its front end
+    /* Its height and width splits are right on paper (ad_band_why) but its front end
      * stops on it (checked at AutoDiCE 82d6192, 2025-08-19): the HSplit node
      * it inserts is no ONNX operator and its own onnx.checker call rejects
      * it (before that, onnx 1.12 refuses the numpy integers of the band
@@ -899,6 +899,31 @@ int mapping_autodice_texts(const mapping *m, const net *n, const platform *p, ch
                         "AutoDiCE's %s split %s", n->layers[i].name, mapping_cut_unit(m->cut[i]),
                         m->cut[i] == MAP_CUT_ROWS ? "height" : "width", why);
             return 1;
+        }
+    }
+    /* Its width split names band k's node "<layer>_splitw_<k>" (k: the
+     * band's position) where its mapping.json renaming writes
+     * "_splitw_<index of the device's key>" (HorizontalInplace; its height
+     * split uses the key's index for both): band a must be on the a-th key,
+     * and dse writes the keys of the used devices in platform order. */
+    for (int i = 0; i < n->n; i++) {
+        if (m->cut[i] != MAP_CUT_COLS) continue;
+        const map_slice *s = mapping_slices(m, i);
+        for (int a = 0; a < mapping_nslices(m, i); a++) {
+            int key = 0; /* the index of s[a].dev's key among the used devices */
+            for (int d = 0; d < s[a].dev; d++) {
+                int used = 0;
+                for (int j = 0; j < n->n && !used; j++) used = on_dev(m, j, d);
+                key += used;
+            }
+            if (key != a) {
+                base_seterr(warn, "AutoDiCE's files not written: layer %.200s is cut by columns, and "
+                            "AutoDiCE's width split names band %d's node by its position but finds it "
+                            "under the %d-th device of mapping.json (%s): its bands must lie on the "
+                            "used devices in platform order", n->layers[i].name, a, key,
+                            p->dev[s[a].dev].name);
+                return 1;
+            }
         }
     }
     ad_dev *A = ad_devices(p);

@@ -345,9 +345,11 @@ int trace_same_steps(const trace_file *a, const trace_file *b, char *err)
             x->c0 != y->c0 || x->nc != y->nc || x->h0 != y->h0 || x->nh != y->nh ||
             x->w0 != y->w0 || x->nw != y->nw ||
             x->peer != y->peer || x->bytes != y->bytes) {
-            base_seterr(err, "device %s step %d: %s of layer %d [%d,+%d) against %s of "
-                     "layer %d [%d,+%d)", a->devices[x->dev], x->step, plan_op_name(x->op),
-                     x->layer, x->c0, x->nc, plan_op_name(y->op), y->layer, y->c0, y->nc);
+            base_seterr(err, "device %s step %d: %s of layer %d ch [%d,+%d) rows [%d,+%d) cols "
+                     "[%d,+%d) against %s of layer %d ch [%d,+%d) rows [%d,+%d) cols [%d,+%d)",
+                     a->devices[x->dev], x->step, plan_op_name(x->op), x->layer, x->c0, x->nc,
+                     x->h0, x->nh, x->w0, x->nw, plan_op_name(y->op), y->layer, y->c0, y->nc,
+                     y->h0, y->nh, y->w0, y->nw);
             return -1;
         }
     }

@@ -9,8 +9,8 @@
 #include "net.h"
 
 /* Random mapping of n on nd devices: each layer whole, cut by channels
- * (splittable kinds) or cut by rows (row-splittable layers), into 2..nd
- * random parts on distinct random devices. */
+ * (splittable kinds), by rows or by columns (row-splittable layers), into
+ * 2..nd random parts on distinct random devices. */
 static inline void randmap_mixed(mapping *m, const net *n, int nd, unsigned *seed)
 {
     int pos = 0;

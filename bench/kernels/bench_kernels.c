@@ -249,8 +249,9 @@ static double time_band(const net *n, int i, int h0, int nh, int w0, int nwd, in
     for (int k = 0; k < L->nin && k < 64; k++) {
         net_shape s = net_in_shape(n, i, k);
         int r0 = 0, r1 = s.h, q0 = 0, q1 = s.w;
-        if (!whole) net_rows_in(n, i, k, h0, h0 + nh, &r0, &r1);
-        if (!whole) net_cols_in(n, i, k, w0, w0 + nwd, &q0, &q1);
+        /* An axis the band does not cut: all of the input (net_band_layer). */
+        if (nh != L->out.h) net_rows_in(n, i, k, h0, h0 + nh, &r0, &r1);
+        if (nwd != L->out.w) net_cols_in(n, i, k, w0, w0 + nwd, &q0, &q1);
         size_t len = (size_t)s.c * (r1 > r0 ? r1 - r0 : 1) * (q1 > q0 ? q1 - q0 : 1);
         xs[k] = malloc(len * sizeof(float));
         for (size_t e = 0; e < len; e++) xs[k][e] = (float)((e * 2654435761u) % 2001) / 1000.0f - 1.0f;

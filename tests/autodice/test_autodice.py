@@ -359,7 +359,7 @@ def row_cuts(T, presets):
             ("rowy-h3", {"conv4": {"rows": [["rank0", 0, 2], ["rank1", 2, 4]]}}, {"conv4": [2, 4]}),
             ("rowy-w", {"conv2": {"columns": [["rank0", 0, 5], ["rank1", 5, 9]]}, "relu2": "rank1"},
              {"conv2": [5, 9]}),
-            ("rowy-w2", {"conv4": {"columns": [["rank1", 0, 3], ["rank0", 3, 3]]}}, {"conv4": [3, 3]})):
+            ("rowy-w2", {"conv4": {"columns": [["rank0", 0, 4], ["rank1", 4, 2]]}}, {"conv4": [4, 2]})):
         save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(base, **cuts)})
         rc, _, err = dse("export", "--network", T("rowy.json"), "--platform", "local-2",
                          "--mapping", T(tag + ".json"), "-o", T(tag))
@@ -416,11 +416,14 @@ def row_cuts(T, presets):
                                    ("rowy-dil", "conv5", "dilation in height (2)", "rowy"),
                                    ("rowy-nb", "conv2", "needs a bias", "rowynb-net"),
                                    ("rowy-wpad", "conv3", "left and right padding (1, 1)", "rowy"),
-                                   ("rowy-wdil", "conv5", "dilation in width (2)", "rowy")):
+                                   ("rowy-wdil", "conv5", "dilation in width (2)", "rowy"),
+                                   ("rowy-wswap", "conv2", "names band 0's node by its position",
+                                    "rowy")):
         h = {"conv5": 1}.get(layer, 7)
         cut = "columns" if "-w" in tag else "rows"
+        first, second = ("rank1", "rank0") if tag == "rowy-wswap" else ("rank0", "rank1")
         save(T(tag + ".json"), {"format": "dse-mapping", "layers": dict(
-            base, **{layer: {cut: [["rank0", 0, h], ["rank1", h, h]]}})})
+            base, **{layer: {cut: [[first, 0, h], [second, h, h]]}})})
         rc, _, err = dse("export", "--network", T(net + ".json"), "--platform", "local-2",
                          "--mapping", T(tag + ".json"), "-o", T(tag))
         check(rc == 0, "%s: exit %d" % (tag, rc))
