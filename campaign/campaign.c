@@ -190,6 +190,10 @@ static int setup(camp *c, int threads, char *err)
         base_seterr(err, "spatial chromosome: %d cuts per cut gene (2 or 3)", c->cuts);
         return -1;
     }
+    if (kind != CHROM_SPATIAL && c->opt.cuts) {
+        base_seterr(err, "--cuts is for the spatial chromosome, not %s", chrom_kind_name(kind));
+        return -1;
+    }
     if (chrom_restrict(c->ch, c->plat, e)) { /* devices with a "supports" list */
         base_seterr(err, "%s", e);
         return -1;
@@ -350,7 +354,8 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
         goto fail;
     }
     c->halos = 1; /* new campaigns: the cost model chooses (docs/spatial.md) */
-    c->cuts = MAP_CUT_COUNT; /* and spatial cut genes choose channels, rows or columns */
+    /* and spatial cut genes choose channels, rows or columns (--cuts) */
+    c->cuts = o->cuts ? o->cuts : MAP_CUT_COUNT;
     if (setup(c, threads, err)) goto fail;
     /* Built-in defaults are generic by design: warn about a file only. */
     if (c->warn[0] && warn && c->opt.coeffs) warn(warn_ctx, c->warn);

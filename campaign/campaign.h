@@ -50,6 +50,8 @@ typedef struct {
     const char *kind;        /* "nsga" or "exhaust" */
     const char *init;        /* solvers seeding the first population, "single,elim,..."
                                 (dse run --init; docs/solvers.md); NULL = none */
+    int cuts;                /* spatial: cuts its cut genes choose among, 2 (channels, rows)
+                                or 3 (and columns; 0 = the default, 3); dse run --cuts */
 } camp_options;
 
 /* The genomes --init put into the first population, as stored in the

@@ -136,8 +136,9 @@ static void print_best(res_db *db, long long id)
 
 static const char run_help[] =
     "usage: dse run --network N --platform P [--coeffs C] --chromosome naive|hybrid|vertical|spatial\n"
-    "               [--splits P] [--split-kinds conv,fc] --pop N --gens G [--time-budget S]\n"
-    "               --seed S [--init M,...] [--db F] [--name X] [--threads T] [--quiet]\n"
+    "               [--splits P] [--split-kinds conv,fc] [--cuts C] --pop N --gens G\n"
+    "               [--time-budget S] --seed S [--init M,...] [--db F] [--name X] [--threads T]\n"
+    "               [--quiet]\n"
     "A DSE campaign: NSGA-II over the chromosome's genomes, every mapping evaluated with the\n"
     "analytical model (energy J, memory MB, latency ms), every generation stored in the\n"
     "results database.  Prints `campaign ID` first, the best point per objective at the end.\n"
@@ -147,6 +148,8 @@ static const char run_help[] =
     "  --chromosome K    naive, hybrid (default), vertical or spatial (docs/chromosomes.md)\n"
     "  --splits P        hybrid and spatial: horizontal splits per layer, 1..devices (default 2)\n"
     "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n"
+    "  --cuts C          spatial: how a split layer may be cut, channels,rows,columns (default)\n"
+    "                    or channels,rows (docs/spatial.md)\n"
     "  --pop N           population, even, >= 4 (default 100)\n"
     "  --gens G          generations after the initial population (default 100)\n"
     "  --time-budget S   also stop after S seconds of search (0 = none)\n"
@@ -243,6 +246,7 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
     o.split_kinds = cli_get(&a, "split-kinds");
     o.init = cli_get(&a, "init");
     o.kind = exhaust ? "exhaust" : "nsga";
+    const char *cuts = cli_get(&a, "cuts");
     const char *dbpath = cli_get(&a, "db"), *name = cli_get(&a, "name");
     session s = {{cmd, cli_flag(&a, "quiet"), isatty(2), 0, 0}, 1};
     if (cli_int(&a, "splits", 2, -1000000, 1000000, &splits) ||
@@ -264,6 +268,13 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
     if (a.npos) {
         cli_error(cmd, "unexpected argument \"%s\" (see dse %s --help)", a.pos[0], cmd);
         return EXIT_USAGE;
+    }
+    if (cuts) {
+        o.cuts = !strcmp(cuts, "channels,rows,columns") ? 3 : !strcmp(cuts, "channels,rows") ? 2 : -1;
+        if (o.cuts < 0) {
+            cli_error(cmd, "--cuts must be channels,rows,columns or channels,rows");
+            return EXIT_USAGE;
+        }
     }
     if (!o.network || !o.platform) {
         cli_error(cmd, "--network and --platform are required (see dse %s --help)", cmd);
