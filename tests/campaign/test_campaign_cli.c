@@ -482,6 +482,51 @@ static void test_halos(void)
            "points cut by columns refused there)\n", withrc, n, refused, colpts);
 }
 
+/* dse run --cuts channels,rows: a spatial campaign keeping to row cuts
+ * stores "cuts" 2 and none of its genomes has a column gene (alexnet-bvlc
+ * on local-2: 4 split-point genes, 8 cut genes); --cuts with another
+ * chromosome, or another value, is refused in one line. */
+static void test_cuts(void)
+{
+    const char *db = tpath("cuts.db");
+    CHECK(dse_run(NULL, NULL, "run", "--network", "alexnet-bvlc", "--platform", "local-2",
+                  "--chromosome", "spatial", "--cuts", "channels,rows", "--pop", "16", "--gens", "6",
+                  "--seed", "3", "--db", db, "--quiet", NULL) == 0);
+    sqlite3 *h = db_open(db);
+    if (!h) {
+        CHECK(0);
+        return;
+    }
+    CHECK(db_int(h, "SELECT json_extract(config, '$.cuts') FROM campaigns WHERE id = 1") == 2);
+    int n = (int)db_int(h, "SELECT count(*) FROM individuals WHERE campaign = 1"), rows = 0, bad = 0;
+    sqlite3_stmt *st = NULL;
+    CHECK(sqlite3_prepare_v2(h, "SELECT genome FROM individuals WHERE campaign = 1", -1, &st, NULL) ==
+          SQLITE_OK);
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        for (int j = 0; s && *s; j++) {
+            char *e;
+            long v = strtol(s, &e, 10);
+            if (e == s) break;
+            if (j >= 4) rows += v == 1, bad += v < 0 || v > 1;
+            s = e;
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    CHECK(n > 16 && bad == 0 && rows > 0, "%d genomes: %d cut genes outside 0..1, %d rows", n, bad, rows);
+    CHECK(dse_run(NULL, tpath("cuts1.err"), "run", "--network", "toy6", "--platform", "local-2",
+                  "--chromosome", "hybrid", "--cuts", "channels,rows", "--pop", "4", "--gens", "1",
+                  "--db", tpath("cuts1.db"), NULL) == 2);
+    CHECK(file_lines(tpath("cuts1.err")) == 1 && contains(tpath("cuts1.err"), "spatial"));
+    CHECK(dse_run(NULL, tpath("cuts2.err"), "run", "--network", "toy6", "--platform", "local-2",
+                  "--chromosome", "spatial", "--cuts", "rows", "--pop", "4", "--gens", "1",
+                  "--db", tpath("cuts2.db"), NULL) == 2);
+    CHECK(file_lines(tpath("cuts2.err")) == 1 && contains(tpath("cuts2.err"), "--cuts"));
+    printf("ok: --cuts channels,rows: %d genomes, cut genes 0..1 (%d rows), stored cuts 2; "
+           "refused with hybrid or another value\n", n, rows);
+}
+
 /* ---- bad input: exit 2, exactly one line, nothing written ---- */
 
 static int bad(const char *tag, const char *db, const char *needle, ...)
@@ -645,6 +690,7 @@ int main(void)
     test_outputs();
     test_exhaust();
     test_halos();
+    test_cuts();
     test_bad_input();
     rm_tdir();
     printf("%s\n", check_failures ? "FAILED" : "ok");
