@@ -186,8 +186,8 @@ static int setup(camp *c, int threads, char *err)
         base_seterr(err, "%s", e);
         return -1;
     }
-    if (kind == CHROM_SPATIAL && chrom_set_cuts(c->ch, c->cuts)) {
-        base_seterr(err, "spatial chromosome: %d cuts per cut gene (2 or 3)", c->cuts);
+    if (kind == CHROM_SPATIAL && chrom_set_cut_mode(c->ch, (chrom_cut_mode)c->cuts)) {
+        base_seterr(err, "spatial chromosome: no cut mode %d", c->cuts);
         return -1;
     }
     if (kind != CHROM_SPATIAL && c->opt.cuts) {
@@ -294,7 +294,8 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     cJSON_AddItemToObject(o, "coeffs", parse_or_null(coeffs_text));
     cJSON_AddStringToObject(o, "chromosome", c->opt.chromosome);
     if (c->halos) cJSON_AddStringToObject(o, "halos", CAMP_HALO_RULE);
-    if (chrom_get_kind(c->ch) == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "cuts", c->cuts);
+    if (chrom_get_kind(c->ch) == CHROM_SPATIAL)
+        cJSON_AddStringToObject(o, "cuts", chrom_cut_mode_name((chrom_cut_mode)c->cuts));
     cJSON_AddNumberToObject(o, "splits", c->opt.splits);
     cJSON_AddStringToObject(o, "split_kinds", c->opt.split_kinds);
     cJSON_AddNumberToObject(o, "seed", (double)c->opt.seed);
@@ -354,9 +355,17 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
         goto fail;
     }
     c->halos = 1; /* new campaigns: the cost model chooses (docs/spatial.md) */
-    /* and spatial cut genes choose channels, rows or columns (--cuts) */
-    c->cuts = o->cuts ? o->cuts : MAP_CUT_COUNT;
+    /* and spatial cut genes choose channels or bands along the longer side
+     * unless --cuts says otherwise */
+    chrom_cut_mode cm = CHROM_CUTS_BANDS;
+    if (o->cuts && chrom_cut_mode_parse(o->cuts, &cm)) {
+        base_seterr(err, "--cuts \"%.100s\": channels,bands, channels,rows or channels,rows,columns",
+                    o->cuts);
+        goto fail;
+    }
+    c->cuts = cm;
     if (setup(c, threads, err)) goto fail;
+    c->opt.cuts = NULL; /* the caller's text, read by setup only: the mode is c->cuts */
     /* Built-in defaults are generic by design: warn about a file only. */
     if (c->warn[0] && warn && c->opt.coeffs) warn(warn_ctx, c->warn);
     if (compute_ref(c, err)) goto fail;
@@ -480,16 +489,18 @@ camp *camp_from_config(const char *config, int threads, char *err)
         goto fail;
     }
     c->halos = halos != NULL;
-    /* Spatial cut genes: "cuts" 3 (channels, rows, columns), or absent in
-     * configurations stored before column cuts, whose genes chose among 2
-     * (channels, rows): they resume with those bounds, as they ran. */
+    /* Spatial cut genes: "cuts" names the mode (chrom_cut_mode), absent in
+     * configurations stored before column cuts, whose genes chose channels
+     * or rows: they resume so, as they ran.  A name this dse does not
+     * have is refused. */
     const cJSON *jc = cJSON_GetObjectItemCaseSensitive(o, "cuts");
-    c->cuts = jc ? (int)jc->valuedouble : 2;
-    if (jc && (!cJSON_IsNumber(jc) || (jc->valuedouble != 2 && jc->valuedouble != MAP_CUT_COUNT))) {
-        base_seterr(err, "stored campaign configuration has \"cuts\" that is not 2 or %d",
-                    MAP_CUT_COUNT);
+    chrom_cut_mode cm = CHROM_CUTS_ROWS;
+    if (jc && chrom_cut_mode_parse(cJSON_IsString(jc) ? jc->valuestring : NULL, &cm)) {
+        base_seterr(err, "stored campaign configuration has \"cuts\" that is not channels,bands, "
+                    "channels,rows or channels,rows,columns");
         goto fail;
     }
+    c->cuts = cm;
     const cJSON *jn = cJSON_GetObjectItemCaseSensitive(o, "network");
     const cJSON *jp = cJSON_GetObjectItemCaseSensitive(o, "platform");
     const cJSON *jk = cJSON_GetObjectItemCaseSensitive(o, "coeffs");

@@ -50,8 +50,8 @@ typedef struct {
     const char *kind;        /* "nsga" or "exhaust" */
     const char *init;        /* solvers seeding the first population, "single,elim,..."
                                 (dse run --init; docs/solvers.md); NULL = none */
-    int cuts;                /* spatial: cuts its cut genes choose among, 2 (channels, rows)
-                                or 3 (and columns; 0 = the default, 3); dse run --cuts */
+    const char *cuts;        /* spatial: what its cut genes choose, a chrom_cut_mode name
+                                (dse run --cuts; NULL = channels,bands) */
 } camp_options;
 
 /* The genomes --init put into the first population, as stored in the

@@ -38,9 +38,9 @@ struct camp {
     int halos; /* 1: the cost model chooses each row cut's halos (recompute or fetch,
                 * cost_pick_halos; configuration "halos": CAMP_HALO_RULE); 0: every
                 * halo is fetched (configurations stored before the choice existed) */
-    int cuts;  /* spatial: the cuts its cut genes choose among (chrom_set_cuts;
-                * configuration "cuts"): 3 (channels, rows, columns) for new
-                * campaigns, 2 (channels, rows) for those stored before columns */
+    int cuts;  /* spatial: what its cut genes choose (chrom_cut_mode; configuration
+                * "cuts", its name): --cuts, default channels,bands, for new
+                * campaigns; channels,rows for those stored before columns */
     chrom *ch;
     int nvar;
     int *lo, *hi;

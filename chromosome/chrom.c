@@ -21,8 +21,10 @@ struct chrom {
     int L, S, len;
     int lo, hi;      /* bounds of every gene (spatial: of its p*n split-point genes; its
                         S cut genes are 0..ncut-1) */
-    int ncut;        /* spatial: cuts a cut gene chooses among (map_cut: channels, rows,
-                        columns; 2 for campaigns made before columns, chrom_set_cuts) */
+    chrom_cut_mode cuts; /* spatial: what a cut gene chooses (chrom.h) */
+    int ncut;        /* spatial: values of a cut gene (3 for CHROM_CUTS_ALL, else 2) */
+    unsigned char *longcut; /* L: MAP_CUT_COLS if layer i is wider than tall and may be cut
+                               by columns, else MAP_CUT_ROWS (CHROM_CUTS_BANDS' band) */
     unsigned char *bandable; /* L: bit MAP_CUT_ROWS (MAP_CUT_COLS) set if layer i may be cut
                                 by rows (columns): net_layer_rowsplit, net_layer_colsplit */
     int *split;      /* L: 1 if layer i is of a splittable kind in mask */
@@ -58,6 +60,7 @@ void chrom_free(chrom *c)
     free(c->gene);
     free(c->chan);
     free(c->bandable);
+    free(c->longcut);
     free(c->sub);
     free(c);
 }
@@ -104,8 +107,9 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
     c->gene = calloc((size_t)c->L, sizeof *c->gene);
     c->chan = calloc((size_t)c->L, sizeof *c->chan);
     c->bandable = calloc((size_t)c->L, sizeof *c->bandable);
-    if (!c->split || !c->sidx || !c->gene || !c->chan || !c->bandable) goto oom;
-    c->ncut = MAP_CUT_COUNT;
+    c->longcut = calloc((size_t)c->L, sizeof *c->longcut);
+    if (!c->split || !c->sidx || !c->gene || !c->chan || !c->bandable || !c->longcut) goto oom;
+    c->cuts = CHROM_CUTS_BANDS, c->ncut = 2;
     int g = 0;
     for (int i = 0; i < c->L; i++) {
         net_kind kk = n->layers[i].kind;
@@ -113,6 +117,10 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
         c->chan[i] = n->layers[i].out.c;
         c->bandable[i] = (unsigned char)(net_layer_rowsplit(n, i) << MAP_CUT_ROWS |
                                          net_layer_colsplit(n, i) << MAP_CUT_COLS);
+        /* A band along the longer side: its halos run along the shorter. */
+        c->longcut[i] = n->layers[i].out.w > n->layers[i].out.h && net_layer_colsplit(n, i)
+                            ? MAP_CUT_COLS
+                            : MAP_CUT_ROWS;
         c->gene[i] = g;
         g += c->split[i] ? ndev : 1;
         if (c->split[i]) c->sidx[c->S++] = i;
@@ -150,13 +158,41 @@ int chrom_nsplittable(const chrom *c) { return c->S; }
 int chrom_split_mask(const chrom *c) { return c->mask; }
 const net *chrom_net(const chrom *c) { return c->n; }
 
-int chrom_cuts(const chrom *c) { return c->kind == CHROM_SPATIAL ? c->ncut : 1; }
+static const char *cut_mode_names[] = {"channels,rows", "channels,bands", "channels,rows,columns"};
 
-int chrom_set_cuts(chrom *c, int ncut)
+const char *chrom_cut_mode_name(chrom_cut_mode m)
 {
-    if (c->kind != CHROM_SPATIAL || ncut < 2 || ncut > MAP_CUT_COUNT) return -1;
-    c->ncut = ncut;
+    return m >= CHROM_CUTS_ROWS && m <= CHROM_CUTS_ALL ? cut_mode_names[m] : "?";
+}
+
+int chrom_cut_mode_parse(const char *s, chrom_cut_mode *m)
+{
+    for (int k = CHROM_CUTS_ROWS; k <= CHROM_CUTS_ALL; k++)
+        if (s && !strcmp(s, cut_mode_names[k])) {
+            *m = (chrom_cut_mode)k;
+            return 0;
+        }
+    return -1;
+}
+
+chrom_cut_mode chrom_get_cut_mode(const chrom *c) { return c->cuts; }
+
+int chrom_cut_values(const chrom *c) { return c->kind == CHROM_SPATIAL ? c->ncut : 1; }
+
+int chrom_set_cut_mode(chrom *c, chrom_cut_mode m)
+{
+    if (c->kind != CHROM_SPATIAL || m < CHROM_CUTS_ROWS || m > CHROM_CUTS_ALL) return -1;
+    c->cuts = m;
+    c->ncut = m == CHROM_CUTS_ALL ? 3 : 2;
     return 0;
+}
+
+/* The cut of splittable layer i whose cut gene is v (map_cut). */
+static inline int cut_of(const chrom *c, int i, int v)
+{
+    if (!v) return MAP_CUT_CHANNELS;
+    if (c->cuts == CHROM_CUTS_BANDS) return c->longcut[i];
+    return v == 2 ? MAP_CUT_COLS : MAP_CUT_ROWS;
 }
 
 void chrom_bounds(const chrom *c, int *lo, int *hi)
@@ -358,8 +394,9 @@ static void decode_hybrid(const chrom *c, const int *g, const int *cut, mapping 
         while (k < n && b[k].dev >= 0) devs[k] = b[k].dev, w[k] = b[k].nc, k++;
         owner = devs[0]; /* row 1's device: takes the layers up to the next split */
         kb = k;
-        if (cut && cut[j] && k > 1 && (c->bandable[i] >> cut[j] & 1))
-            band = emit_band(c, m, &pos, i, cut[j], k, devs, w, share);
+        int how = cut ? cut_of(c, i, cut[j]) : MAP_CUT_CHANNELS;
+        if (how && k > 1 && (c->bandable[i] >> how & 1))
+            band = emit_band(c, m, &pos, i, how, k, devs, w, share);
         else band = 0, emit_shares(c, m, &pos, i, k, devs, w, share);
         j++;
     }
@@ -579,7 +616,10 @@ int chrom_dump(const chrom *c, const int *genome, char *buf, size_t len)
             sb_printf(&b, "\n");
         }
         if (c->kind == CHROM_SPATIAL) {
-            sb_printf(&b, "  cuts (0 = channels, 1 = rows%s):", c->ncut > 2 ? ", 2 = columns" : "");
+            sb_printf(&b, "  cuts (0 = channels, 1 = %s):",
+                      c->cuts == CHROM_CUTS_ALL     ? "rows, 2 = columns"
+                      : c->cuts == CHROM_CUTS_BANDS ? "bands along the longer side"
+                                                    : "rows");
             for (int j = 0; j < c->S; j++) sb_printf(&b, " %d", genome[c->p * n + j]);
             sb_printf(&b, "\n");
         }

@@ -14,9 +14,9 @@
  *   naive    length S*n + L - S, genes 0..n-1 (a device)
  *   hybrid   length p*n, row-major (gene k*n + d = row k, device d), 0..S
  *   vertical length n, genes 0..L (a split point, 0 = device unused)
- *   spatial  hybrid's p*n genes, then S cut genes 0..2 (0 = channels,
- *            1 = rows, 2 = columns: docs/spatial.md), one per splittable
- *            layer (0..1 after chrom_set_cuts(c, 2))
+ *   spatial  hybrid's p*n genes, then S cut genes, one per splittable
+ *            layer: 0 = channels, 1 = bands (chrom_cut_mode below;
+ *            docs/spatial.md)
  *
  * Hot path: chrom_decode() allocates nothing and touches only the genome,
  * the mapping and the chrom's precomputed tables; a chrom is read-only
@@ -99,15 +99,24 @@ int chrom_ndev(const chrom *c);
 int chrom_splits(const chrom *c);      /* p for hybrid and spatial, 0 otherwise */
 int chrom_nsplittable(const chrom *c); /* S */
 int chrom_split_mask(const chrom *c);  /* split kinds (encode.c, campaign seeds) */
-/* spatial: how many cuts a cut gene chooses among (map_cut order:
- * channels, rows, columns; 3 from chrom_new); 1 for the other kinds.
- * chrom_set_cuts(c, 2) makes the cut genes 0..1 (channels or rows), the
- * encoding of campaigns made before column cuts (campaign.c), so they
- * resume as they ran.  Returns 0, or -1 for another kind or count. */
-int chrom_cuts(const chrom *c);
-/* (The one change to a chrom after chrom_new: call it before sharing the
- * chrom between threads.) */
-int chrom_set_cuts(chrom *c, int ncut);
+/* spatial: what its cut genes choose (docs/chromosomes.md):
+ *   CHROM_CUTS_ROWS   0 channels, 1 rows (campaigns stored before columns)
+ *   CHROM_CUTS_BANDS  0 channels, 1 bands along the layer's longer side:
+ *                     rows, or columns where the output is wider than tall
+ *                     (chrom_new's default: the space of ROWS, and the same
+ *                     decode wherever maps are square or tall)
+ *   CHROM_CUTS_ALL    0 channels, 1 rows, 2 columns
+ * Names (configurations, dse run --cuts): "channels,rows",
+ * "channels,bands", "channels,rows,columns". */
+typedef enum { CHROM_CUTS_ROWS, CHROM_CUTS_BANDS, CHROM_CUTS_ALL } chrom_cut_mode;
+const char *chrom_cut_mode_name(chrom_cut_mode m);
+int chrom_cut_mode_parse(const char *s, chrom_cut_mode *m); /* 0, or -1 if unknown */
+chrom_cut_mode chrom_get_cut_mode(const chrom *c);
+/* Values a cut gene takes (2 or 3; 1 for the other kinds). */
+int chrom_cut_values(const chrom *c);
+/* Returns 0, or -1 for another kind or mode.  (The one change to a chrom
+ * after chrom_new: call it before sharing the chrom between threads.) */
+int chrom_set_cut_mode(chrom *c, chrom_cut_mode m);
 const net *chrom_net(const chrom *c);
 
 #endif

@@ -141,8 +141,14 @@ static void build_points(const chrom *c, const mapping *t, int *g)
             row_from(want, m, nd, g + (size_t)r * nd);
         }
         if (chrom_get_kind(c) == CHROM_SPATIAL) /* the cut genes: the target's cuts */
-            for (int j = 0; j < S; j++) /* (a cut the genes cannot say: channels) */
-                g[(size_t)chrom_splits(c) * nd + j] = t->cut[sl[j]] < chrom_cuts(c) ? t->cut[sl[j]] : 0;
+            for (int j = 0; j < S; j++) { /* a cut the genes cannot say: channels */
+                int cut = t->cut[sl[j]], *gj = &g[(size_t)chrom_splits(c) * nd + j];
+                switch (chrom_get_cut_mode(c)) {
+                case CHROM_CUTS_ALL: *gj = cut; break;
+                case CHROM_CUTS_BANDS: *gj = cut != MAP_CUT_CHANNELS; break;
+                case CHROM_CUTS_ROWS: *gj = cut == MAP_CUT_ROWS; break;
+                }
+            }
     }
     free(want), free(sl);
 }

@@ -148,8 +148,9 @@ static const char run_help[] =
     "  --chromosome K    naive, hybrid (default), vertical or spatial (docs/chromosomes.md)\n"
     "  --splits P        hybrid and spatial: horizontal splits per layer, 1..devices (default 2)\n"
     "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n"
-    "  --cuts C          spatial: how a split layer may be cut, channels,rows,columns (default)\n"
-    "                    or channels,rows (docs/spatial.md)\n"
+    "  --cuts C          spatial: what its cut genes choose: channels,bands (default: channels or\n"
+    "                    bands along the layer's longer side), channels,rows, or\n"
+    "                    channels,rows,columns (docs/chromosomes.md)\n"
     "  --pop N           population, even, >= 4 (default 100)\n"
     "  --gens G          generations after the initial population (default 100)\n"
     "  --time-budget S   also stop after S seconds of search (0 = none)\n"
@@ -246,7 +247,7 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
     o.split_kinds = cli_get(&a, "split-kinds");
     o.init = cli_get(&a, "init");
     o.kind = exhaust ? "exhaust" : "nsga";
-    const char *cuts = cli_get(&a, "cuts");
+    o.cuts = cli_get(&a, "cuts");
     const char *dbpath = cli_get(&a, "db"), *name = cli_get(&a, "name");
     session s = {{cmd, cli_flag(&a, "quiet"), isatty(2), 0, 0}, 1};
     if (cli_int(&a, "splits", 2, -1000000, 1000000, &splits) ||
@@ -269,13 +270,7 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
         cli_error(cmd, "unexpected argument \"%s\" (see dse %s --help)", a.pos[0], cmd);
         return EXIT_USAGE;
     }
-    if (cuts) {
-        o.cuts = !strcmp(cuts, "channels,rows,columns") ? 3 : !strcmp(cuts, "channels,rows") ? 2 : -1;
-        if (o.cuts < 0) {
-            cli_error(cmd, "--cuts must be channels,rows,columns or channels,rows");
-            return EXIT_USAGE;
-        }
-    }
+
     if (!o.network || !o.platform) {
         cli_error(cmd, "--network and --platform are required (see dse %s --help)", cmd);
         return EXIT_USAGE;

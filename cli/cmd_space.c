@@ -12,10 +12,11 @@
 
 static const char space_help[] =
     "usage: dse space --network NAME|FILE --devices D --chromosome naive|hybrid|vertical|spatial\n"
-    "                 [--splits P] [--split-kinds conv,fc] [--json]\n"
+    "                 [--splits P] [--split-kinds conv,fc] [--cuts C] [--json]\n"
     "Genome length, gene bounds and log10 of the search-space size.\n"
     "  --splits P        hybrid and spatial: horizontal splits per layer, 1..D (default min(2, D))\n"
-    "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n";
+    "  --split-kinds K   layer kinds that may be split: conv,fc (default), conv or fc\n"
+    "  --cuts C          spatial: channels,bands (default), channels,rows or channels,rows,columns\n";
 
 int cmd_space(int argc, char **argv)
 {
@@ -24,7 +25,7 @@ int cmd_space(int argc, char **argv)
     int started = cli_start(&a, "space", argc, argv, "json", space_help);
     if (started >= 0) return started;
     const char *netname = cli_get(&a, "network"), *kname = cli_get(&a, "chromosome");
-    const char *kinds = cli_get(&a, "split-kinds");
+    const char *kinds = cli_get(&a, "split-kinds"), *cuts = cli_get(&a, "cuts");
     long ndev, p;
     int json = cli_flag(&a, "json");
     if (cli_int(&a, "devices", 0, 1, CHROM_MAX_DEV, &ndev)) return EXIT_USAGE;
@@ -44,6 +45,12 @@ int cmd_space(int argc, char **argv)
                   kname);
         return EXIT_USAGE;
     }
+    chrom_cut_mode cm = CHROM_CUTS_BANDS;
+    if (cuts && (kind != CHROM_SPATIAL || chrom_cut_mode_parse(cuts, &cm))) {
+        cli_error("space", "--cuts is for the spatial chromosome: channels,bands, channels,rows or "
+                  "channels,rows,columns");
+        return EXIT_USAGE;
+    }
     int mask = kinds ? net_split_mask_parse(kinds) : NET_SPLIT_DEFAULT;
     if (mask < 0) {
         cli_error("space", "--split-kinds must be conv,fc, conv or fc, not \"%s\"", kinds);
@@ -55,6 +62,7 @@ int cmd_space(int argc, char **argv)
         return EXIT_USAGE;
     }
     chrom *c = chrom_new(n, (int)ndev, kind, (int)p, mask, err);
+    if (c && kind == CHROM_SPATIAL) chrom_set_cut_mode(c, cm);
     if (!c) {
         cli_error("space", "%s", err);
         net_free(n);
@@ -72,7 +80,7 @@ int cmd_space(int argc, char **argv)
             return EXIT_FAIL;
         }
         chrom_bounds(c, l, h);
-        lo = l[0], hi = h[0]; /* uniform, but spatial's cut genes (0..2) */
+        lo = l[0], hi = h[0]; /* uniform, but spatial's cut genes (0..1 or 0..2) */
         free(l);
         free(h);
     }
@@ -90,7 +98,8 @@ int cmd_space(int argc, char **argv)
         cJSON_AddStringToObject(o, "chromosome", chrom_kind_name(kind));
         if (kind == CHROM_HYBRID || kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "splits", p);
         if (kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "cut_genes", chrom_nsplittable(c));
-        if (kind == CHROM_SPATIAL) cJSON_AddNumberToObject(o, "cuts", chrom_cuts(c));
+        if (kind == CHROM_SPATIAL)
+            cJSON_AddStringToObject(o, "cuts", chrom_cut_mode_name(chrom_get_cut_mode(c)));
         cJSON_AddNumberToObject(o, "length", len);
         cJSON_AddNumberToObject(o, "gene_min", lo);
         cJSON_AddNumberToObject(o, "gene_max", hi);
@@ -105,9 +114,9 @@ int cmd_space(int argc, char **argv)
             printf("chromosome %s, %ld devices\n", chrom_kind_name(kind), ndev);
         if (kind == CHROM_SPATIAL) {
             int S = chrom_nsplittable(c), sp = len - S;
-            printf("genome length %d: %d split-point genes %d..%d, %d cut genes 0..%d "
-                   "(channels, rows, columns)\n", len, sp, lo, hi, S, chrom_cuts(c) - 1);
-            printf("search space 10^%.3f (%d^%d x %d^%d)\n", lg, hi - lo + 1, sp, chrom_cuts(c), S);
+            printf("genome length %d: %d split-point genes %d..%d, %d cut genes 0..%d (%s)\n", len,
+                   sp, lo, hi, S, chrom_cut_values(c) - 1, chrom_cut_mode_name(chrom_get_cut_mode(c)));
+            printf("search space 10^%.3f (%d^%d x %d^%d)\n", lg, hi - lo + 1, sp, chrom_cut_values(c), S);
         } else {
             printf("genome length %d, genes %d..%d\n", len, lo, hi);
             printf("search space 10^%.3f (%d^%d)\n", lg, hi - lo + 1, len);

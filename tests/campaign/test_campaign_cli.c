@@ -381,8 +381,8 @@ static void test_halos(void)
                " \"links\": {\"network\": {\"latency_us\": 100000, \"bandwidth_mbs\": 100}}}\n");
     fclose(f);
     CHECK(dse_run(NULL, NULL, "run", "--network", "alexnet-bvlc", "--platform", plat, "--chromosome",
-                  "spatial", "--pop", "24", "--gens", "8", "--seed", "4", "--db", db, "--quiet",
-                  NULL) == 0);
+                  "spatial", "--cuts", "channels,rows,columns", "--pop", "24", "--gens", "8", "--seed",
+                  "4", "--db", db, "--quiet", NULL) == 0);
     sqlite3 *h = db_open(db);
     if (!h) {
         CHECK(0);
@@ -437,14 +437,16 @@ static void test_halos(void)
     CHECK(file_lines(tpath("hbad.err")) == 1 && contains(tpath("hbad.err"), "halos"));
     CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.halos', 'cost-1')", 0, 0,
                        0) == 0);
-    /* Cut genes: new spatial campaigns store "cuts" 3 (channels, rows,
-     * columns); a value this dse does not know is refused in one line; a
-     * configuration without it (stored before column cuts) reads its cut
-     * genes as 0..1, so a genome with a column gene does not decode there
-     * (alexnet-bvlc, p = 2 on 2 devices: 4 split-point genes, then 8 cut
-     * genes). */
-    CHECK(db_int(h, "SELECT json_extract(config, '$.cuts') FROM campaigns WHERE id = 1") == 3);
-    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.cuts', 5)", 0, 0, 0) == 0);
+    /* Cut genes: spatial campaigns store their mode ("cuts", here
+     * channels,rows,columns: genes 0..2); a mode this dse does not know is
+     * refused in one line; a configuration without it (stored before column
+     * cuts) reads its cut genes as channels,rows, 0..1, so a genome with a
+     * column gene does not decode there (alexnet-bvlc, p = 2 on 2 devices:
+     * 4 split-point genes, then 8 cut genes). */
+    CHECK(db_int(h, "SELECT json_extract(config, '$.cuts') = 'channels,rows,columns' FROM campaigns "
+                    "WHERE id = 1") == 1);
+    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.cuts', 'sideways')", 0,
+                       0, 0) == 0);
     CHECK(dse_run(NULL, tpath("cbad.err"), "export", "--db", db, "--campaign", "1", "--point", "0",
                   "-o", tpath("cbad"), NULL) != 0);
     CHECK(file_lines(tpath("cbad.err")) == 1 && contains(tpath("cbad.err"), "\"cuts\""));
@@ -478,14 +480,16 @@ static void test_halos(void)
     sqlite3_close(h);
     printf("ok: halo choices: %d of %d front points recompute on a slow link, each exported mapping "
            "evaluates to its stored objectives; an older configuration fetches; a bad one is "
-           "refused; cut genes 0..2, and 0..1 for a configuration without \"cuts\" (%d of %d "
-           "points cut by columns refused there)\n", withrc, n, refused, colpts);
+           "refused; cut genes 0..2 under channels,rows,columns, and 0..1 for a configuration "
+           "without \"cuts\" (%d of %d points cut by columns refused there)\n", withrc, n, refused,
+           colpts);
 }
 
 /* dse run --cuts channels,rows: a spatial campaign keeping to row cuts
- * stores "cuts" 2 and none of its genomes has a column gene (alexnet-bvlc
- * on local-2: 4 split-point genes, 8 cut genes); --cuts with another
- * chromosome, or another value, is refused in one line. */
+ * stores that mode and its genomes' cut genes are 0..1 (alexnet-bvlc on
+ * local-2: 4 split-point genes, 8 cut genes); without --cuts it stores
+ * channels,bands; --cuts with another chromosome, or another value, is
+ * refused in one line. */
 static void test_cuts(void)
 {
     const char *db = tpath("cuts.db");
@@ -497,7 +501,8 @@ static void test_cuts(void)
         CHECK(0);
         return;
     }
-    CHECK(db_int(h, "SELECT json_extract(config, '$.cuts') FROM campaigns WHERE id = 1") == 2);
+    CHECK(db_int(h, "SELECT json_extract(config, '$.cuts') = 'channels,rows' FROM campaigns WHERE id = 1")
+          == 1);
     int n = (int)db_int(h, "SELECT count(*) FROM individuals WHERE campaign = 1"), rows = 0, bad = 0;
     sqlite3_stmt *st = NULL;
     CHECK(sqlite3_prepare_v2(h, "SELECT genome FROM individuals WHERE campaign = 1", -1, &st, NULL) ==
@@ -515,6 +520,12 @@ static void test_cuts(void)
     sqlite3_finalize(st);
     sqlite3_close(h);
     CHECK(n > 16 && bad == 0 && rows > 0, "%d genomes: %d cut genes outside 0..1, %d rows", n, bad, rows);
+    CHECK(dse_run(NULL, NULL, "run", "--network", "toy6", "--platform", "local-2", "--chromosome",
+                  "spatial", "--pop", "4", "--gens", "1", "--db", db, "--quiet", NULL) == 0);
+    h = db_open(db);
+    CHECK(h && db_int(h, "SELECT json_extract(config, '$.cuts') = 'channels,bands' FROM campaigns "
+                         "WHERE id = 2") == 1);
+    if (h) sqlite3_close(h);
     CHECK(dse_run(NULL, tpath("cuts1.err"), "run", "--network", "toy6", "--platform", "local-2",
                   "--chromosome", "hybrid", "--cuts", "channels,rows", "--pop", "4", "--gens", "1",
                   "--db", tpath("cuts1.db"), NULL) == 2);
@@ -523,8 +534,8 @@ static void test_cuts(void)
                   "--chromosome", "spatial", "--cuts", "rows", "--pop", "4", "--gens", "1",
                   "--db", tpath("cuts2.db"), NULL) == 2);
     CHECK(file_lines(tpath("cuts2.err")) == 1 && contains(tpath("cuts2.err"), "--cuts"));
-    printf("ok: --cuts channels,rows: %d genomes, cut genes 0..1 (%d rows), stored cuts 2; "
-           "refused with hybrid or another value\n", n, rows);
+    printf("ok: --cuts channels,rows: %d genomes, cut genes 0..1 (%d rows), stored so; default "
+           "channels,bands; refused with hybrid or another value\n", n, rows);
 }
 
 /* ---- bad input: exit 2, exactly one line, nothing written ---- */

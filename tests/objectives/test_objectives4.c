@@ -32,7 +32,7 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     CHECK(COST_NOBJ == 4 && !strcmp(cost_objectives[3].name, "traffic"));
     snprintf(db, sizeof db, "%s/four.db", dir);
-    camp_options o = {"alexnet-bvlc", "jetson-nx-8-cpu", NULL, "hybrid", 2, NULL, 16, 4, 0, 3, 0, "nsga", NULL, 0};
+    camp_options o = {"alexnet-bvlc", "jetson-nx-8-cpu", NULL, "hybrid", 2, NULL, 16, 4, 0, 3, 0, "nsga", NULL, NULL};
     camp *c = camp_new(&o, 1, NULL, NULL, err);
     CHECK(c != NULL, "%s", err);
     res_db *r = res_open(db, RES_OPEN_CREATE, err);

@@ -842,9 +842,18 @@ static void spatial_chromosome(void)
     CHECK(d == 0, "encode of a decoded spatial genome: distance %g", d);
     char dump[2048];
     chrom_dump(c, g, dump, sizeof dump);
+    CHECK(strstr(dump, "cuts (0 = channels, 1 = bands along the longer side): 1 0") != NULL, "%s", dump);
+    /* channels,rows (campaigns stored before columns): the same decode on
+     * these square maps; channels,rows,columns: cut gene 2 cuts conv, relu
+     * (16 columns) and pool (8) into two column bands, the same devices. */
+    CHECK(chrom_get_cut_mode(c) == CHROM_CUTS_BANDS && chrom_cut_values(c) == 2);
+    mapping *mr = mapping_new(n->n, 2);
+    CHECK(!chrom_set_cut_mode(c, CHROM_CUTS_ROWS) && !chrom_decode(c, g, 6, mr, err) &&
+          mapping_equal(m, mr), "channels,rows decodes otherwise: %s", err);
+    mapping_free(mr);
+    CHECK(!chrom_set_cut_mode(c, CHROM_CUTS_ALL) && chrom_cut_values(c) == 3);
+    chrom_dump(c, g, dump, sizeof dump);
     CHECK(strstr(dump, "cuts (0 = channels, 1 = rows, 2 = columns): 1 0") != NULL, "%s", dump);
-    /* The same with conv cut by columns (cut gene 2): conv, relu (16
-     * columns) and pool (8) in two column bands, the same devices. */
     g[4] = 2;
     CHECK(!chrom_decode(c, g, 6, m, err) && !mapping_validate(m, n, err), "%s", err);
     for (int i = 0; i < 6; i++) {
@@ -856,13 +865,40 @@ static void spatial_chromosome(void)
               m->cut[i], mapping_nslices(m, i), s[0].dev, s[0].c0, s[0].nc);
     }
     CHECK(chrom_encode(c, m, g2, err) == 0 && g2[4] == 2, "encode of a column cut: gene %d", g2[4]);
-    /* Campaigns stored before columns: cut genes 0..1; a 2 is out of bounds. */
+    /* Two-valued modes: cut genes 0..1; a 2 is out of bounds. */
     int lo6[6], hi6[6];
-    CHECK(chrom_cuts(c) == 3 && !chrom_set_cuts(c, 2) && chrom_cuts(c) == 2);
+    CHECK(!chrom_set_cut_mode(c, CHROM_CUTS_ROWS) && chrom_cut_values(c) == 2);
     chrom_bounds(c, lo6, hi6);
     CHECK(hi6[4] == 1 && hi6[5] == 1 && hi6[0] == 2, "legacy bounds %d %d %d", hi6[4], hi6[5], hi6[0]);
     CHECK(chrom_decode(c, g, 6, m, err) == -1 && strstr(err, "gene 4"), "legacy decode of a 2: %s", err);
-    CHECK(chrom_set_cuts(c, 4) == -1 && chrom_set_cuts(c, 1) == -1);
+    CHECK(chrom_set_cut_mode(c, (chrom_cut_mode)7) == -1);
+    chrom_cut_mode cm;
+    CHECK(!chrom_cut_mode_parse("channels,bands", &cm) && cm == CHROM_CUTS_BANDS &&
+          chrom_cut_mode_parse("rows", &cm) == -1 &&
+          !strcmp(chrom_cut_mode_name(CHROM_CUTS_ALL), "channels,rows,columns"));
+    mapping_free(m);
+    chrom_free(c);
+    net_free(n);
+
+    /* channels,bands on a map wider than tall: the band runs along the
+     * width (columns, halos of its 6 rows), and on through the ReLU;
+     * channels,rows cuts the same genome by rows. */
+    n = net_new("wide", "x", (net_shape){3, 6, 20});
+    const char *x1[1] = {"x"}, *c1[1] = {"c"};
+    net_attr ca = net_attr_conv(8, 3, 1, 1, 1, 1);
+    net_attr ra = net_attr_default(NET_RELU);
+    CHECK(net_add(n, "c", NET_CONV, &ca, 1, x1, err) >= 0 && net_add(n, "r", NET_RELU, &ra, 1, c1, err) >= 0 &&
+          !net_finalize(n, "wide", err), "%s", err);
+    c = chrom_new(n, 2, CHROM_SPATIAL, 2, NET_SPLIT_DEFAULT, err);
+    CHECK(c && chrom_length(c) == 5, "%s", err);
+    int gw[5] = {1, 0, 0, 1, 1}; /* split 1: d0 conv; split 2: d1 conv; cut gene 1 */
+    m = mapping_new(n->n, 2);
+    CHECK(c && !chrom_decode(c, gw, 5, m, err) && !mapping_validate(m, n, err), "%s", err);
+    CHECK(m->cut[0] == MAP_CUT_COLS && m->cut[1] == MAP_CUT_COLS && mapping_nslices(m, 0) == 2 &&
+          mapping_slices(m, 0)[0].nc + mapping_slices(m, 0)[1].nc == 20,
+          "wide map: cut %d %d, %d slices", m->cut[0], m->cut[1], mapping_nslices(m, 0));
+    CHECK(c && !chrom_set_cut_mode(c, CHROM_CUTS_ROWS) && !chrom_decode(c, gw, 5, m, err) &&
+          m->cut[0] == MAP_CUT_ROWS && m->cut[1] == MAP_CUT_ROWS, "channels,rows on a wide map: %s", err);
     mapping_free(m);
     chrom_free(c);
     net_free(n);
@@ -877,6 +913,8 @@ static void spatial_chromosome(void)
             int p = nd < 3 ? nd : 3;
             chrom *cs = chrom_new(n, nd, CHROM_SPATIAL, p, NET_SPLIT_DEFAULT, err);
             chrom *ch = chrom_new(n, nd, CHROM_HYBRID, p, NET_SPLIT_DEFAULT, err);
+            /* these maps are square: channels,bands cuts rows; columns too on 8 devices */
+            if (nd == 8) chrom_set_cut_mode(cs, CHROM_CUTS_ALL);
             int len = chrom_length(cs), hl = chrom_length(ch);
             CHECK(len == hl + chrom_nsplittable(cs));
             int *lo = malloc(len * sizeof(int)), *hi = malloc(len * sizeof(int)), *gg = malloc(len * sizeof(int));
