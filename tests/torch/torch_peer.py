@@ -5,9 +5,11 @@ input; the ONNX files are imported into dse (real weights) and run with
 `dse exec` on 1 rank and on 2 ranks with a hybrid mapping (every Conv and FC
 split in two across the ranks, the other layers in blocks alternating between
 them).  resnet18 also runs on 2 ranks with mixed cuts (issue 21): every layer
-cut at random by output rows into bands of unequal height (with the halos
-they need), by output channels, or whole, three mappings.  Outputs must
-agree within 1e-4 relative (+1e-5 of the output range)."""
+cut at random by output rows or columns into bands of unequal size (with the
+halos they need), by output channels, or whole, three mappings; and so does
+a 1-D CNN over raw audio written with (1, k) kernels (maps one row high:
+columns are its only bands) on a 1 x 1 x 4000 input.  Outputs must agree
+within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
 import numpy as np
@@ -48,15 +50,41 @@ def compare(name, got, ref):
         print("ok: %s equals PyTorch (max relative error %.2g over %d outputs)" % (name, rel, ref.size))
 
 
+class Audio1d(torch.nn.Module):
+    """Conv1d as it is often exported: Conv2d with (1, k) kernels, strides
+    and pads on a C x 1 x W map, BatchNorm, ReLU, a max pool, then global
+    average pooling and a classifier."""
+    def __init__(self):
+        super().__init__()
+        nn, layers, c = torch.nn, [], 1
+        for co, k, st in ((16, 9, 4), (32, 9, 2), (32, 5, 1), (64, 5, 2), (64, 3, 1)):
+            layers += [nn.Conv2d(c, co, (1, k), (1, st), (0, k // 2)), nn.BatchNorm2d(co), nn.ReLU()]
+            c = co
+        layers.insert(6, nn.MaxPool2d((1, 3), (1, 2), (0, 1)))
+        self.f = nn.Sequential(*layers)
+        self.fc = nn.Linear(c, 12)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(self.f(x), 1), 1))
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
-    for name in ("alexnet", "resnet50", "resnet18"):
+    for name in ("alexnet", "resnet50", "resnet18", "audio1d"):
         torch.manual_seed(1234)
-        model = getattr(torchvision.models, name)(weights=None).eval()
-        x = torch.rand(1, 3, 224, 224) * 2 - 1
+        if name == "audio1d":
+            model = Audio1d().eval()
+            for mod in model.modules():  # BatchNorm statistics other than 0 and 1
+                if isinstance(mod, torch.nn.BatchNorm2d):
+                    mod.running_mean.uniform_(-0.2, 0.2)
+                    mod.running_var.uniform_(0.5, 1.5)
+            x = torch.rand(1, 1, 1, 4000) * 2 - 1
+        else:
+            model = getattr(torchvision.models, name)(weights=None).eval()
+            x = torch.rand(1, 3, 224, 224) * 2 - 1
         with torch.no_grad():
             y = model(x).numpy().astype(np.float32).ravel()
         onnx = os.path.join(tmp, name + ".onnx")
@@ -72,8 +100,8 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name == "resnet18":
-            for seed in (1, 2, 3):
+        if name in ("resnet18", "audio1d"):
+            for seed in ((1, 2, 3) if name == "resnet18" else (2, 5, 6)):  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
