@@ -127,7 +127,7 @@ int camp_load_front(res_db *db, long long id, res_point **out, char *err);
  * while the campaign evaluates, nor from two threads at once. */
 int camp_decode(const camp *c, const int *genome, mapping *m, char *err);
 
-/* The picture of a genome's mapping for res_plot: channel shares per
+/* The picture of a genome's mapping for res_plot: shares of each layer's output per
  * layer and device, payload bytes per device pair (from its Plan).  Its
  * arrays are malloc'd: camp_picture_free.  0, or -1 with err. */
 int camp_picture(const camp *c, const int *genome, res_mapping_picture *pic, char *err);

@@ -189,7 +189,8 @@ int camp_picture(const camp *c, const int *genome, res_mapping_picture *pic, cha
         layer[l] = c->net->layers[l].name;
         for (int k = 0; k < mapping_nslices(m, l); k++) {
             const map_slice *sl = &mapping_slices(m, l)[k];
-            share[(size_t)l * nd + sl->dev] = (double)sl->nc / c->net->layers[l].out.c;
+            /* its share of the channels, rows or columns the layer is cut by */
+            share[(size_t)l * nd + sl->dev] = (double)sl->nc / mapping_cut_total(c->net, l, m->cut[l]);
         }
     }
     for (int d = 0; d < nd; d++) dev[d] = c->plat->dev[d].name;

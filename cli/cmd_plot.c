@@ -26,7 +26,7 @@ static const char plot_help[] =
     "(validation-ID.png) and, per validated point, its predicted and measured timelines\n"
     "as Gantt charts on one time axis (timeline-ID-POINT.png).  --point N (one campaign):\n"
     "mapping-ID-N.png, front point N's mapping: layers x devices shaded by the share of\n"
-    "each layer's output channels, and the bytes each device sends to each other.\n"
+    "each layer's output (channels, rows or columns), and the bytes each device sends to each other.\n"
     "The data (*.dat) and the gnuplot scripts (*.gp) are written too; all the files are\n"
     "written whole or none (docs/exit-codes.md).  The gnuplot program is $DSE_GNUPLOT,\n"
     "else `gnuplot`.\n";

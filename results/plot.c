@@ -498,7 +498,7 @@ static int mapping_plot(outset *o, const plotted *pc, int point, const res_mappi
     FILE *f = out_open(o, name);
     if (!f) return -1;
     fprintf(f, "# mapping of front point %d of campaign %lld: share of each layer's output "
-               "channels per device\n# layer device share\n", point, id);
+               "(channels, rows or columns, as it is cut) per device\n# layer device share\n", point, id);
     for (int l = 0; l < m->nlayers; l++) {
         for (int d = 0; d < m->ndev; d++)
             fprintf(f, "%d %d %.17g\n", l, d, m->share[(size_t)l * m->ndev + d]);
@@ -524,9 +524,9 @@ static int mapping_plot(outset *o, const plotted *pc, int point, const res_mappi
     int rc = png_out(o, f, name);
     fprintf(f, "set multiplot title 'campaign %s, front point %d: who computes what, "
                "who sends what'\nset tmargin 4\nset bmargin 9\nset lmargin 14\n", pc->title, point);
-    /* Left: layers x devices, shaded by the share of output channels. */
+    /* Left: layers x devices, shaded by the share of each layer's output. */
     fprintf(f, "set size 0.70,1\nset origin 0,0\nset xlabel 'layer'\nset ylabel 'device'\n"
-               "set cblabel 'share of the layer output channels'\nset cbrange [0:1]\n"
+               "set cblabel 'share of the layer output'\nset cbrange [0:1]\n"
                "set palette defined (0 '#ffffff', 1 '#08306b')\n"
                "set xrange [-0.5:%d.5]\nset yrange [-0.5:%d.5]\nset ytics (",
             m->nlayers - 1, m->ndev - 1);

@@ -227,7 +227,7 @@ int res_calibration_add(res_db *db, const char *platform, const char *network,
  * point labelled with its index), convergence and hypervolume, predicted
  * vs measured and the Gantt charts of validated points.  point >= 0
  * (with one campaign): also the picture of that front point's mapping,
- * drawn from the mapping given (layers x devices, channel shares, bytes).
+ * drawn from the mapping given (layers x devices, shares of each layer's output, bytes).
  * The data files and scripts are written first, with every number exact,
  * so a user can re-plot by hand.  Returns 0, -1 with err (bad usage: a
  * campaign or point that does not exist, an unusable folder), or -2
@@ -239,7 +239,7 @@ typedef struct {
     const char *const *dev;   /* their names */
     int nlayers;
     const char *const *layer; /* layer names */
-    const double *share;      /* nlayers x ndev: share of the layer's output channels */
+    const double *share;      /* nlayers x ndev: share of the layer's output (channels, rows or columns, as it is cut) */
     const long long *bytes;   /* ndev x ndev: payload bytes sent from row to column */
 } res_mapping_picture;
 typedef struct {

@@ -414,6 +414,34 @@ static void test_halos(void)
         }
     }
     CHECK(withrc > 0, "no front point of %d recomputes a halo on a 100 ms link", n);
+    /* dse plot --point: each layer's shares of its output (channels, rows
+     * or columns, as it is cut) sum to 1 over the devices. */
+    int plotted = 0, badsum = 0;
+    for (int k = 0; k < n; k++) {
+        char pt[16], dir[32], dat[64];
+        snprintf(pt, sizeof pt, "%d", k);
+        snprintf(dir, sizeof dir, "hp%d", k);
+        if (dse_run(NULL, NULL, "plot", "--db", db, "--campaign", "1", "--point", pt, "-o", tpath(dir),
+                    NULL) != 0)
+            continue;
+        snprintf(dat, sizeof dat, "hp%d/mapping-1-%d.dat", k, k);
+        FILE *g = fopen(tpath(dat), "r");
+        if (!g) continue;
+        double sum[64] = {0};
+        char line[256];
+        int l, d, nl = 0;
+        double v;
+        while (fgets(line, sizeof line, g))
+            if (sscanf(line, "%d %d %lf", &l, &d, &v) == 3 && l >= 0 && l < 64) {
+                sum[l] += v;
+                if (l + 1 > nl) nl = l + 1;
+            }
+        fclose(g);
+        for (int j = 0; j < nl; j++) badsum += fabs(sum[j] - 1) > 1e-9;
+        plotted += nl == 24; /* alexnet-bvlc's layers */
+    }
+    CHECK(plotted == n && badsum == 0, "%d of %d points plotted, %d layer shares not summing to 1",
+          plotted, n, badsum);
     /* The configuration as stored before the choice existed. */
     sqlite3 *wr = NULL;
     CHECK(sqlite3_open_v2(db, &wr, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
