@@ -21,8 +21,10 @@ typedef map_box box;
 typedef struct {
     int nl, nd;     /* sized for */
     int cap_slices; /* pend capacity in slices */
-    box *need;      /* [(nl+1)*nd]: the box of producer p needed on d (slot 0 = input; nc 0:
-                     * nothing): the hull of what d's slices read */
+    box *need;      /* [(nl+1)*nd]: the box of producer p needed on d (slot 0 = input):
+                     * the hull of what d's slices read; set only where needers says */
+    uint64_t *needers; /* [nl+1]: the devices that need something of producer p (so a
+                        * build clears one word per layer, not every box) */
     int *held;      /* [(nl+1)*nd]: global tensor id of p's needed box on d, or -1 */
     box *reads;     /* the box each slice reads of each input, in build order (filled
                      * by the hull pass, read again by the build pass: computed once) */
@@ -49,6 +51,7 @@ static void scratch_free(scratch *s)
 {
     if (!s) return;
     free(s->need);
+    free(s->needers);
     free(s->held);
     free(s->reads);
     free(s->slice_t);
@@ -119,7 +122,7 @@ static inline int box_empty(box x) { return !x.nc || !x.nh || !x.nw; }
 static inline int64_t box_floats(box x) { return (int64_t)x.nc * x.nh * x.nw; }
 
 /* a ∩ b; box_empty when they do not meet. */
-static box intersect(box a, box b)
+static inline box intersect(box a, box b)
 {
     box o;
     cap(a.c0, a.nc, b.c0, b.nc, &o.c0, &o.nc);
@@ -129,7 +132,7 @@ static box intersect(box a, box b)
 }
 
 /* The smallest box holding a and b (a when b is empty). */
-static box hull(box a, box b)
+static inline box hull(box a, box b)
 {
     if (box_empty(b)) return a;
     box o;
@@ -139,17 +142,17 @@ static box hull(box a, box b)
     return o;
 }
 
-static box step_box(const plan_step *s) { return (box){s->c0, s->nc, s->h0, s->nh, s->w0, s->nw}; }
+static inline box step_box(const plan_step *s) { return (box){s->c0, s->nc, s->h0, s->nh, s->w0, s->nw}; }
 
-static int box_eq(box a, box b)
+static inline int box_eq(box a, box b)
 {
     return a.c0 == b.c0 && a.nc == b.nc && a.h0 == b.h0 && a.nh == b.nh && a.w0 == b.w0 &&
            a.nw == b.nw;
 }
 
-static box tensor_box(const plan_tensor *t) { return (box){t->c0, t->nc, t->h0, t->nh, t->w0, t->nw}; }
+static inline box tensor_box(const plan_tensor *t) { return (box){t->c0, t->nc, t->h0, t->nh, t->w0, t->nw}; }
 
-static box whole_box(net_shape sh) { return (box){0, sh.c, 0, sh.h, 0, sh.w}; }
+static inline box whole_box(net_shape sh) { return (box){0, sh.c, 0, sh.h, 0, sh.w}; }
 
 /* Builder state threaded through the helpers. */
 typedef struct {
@@ -163,7 +166,7 @@ typedef struct {
     int oom;
 } bld;
 
-static int add_step(bld *b, int dev, plan_op op, int layer, box x, int peer, int msg, int tensor,
+static int add_step(bld *b, int dev, plan_op op, int layer, const box *x, int peer, int msg, int tensor,
                     int arg0, int narg)
 {
     plan *p = b->p;
@@ -176,12 +179,12 @@ static int add_step(bld *b, int dev, plan_op op, int layer, box x, int peer, int
     plan_step *st = &p->steps[p->nsteps];
     st->op = op;
     st->layer = layer;
-    st->c0 = x.c0;
-    st->nc = x.nc;
-    st->h0 = x.h0;
-    st->nh = x.nh;
-    st->w0 = x.w0;
-    st->nw = x.nw;
+    st->c0 = x->c0;
+    st->nc = x->nc;
+    st->h0 = x->h0;
+    st->nh = x->nh;
+    st->w0 = x->w0;
+    st->nw = x->nw;
     st->peer = peer;
     st->msg = msg;
     st->tensor = tensor;
@@ -193,7 +196,7 @@ static int add_step(bld *b, int dev, plan_op op, int layer, box x, int peer, int
     return p->nsteps++;
 }
 
-static int add_tensor(bld *b, int dev, int layer, box x)
+static int add_tensor(bld *b, int dev, int layer, const box *x)
 {
     plan *p = b->p;
     scratch *s = b->s;
@@ -214,13 +217,13 @@ static int add_tensor(bld *b, int dev, int layer, box x)
     }
     plan_tensor *t = &p->tensors[p->ntensors];
     t->layer = layer;
-    t->c0 = x.c0;
-    t->nc = x.nc;
-    t->h0 = x.h0;
-    t->nh = x.nh;
-    t->w0 = x.w0;
-    t->nw = x.nw;
-    t->bytes = box_floats(x) * 4;
+    t->c0 = x->c0;
+    t->nc = x->nc;
+    t->h0 = x->h0;
+    t->nh = x->nh;
+    t->w0 = x->w0;
+    t->nw = x->nw;
+    t->bytes = box_floats(*x) * 4;
     s->tensor_dev[p->ntensors] = dev;
     s->tensor_local[p->ntensors] = b->dev_ntensors[dev]++;
     s->last_use[p->ntensors] = -1;
@@ -238,7 +241,7 @@ static int add_arg(bld *b, int v)
     return p->nargs++;
 }
 
-static int add_msg(bld *b, int from, int to, int layer, box x, int step)
+static int add_msg(bld *b, int from, int to, int layer, const box *x, int step)
 {
     plan *p = b->p;
     if (grow((void **)&p->msgs, &p->cap_msgs, p->nmsgs + 1, sizeof *p->msgs)) {
@@ -249,13 +252,13 @@ static int add_msg(bld *b, int from, int to, int layer, box x, int step)
     g->from = from;
     g->to = to;
     g->layer = layer;
-    g->c0 = x.c0;
-    g->nc = x.nc;
-    g->h0 = x.h0;
-    g->nh = x.nh;
-    g->w0 = x.w0;
-    g->nw = x.nw;
-    g->bytes = box_floats(x) * 4;
+    g->c0 = x->c0;
+    g->nc = x->nc;
+    g->h0 = x->h0;
+    g->nh = x->nh;
+    g->w0 = x->w0;
+    g->nw = x->nw;
+    g->bytes = box_floats(*x) * 4;
     g->send_step = step;
     g->recv_step = -1;
     p->bytes_moved += g->bytes;
@@ -264,8 +267,13 @@ static int add_msg(bld *b, int from, int to, int layer, box x, int step)
 
 static inline void use(bld *b, int tensor, int step) { b->s->last_use[tensor] = step; }
 
-/* The box of layer q that device d needs: the hull of what its slices read. */
-static box need_box(bld *b, int q, int d) { return b->s->need[(q + 1) * b->nd + d]; }
+/* The box of layer q that device d needs: the hull of what its slices read
+ * (an empty box when it needs nothing). */
+static inline const box *need_box(const bld *b, int q, int d)
+{
+    static const box none = {0, 0, 0, 0, 0, 0};
+    return b->s->needers[q + 1] >> d & 1 ? &b->s->need[(q + 1) * b->nd + d] : &none;
+}
 
 /* The devices computing a slice of layer i, as a mask. */
 static uint64_t layer_devs(const mapping *m, int i)
@@ -280,21 +288,23 @@ static uint64_t layer_devs(const mapping *m, int i)
  * other device needs of its layer (nothing where they do not meet, nor to
  * a device that recomputes its halo of the layer); pend_row[e] gets the
  * message to e, or -1. */
-static void send_all(bld *b, int dev, int t, box have, int *pend_row)
+static void send_all(bld *b, int dev, int t, const box *have, int *pend_row)
 {
     const plan_tensor *T = &b->p->tensors[t];
     int layer = T->layer, local = b->s->tensor_local[t];
     uint64_t band_devs = layer >= 0 && b->m->recompute[layer] ? layer_devs(b->m, layer) : 0;
-    for (int e = 0; e < b->nd; e++) {
-        pend_row[e] = -1;
-        box want = need_box(b, layer, e);
-        if (e == dev || box_empty(want)) continue;
-        if (band_devs >> e & 1) continue; /* e computes all it needs of the layer itself */
-        box x = intersect(have, want);
+    for (int e = 0; e < b->nd; e++) pend_row[e] = -1;
+    /* The other devices that need some of the layer, but those that compute
+     * all they need of it themselves, in increasing order. */
+    uint64_t to = b->s->needers[layer + 1] & ~((uint64_t)1 << dev) & ~band_devs;
+    for (; to; to &= to - 1) {
+        int e = __builtin_ctzll(to);
+        const box *want = need_box(b, layer, e);
+        box x = intersect(*have, *want);
         if (box_empty(x)) continue;
-        int st = add_step(b, dev, PLAN_SEND, layer, x, e, -1, local, 0, 0);
+        int st = add_step(b, dev, PLAN_SEND, layer, &x, e, -1, local, 0, 0);
         if (st < 0) return;
-        int mg = add_msg(b, dev, e, layer, x, st);
+        int mg = add_msg(b, dev, e, layer, &x, st);
         if (mg < 0) return;
         b->p->steps[st].msg = mg;
         use(b, t, st);
@@ -306,9 +316,9 @@ static int recv_msg(bld *b, int dev, int mg)
 {
     plan_msg *g = &b->p->msgs[mg];
     box x = {g->c0, g->nc, g->h0, g->nh, g->w0, g->nw};
-    int t = add_tensor(b, dev, g->layer, x);
+    int t = add_tensor(b, dev, g->layer, &x);
     if (t < 0) return -1;
-    int st = add_step(b, dev, PLAN_RECV, g->layer, x, g->from, mg, b->s->tensor_local[t], 0, 0);
+    int st = add_step(b, dev, PLAN_RECV, g->layer, &x, g->from, mg, b->s->tensor_local[t], 0, 0);
     if (st < 0) return -1;
     b->p->msgs[mg].recv_step = st;
     use(b, t, st);
@@ -316,7 +326,7 @@ static int recv_msg(bld *b, int dev, int mg)
 }
 
 /* A CONCAT on dev assembling box x of layer q from the n pieces ids[]. */
-static int assemble(bld *b, int dev, int q, box x, const int *ids, int n)
+static int assemble(bld *b, int dev, int q, const box *x, const int *ids, int n)
 {
     int t = add_tensor(b, dev, q, x);
     if (t < 0) return -1;
@@ -340,7 +350,7 @@ static int get_held(bld *b, int q, int dev)
     int nd = b->nd;
     int *slot = &s->held[(q + 1) * nd + dev];
     if (*slot >= 0) return *slot;
-    box want = need_box(b, q, dev);
+    const box *want = need_box(b, q, dev);
     int ids[MAXDEV], np = 0;
     if (q == NET_INPUT) {
         ids[np++] = dev == b->p->source ? b->tin : recv_msg(b, dev, s->in_msg[dev]);
@@ -350,29 +360,29 @@ static int get_held(bld *b, int q, int dev)
         for (int k = 0; k < ns && m->recompute[q]; k++)
             if (m->slices[f + k].dev == dev) { /* it computed all it needs of q */
                 int t = s->slice_t[f + k];
-                if (box_eq(tensor_box(&b->p->tensors[t]), want)) return *slot = t;
+                if (box_eq(tensor_box(&b->p->tensors[t]), *want)) return *slot = t;
                 return *slot = assemble(b, dev, q, want, &t, 1);
             }
         for (int k = 0; k < ns; k++) {
             const map_slice *sl = &m->slices[f + k];
-            box x = intersect(mapping_slice_box(m, b->n, q, sl), want);
+            box x = intersect(mapping_slice_box(m, b->n, q, sl), *want);
             if (box_empty(x)) continue;
             ids[np] = sl->dev == dev ? s->slice_t[f + k] : recv_msg(b, dev, s->pend[(f + k) * nd + dev]);
             if (ids[np++] < 0) return -1;
         }
     }
     if (np < 1 || ids[0] < 0) return -1;
-    if (np == 1 && box_eq(tensor_box(&b->p->tensors[ids[0]]), want)) return *slot = ids[0];
+    if (np == 1 && box_eq(tensor_box(&b->p->tensors[ids[0]]), *want)) return *slot = ids[0];
     return *slot = assemble(b, dev, q, want, ids, np);
 }
 
 /* Global id of box `want` of producer q on dev: the held box, or a crop of
  * it when another consumer there needs more. */
-static int get_box(bld *b, int q, int dev, box want)
+static int get_box(bld *b, int q, int dev, const box *want)
 {
     int h = get_held(b, q, dev);
     if (h < 0) return -1;
-    if (box_eq(tensor_box(&b->p->tensors[h]), want)) return h;
+    if (box_eq(tensor_box(&b->p->tensors[h]), *want)) return h;
     return assemble(b, dev, q, want, &h, 1);
 }
 
@@ -387,16 +397,18 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
     if (s->nl < nl || s->nd < nd) {
         int L = nl > s->nl ? nl : s->nl, D = nd > s->nd ? nd : s->nd;
         free(s->need);
+        free(s->needers);
         free(s->held);
         free(s->in_msg);
         free(s->cnt);
         s->need = malloc((size_t)(L + 1) * D * sizeof *s->need);
+        s->needers = malloc((size_t)(L + 1) * sizeof *s->needers);
         s->held = malloc((size_t)(L + 1) * D * sizeof *s->held);
         s->in_msg = malloc((size_t)D * sizeof *s->in_msg);
         s->cnt = malloc((size_t)(D + 1) * sizeof *s->cnt);
         s->nl = L;
         s->nd = D;
-        if (!s->need || !s->held || !s->in_msg || !s->cnt) return -1;
+        if (!s->need || !s->needers || !s->held || !s->in_msg || !s->cnt) return -1;
     }
     /* pend is sized for the device count of its allocation: a plan reused
      * for more devices grows it even when the slice count fits. */
@@ -487,8 +499,9 @@ static int finish(bld *b, int outg)
 /* The box of input j that a compute step of layer i over box x reads
  * (rows.c: net_rows_in, net_cols_in for a band of rows or columns,
  * net_chans_in for channels). */
-static box reads_box(const net *n, int i, int j, box x)
+static box reads_box(const net *n, int i, int j, const box *xp)
 {
+    const box x = *xp;
     const net_layer *L = &n->layers[i];
     net_shape in = shape_of(n, L->in[j]);
     int r0 = 0, r1 = in.h, q0 = 0, q1 = in.w, a0 = 0, a1 = in.c;
@@ -500,10 +513,14 @@ static box reads_box(const net *n, int i, int j, box x)
     return (box){a0, a1 - a0, r0, r1 - r0, q0, q1 - q0};
 }
 
-static void widen(scratch *s, int k, box x)
+/* Device d needs box x of producer row - 1 (row 0: the input) too. */
+static void widen(scratch *s, int nd, int row, int d, const box *x)
 {
-    if (box_empty(x)) return;
-    s->need[k] = box_empty(s->need[k]) ? x : hull(s->need[k], x);
+    if (box_empty(*x)) return;
+    box *k = &s->need[row * nd + d];
+    uint64_t bit = (uint64_t)1 << d;
+    *k = s->needers[row] & bit ? hull(*k, *x) : *x;
+    s->needers[row] |= bit;
 }
 
 int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
@@ -531,14 +548,15 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
      * are reached: a slice that recomputes its halo (mapping.recompute)
      * computes the hull of its rows and what its device needs, and reads
      * what that box reads. */
-    memset(s->need, 0, (size_t)(nl + 1) * nd * sizeof *s->need);
+    memset(s->needers, 0, (size_t)(nl + 1) * sizeof *s->needers);
     int nreads = 0;
     for (int i = 0; i < nl; i++) nreads += (m->first[i + 1] - m->first[i]) * n->layers[i].nin;
     if (grow((void **)&s->reads, &s->cap_reads, nreads, sizeof *s->reads)) goto oom;
     int out = nl - 1;
     net_shape os = n->layers[out].out;
     p->out_dev = m->slices[m->first[out]].dev;
-    widen(s, (out + 1) * nd + p->out_dev, whole_box(os));
+    box all_out = whole_box(os), all_in = whole_box(n->input);
+    widen(s, nd, out + 1, p->out_dev, &all_out);
     for (int i = nl - 1, pos = nreads; i >= 0; i--) {
         const net_layer *L = &n->layers[i];
         int f = m->first[i], ns = m->first[i + 1] - f;
@@ -546,12 +564,12 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
         for (int k = 0; k < ns; k++) {
             const map_slice *sl = &m->slices[f + k];
             box x = mapping_slice_box(m, n, i, sl);
-            if (m->recompute[i]) x = hull(x, need_box(&b, i, sl->dev));
+            if (m->recompute[i]) x = hull(x, *need_box(&b, i, sl->dev));
             s->comp[f + k] = x;
             for (int j = 0; j < L->nin; j++) {
                 box *r = &s->reads[pos + k * L->nin + j];
-                *r = reads_box(n, i, j, x);
-                widen(s, (L->in[j] + 1) * nd + sl->dev, *r);
+                *r = reads_box(n, i, j, &x);
+                widen(s, nd, L->in[j] + 1, sl->dev, r);
             }
         }
     }
@@ -559,11 +577,11 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
     memset(s->held, 0xff, (size_t)(nl + 1) * nd * sizeof *s->held); /* all -1 */
 
     /* The input starts on the source device and is sent where needed. */
-    int tin = add_tensor(&b, source, NET_INPUT, whole_box(n->input));
+    int tin = add_tensor(&b, source, NET_INPUT, &all_in);
     if (tin < 0) goto oom;
     p->input_tensor = s->tensor_local[tin];
     b.tin = tin;
-    send_all(&b, source, tin, whole_box(n->input), s->in_msg);
+    send_all(&b, source, tin, &all_in, s->in_msg);
     if (b.oom) goto oom;
 
     for (int i = 0; i < nl; i++) {
@@ -580,23 +598,23 @@ int plan_build(plan *p, const net *n, const mapping *m, int source, char *err)
             }
             /* Inputs first (they may emit receives and concats). */
             for (int j = 0; j < nin; j++, rd++)
-                if ((ins[j] = get_box(&b, L->in[j], d, *rd)) < 0) goto oom;
+                if ((ins[j] = get_box(&b, L->in[j], d, rd)) < 0) goto oom;
             int a0 = p->nargs;
             for (int j = 0; j < nin; j++)
                 if (add_arg(&b, s->tensor_local[ins[j]]) < 0) goto oom;
             box x = s->comp[f + k], own = mapping_slice_box(m, n, i, sl);
-            int t = add_tensor(&b, d, i, x);
+            int t = add_tensor(&b, d, i, &x);
             if (t < 0) goto oom;
-            int st = add_step(&b, d, PLAN_COMPUTE, i, x, -1, -1, s->tensor_local[t], a0, nin);
+            int st = add_step(&b, d, PLAN_COMPUTE, i, &x, -1, -1, s->tensor_local[t], a0, nin);
             if (st < 0) goto oom;
             for (int j = 0; j < nin; j++) use(&b, ins[j], st);
             use(&b, t, st);
             s->slice_t[f + k] = t;
-            send_all(&b, d, t, own, &s->pend[(f + k) * nd]);
+            send_all(&b, d, t, &own, &s->pend[(f + k) * nd]);
             if (b.oom) goto oom;
         }
     }
-    int tout = get_box(&b, out, p->out_dev, whole_box(os));
+    int tout = get_box(&b, out, p->out_dev, &all_out);
     if (tout < 0) goto oom;
     p->out_tensor = s->tensor_local[tout];
     if (finish(&b, tout)) goto oom;
@@ -677,7 +695,8 @@ int plan_check(const plan *p, const net *n, char *err)
                 }
                 for (int k = 0; k < s->narg; k++) {
                     const plan_tensor *A = &p->tensors[p->tensor0[d] + p->args[s->arg0 + k]];
-                    if (A->layer != L->in[k] || !box_eq(tensor_box(A), reads_box(n, s->layer, k, step_box(s)))) {
+                    box sb = step_box(s);
+                    if (A->layer != L->in[k] || !box_eq(tensor_box(A), reads_box(n, s->layer, k, &sb))) {
                         base_seterr(err, "device %d step %d: compute %s input %d is "
                                  "not the box its slice reads", d, li, L->name, k);
                         goto out;
