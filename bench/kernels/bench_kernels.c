@@ -278,7 +278,7 @@ static double time_band(const net *n, int i, int h0, int nh, int w0, int nwd, in
     return med;
 }
 
-/* Every row-splittable layer of a net: the whole layer and bands of
+/* Every layer of a net that may be cut into bands: the whole layer and bands of
  * 1/2, 1/4 and 1/8 of its rows, then of its columns (a middle band: halos
  * on both sides), the band's time per unit of work against the whole
  * layer's (1.00: a band costs its share of the work). */
@@ -298,7 +298,7 @@ static int bench_bands(const char *name, int reps)
            "r1/2", "r1/4", "r1/8", "c1/2", "c1/4", "c1/8");
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
-        if (!net_layer_rowsplit(n, i)) continue;
+        if (!net_layer_rowsplit(n, i) && !net_layer_colsplit(n, i)) continue;
         int mac = L->kind == NET_CONV || L->kind == NET_FC;
         double tw = time_band(n, i, 0, L->out.h, 0, L->out.w, reps);
         if (tw < 0) {
