@@ -51,7 +51,9 @@ typedef struct {
     const char *init;        /* solvers seeding the first population, "single,elim,..."
                                 (dse run --init; docs/solvers.md); NULL = none */
     const char *cuts;        /* spatial: what its cut genes choose, a chrom_cut_mode name
-                                (dse run --cuts; NULL = channels,bands) */
+                                (dse run --cuts; NULL = channels,bands); read by camp_new
+                                only: camp_get_options gives NULL (the mode is in the
+                                configuration's "cuts") */
 } camp_options;
 
 /* The genomes --init put into the first population, as stored in the

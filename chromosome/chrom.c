@@ -515,7 +515,7 @@ int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *e
             return -1;
         }
     }
-    memset(m->cut, 0, (size_t)c->L); /* channel cuts unless the spatial decoder says rows */
+    memset(m->cut, 0, (size_t)c->L); /* channel cuts unless the spatial decoder says rows or columns */
     memset(m->recompute, 0, (size_t)c->L); /* the cost model's halo rule decides (cost_pick_halos) */
     switch (c->kind) {
     case CHROM_NAIVE: decode_naive(c, genome, m); break;

@@ -7,7 +7,8 @@
  * distance returned is that of its decoded mapping (the decoder, repair
  * included, is the judge); 0 means the encoding expresses the target
  * exactly (same channel counts per device and layer).  Deterministic: no
- * randomness, ties keep the earlier candidate.  Not a hot path: it
+ * randomness; within a descent ties keep the earlier value, between the
+ * two starts the genome built from the target wins.  Not a hot path: it
  * allocates freely.
  */
 #include "chrom.h"

@@ -166,7 +166,7 @@ static const char run_help[] =
 
 static const char exhaust_help[] =
     "usage: dse exhaust --network N --platform P [--coeffs C] --chromosome K [--splits P]\n"
-    "                   [--split-kinds K] --max-points N [--db F] [--name X] [--threads T]\n"
+    "                   [--split-kinds K] [--cuts C] --max-points N [--db F] [--name X] [--threads T]\n"
     "                   [--quiet]\n"
     "Evaluates every genome of a small search space and stores its exact Pareto front as a\n"
     "campaign of kind exhaust.  Refuses (exit 2) a space larger than --max-points\n"

@@ -406,9 +406,12 @@ static int ensure_scratch(plan *p, const net *n, const mapping *m)
         s->held = malloc((size_t)(L + 1) * D * sizeof *s->held);
         s->in_msg = malloc((size_t)D * sizeof *s->in_msg);
         s->cnt = malloc((size_t)(D + 1) * sizeof *s->cnt);
+        if (!s->need || !s->needers || !s->held || !s->in_msg || !s->cnt) {
+            s->nl = s->nd = 0; /* so the next build allocates again, whatever its size */
+            return -1;
+        }
         s->nl = L;
         s->nd = D;
-        if (!s->need || !s->needers || !s->held || !s->in_msg || !s->cnt) return -1;
     }
     /* pend is sized for the device count of its allocation: a plan reused
      * for more devices grows it even when the slice count fits. */

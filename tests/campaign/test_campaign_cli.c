@@ -415,9 +415,22 @@ static void test_halos(void)
     }
     CHECK(withrc > 0, "no front point of %d recomputes a halo on a 100 ms link", n);
     /* dse plot --point: each layer's shares of its output (channels, rows
-     * or columns, as it is cut) sum to 1 over the devices. */
-    int plotted = 0, badsum = 0;
-    for (int k = 0; k < n; k++) {
+     * or columns, as it is cut) sum to 1 over the devices (the first
+     * points that cut some layer into bands; gnuplot is slow under ASan). */
+    int plotted = 0, badsum = 0, tried = 0;
+    for (int k = 0; k < n && tried < 3; k++) {
+        char q[160];
+        snprintf(q, sizeof q, "SELECT genome FROM front WHERE campaign = 1 AND idx = %d", k);
+        char *g0 = db_text(h, q);
+        int banded = 0, j = 0;
+        for (char *s = g0, *e; s && *s; s = e, j++) {
+            long v = strtol(s, &e, 10);
+            if (e == s) break;
+            banded |= j >= 4 && v > 0;
+        }
+        free(g0);
+        if (!banded) continue;
+        tried++;
         char pt[16], dir[32], dat[64];
         snprintf(pt, sizeof pt, "%d", k);
         snprintf(dir, sizeof dir, "hp%d", k);
@@ -440,8 +453,8 @@ static void test_halos(void)
         for (int j = 0; j < nl; j++) badsum += fabs(sum[j] - 1) > 1e-9;
         plotted += nl == 24; /* alexnet-bvlc's layers */
     }
-    CHECK(plotted == n && badsum == 0, "%d of %d points plotted, %d layer shares not summing to 1",
-          plotted, n, badsum);
+    CHECK(tried > 0 && plotted == tried && badsum == 0,
+          "%d of %d points plotted, %d layer shares not summing to 1", plotted, tried, badsum);
     /* The configuration as stored before the choice existed. */
     sqlite3 *wr = NULL;
     CHECK(sqlite3_open_v2(db, &wr, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
@@ -484,8 +497,8 @@ static void test_halos(void)
         char q[160], pt[16], dir[32], ef[32];
         snprintf(q, sizeof q, "SELECT genome FROM front WHERE campaign = 1 AND idx = %d", k);
         char *g = db_text(h, q);
-        int gene[12], ng = 0, col = 0;
-        for (char *s = g; s && ng < 12 && *s;) {
+        int gene[64], ng = 0, col = 0;
+        for (char *s = g; s && ng < 64 && *s;) {
             char *e;
             long v = strtol(s, &e, 10);
             if (e == s) break;
@@ -504,6 +517,8 @@ static void test_halos(void)
         CHECK((rc != 0) == col, "point %d: column gene %d, export under the old bounds exit %d", k, col, rc);
         if (rc) CHECK(file_lines(tpath(ef)) == 1 && contains(tpath(ef), "outside 0..1"));
     }
+    CHECK(colpts > 0 && colpts < n, "%d of %d points have a column gene: the old bounds test needs both",
+          colpts, n);
     sqlite3_close(wr);
     sqlite3_close(h);
     printf("ok: halo choices: %d of %d front points recompute on a slow link, each exported mapping "

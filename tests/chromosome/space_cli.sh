@@ -35,6 +35,11 @@ check "vertical" "(25^5)" $dse space $A --chromosome vertical
 check "json length" '"length":	25' $dse space $A --chromosome hybrid --splits 5 --json
 check "json log10" '"log10_space":	23.856' $dse space $A --chromosome hybrid --splits 5 --json
 check "hybrid default p=2" "(9^10)" $dse space $A --chromosome hybrid
+# spatial: hybrid's 10 split-point genes 0..8, then 8 cut genes (5 conv + 3 fc)
+check "spatial bands" "8 cut genes 0..1 (channels,bands)" $dse space $A --chromosome spatial
+check "spatial bands space" "(9^10 x 2^8)" $dse space $A --chromosome spatial
+check "spatial all" "(9^10 x 3^8)" $dse space $A --chromosome spatial --cuts channels,rows,columns
+check "spatial rows" "cut genes 0..1 (channels,rows)" $dse space $A --chromosome spatial --cuts channels,rows
 # A network file instead of a zoo name: 5 layers, 2 splittable (conv, fc).
 net=/tmp/space_cli_net.$$.json
 cat >$net <<'JSON'
@@ -58,6 +63,8 @@ code "ok" 0 $dse space $A --chromosome hybrid --splits 1
 code "splits 0" 2 $dse space $A --chromosome hybrid --splits 0
 code "splits > devices" 2 $dse space $A --chromosome hybrid --splits 6
 code "unknown chromosome" 2 $dse space $A --chromosome advanced
+code "cuts on hybrid" 2 $dse space $A --chromosome hybrid --cuts channels,rows
+code "unknown cuts" 2 $dse space $A --chromosome spatial --cuts sideways
 code "bad split kinds" 2 $dse space $A --chromosome naive --split-kinds relu
 code "unknown network" 2 $dse space --network no-such-net --devices 5 --chromosome naive
 code "no devices" 2 $dse space --network alexnet-bvlc --chromosome naive

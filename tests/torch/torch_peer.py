@@ -106,7 +106,7 @@ def main():
                 if not nrows or not nchan:
                     global failures
                     failures += 1
-                    print("FAIL %s seed %d: %d row cuts, %d channel cuts: not mixed" % (name, seed, nrows, nchan))
+                    print("FAIL %s seed %d: %d row or column cuts, %d channel cuts: not mixed" % (name, seed, nrows, nchan))
                 out2 = os.path.join(tmp, "%s-mixed-%d.f32" % (name, seed))
                 run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform",
                     os.path.join(tmp, "p2.json"), "--mapping", mp, "--input",
