@@ -173,8 +173,9 @@ typedef struct {
     calib_row *rows;
     int nrows;
     int nlayer_fits, nlayer_flagged; /* per-layer fits (rows hold only flagged ones) */
-    int nband_layers, nband_tables;  /* layers whose row bands were timed; those whose
-                                      * bands did not cost their share (coeffs_band) */
+    int nband_layers[2], nband_tables[2]; /* [0] rows, [1] columns: layers whose bands along
+                                           * that axis were timed; those whose bands did not
+                                           * cost their share (coeffs_band) */
     int ncorun_layers, ncorun_factors; /* layers timed beside another device of their board;
                                         * those that took at least 20 us alone and over 5%
                                         * longer beside it (corun factors) */

@@ -135,7 +135,7 @@ typedef struct {
     calib_row *rows;
     int nrows, caprows;
     int nlayer_fits, nlayer_flagged;
-    int nband_layers, nband_tables;
+    int nband_layers[2], nband_tables[2]; /* [0] rows, [1] columns */
     int ncorun_layers, ncorun_factors;
     double corun_max;
     char corun_layer[160];
@@ -473,56 +473,69 @@ out:
     return rc;
 }
 
-/* ---- row bands ---- */
+/* ---- bands of rows and of columns ---- */
 
-/* The worker's band of rows [h0, h0+rows) of a layer of height rows took
- * `seconds`; the same layer whole (share 1, same rounds) took the
- * compute record's.  Their ratio to the band's share of the whole is what
- * the model multiplies a band's share by (coeffs_band); a layer whose
- * every band costs its share within CALIB_BAND_SAME keeps no table (the
- * model's default is that share). */
+/* The worker's band of rows [h0, h0+rows) of a layer of height rows (a
+ * record with "axis": "columns": columns [w0, w0+columns) of a layer of
+ * width columns) took `seconds`; the same layer whole (share 1, same
+ * rounds) took the compute record's.  Their ratio to the band's share of
+ * the whole is what the model multiplies a band's share by (coeffs_band:
+ * rates.band for rows, rates.cband for columns); a layer whose every band
+ * along an axis costs its share within CALIB_BAND_SAME keeps no table for
+ * it (the model's default is that share). */
 #define CALIB_BAND_SAME 0.05
+
+/* A bands record's axis: 1 columns, 0 rows (also a raw file of a dse that
+ * timed rows only and wrote no "axis"). */
+static int band_axis_of(const cJSON *e)
+{
+    return !strcmp(str(e, "axis"), "columns");
+}
+
 static int fit_bands(run *R)
 {
     const cJSON *bands = cJSON_GetObjectItem(R->raw, "bands");
     const cJSON *comp = cJSON_GetObjectItem(R->raw, "compute");
-    int nb = cJSON_GetArraySize(bands), nlayers = 0, ntables = 0;
+    int nb = cJSON_GetArraySize(bands), nlayers[2] = {0, 0}, ntables[2] = {0, 0};
     unsigned char *done = calloc((size_t)nb + 1, 1);
     if (!done) {
         base_seterr(R->err, "out of memory fitting the band timings");
         return -1;
     }
+    static const char *const extent[2] = {"height", "width"}, *const units[2] = {"rows", "columns"};
     int i = 0;
     for (const cJSON *b = bands ? bands->child : NULL; b; b = b->next, i++) {
         if (done[i]) continue;
         const char *kind = str(b, "kind"), *net = str(b, "network"), *layer = str(b, "layer");
-        int H = (int)num(b, "height");
+        int ax = band_axis_of(b);
+        int X = (int)num(b, extent[ax]);
         double whole = 0;
         for (const cJSON *c = comp ? comp->child : NULL; c && !(whole > 0); c = c->next)
             if ((int)num(c, "share") == 1 && !cJSON_IsTrue(cJSON_GetObjectItem(c, "probe")) &&
                 !strcmp(str(c, "kind"), kind) && !strcmp(str(c, "network"), net) &&
                 !strcmp(str(c, "layer"), layer))
                 whole = num(c, "seconds");
-        /* This layer's points, rows falling (the worker's order: 1/2, 1/4, 1/8). */
-        coeffs_band t = {0, H, {0}, {0}};
+        /* This layer's points along ax, units falling (the worker's order:
+         * 1/2, 1/4, 1/8). */
+        coeffs_band t = {0, X, {0}, {0}};
         int differs = 0, j = i;
         for (const cJSON *e = b; e; e = e->next, j++) {
-            if (done[j] || strcmp(str(e, "kind"), kind) || strcmp(str(e, "network"), net) ||
-                strcmp(str(e, "layer"), layer))
+            if (done[j] || band_axis_of(e) != ax || strcmp(str(e, "kind"), kind) ||
+                strcmp(str(e, "network"), net) || strcmp(str(e, "layer"), layer))
                 continue;
             done[j] = 1;
-            int rows = (int)num(e, "rows");
+            int nx = (int)num(e, units[ax]);
             double sec = num(e, "seconds");
-            if (!(whole > 0) || !(sec > 0) || rows < 1 || rows >= H || t.n == COEFFS_BAND_MAX ||
-                (t.n && rows >= t.rows[t.n - 1]))
+            if (!(whole > 0) || !(sec > 0) || nx < 1 || nx >= X || t.n == COEFFS_BAND_MAX ||
+                (t.n && nx >= t.rows[t.n - 1]))
                 continue;
-            t.rows[t.n] = rows;
-            t.ratio[t.n] = sec / (whole * rows / H);
+            t.rows[t.n] = nx;
+            t.ratio[t.n] = sec / (whole * nx / X);
             differs |= fabs(t.ratio[t.n] - 1) > CALIB_BAND_SAME;
             t.n++;
         }
         if (!t.n) continue;
-        nlayers++;
+        nlayers[ax]++;
         if (!differs) continue;
         coeffs_rates *lr = coeffs_layer_rates(R->c, (plat_kind)kind_of(kind), net, layer);
         if (!lr) {
@@ -530,12 +543,14 @@ static int fit_bands(run *R)
             base_seterr(R->err, "out of memory fitting the band timings");
             return -1;
         }
-        lr->band = t;
-        ntables++;
+        if (ax)
+            lr->cband = t;
+        else
+            lr->band = t;
+        ntables[ax]++;
     }
     free(done);
-    R->nband_layers = nlayers;
-    R->nband_tables = ntables;
+    for (int a = 0; a < 2; a++) R->nband_layers[a] = nlayers[a], R->nband_tables[a] = ntables[a];
     return 0;
 }
 
@@ -1188,8 +1203,8 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     res->nrows = R.nrows;
     R.rows = NULL;
     res->nlayer_fits = R.nlayer_fits;
-    res->nband_layers = R.nband_layers;
-    res->nband_tables = R.nband_tables;
+    for (int a = 0; a < 2; a++)
+        res->nband_layers[a] = R.nband_layers[a], res->nband_tables[a] = R.nband_tables[a];
     res->ncorun_layers = R.ncorun_layers;
     res->ncorun_factors = R.ncorun_factors;
     res->corun_max = R.corun_max;

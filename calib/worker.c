@@ -9,7 +9,8 @@
  *     FC (the shares hybrid chromosomes produce), the passes cycling
  *     through the shares; in the same rounds, a middle band of 1/2, 1/4
  *     and 1/8 of the rows of every row-splittable layer of the calibrated
- *     networks (kern_run_band, what a spatial mapping's bands run); and
+ *     networks, and of the columns of every column-splittable one
+ *     (kern_run_band, what a spatial mapping's bands run); and
  *     CONCAT-like copies;
  *  1b. every CPU device's speed: whole passes of the calibrated networks,
  *     devices in turn, three rounds alternating (per_device factors);
@@ -160,11 +161,13 @@ typedef struct {
     size_t nws;        /* floats of ws */
     double *samples;   /* [nsh][L][reps] */
     int *npre;         /* [nsh][L] */
-    /* Row bands (calibrated networks only): pass b computes a middle band
-     * of L->out.h / BAND_PARTS[b] rows of every row-splittable layer
-     * (bnh 0: none, too thin or as thin as an earlier pass's). */
+    /* Bands (calibrated networks only): pass b < NBAND_PARTS computes a
+     * middle band of L->out.h / BAND_PARTS[b] rows of every row-splittable
+     * layer, pass NBAND_PARTS + b one of L->out.w / BAND_PARTS[b] columns
+     * of every column-splittable one (bn 0: none, too thin or as thin as
+     * an earlier pass's along that axis; band_cols). */
     int nbp;
-    int *bh0, *bnh;    /* [nbp][L] */
+    int *b0, *bn;      /* [nbp][L]: first row (column) and rows (columns) */
     double *bsamples;  /* [nbp][L][reps] */
     int *bnpre;        /* [nbp][L] */
 } seq_state;
@@ -173,6 +176,21 @@ typedef struct {
  * spatial mapping on 2, 4 and 8 devices gives a layer (docs/calibration.md). */
 static const int BAND_PARTS[] = {2, 4, 8};
 #define NBAND_PARTS ((int)(sizeof BAND_PARTS / sizeof *BAND_PARTS))
+
+/* Band pass b cuts columns (else rows). */
+static int band_cols(int b) { return b >= NBAND_PARTS; }
+
+/* Band pass b's box of layer i: rows [h0, h0+nh) x columns [w0, w0+nw). */
+static void band_box(const seq_state *s, int b, int i, int *h0, int *nh, int *w0, int *nw)
+{
+    const net_layer *Ly = &s->n->layers[i];
+    size_t at = (size_t)b * s->n->n + i;
+    *h0 = 0, *nh = Ly->out.h, *w0 = 0, *nw = Ly->out.w;
+    if (band_cols(b))
+        *w0 = s->b0[at], *nw = s->bn[at];
+    else
+        *h0 = s->b0[at], *nh = s->bn[at];
+}
 
 static void seq_free(seq_state *s)
 {
@@ -190,8 +208,8 @@ static void seq_free(seq_state *s)
     free(s->ws);
     free(s->samples);
     free(s->npre);
-    free(s->bh0);
-    free(s->bnh);
+    free(s->b0);
+    free(s->bn);
     free(s->bsamples);
     free(s->bnpre);
 }
@@ -201,24 +219,26 @@ static int bands_init(seq_state *s)
 {
     const net *n = s->n;
     int L = n->n;
-    s->nbp = NBAND_PARTS;
-    s->bh0 = calloc((size_t)L * s->nbp, sizeof *s->bh0);
-    s->bnh = calloc((size_t)L * s->nbp, sizeof *s->bnh);
+    s->nbp = 2 * NBAND_PARTS;
+    s->b0 = calloc((size_t)L * s->nbp, sizeof *s->b0);
+    s->bn = calloc((size_t)L * s->nbp, sizeof *s->bn);
     s->bsamples = calloc((size_t)L * s->nbp * s->reps, sizeof *s->bsamples);
     s->bnpre = calloc((size_t)L * s->nbp, sizeof *s->bnpre);
-    if (!s->bh0 || !s->bnh || !s->bsamples || !s->bnpre) return -1;
+    if (!s->b0 || !s->bn || !s->bsamples || !s->bnpre) return -1;
     size_t nws = 0;
     for (int i = 0; i < L; i++) {
-        if (!net_layer_rowsplit(n, i)) continue;
-        int H = n->layers[i].out.h;
         for (int b = 0; b < s->nbp; b++) {
-            int nh = H / BAND_PARTS[b];
-            for (int e = 0; e < b; e++) nh = s->bnh[(size_t)e * L + i] == nh ? 0 : nh;
-            if (nh < 1) continue;
-            int h0 = (H - nh) / 2;
-            s->bh0[(size_t)b * L + i] = h0;
-            s->bnh[(size_t)b * L + i] = nh;
-            size_t w = kern_workspace_band(n, i, h0, nh, 0, n->layers[i].out.w);
+            int cols = band_cols(b);
+            if (!(cols ? net_layer_colsplit(n, i) : net_layer_rowsplit(n, i))) continue;
+            int X = cols ? n->layers[i].out.w : n->layers[i].out.h;
+            int nx = X / BAND_PARTS[b % NBAND_PARTS];
+            for (int e = cols ? NBAND_PARTS : 0; e < b; e++) nx = s->bn[(size_t)e * L + i] == nx ? 0 : nx;
+            if (nx < 1) continue;
+            s->b0[(size_t)b * L + i] = (X - nx) / 2;
+            s->bn[(size_t)b * L + i] = nx;
+            int h0, nh, w0, nw;
+            band_box(s, b, i, &h0, &nh, &w0, &nw);
+            size_t w = kern_workspace_band(n, i, h0, nh, w0, nw);
             if (w > nws) nws = w;
         }
     }
@@ -355,7 +375,7 @@ static int band_pass(seq_state *s, int b, int r, int threads, char *err)
     for (int i = 0; i < L; i++) {
         const net_layer *Ly = &n->layers[i];
         size_t at = (size_t)b * L + i;
-        if (!s->bnh[at]) {
+        if (!s->bn[at]) {
             /* Not banded in this pass: its readers get values, not a time. */
             if (!pass_out(s, i, err)) return -1;
             pass_done(s, i, 0);
@@ -368,15 +388,16 @@ static int band_pass(seq_state *s, int b, int r, int threads, char *err)
         if (!o) return -1;
         int pre;
         sw_start(&sw);
-        int rc = kern_run_band(n, i, s->bh0[at], s->bnh[at], 0, n->layers[i].out.w, ins, s->w[i], o,
-                               s->ws, err);
+        int h0, nh, w0, nw;
+        band_box(s, b, i, &h0, &nh, &w0, &nw);
+        int rc = kern_run_band(n, i, h0, nh, w0, nw, ins, s->w[i], o, s->ws, err);
         double t = sw_stop(&sw, &pre);
         if (rc) return -1;
         if (r >= 0) {
             s->bsamples[at * s->reps + r] = t;
             s->bnpre[at] += pre;
         }
-        pass_done(s, i, (size_t)Ly->out.c * s->bnh[at] * Ly->out.w);
+        pass_done(s, i, (size_t)Ly->out.c * nh * nw);
     }
     return 0;
 }
@@ -499,9 +520,13 @@ static int add_band(cJSON *arr, const char *kind, int rank, const seq_state *s, 
     size_t at = (size_t)b * s->n->n + layer;
     cJSON *o = rec_begin(kind, rank, s->n, layer);
     if (!o) return -1;
-    cJSON_AddNumberToObject(o, "height", s->n->layers[layer].out.h);
-    cJSON_AddNumberToObject(o, "h0", s->bh0[at]);
-    cJSON_AddNumberToObject(o, "rows", s->bnh[at]);
+    /* rows: "height", "h0", "rows"; columns: "width", "w0", "columns" */
+    int cols = band_cols(b);
+    const net_layer *Ly = &s->n->layers[layer];
+    cJSON_AddStringToObject(o, "axis", cols ? "columns" : "rows");
+    cJSON_AddNumberToObject(o, cols ? "width" : "height", cols ? Ly->out.w : Ly->out.h);
+    cJSON_AddNumberToObject(o, cols ? "w0" : "h0", s->b0[at]);
+    cJSON_AddNumberToObject(o, cols ? "columns" : "rows", s->bn[at]);
     return rec_end(arr, o, med, s->reps, s->bnpre[at]);
 }
 
@@ -526,7 +551,7 @@ static int time_net(const net *n, int probe, const int *shares, int nshares, int
     }
     for (int b = 0; b < s.nbp; b++)
         for (int i = 0; i < n->n; i++)
-            if (s.bnh[(size_t)b * n->n + i] &&
+            if (s.bn[(size_t)b * n->n + i] &&
                 add_band(barr, kind, rank, &s, b, i,
                          base_median(s.bsamples + ((size_t)b * n->n + i) * reps, reps))) {
                 base_seterr(err, "out of memory");

@@ -75,10 +75,11 @@ static void print_summary(const calib_result *r, const char *platform, const cha
     }
     printf("per-layer fits: %d, %d with R^2 below %.1f (listed above)\n", r->nlayer_fits,
            r->nlayer_flagged, CALIB_R2_FLAG);
-    if (r->nband_layers)
-        printf("row bands: %d layers timed, %d with a band table (their bands cost over 5%% "
-               "more or less than their share of the layer)\n",
-               r->nband_layers, r->nband_tables);
+    for (int a = 0; a < 2; a++)
+        if (r->nband_layers[a])
+            printf("%s bands: %d layers timed, %d with a band table (their bands cost over 5%% "
+                   "more or less than their share of the layer)\n",
+                   a ? "column" : "row", r->nband_layers[a], r->nband_tables[a]);
     if (r->ncorun_layers) {
         char nm[200];
         printf("shared memory: %d layers timed beside another device of their board, %d of at "

@@ -6,8 +6,9 @@
  * is 0 or within [JU_FIG_MIN, JU_FIG_MAX] (ju_fig_ok), rates and bandwidths
  * are not 0, a fitted value carries
  * its r2 and point count, layer keys have the form "network/layer", a
- * class's curve rises in work and does not fall in time, a layer's band
- * has rows falling below its height and positive ratios, and version is
+ * class's curve rises in work and does not fall in time, a layer's bands
+ * (of rows, of columns) have units falling below the layer's extent and
+ * positive ratios, and version is
  * 1 to COEFFS_VERSION (the writer keeps a file's own).  The reader rejects unknown keys, so a typo
  * never silently turns into a fallback.
  */
@@ -67,6 +68,7 @@ static void rates_init(coeffs_rates *r)
 {
     r->per_cycle = r->overhead_us = r->busy_w = r->corun = unset();
     memset(&r->band, 0, sizeof r->band);
+    memset(&r->cband, 0, sizeof r->cband);
 }
 
 static void dev_init(coeffs_device *d)
@@ -118,13 +120,22 @@ int coeffs_curve_at(const coeffs_curve *cv, double w, double *t_s, double *p)
     return 0;
 }
 
-/* The rules of a layer's band (coeffs_band). */
-static int check_band(const coeffs_band *b, const char *ctx, char *err)
+/* The two axes a layer's bands are measured along (coeffs_band): the
+ * entry's key, the names of its extent and units, the first version. */
+typedef struct {
+    const char *key, *extent, *units;
+    int version;
+} band_axis;
+static const band_axis BAND_ROWS = {"band", "height", "rows", COEFFS_VERSION_BAND};
+static const band_axis BAND_COLS = {"band_columns", "width", "columns", COEFFS_VERSION_COLBAND};
+
+/* The rules of a layer's band table (coeffs_band) along axis ax. */
+static int check_band(const coeffs_band *b, const band_axis *ax, const char *ctx, char *err)
 {
     if (b->n == 0) return 0;
     if (b->n < 0 || b->n > COEFFS_BAND_MAX || b->height < 2) {
-        base_seterr(err, "%s: 1 to %d points and a height of at least 2 whole rows", ctx,
-                    COEFFS_BAND_MAX);
+        base_seterr(err, "%s: 1 to %d points and a %s of at least 2 whole %s", ctx,
+                    COEFFS_BAND_MAX, ax->extent, ax->units);
         return -1;
     }
     for (int i = 0; i < b->n; i++) {
@@ -132,11 +143,33 @@ static int check_band(const coeffs_band *b, const char *ctx, char *err)
         if (b->rows[i] < 1 || b->rows[i] >= prev || !isfinite(b->ratio[i]) ||
             !(b->ratio[i] > 0)) {
             base_seterr(err,
-                        "%s: point %d must be whole rows from 1 to %d (fewer than the point "
+                        "%s: point %d must be whole %s from 1 to %d (fewer than the point "
                         "before) and a ratio above 0",
-                        ctx, i, prev - 1);
+                        ctx, i, ax->units, prev - 1);
             return -1;
         }
+    }
+    return 0;
+}
+
+static int key_is_wildcard(const char *key);
+
+/* A layers entry's band table along ax: its rules (check_band), one layer
+ * only, and the version that has it. */
+static int check_entry_band(const coeffs_band *b, const band_axis *ax, const char *key,
+                            int version, const char *ctx, char *err)
+{
+    char c2[400];
+    snprintf(c2, sizeof c2, "%s.%s", ctx, ax->key);
+    if (check_band(b, ax, c2, err)) return -1;
+    if (b->n && key_is_wildcard(key)) {
+        base_seterr(err, "%s: bands are measured per layer, not for \"network/*\"", c2);
+        return -1;
+    }
+    if (b->n && version < ax->version) {
+        base_seterr(err, "%s needs format version %d (the file says %d)", c2, ax->version,
+                    version);
+        return -1;
     }
     return 0;
 }
@@ -528,7 +561,7 @@ int coeffs_check(const cost_coeffs *c, char *err)
             snprintf(ctx, sizeof ctx, "devices.%s.kinds.%s", kn, cost_class_name(j));
             if (check_rates(&d->cls[j], ctx, err) || check_curve(&d->curve[j], ctx, err))
                 return -1;
-            if (d->cls[j].band.n) {
+            if (d->cls[j].band.n || d->cls[j].cband.n) {
                 base_seterr(err, "%s: a band belongs to a layer, not to a kind", ctx);
                 return -1;
             }
@@ -554,18 +587,12 @@ int coeffs_check(const cost_coeffs *c, char *err)
                 return -1;
             }
             if (check_rates(&d->layers[j].r, ctx, err)) return -1;
+            if (check_entry_band(&d->layers[j].r.band, &BAND_ROWS, d->layers[j].key, c->version,
+                                 ctx, err) ||
+                check_entry_band(&d->layers[j].r.cband, &BAND_COLS, d->layers[j].key, c->version,
+                                 ctx, err))
+                return -1;
             char c2[320];
-            snprintf(c2, sizeof c2, "%s.band", ctx);
-            if (check_band(&d->layers[j].r.band, c2, err)) return -1;
-            if (d->layers[j].r.band.n && key_is_wildcard(d->layers[j].key)) {
-                base_seterr(err, "%s: bands are measured per layer, not for \"network/*\"", c2);
-                return -1;
-            }
-            if (d->layers[j].r.band.n && c->version < COEFFS_VERSION_BAND) {
-                base_seterr(err, "%s needs format version %d (the file says %d)", c2,
-                            COEFFS_VERSION_BAND, c->version);
-                return -1;
-            }
             snprintf(c2, sizeof c2, "%s.corun", ctx);
             if (check_corun(&d->layers[j].r.corun, d->layers[j].key, c->version, c2, err)) return -1;
         }
@@ -709,36 +736,36 @@ static int read_curve(rd *r, const cJSON *o, coeffs_curve *cv, const char *pctx)
     return 0;
 }
 
-/* Rows as a file gives them: a whole number of at most 1e9, else 0, which
- * check_band refuses (converting first could overflow an int). */
+/* Rows (columns) as a file gives them: a whole number of at most 1e9, else
+ * 0, which check_band refuses (converting first could overflow an int). */
 static int whole_rows(double v)
 {
     return v >= 0 && v <= 1e9 && v == floor(v) ? (int)v : 0;
 }
 
-/* A layers entry's "band" (coeffs_band): numbers here, their rules in
- * check_band. */
-static int read_band(rd *r, const cJSON *o, coeffs_band *b, const char *pctx)
+/* A layers entry's band table along ax ("band", "band_columns":
+ * coeffs_band): numbers here, their rules in check_band. */
+static int read_band(rd *r, const cJSON *o, coeffs_band *b, const band_axis *ax, const char *pctx)
 {
     char ctx[800], e2[BASE_ERRLEN];
-    snprintf(ctx, sizeof ctx, "%s.band", pctx);
-    static const char *const keys[] = {"height", "rows", "ratio", NULL};
+    snprintf(ctx, sizeof ctx, "%s.%s", pctx, ax->key);
+    const char *const keys[] = {ax->extent, ax->units, "ratio", NULL};
     if (want_object(r, o, ctx) || only_keys(r, o, ctx, keys)) return -1;
-    if (r->c->version < COEFFS_VERSION_BAND) {
+    if (r->c->version < ax->version) {
         base_seterr(r->err, "%s: %s needs format version %d (the file says %d)", r->what, ctx,
-                    COEFFS_VERSION_BAND, r->c->version);
+                    ax->version, r->c->version);
         return -1;
     }
-    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "height");
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "rows");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, ax->extent);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, ax->units);
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "ratio");
     int n = cJSON_GetArraySize(w);
     if (!cJSON_IsNumber(h) || !cJSON_IsArray(w) || !cJSON_IsArray(t) ||
         cJSON_GetArraySize(t) != n || n < 1 || n > COEFFS_BAND_MAX) {
         base_seterr(r->err,
-                    "%s: %s: needs \"height\" and arrays \"rows\" and \"ratio\" of one "
+                    "%s: %s: needs \"%s\" and arrays \"%s\" and \"ratio\" of one "
                     "length, 1 to %d",
-                    r->what, ctx, COEFFS_BAND_MAX);
+                    r->what, ctx, ax->extent, ax->units, COEFFS_BAND_MAX);
         return -1;
     }
     b->height = whole_rows(h->valuedouble);
@@ -752,7 +779,7 @@ static int read_band(rd *r, const cJSON *o, coeffs_band *b, const char *pctx)
         b->ratio[i] = q->valuedouble;
     }
     b->n = n;
-    if (check_band(b, ctx, e2)) {
+    if (check_band(b, ax, ctx, e2)) {
         base_seterr(r->err, "%s: %s", r->what, e2);
         return -1;
     }
@@ -760,10 +787,11 @@ static int read_band(rd *r, const cJSON *o, coeffs_band *b, const char *pctx)
 }
 
 /* A kinds entry (curve allowed, from version 5) or a layers entry (cv
- * NULL; band allowed, from version 6). */
+ * NULL; band allowed from version 6, band_columns from 8). */
 static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv, const char *ctx)
 {
-    static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", "band", "corun", NULL};
+    static const char *const keys[] = {"per_cycle", "overhead_us", "busy_w", "band",
+                                       "band_columns", "corun", NULL};
     static const char *const ckeys[] = {"per_cycle", "overhead_us", "busy_w", "curve", NULL};
     if (want_object(r, o, ctx) || only_keys(r, o, ctx, cv ? ckeys : keys)) return -1;
     const cJSON *jc = cv ? cJSON_GetObjectItemCaseSensitive(o, "curve") : NULL;
@@ -773,8 +801,10 @@ static int read_rates(rd *r, const cJSON *o, coeffs_rates *out, coeffs_curve *cv
         return -1;
     }
     if (jc && read_curve(r, jc, cv, ctx)) return -1;
-    const cJSON *jb = cv ? NULL : cJSON_GetObjectItemCaseSensitive(o, "band");
-    if (jb && read_band(r, jb, &out->band, ctx)) return -1;
+    const cJSON *jb = cv ? NULL : cJSON_GetObjectItemCaseSensitive(o, BAND_ROWS.key);
+    if (jb && read_band(r, jb, &out->band, &BAND_ROWS, ctx)) return -1;
+    jb = cv ? NULL : cJSON_GetObjectItemCaseSensitive(o, BAND_COLS.key);
+    if (jb && read_band(r, jb, &out->cband, &BAND_COLS, ctx)) return -1;
     if (jc && !cJSON_GetObjectItemCaseSensitive(o, "per_cycle")) {
         base_seterr(r->err, "%s: %s.curve needs the class's per_cycle beside it", r->what, ctx);
         return -1;
@@ -863,9 +893,9 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
                 return -1;
             }
             if (read_rates(r, k, rt, NULL, c3)) return -1;
-            if (rt->band.n && key_is_wildcard(k->string)) {
-                base_seterr(r->err, "%s: %s.band: bands are measured per layer, not for \"network/*\"",
-                            r->what, c3);
+            if ((rt->band.n || rt->cband.n) && key_is_wildcard(k->string)) {
+                base_seterr(r->err, "%s: %s.%s: bands are measured per layer, not for \"network/*\"",
+                            r->what, c3, rt->band.n ? BAND_ROWS.key : BAND_COLS.key);
                 return -1;
             }
             char c4[720], e2[BASE_ERRLEN];
@@ -1078,23 +1108,23 @@ static int put_value(cJSON *o, const char *key, const coeffs_value *v)
 static int rates_set(const coeffs_rates *r)
 {
     return coeffs_isset(&r->per_cycle) || coeffs_isset(&r->overhead_us) || coeffs_isset(&r->busy_w) ||
-           r->band.n > 0 || coeffs_isset(&r->corun);
+           r->band.n > 0 || r->cband.n > 0 || coeffs_isset(&r->corun);
 }
 
-static int put_band(cJSON *parent, const coeffs_band *b)
+static int put_band(cJSON *parent, const coeffs_band *b, const band_axis *ax)
 {
     if (b->n == 0) return 0;
     double rows[COEFFS_BAND_MAX];
     for (int i = 0; i < b->n; i++) rows[i] = b->rows[i];
-    cJSON *o = cJSON_AddObjectToObject(parent, "band");
-    if (!o || !cJSON_AddNumberToObject(o, "height", b->height)) return -1;
+    cJSON *o = cJSON_AddObjectToObject(parent, ax->key);
+    if (!o || !cJSON_AddNumberToObject(o, ax->extent, b->height)) return -1;
     cJSON *w = cJSON_CreateDoubleArray(rows, b->n);
     cJSON *t = w ? cJSON_CreateDoubleArray(b->ratio, b->n) : NULL;
     if (!t) {
         cJSON_Delete(w);
         return -1;
     }
-    cJSON_AddItemToObject(o, "rows", w);
+    cJSON_AddItemToObject(o, ax->units, w);
     cJSON_AddItemToObject(o, "ratio", t);
     return 0;
 }
@@ -1120,7 +1150,8 @@ static int put_rates(cJSON *parent, const char *key, const coeffs_rates *r, cons
     return !o || put_value(o, "per_cycle", &r->per_cycle) ||
                    put_value(o, "overhead_us", &r->overhead_us) ||
                    put_value(o, "busy_w", &r->busy_w) || put_curve(o, cv) ||
-                   put_band(o, &r->band) || put_value(o, "corun", &r->corun)
+                   put_band(o, &r->band, &BAND_ROWS) || put_band(o, &r->cband, &BAND_COLS) ||
+                   put_value(o, "corun", &r->corun)
                ? -1
                : 0;
 }

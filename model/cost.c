@@ -82,17 +82,24 @@ int cost_class_parse(const char *s, int *cls)
  * channel count (net.c counts them per output channel), so they are kept
  * per channel here; layers for which net.c says otherwise take the slow
  * path through net_slice_*. */
+/* A layer's measured bands along one axis (coeffs_band): n points of
+ * units[i] rows (columns) that took ratio[i] times their share. */
+typedef struct {
+    int n;
+    int units[COEFFS_BAND_MAX];
+    double ratio[COEFFS_BAND_MAX];
+} lk_band;
+
 typedef struct {
     double cyc_pc; /* cycles*cores per output channel: work per channel / per_cycle */
     double ovh_s;  /* fixed cost of a compute step */
     double busy_w; /* < 0: the device's busy power */
     double wcoef;  /* memory coefficient of the layer's weights */
     double cyc;    /* cycles*cores per work unit: 1 / per_cycle (slow path) */
-    /* The layer's measured bands (coeffs_band; nband 0: a band costs its
-     * share of the work), and its whole work (MACs or ops). */
-    int nband;
-    int brows[COEFFS_BAND_MAX];
-    double bratio[COEFFS_BAND_MAX];
+    /* The layer's measured bands of rows [0] and of columns [1]
+     * (coeffs_band; n 0: a band costs its share of the work), and its
+     * whole work (MACs or ops). */
+    lk_band band[2];
     double work;
     double corun1; /* the layer's corun factor - 1 (coeffs_rates.corun; 0: none) */
 } lk_coef;
@@ -129,6 +136,8 @@ struct cost_model {
     unsigned char *lcls;     /* [nd * nd]: link class */
     int board[MAXDEV];       /* per device: the first device on its board */
     int contend;             /* some board has 2+ devices and some layer a corun factor */
+    int cols_by_rows;        /* a file older than COEFFS_VERSION_COLBAND: column bands
+                              * read the row table (band_dur) */
     /* Scratch reused by cost_eval. */
     int cap_msgs, cap_tensors;
     double *arrival; /* per message */
@@ -222,6 +231,13 @@ static void names_join(char *buf, size_t len, char *const *names, int n)
     }
 }
 
+static void lk_band_set(lk_band *b, const coeffs_band *t)
+{
+    b->n = t->n;
+    memcpy(b->units, t->rows, sizeof b->units);
+    memcpy(b->ratio, t->ratio, sizeof b->ratio);
+}
+
 cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, char *warn, char *err)
 {
     char scratch[BASE_ERRLEN];
@@ -238,6 +254,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     if (!def || !m) goto oom;
     if (!c) c = def;
     int nl = n->n, nd = pl->ndev;
+    m->cols_by_rows = c->version < COEFFS_VERSION_COLBAND;
     m->n = n;
     m->pl = pl;
     m->nl = nl;
@@ -390,13 +407,13 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             e->corun1 = lr && coeffs_isset(&lr->corun) ? lr->corun.value - 1 : 0;
             if (e->corun1 > 0 && nd > 1) m->contend |= 1;
             /* Bands measured on this layer as it is now (a network read at
-             * another input size has other rows: its table does not apply). */
-            e->nband = 0;
-            if (lr && lr->band.n && lr->band.height == L->out.h && net_layer_rowsplit(n, i)) {
-                e->nband = lr->band.n;
-                memcpy(e->brows, lr->band.rows, sizeof e->brows);
-                memcpy(e->bratio, lr->band.ratio, sizeof e->bratio);
-            }
+             * another input size has other rows or columns: its table does
+             * not apply). */
+            e->band[0].n = e->band[1].n = 0;
+            if (lr && lr->band.n && lr->band.height == L->out.h && net_layer_rowsplit(n, i))
+                lk_band_set(&e->band[0], &lr->band);
+            if (lr && lr->cband.n && lr->cband.height == L->out.w && net_layer_colsplit(n, i))
+                lk_band_set(&e->band[1], &lr->cband);
         }
         if (ndefaulted) {
             snprintf(tmp, sizeof tmp, "%d layers (%s) have no %s rate: built-in defaults",
@@ -506,45 +523,56 @@ static inline double compute_dur(const cost_model *m, int l, int d, int c0, int 
     return v->cscale * (e->ovh_s + (double)work * e->cyc * v->inv_rate);
 }
 
-/* The share of the whole layer's time a band of nh of its H rows takes,
- * from the layer's measured bands (coeffs_band: rows[i] took
- * rows[i] / H * ratio[i] of it): linear in nh between the points and
- * (H, 1), the points made non-increasing towards thinner bands (a band
- * never costs more than a wider one: noise, or a table that says so, would
- * make recomputing a halo look cheaper than not), and below the last
- * point proportional to nh (its ratio held).  nh need not be whole: a
- * band of columns is read at the rows of the same share of the layer. */
-static double band_share(const lk_coef *e, int H, double nh)
+/* The share of the whole layer's time a band of nx of its X rows (or
+ * columns) takes, from the layer's measured bands along that axis (b:
+ * units[i] took units[i] / X * ratio[i] of it): linear in nx between the
+ * points and (X, 1), the points made non-increasing towards thinner bands
+ * (a band never costs more than a wider one: noise, or a table that says
+ * so, would make recomputing a halo look cheaper than not), and below the
+ * last point proportional to nx (its ratio held).  nx need not be whole
+ * (a file older than version 8 prices a band of columns at the rows of
+ * the same share of the layer). */
+static double band_share(const lk_band *b, int X, double nx)
 {
-    int r1 = H;
+    int r1 = X;
     double f1 = 1.0;
-    for (int i = 0; i < e->nband; i++) {
-        int r0 = e->brows[i];
-        double f0 = e->bratio[i] * r0 / H;
+    for (int i = 0; i < b->n; i++) {
+        int r0 = b->units[i];
+        double f0 = b->ratio[i] * r0 / X;
         if (f0 > f1) f0 = f1;
-        if (nh >= r0) return f0 + (f1 - f0) * (nh - r0) / (double)(r1 - r0);
+        if (nx >= r0) return f0 + (f1 - f0) * (nx - r0) / (double)(r1 - r0);
         r1 = r0, f1 = f0;
     }
-    return f1 * nh / r1;
+    return f1 * nx / r1;
 }
 
 /* Duration of the COMPUTE of rows [h0, h0+nh) x columns [w0, w0+nw) (all
  * channels) of layer l on device d: the same per-work rate, on the band's
- * work; where the layer's row bands were measured (dse calibrate), the
- * whole layer's time times the band's share of it (band_share; a band of
- * columns, which calibration does not time, at the rows of the same share
- * of the layer: docs/spatial.md). */
+ * work; where the layer's bands along the cut axis were measured (dse
+ * calibrate), the whole layer's time times the band's share of it
+ * (band_share; a box cut along both axes, the product of the two shares,
+ * an axis without a table at its share of the work).  A file older than
+ * version 8 timed no column bands: a band of columns reads its row table
+ * at the rows of the same share of the layer (docs/spatial.md). */
 static inline double band_dur(const cost_model *m, int l, int d, int h0, int nh, int w0, int nw)
 {
     const dev_coef *v = &m->dv[d];
     const lk_coef *e = &m->lk[l * 2 + v->kind];
     const net_layer *L = &m->n->layers[l];
-    if (e->nband && nh > 0 && nw > 0) {
-        int H = L->out.h;
+    int H = L->out.h, W = L->out.w;
+    const lk_band *rb = &e->band[0], *cb = &e->band[1];
+    if (m->cols_by_rows && rb->n && nh > 0 && nw > 0) {
         double whole = e->ovh_s + e->work * e->cyc * v->inv_rate;
-        if (nh >= H && nw >= L->out.w) return v->cscale * whole;
-        double rows = nw >= L->out.w ? (double)nh : (double)nh * nw / L->out.w;
-        return v->cscale * whole * band_share(e, H, rows);
+        if (nh >= H && nw >= W) return v->cscale * whole;
+        double rows = nw >= W ? (double)nh : (double)nh * nw / W;
+        return v->cscale * whole * band_share(rb, H, rows);
+    }
+    int tr = rb->n && nh < H, tc = cb->n && nw < W; /* a measured axis that is cut */
+    if ((tr || tc) && nh > 0 && nw > 0) {
+        double whole = e->ovh_s + e->work * e->cyc * v->inv_rate;
+        double fr = nh >= H ? 1.0 : tr ? band_share(rb, H, nh) : (double)nh / H;
+        double fc = nw >= W ? 1.0 : tc ? band_share(cb, W, nw) : (double)nw / W;
+        return v->cscale * whole * fr * fc;
     }
     int64_t work = m->use_macs[l] ? net_box_macs(m->n, l, 0, L->out.c, h0, nh, w0, nw)
                                   : net_box_ops(m->n, l, 0, L->out.c, h0, nh, w0, nw);

@@ -63,11 +63,13 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * per_cycle by each layer's input H*W (the same time per element written),
  * so it prices every layer as before; 5 = 4 plus a class's
  * optional "curve"; 6 = 5 plus a layer's optional "band"; 7 = 6 plus a
- * layer's optional "corun".  The reader
- * takes all seven (each refuses what a later version added: an
+ * layer's optional "corun"; 8 = 7 plus a layer's optional
+ * "band_columns" (and column bands of a file of 7 or older, which never
+ * timed them, priced by its row table).  The reader
+ * takes all eight (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes the file's own version (coeffs_new: COEFFS_VERSION). */
-#define COEFFS_VERSION 7
+#define COEFFS_VERSION 8
 /* The first version whose GlobalAveragePool rates are per element read. */
 #define COEFFS_VERSION_GAP_READS 4
 /* The first version with a class's "curve" (coeffs_curve). */
@@ -76,6 +78,9 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 #define COEFFS_VERSION_BAND 6
 /* The first version with a layer's "corun" (coeffs_rates.corun). */
 #define COEFFS_VERSION_CORUN 7
+/* The first version with a layer's "band_columns" (coeffs_rates.cband),
+ * and whose column bands are priced by it alone. */
+#define COEFFS_VERSION_COLBAND 8
 /* A corun factor is at most this (a larger one is a measuring accident). */
 #define COEFFS_CORUN_MAX 10.0
 
@@ -120,6 +125,10 @@ typedef struct {
     coeffs_value overhead_us; /* fixed cost of each compute step */
     coeffs_value busy_w;      /* power while computing it */
     coeffs_band band;         /* layers entries only; n 0 when absent */
+    /* The same for bands of output columns (format 8: "band_columns"):
+     * height is the layer's output width when measured, rows[i] the
+     * columns of point i. */
+    coeffs_band cband;
     /* Layers entries of one layer only (format 7): the layer's time while
      * another device of its board runs the same layer at the same time,
      * over its time alone, in [1, COEFFS_CORUN_MAX]: the memory both share

@@ -326,19 +326,23 @@ static cJSON *raw_kept(void)
     return raw;
 }
 
-/* The row bands (calib_worker's band passes, calibrate.c's fit_bands):
- * every row-splittable layer of the calibrated networks timed as a middle
- * band of 1/2, 1/4 and 1/8 of its rows (thinner than a row or as thin as
- * the band before: none); a layer's band table holds exactly the raw
- * times' ratios to their share of the same layer timed whole, recomputed
- * here, and is kept exactly when one of them differs from 1 by over 5%. */
+/* The bands (calib_worker's band passes, calibrate.c's fit_bands): every
+ * row-splittable layer of the calibrated networks timed as a middle band
+ * of 1/2, 1/4 and 1/8 of its rows, every column-splittable one as a middle
+ * band of 1/2, 1/4 and 1/8 of its columns (thinner than a row or column,
+ * or as thin as the band before: none); a layer's band table along each
+ * axis (coeffs_rates.band, .cband) holds exactly the raw times' ratios to
+ * their share of the same layer timed whole, recomputed here, and is kept
+ * exactly when one of them differs from 1 by over 5%. */
 static void check_bands(const char *const *nets, int nnets, const cost_coeffs *c)
 {
     char err[BASE_ERRLEN];
     cJSON *raw = raw_kept();
     if (!raw) return;
     const cJSON *bands = cJSON_GetObjectItem(raw, "bands"), *comp = cJSON_GetObjectItem(raw, "compute");
-    int seen = 0, tables = 0;
+    int seen = 0, tables = 0, seen_ax[2] = {0, 0};
+    static const char *const axis[2] = {"rows", "columns"}, *const extent[2] = {"height", "width"},
+                             *const start[2] = {"h0", "w0"};
     for (int k = 0; k < nnets; k++) {
         net *n = net_zoo(nets[k], err);
         for (int i = 0; n && i < n->n; i++) {
@@ -349,44 +353,54 @@ static void check_bands(const char *const *nets, int nnets, const cost_coeffs *c
                     !strcmp(cJSON_GetObjectItem(e, "layer")->valuestring, L->name) &&
                     cJSON_GetObjectItem(e, "share")->valueint == 1)
                     whole = cJSON_GetObjectItem(e, "seconds")->valuedouble;
-            int want[3], nw = 0;
-            for (int p = 2; p <= 8 && net_layer_rowsplit(n, i); p *= 2)
-                if (L->out.h / p >= 1 && (!nw || want[nw - 1] != L->out.h / p)) want[nw++] = L->out.h / p;
-            int got = 0, differs = 0;
-            double ratio[3] = {0};
-            for (const cJSON *e = bands ? bands->child : NULL; e; e = e->next) {
-                if (strcmp(cJSON_GetObjectItem(e, "network")->valuestring, nets[k]) ||
-                    strcmp(cJSON_GetObjectItem(e, "layer")->valuestring, L->name))
-                    continue;
-                int rows = cJSON_GetObjectItem(e, "rows")->valueint;
-                CHECK(got < nw && rows == want[got] && cJSON_GetObjectItem(e, "h0")->valueint == (L->out.h - rows) / 2 &&
-                          cJSON_GetObjectItem(e, "height")->valueint == L->out.h,
-                      "%s/%s: band %d of %d rows (want %d)", nets[k], L->name, got, rows, got < nw ? want[got] : -1);
-                if (got < 3) {
-                    ratio[got] = cJSON_GetObjectItem(e, "seconds")->valuedouble / (whole * rows / L->out.h);
-                    differs |= fabs(ratio[got] - 1) > 0.05;
+            for (int ax = 0; ax < 2; ax++) {
+                int X = ax ? L->out.w : L->out.h;
+                int cut = ax ? net_layer_colsplit(n, i) : net_layer_rowsplit(n, i);
+                int want[3], nw = 0;
+                for (int p = 2; p <= 8 && cut; p *= 2)
+                    if (X / p >= 1 && (!nw || want[nw - 1] != X / p)) want[nw++] = X / p;
+                int got = 0, differs = 0;
+                double ratio[3] = {0};
+                for (const cJSON *e = bands ? bands->child : NULL; e; e = e->next) {
+                    const cJSON *a = cJSON_GetObjectItem(e, "axis");
+                    if (strcmp(cJSON_GetObjectItem(e, "network")->valuestring, nets[k]) ||
+                        strcmp(cJSON_GetObjectItem(e, "layer")->valuestring, L->name) ||
+                        !cJSON_IsString(a) || strcmp(a->valuestring, axis[ax]))
+                        continue;
+                    int nx = cJSON_GetObjectItem(e, axis[ax])->valueint;
+                    CHECK(got < nw && nx == want[got] &&
+                              cJSON_GetObjectItem(e, start[ax])->valueint == (X - nx) / 2 &&
+                              cJSON_GetObjectItem(e, extent[ax])->valueint == X,
+                          "%s/%s: band %d of %d %s (want %d)", nets[k], L->name, got, nx, axis[ax],
+                          got < nw ? want[got] : -1);
+                    if (got < 3) {
+                        ratio[got] = cJSON_GetObjectItem(e, "seconds")->valuedouble / (whole * nx / X);
+                        differs |= fabs(ratio[got] - 1) > 0.05;
+                    }
+                    got++;
                 }
-                got++;
-            }
-            CHECK(got == nw, "%s/%s: %d bands timed, want %d", nets[k], L->name, got, nw);
-            seen += got;
-            const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, nets[k], L->name);
-            const coeffs_band *b = r ? &r->band : NULL;
-            CHECK((b && b->n) == differs, "%s/%s: band table %s, ratios differ from 1: %d", nets[k], L->name,
-                  b && b->n ? "kept" : "absent", differs);
-            if (b && b->n) {
-                tables++;
-                CHECK(b->n == got && b->height == L->out.h, "%s/%s: %d points", nets[k], L->name, b->n);
-                for (int j = 0; j < b->n && j < 3; j++)
-                    CHECK(b->rows[j] == want[j] && fabs(b->ratio[j] - ratio[j]) <= 1e-9 * ratio[j],
-                          "%s/%s: point %d: %d rows ratio %g, raw gives %g", nets[k], L->name, j, b->rows[j],
-                          b->ratio[j], ratio[j]);
+                CHECK(got == nw, "%s/%s: %d bands of %s timed, want %d", nets[k], L->name, got, axis[ax], nw);
+                seen += got;
+                seen_ax[ax] += got;
+                const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, nets[k], L->name);
+                const coeffs_band *b = r ? (ax ? &r->cband : &r->band) : NULL;
+                CHECK((b && b->n) == differs, "%s/%s: %s band table %s, ratios differ from 1: %d", nets[k],
+                      L->name, axis[ax], b && b->n ? "kept" : "absent", differs);
+                if (b && b->n) {
+                    tables++;
+                    CHECK(b->n == got && b->height == X, "%s/%s: %d points", nets[k], L->name, b->n);
+                    for (int j = 0; j < b->n && j < 3; j++)
+                        CHECK(b->rows[j] == want[j] && fabs(b->ratio[j] - ratio[j]) <= 1e-9 * ratio[j],
+                              "%s/%s: point %d: %d %s ratio %g, raw gives %g", nets[k], L->name, j,
+                              b->rows[j], axis[ax], b->ratio[j], ratio[j]);
+                }
             }
         }
         net_free(n);
     }
+    CHECK(seen_ax[0] > 10 && seen_ax[1] > 10, "%d row bands, %d column bands timed", seen_ax[0], seen_ax[1]);
     CHECK(seen > 10, "%d bands timed", seen);
-    printf("bands: %d timed, %d layers with a table\n", seen, tables);
+    printf("bands: %d timed (%d of rows, %d of columns), %d tables\n", seen, seen_ax[0], seen_ax[1], tables);
     cJSON_Delete(raw);
 }
 

@@ -150,9 +150,9 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":8,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":9,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 8"},
+     "version 9"},
     {"arch-in-v1",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
@@ -319,7 +319,7 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 7 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 8 && c->arch && !strcmp(c->arch, "x86_64"));
         CHECK(d->curve[NET_CONV].n == 3 && d->curve[NET_CONV].us[2] == 2950.0 &&
               d->curve[NET_CONV].r2 == 0.96 && d->curve[NET_FC].n == 0);
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
@@ -330,6 +330,7 @@ static void test_doc_example(void)
         const coeffs_rates *r = coeffs_find_layer(c, PLAT_CPU, "toy6", "conv");
         CHECK(r && r->per_cycle.value == 2.7 && r->overhead_us.value == 15.0);
         CHECK(r && r->band.n == 3 && r->band.height == 16 && r->band.rows[2] == 2 && r->band.ratio[2] == 1.35);
+        CHECK(r && r->cband.n == 3 && r->cband.height == 16 && r->cband.rows[1] == 4 && r->cband.ratio[2] == 1.4);
         const coeffs_rates *f = coeffs_find_layer(c, PLAT_CPU, "toy6", "fc");
         CHECK(f && f->corun.value == 1.27 && f->corun.source == COEFFS_MEASURED && f->corun.n == 10);
         CHECK(c->link[LINK_NETWORK].bandwidth_mbs.value == 117.0);
@@ -784,6 +785,139 @@ static void test_band(void)
     platform_free(pl);
 }
 
+/* A layer's measured column bands ("band_columns", version 8): read,
+ * written, refused where a row band is and on a version-7 file; the model
+ * prices a column band by that table (hand-worked shares below), a layer
+ * with only a row table in a version-8 file at its share of the work, a
+ * version-7 file's by its row table at the same share (what it was
+ * written for), a box cut along both axes at the product of its shares. */
+static cost_coeffs *bands_file(int version, const char *layer, const char *extra, const char *what)
+{
+    char txt[2000];
+    snprintf(txt, sizeof txt, band_fmt, version, layer, extra);
+    return coeffs_from_json(txt, what, err);
+}
+
+static void test_colband(void)
+{
+    net *n = net_zoo("toy6", err);
+    platform *pl = platform_open("local-2", err);
+    CHECK(n && pl, "%s", err);
+    int l = -1;
+    for (int i = 0; n && i < n->n && l < 0; i++)
+        if (n->layers[i].kind == NET_CONV && net_layer_rowsplit(n, i) && net_layer_colsplit(n, i) &&
+            n->layers[i].out.h % 8 == 0 && n->layers[i].out.w % 8 == 0)
+            l = i;
+    CHECK(l >= 0, "toy6 has no conv of 8k rows and columns");
+    if (l < 0) {
+        net_free(n);
+        platform_free(pl);
+        return;
+    }
+    const char *name = n->layers[l].name;
+    int H = n->layers[l].out.h, W = n->layers[l].out.w, C = n->layers[l].out.c;
+    char rows[200], cols[200], both[500], one[300];
+    snprintf(rows, sizeof rows, ",\"band\":{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2]}", H, H / 2, H / 4);
+    snprintf(cols, sizeof cols, ",\"band_columns\":{\"width\":%d,\"columns\":[%d,%d],\"ratio\":[1.2,1.6]}", W,
+             W / 2, W / 4);
+    snprintf(both, sizeof both, "%s%s", rows, cols);
+
+    /* malformed, misplaced, too old */
+    static const struct {
+        const char *band, *want;
+    } bad[] = {
+        {",\"band_columns\":{\"width\":%d,\"columns\":[%d,%d],\"ratio\":[1.5]}",
+         "arrays \"columns\" and \"ratio\" of one length"},
+        {",\"band_columns\":{\"width\":%d,\"columns\":[%d,%d],\"ratio\":[1.5,0]}", "point 1 must be whole columns"},
+        {",\"band_columns\":{\"height\":%d,\"columns\":[%d,%d],\"ratio\":[1.5,2]}", "height"},
+        {",\"band_columns\":{\"width\":%d,\"columns\":[%d,%d],\"ratio\":[1.5,2],\"rows\":[1]}", "rows"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(one, sizeof one, bad[i].band, W, W / 2, W / 4);
+        cost_coeffs *c = bands_file(8, name, one, "bad-colband");
+        CHECK(!c && strstr(err, bad[i].want) && strstr(err, "bad-colband") && strstr(err, "band_columns") &&
+                  !strchr(err, '\n'),
+              "bad column band %zu: %s", i, err);
+        coeffs_free(c);
+    }
+    cost_coeffs *c = bands_file(7, name, cols, "v7");
+    CHECK(!c && strstr(err, "band_columns needs format version 8"), "version 7 with column bands: %s", err);
+    coeffs_free(c);
+    c = bands_file(8, "*", cols, "wild");
+    CHECK(!c && strstr(err, "bands are measured per layer"), "column bands on network/ *: %s", err);
+    coeffs_free(c);
+
+    cost_coeffs *c8 = bands_file(8, name, both, "v8"), *r8 = bands_file(8, name, rows, "v8-rows"),
+                *r7 = bands_file(7, name, rows, "v7-rows"), *p8 = bands_file(8, name, "", "plain");
+    snprintf(one, sizeof one, ",\"band_columns\":{\"width\":%d,\"columns\":[%d,%d],\"ratio\":[1.2,1.6]}", W + 1,
+             W / 2, W / 4);
+    cost_coeffs *o8 = bands_file(8, name, one, "other-width");
+    CHECK(c8 && r8 && r7 && p8 && o8, "%s", err);
+    if (c8 && r8 && r7 && p8 && o8) {
+        const coeffs_rates *r = coeffs_find_layer(c8, PLAT_CPU, "toy6", name);
+        CHECK(r && r->cband.n == 2 && r->cband.height == W && r->cband.rows[1] == W / 4 && r->cband.ratio[1] == 1.6 &&
+                  r->band.n == 2,
+              "column band read");
+        char *j = coeffs_to_json(c8);
+        cost_coeffs *c2 = j ? coeffs_from_json(j, "again", err) : NULL;
+        const coeffs_rates *q = c2 ? coeffs_find_layer(c2, PLAT_CPU, "toy6", name) : NULL;
+        CHECK(r && q && !memcmp(&r->cband, &q->cband, sizeof r->cband) && !memcmp(&r->band, &q->band, sizeof r->band) &&
+                  c2->version == 8 && strstr(j, "\"band_columns\""),
+              "column band round trip: %s", err);
+        free(j);
+        coeffs_free(c2);
+        coeffs_dev(c8, PLAT_CPU)->cls[NET_RELU].cband = r->cband;
+        CHECK(coeffs_check(c8, err) == -1 && strstr(err, "a band belongs to a layer"), "kind column band: %s", err);
+        coeffs_dev(c8, PLAT_CPU)->cls[NET_RELU].cband.n = 0;
+
+        cost_model *m = cost_new(n, pl, c8, NULL, err), *mr = cost_new(n, pl, r8, NULL, err),
+                   *m7 = cost_new(n, pl, r7, NULL, err), *m0 = cost_new(n, pl, p8, NULL, err),
+                   *mo = cost_new(n, pl, o8, NULL, err);
+        CHECK(m && mr && m7 && m0 && mo, "%s", err);
+        if (m && mr && m7 && m0 && mo) {
+            double T = cost_compute_s(m, l, 0, 0, C), ovh = 3e-6;
+            CHECK(T > 0 && T == cost_compute_s(m0, l, 0, 0, C), "the whole layer is unchanged");
+            /* shares of T along the columns: W/2 0.6 (1.2 x 1/2), W/4 0.4
+             * (1.6 x 1/4); linear between, proportional below W/4 */
+            static const struct {
+                int num, den; /* nw = W * num / den */
+                double share;
+            } pts[] = {{1, 1, 1.0}, {1, 2, 0.6}, {1, 4, 0.4}, {3, 8, 0.5}, {3, 4, 0.8}, {1, 8, 0.2}};
+            for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
+                int nw = W * pts[i].num / pts[i].den;
+                double want = T * pts[i].share, got = cost_band_s(m, l, 0, 0, H, W - nw, nw);
+                CHECK(fabs(got - want) <= 1e-12 * want, "band of %d columns of %d: %g s, want %g", nw, W, got, want);
+            }
+            /* row bands keep their table; a box of half the rows and half
+             * the columns: 0.75 x 0.6 */
+            CHECK(fabs(cost_band_s(m, l, 0, 0, H / 2, 0, W) - 0.75 * T) <= 1e-12 * T, "row band with both tables");
+            CHECK(fabs(cost_band_s(m, l, 0, H / 4, H / 2, W / 2, W / 2) - 0.45 * T) <= 1e-12 * T,
+                  "a box cut along both axes: %g of T", cost_band_s(m, l, 0, H / 4, H / 2, W / 2, W / 2) / T);
+            /* version 8, only a row table: columns at their share of the work */
+            double share = ovh + (T - ovh) / 2;
+            CHECK(fabs(cost_band_s(mr, l, 0, 0, H, 0, W / 2) - share) <= 1e-12 * T, "v8 without a column table: %g s",
+                  cost_band_s(mr, l, 0, 0, H, 0, W / 2));
+            CHECK(fabs(cost_band_s(mo, l, 0, 0, H, 0, W / 2) - share) <= 1e-12 * T, "a table of another width is not used");
+            /* version 7: the row table at the same share (H/2 rows: 0.75) */
+            CHECK(fabs(cost_band_s(m7, l, 0, 0, H, 0, W / 2) - 0.75 * T) <= 1e-12 * T, "v7 reads the row table: %g of T",
+                  cost_band_s(m7, l, 0, 0, H, 0, W / 2) / T);
+            CHECK(fabs(cost_band_s(m0, l, 0, 0, H, 0, W / 2) - share) <= 1e-12 * T, "no tables");
+        }
+        cost_free(m);
+        cost_free(mr);
+        cost_free(m7);
+        cost_free(m0);
+        cost_free(mo);
+    }
+    coeffs_free(c8);
+    coeffs_free(r8);
+    coeffs_free(r7);
+    coeffs_free(p8);
+    coeffs_free(o8);
+    net_free(n);
+    platform_free(pl);
+}
+
 /* A layer's corun factor ("corun", version 7): read, written, refused
  * below 1 or above COEFFS_CORUN_MAX, on a version-6 file, on "network/ *"
  * and in a kinds entry. */
@@ -842,6 +976,7 @@ static void test_corun_file(void)
 int main(void)
 {
     test_band();
+    test_colband();
     test_corun_file();
     test_curve();
     test_gap_versions();
