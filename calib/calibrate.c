@@ -94,16 +94,23 @@ int calib_check(const calib_options *o, char *err)
             rc = 2;
         }
     }
-    for (int i = 0; !rc && i < o->nnetworks; i++) {
-        net *n = net_open(o->networks[i], err);
-        if (!n) rc = 2;
+    /* Coefficients are keyed by network name ("network/layer"): two
+     * networks of one name would share their layers' entries. */
+    net *opened[CALIB_MAX_NETS] = {0};
+    for (int i = 0; !rc && i < o->nnetworks && i < CALIB_MAX_NETS; i++) {
+        if (!(opened[i] = net_open(o->networks[i], err))) rc = 2;
         for (int j = 0; !rc && j < i; j++)
-            if (!strcmp(o->networks[i], o->networks[j])) {
-                base_seterr(err, "network %s given twice", o->networks[i]);
+            if (!strcmp(opened[i]->name, opened[j]->name)) {
+                if (!strcmp(o->networks[i], o->networks[j]))
+                    base_seterr(err, "network %s given twice", o->networks[i]);
+                else
+                    base_seterr(err, "networks %s and %s are both named %s: calibration keys its "
+                                     "coefficients by network name (rename one's graph)",
+                                o->networks[j], o->networks[i], opened[i]->name);
                 rc = 2;
             }
-        net_free(n);
     }
+    for (int i = 0; i < CALIB_MAX_NETS; i++) net_free(opened[i]);
     int made;
     if (!rc && o->keep_dir && base_out_dir(o->keep_dir, &made, err)) rc = 2; /* --keep unusable */
     free(hosts);

@@ -828,6 +828,29 @@ static int dup_attribute(ox_imp *I)
 
 /* The whole import.  dir: folder for external data (NULL: refuse it);
  * wout: receives the weights (NULL: validate only). */
+/* The network's name: the graph's, unless that is empty or the default
+ * an exporter gives every graph (torch's "torch_jit", "main_graph",
+ * tf2onnx's "tf2onnx"...): two such networks would share one name, and a
+ * calibration of one (coefficients are keyed "network/layer") would price
+ * the other.  Those take the file's name without its folder and ".onnx"
+ * (path NULL, a buffer: "onnx"). */
+static const char *net_name(const char *graph, const char *path, char *buf, size_t cap)
+{
+    static const char *const generic[] = {"torch_jit", "torch-jit-export", "main_graph", "tf2onnx",
+                                          "onnx", "graph", "Graph", NULL};
+    int gen = !graph || !graph[0];
+    for (int i = 0; !gen && generic[i]; i++) gen = !strcmp(graph, generic[i]);
+    if (!gen) return graph;
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    size_t k = base ? strlen(base) : 0;
+    if (k > 5 && !strcmp(base + k - 5, ".onnx")) k -= 5;
+    if (!k || k >= cap) return graph && graph[0] ? graph : "onnx";
+    memcpy(buf, base, k);
+    buf[k] = 0;
+    return buf;
+}
+
 static net *import(const uint8_t *buf, size_t len, const char *what, const char *dir,
                    float **wout, char *err)
 {
@@ -942,7 +965,8 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
     }
     int autopad = 0;
     for (int i = 0; i < I.ns; i++) autopad |= I.s[i].autopad;
-    const char *gname = g->name && g->name[0] ? g->name : "onnx";
+    char stem[128];
+    const char *gname = net_name(g->name, dir ? what : NULL, stem, sizeof stem);
     if (!ox_printable(gname)) {
         ox_seterr(err, "%s: the graph's name is not UTF-8 text without control characters", what);
         goto out;

@@ -178,6 +178,15 @@ static void test_bad_input(void)
 
     snprintf(args, sizeof args, "calibrate --platform %s -o %s", path("plat.json"), path("out.json"));
     bad("no network", NULL, args, 2, "network");
+
+    /* two networks of one name (a file named like a zoo network): their
+     * layers' coefficients would share keys */
+    put("twin.json", "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"toy6\", "
+                     "\"input\": {\"name\": \"data\", \"shape\": [3, 8, 8]}, \"layers\": ["
+                     "{\"name\": \"r\", \"kind\": \"ReLU\", \"inputs\": [\"data\"]}]}");
+    snprintf(args, sizeof args, "calibrate --platform %s --network toy6 --network %s -o %s --db %s",
+             path("plat.json"), path("twin.json"), path("out.json"), path("c.db"));
+    bad("two networks of one name", NULL, args, 2, "both named toy6");
     CHECK(!file_exists(path("c.db")), "a database was created by refused commands");
 }
 

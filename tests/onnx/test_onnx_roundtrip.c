@@ -121,6 +121,35 @@ static void roundtrip(net *a, int second_hop)
     unlink(bin);
 }
 
+/* A graph named as an exporter names every graph ("torch_jit",
+ * "main_graph", ...) gives the network its file's name, so two such files
+ * are two networks (coefficients are keyed by network name); any other
+ * graph name is kept. */
+static void generic_names(void)
+{
+    char err[BASE_ERRLEN], path[600];
+    static const struct {
+        const char *graph, *file, *want;
+    } cases[] = {{"torch_jit", "kws-1d.onnx", "kws-1d"}, {"main_graph", "r18w", "r18w"},
+                 {"tf2onnx", "model.v2.onnx", "model.v2"}, {"mynet", "other.onnx", "mynet"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        net *a = net_zoo("toy6", err);
+        CHECK(a != NULL, "%s", err);
+        if (!a) return;
+        char *old = a->name;
+        a->name = (char *)cases[i].graph;
+        snprintf(path, sizeof path, "%s/%s", tmpdir, cases[i].file);
+        CHECK(onnx_export(a, path, err) == 0, "%s", err);
+        a->name = old;
+        net *b = onnx_import(path, NULL, err);
+        CHECK(b && !strcmp(b->name, cases[i].want), "graph %s in %s: network %s, want %s", cases[i].graph,
+              cases[i].file, b ? b->name : err, cases[i].want);
+        net_free(b);
+        net_free(a);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
     char err[BASE_ERRLEN];
@@ -154,6 +183,7 @@ int main(void)
         printf("round trip %-14s %4d layers\n", a->name, a->n);
         net_free(a);
     }
+    generic_names();
     rmdir(tmpdir);
     return check_done("test_onnx_roundtrip");
 }
