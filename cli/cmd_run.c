@@ -156,7 +156,7 @@ static const char run_help[] =
     "  --time-budget S   also stop after S seconds of search (0 = none)\n"
     "  --seed S          random seed, 0..4294967295 (default 1)\n"
     "  --init M,...      also seed the first population with these solvers' mappings\n"
-    "                    (single, greedy, elim, cluster, subgraph: docs/solvers.md), each\n"
+    "                    (single, greedy, elim, cluster, subgraph, memory: docs/solvers.md), each\n"
     "                    as the chromosome's closest genome; prints each one's distance\n"
     "  --db F            results database (default ./dse.db, created if missing)\n"
     "  --name X          campaign name (default: network/platform/chromosome)\n"

@@ -16,7 +16,7 @@ static const char solve_help[] =
     "usage: dse solve --method M --network N --platform P [--coeffs C] [--split-kinds K]\n"
     "                 [--beam B] [--json] [-o MAPPING.json]\n"
     "One mapping from a planner, scored by the analytical model (docs/solvers.md):\n"
-    "  --method M        single, greedy, elim, cluster or subgraph\n"
+    "  --method M        single, greedy, elim, cluster, subgraph or memory\n"
     "  --network N       zoo name or network file (JSON or ONNX)\n"
     "  --platform P      platform preset or file\n"
     "  --coeffs C        coefficients file (default: built-in defaults)\n"

@@ -12,7 +12,7 @@ static const cli_command commands[] = {
     {"optimize", cmd_optimize, "the NSGA-II engine on a built-in test problem (zdt1..zdt6, dtlz2, knapsack, tnk)"},
     {"plan", cmd_plan, "the per-device steps of a mapping and the bytes moved [--check]"},
     {"eval", cmd_eval, "evaluate one mapping with the analytical model"},
-    {"solve", cmd_solve, "one mapping from a planner (single, greedy, elim, cluster, subgraph)"},
+    {"solve", cmd_solve, "one mapping from a planner (single, greedy, elim, cluster, subgraph, memory)"},
     {"run", cmd_run, "a DSE campaign into the results database; prints its id"},
     {"resume", cmd_resume, "continue an interrupted campaign"},
     {"list", cmd_list, "campaigns of a results database with their status"},

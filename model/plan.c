@@ -166,6 +166,12 @@ typedef struct {
     int oom;
 } bld;
 
+/* Box x's six fields into a plan tensor, step or message (the public
+ * structs spell their box as fields, which every reader of a Plan reads). */
+#define BOX_SET(dst, x)                                                                 \
+    ((dst)->c0 = (x)->c0, (dst)->nc = (x)->nc, (dst)->h0 = (x)->h0, (dst)->nh = (x)->nh, \
+     (dst)->w0 = (x)->w0, (dst)->nw = (x)->nw)
+
 static int add_step(bld *b, int dev, plan_op op, int layer, const box *x, int peer, int msg, int tensor,
                     int arg0, int narg)
 {
@@ -179,12 +185,7 @@ static int add_step(bld *b, int dev, plan_op op, int layer, const box *x, int pe
     plan_step *st = &p->steps[p->nsteps];
     st->op = op;
     st->layer = layer;
-    st->c0 = x->c0;
-    st->nc = x->nc;
-    st->h0 = x->h0;
-    st->nh = x->nh;
-    st->w0 = x->w0;
-    st->nw = x->nw;
+    BOX_SET(st, x);
     st->peer = peer;
     st->msg = msg;
     st->tensor = tensor;
@@ -217,12 +218,7 @@ static int add_tensor(bld *b, int dev, int layer, const box *x)
     }
     plan_tensor *t = &p->tensors[p->ntensors];
     t->layer = layer;
-    t->c0 = x->c0;
-    t->nc = x->nc;
-    t->h0 = x->h0;
-    t->nh = x->nh;
-    t->w0 = x->w0;
-    t->nw = x->nw;
+    BOX_SET(t, x);
     t->bytes = box_floats(*x) * 4;
     s->tensor_dev[p->ntensors] = dev;
     s->tensor_local[p->ntensors] = b->dev_ntensors[dev]++;
@@ -252,12 +248,7 @@ static int add_msg(bld *b, int from, int to, int layer, const box *x, int step)
     g->from = from;
     g->to = to;
     g->layer = layer;
-    g->c0 = x->c0;
-    g->nc = x->nc;
-    g->h0 = x->h0;
-    g->nh = x->nh;
-    g->w0 = x->w0;
-    g->nw = x->nw;
+    BOX_SET(g, x);
     g->bytes = box_floats(*x) * 4;
     g->send_step = step;
     g->recv_step = -1;

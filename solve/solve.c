@@ -23,6 +23,7 @@ static const solve_method methods[] = {
     {"elim", solve_elim, "Jia et al.: node and edge elimination of the additive cost, then enumeration"},
     {"cluster", solve_cluster, "Ramiel: critical-path linear clustering, cluster merging, one cluster per device"},
     {"subgraph", solve_subgraph, "maximal convex subgraphs of supported layers on an accelerator, post-pruned"},
+    {"memory", solve_memory, "the lowest peak memory per device: bands early, channels after, weights balanced"},
 };
 
 const solve_method *solve_methods(int *count)
@@ -49,13 +50,19 @@ void solve_stat(solve_result *r, const char *key, double value)
 
 int solve_eval(const solve_problem *p, const mapping *m, cost_result *r, char *err)
 {
+    return solve_eval_dev(p, m, r, NULL, err);
+}
+
+int solve_eval_dev(const solve_problem *p, const mapping *m, cost_result *r, cost_device *per_dev,
+                   char *err)
+{
     plan *pl = plan_new();
     if (!pl) {
         base_seterr(err, "out of memory");
         return -1;
     }
     int rc = plan_build(pl, p->n, m, p->pl->source, err);
-    if (!rc && cost_eval(p->cost, pl, r, NULL)) {
+    if (!rc && cost_eval(p->cost, pl, r, per_dev)) {
         base_seterr(err, "%s", cost_error(p->cost));
         rc = -1;
     }
@@ -83,6 +90,10 @@ int solve_run(const char *name, const solve_problem *p, mapping *out, solve_resu
         return -1;
     }
     if (platform_check_net(p->pl, p->n, err)) return -1;
+    /* Every method starts from channel cuts without recompute (a method
+     * that sets only slices must not inherit another's bands). */
+    memset(out->cut, MAP_CUT_CHANNELS, (size_t)out->nlayers);
+    memset(out->recompute, 0, (size_t)out->nlayers);
     double t0 = base_now();
     if (sm->fn(p, out, r, err)) return strstr(err, "out of memory") ? -2 : -1;
     r->seconds = base_now() - t0;

@@ -13,8 +13,11 @@
  *   subgraph  seed 004: maximal connected convex subgraphs of the layers
  *             an accelerator supports, post-pruned, offloaded when the
  *             model says it pays
+ *   memory    the lowest peak memory per device: bands of rows or columns
+ *             before a boundary, channel cuts after, the channel shares
+ *             balanced against each device's peak (memory.c)
  *
- * Every method minimises latency by its own estimate, honours the
+ * Every method but memory minimises latency by its own estimate, honours the
  * platform's "supports" lists (no layer lands on a device that does not
  * support its kind), and returns a mapping that passes mapping_validate;
  * solve_run then evaluates it with the calibrated model (plan + schedule
@@ -90,6 +93,7 @@ int solve_greedy(const solve_problem *p, mapping *out, solve_result *r, char *er
 int solve_elim(const solve_problem *p, mapping *out, solve_result *r, char *err);
 int solve_cluster(const solve_problem *p, mapping *out, solve_result *r, char *err);
 int solve_subgraph(const solve_problem *p, mapping *out, solve_result *r, char *err);
+int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *err);
 
 /* ---- the additive cost (seed 001 eq. 1, docs/solvers.md) ----
  * Seconds: the sum over layers of t_c (the slowest slice's compute) and

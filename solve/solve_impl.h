@@ -35,8 +35,11 @@ double solve_tx(const solve_problem *p, int q, const map_slice *s, int k, const 
 int sdag_of_net(const net *n, solve_dag *g);
 void sdag_free(solve_dag *g);
 
-/* Plan + schedule simulation of m: 0, or -1 with err. */
+/* Plan + schedule simulation of m: 0, or -1 with err.  _dev also fills
+ * per_dev (pl->ndev entries, or NULL). */
 int solve_eval(const solve_problem *p, const mapping *m, cost_result *r, char *err);
+int solve_eval_dev(const solve_problem *p, const mapping *m, cost_result *r, cost_device *per_dev,
+                   char *err);
 
 /* Append a named figure to r->stat. */
 void solve_stat(solve_result *r, const char *key, double value);

@@ -37,7 +37,8 @@ static void methods(void)
         const char *method, *net, *plat;
     } cases[] = {{"single", "branchy", "local-2"},         {"greedy", "resnet50", "jetson-nx-4-cpudla"},
                  {"elim", "alexnet-bvlc", "local-4"},      {"elim", "mobilenetv2", "jetson-nx-4-cpudla"},
-                 {"cluster", "branchy", "local-2"},        {"subgraph", "resnet50", "jetson-nx-4-cpudla"}};
+                 {"cluster", "branchy", "local-2"},        {"subgraph", "resnet50", "jetson-nx-4-cpudla"},
+                 {"memory", "resnet50", "jetson-nx-8-cpugpu"}, {"memory", "vgg16", "jetson-nx-8-cpu"}};
     char *map = scratch_path("m.json");
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_result r, e;

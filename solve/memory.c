@@ -1,0 +1,264 @@
+/* memory.c -- the smallest peak memory per device (docs/solvers.md,
+ * "memory"): what a user whose boards are short of memory runs first, and
+ * the other direction of seed 000 and DeepThings (spatial cuts shrink the
+ * activations a device holds).
+ *
+ * The layers before a boundary K (in the network's topological order) are
+ * cut into bands over the first B devices that support them (rows, or
+ * columns where the map is wider than tall: the spatial chromosome's
+ * "bands" rule), so no device holds a whole early feature map, and only B
+ * devices hold copies of those layers' weights; from K on, the layers that
+ * may be cut by channels (--split-kinds) are, over the same devices, so
+ * their weights are shared out instead of copied into every band; the
+ * other layers that can be cut into bands still are (they have no weights),
+ * and what can be cut neither way stays whole on the device with the most
+ * room.  Which devices hold how much of the channel-cut weights is then
+ * balanced against what else each device holds: the device with the
+ * highest peak gives channels of every channel-cut layer to the one with
+ * the lowest, half their gap's worth of weights; a move that does not
+ * lower the peak is undone and halved (MEM_ROUNDS at most).  K runs over
+ * the boundaries where the map's size changes (and 0 and the end: channel
+ * cuts only, bands only), B from D down to 1 (1: those layers whole); the
+ * lowest peak wins, then the lowest latency, then the largest B and the
+ * smallest K.  Peaks and latencies are the
+ * model's (plan + schedule simulation, cost_eval), so what is chosen is
+ * what `dse eval` reports.
+ *
+ * Invariant: every mapping built here passes mapping_validate (slices in
+ * order, contiguous, non-empty, on devices that support the layer), and
+ * the result depends only on the problem (no randomness).
+ */
+#include "solve_impl.h"
+#include "base.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Units of a device's share of the channel-cut layers (weights of
+ * mapping_apportion): fine enough to balance to a channel on 8 devices. */
+#define MEM_UNITS 4096
+/* Rebalancing rounds per boundary. */
+#define MEM_ROUNDS 24
+
+typedef struct {
+    const solve_problem *p;
+    solve_ctx c;
+    int L, D;
+    int *devs;        /* D: scratch, a layer's devices in index order */
+    int *wts, *sizes; /* D: scratch */
+    cost_device *per; /* D */
+} mem_state;
+
+/* Layer i's band axis: columns where its map is wider than tall and it can
+ * be cut so, else rows where it can, else -1. */
+static int band_axis(const net *n, int i)
+{
+    int r = mapping_cut_allowed(n, i, MAP_CUT_ROWS), c = mapping_cut_allowed(n, i, MAP_CUT_COLS);
+    if (c && (n->layers[i].out.w > n->layers[i].out.h || !r)) return MAP_CUT_COLS;
+    return r ? MAP_CUT_ROWS : -1;
+}
+
+/* May layer i be cut by channels here (a kind --split-kinds allows)? */
+static int chan_ok(const solve_problem *p, int i)
+{
+    net_kind k = p->n->layers[i].kind;
+    return (p->split_mask >> k & 1) && net_kind_splittable(k) && p->n->layers[i].out.c >= 2;
+}
+
+/* Layer l's allowed devices in index order into s->devs; their count. */
+static int layer_devs(mem_state *s, int l)
+{
+    int k = s->c.nallowed[l];
+    memcpy(s->devs, sctx_allowed(&s->c, l), (size_t)k * sizeof *s->devs);
+    for (int a = 1; a < k; a++) /* insertion sort: k <= 64 */
+        for (int b = a; b > 0 && s->devs[b - 1] > s->devs[b]; b--) {
+            int t = s->devs[b];
+            s->devs[b] = s->devs[b - 1];
+            s->devs[b - 1] = t;
+        }
+    return k;
+}
+
+/* Layer l cut along `cut` over s->devs[0..k) in proportion to wts (an
+ * empty share gets no slice), appended at slice position *pos. */
+static void cut_layer(mem_state *s, mapping *m, int l, int cut, int k, int *pos)
+{
+    int total = mapping_cut_total(s->p->n, l, cut), at = 0;
+    mapping_apportion(total, k, s->wts, s->sizes);
+    m->first[l] = *pos;
+    m->cut[l] = (unsigned char)cut;
+    m->recompute[l] = 0;
+    for (int a = 0; a < k; a++) {
+        if (!s->sizes[a]) continue;
+        m->slices[(*pos)++] = (map_slice){s->devs[a], at, s->sizes[a]};
+        at += s->sizes[a];
+    }
+}
+
+/* The mapping of boundary K, bands over (at most) B devices and channel
+ * shares w (D entries, MEM_UNITS in all, over every device); returns the
+ * number of layers cut into bands. */
+static int build(mem_state *s, mapping *m, int K, int B, const int *w)
+{
+    const net *n = s->p->n;
+    int pos = 0, nbands = 0;
+    for (int l = 0; l < s->L; l++) {
+        int k = layer_devs(s, l), ax = band_axis(n, l);
+        if (k > 1 && chan_ok(s->p, l) && (l >= K || ax < 0)) {
+            int sum = 0;
+            for (int a = 0; a < k; a++) sum += s->wts[a] = w[s->devs[a]];
+            if (sum > 0) {
+                cut_layer(s, m, l, MAP_CUT_CHANNELS, k, &pos);
+                continue;
+            }
+        }
+        if (k > 1 && B > 1 && ax >= 0) {
+            int kb = k < B ? k : B; /* the first B of its devices */
+            for (int a = 0; a < kb; a++) s->wts[a] = 1;
+            cut_layer(s, m, l, ax, kb, &pos);
+            nbands++;
+            continue;
+        }
+        /* Whole: on the allowed device with the smallest channel share
+         * (the fewest weights), the lowest index on a tie. */
+        int best = s->devs[0];
+        for (int a = 1; a < k; a++)
+            if (w[s->devs[a]] < w[best]) best = s->devs[a];
+        m->first[l] = pos;
+        m->cut[l] = MAP_CUT_CHANNELS;
+        m->recompute[l] = 0;
+        m->slices[pos++] = (map_slice){best, 0, n->layers[l].out.c};
+    }
+    m->first[s->L] = pos;
+    return nbands;
+}
+
+/* Plan + schedule of m: its result and per-device figures in s->per. */
+static int evaluate(mem_state *s, const mapping *m, cost_result *r, char *err)
+{
+    return solve_eval_dev(s->p, m, r, s->per, err);
+}
+
+/* Is (mem, lat) better than the best so far? */
+static int better(const cost_result *a, const cost_result *best)
+{
+    if (a->mem_mb != best->mem_mb) return a->mem_mb < best->mem_mb;
+    return a->latency_ms < best->latency_ms;
+}
+
+/* Bytes of float32 weights of the layers cut by channels under K, per
+ * unit of share (what moving one unit between devices moves). */
+static double chan_bytes_per_unit(mem_state *s, int K)
+{
+    const net *n = s->p->n;
+    double bytes = 0;
+    for (int l = 0; l < s->L; l++)
+        if (s->c.nallowed[l] > 1 && chan_ok(s->p, l) && (l >= K || band_axis(n, l) < 0))
+            bytes += 4.0 * (double)net_slice_weights(n, l, 0, n->layers[l].out.c);
+    return bytes / MEM_UNITS;
+}
+
+int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *err)
+{
+    mem_state s = {.p = p};
+    if (sctx_init(&s.c, p, err)) return -1;
+    const net *n = p->n;
+    int L = s.L = s.c.L, D = s.D = s.c.D, rc = -1;
+    s.devs = malloc((size_t)D * sizeof *s.devs);
+    s.wts = malloc((size_t)D * sizeof *s.wts);
+    s.sizes = malloc((size_t)D * sizeof *s.sizes);
+    s.per = calloc((size_t)D, sizeof *s.per);
+    int *w = malloc((size_t)D * sizeof *w), *bestw = malloc((size_t)D * sizeof *bestw);
+    int *kw = malloc((size_t)D * sizeof *kw);
+    cost_device *kper = calloc((size_t)D, sizeof *kper);
+    int *cand = malloc((size_t)(L + 2) * sizeof *cand);
+    mapping *m = mapping_new(L, D);
+    if (!s.devs || !s.wts || !s.sizes || !s.per || !w || !bestw || !kw || !kper || !cand || !m) {
+        base_seterr(err, "out of memory");
+        goto done;
+    }
+    /* Boundaries: 0, every layer whose map differs in size from the layer
+     * before it, and L. */
+    int nc = 0;
+    cand[nc++] = 0;
+    for (int l = 1; l < L; l++) {
+        net_shape a = n->layers[l - 1].out, b = n->layers[l].out;
+        if ((int64_t)a.h * a.w != (int64_t)b.h * b.w) cand[nc++] = l;
+    }
+    cand[nc++] = L;
+    cost_result best = {.mem_mb = INFINITY, .latency_ms = INFINITY};
+    int bestK = -1, bestB = 0, evals = 0;
+    /* The lowest peaks among the candidates with and without bands (what
+     * spatial cuts add, for the record). */
+    double spatial_mb = INFINITY, plain_mb = INFINITY;
+    for (int B = D; B >= 1; B--)
+    for (int ci = 0; ci < nc; ci++) {
+        int K = cand[ci];
+        for (int d = 0; d < D; d++) w[d] = MEM_UNITS / D + (d < MEM_UNITS % D);
+        double unit = chan_bytes_per_unit(&s, K), damp = 1;
+        cost_result kbest = {.mem_mb = INFINITY, .latency_ms = INFINITY};
+        for (int round = 0; round < MEM_ROUNDS; round++) {
+            cost_result cr;
+            int nb = build(&s, m, K, B, w);
+            if (evaluate(&s, m, &cr, err)) goto done;
+            evals++;
+            double *side = nb ? &spatial_mb : &plain_mb;
+            if (cr.mem_mb < *side) *side = cr.mem_mb;
+            if (better(&cr, &best)) {
+                best = cr, bestK = K, bestB = B;
+                memcpy(bestw, w, (size_t)D * sizeof *w);
+                mapping_copy(out, m);
+            }
+            if (better(&cr, &kbest)) {
+                kbest = cr;
+                memcpy(kw, w, (size_t)D * sizeof *w);
+                memcpy(kper, s.per, (size_t)D * sizeof *kper);
+            } else {
+                /* The move overshot or did not pay: back to the best
+                 * shares of this boundary, half the move. */
+                memcpy(w, kw, (size_t)D * sizeof *w);
+                if ((damp /= 2) < 1.0 / 32) break;
+            }
+            if (!(unit > 0)) break; /* no channel-cut weights to balance with */
+            /* From the device with the highest peak to the one with the
+             * lowest, half their gap in weights (times damp). */
+            int hi = 0, lo = 0;
+            for (int d = 1; d < D; d++) {
+                if (kper[d].mem_mb > kper[hi].mem_mb) hi = d;
+                if (kper[d].mem_mb < kper[lo].mem_mb) lo = d;
+            }
+            double gap = (kper[hi].mem_mb - kper[lo].mem_mb) * 1e6 / 2;
+            int move = (int)fmin(damp * gap / unit, (double)w[hi]);
+            if (hi == lo || move < 1) break;
+            w[hi] -= move;
+            w[lo] += move;
+        }
+    }
+    if (bestK < 0) {
+        base_seterr(err, "memory: no mapping could be evaluated");
+        goto done;
+    }
+    int lo = D ? bestw[0] : 0, hi = lo;
+    for (int d = 1; d < D; d++) lo = bestw[d] < lo ? bestw[d] : lo, hi = bestw[d] > hi ? bestw[d] : hi;
+    snprintf(r->detail, sizeof r->detail,
+             "bands on %d device%s before layer %d of %d (%s), channels after; channel shares %.3f "
+             "to %.3f of the cut layers; peak %.6g MB per device (%d mappings evaluated; lowest "
+             "with bands %.6g MB, without %.6g MB)",
+             bestB, bestB == 1 ? "" : "s", bestK, L, bestK < L ? n->layers[bestK].name : "none after",
+             (double)lo / MEM_UNITS,
+             (double)hi / MEM_UNITS, best.mem_mb, evals, spatial_mb, plain_mb);
+    solve_stat(r, "boundary", bestK);
+    solve_stat(r, "band_devices", bestB);
+    if (isfinite(spatial_mb)) solve_stat(r, "memory_mb_with_bands", spatial_mb);
+    if (isfinite(plain_mb)) solve_stat(r, "memory_mb_without_bands", plain_mb);
+    solve_stat(r, "evaluated", evals);
+    rc = 0;
+done:
+    mapping_free(m);
+    free(s.devs), free(s.wts), free(s.sizes), free(s.per), free(w), free(bestw), free(kw), free(kper),
+        free(cand);
+    sctx_free(&s.c);
+    return rc;
+}
