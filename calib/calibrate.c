@@ -10,8 +10,9 @@
  *             per_cycle of the kind, overhead = the rest of the time.
  *             Per (class, kind) the same line over every layer and share
  *             of the calibrated and probe networks: the fallback.
- *   bands     per row-splittable layer: each band's time over its share
- *             of the whole layer's (coeffs_band), kept where one differs
+ *   bands     per row- (column-) splittable layer: each band's time over
+ *             its share of the whole layer's (coeffs_band: rates.band,
+ *             rates.cband), kept where one differs
  *   corun     per layer: its time beside the same layer on another device
  *             of its board over its time alone (coeffs_rates.corun), kept
  *             where over 1.05 and the layer takes at least 20 us
@@ -515,7 +516,8 @@ static int fit_bands(run *R)
         if (done[i]) continue;
         const char *kind = str(b, "kind"), *net = str(b, "network"), *layer = str(b, "layer");
         int ax = band_axis_of(b);
-        int X = (int)num(b, extent[ax]);
+        double xv = num(b, extent[ax]);
+        int X = isfinite(xv) && xv >= 0 && xv < 1e9 ? (int)xv : 0; /* 0: every point refused */
         double whole = 0;
         for (const cJSON *c = comp ? comp->child : NULL; c && !(whole > 0); c = c->next)
             if ((int)num(c, "share") == 1 && !cJSON_IsTrue(cJSON_GetObjectItem(c, "probe")) &&
@@ -531,7 +533,8 @@ static int fit_bands(run *R)
                 strcmp(str(e, "network"), net) || strcmp(str(e, "layer"), layer))
                 continue;
             done[j] = 1;
-            int nx = (int)num(e, units[ax]);
+            double nv = num(e, units[ax]);
+            int nx = isfinite(nv) && nv >= 0 && nv < 1e9 ? (int)nv : 0;
             double sec = num(e, "seconds");
             if (!(whole > 0) || !(sec > 0) || nx < 1 || nx >= X || t.n == COEFFS_BAND_MAX ||
                 (t.n && nx >= t.rows[t.n - 1]))

@@ -82,7 +82,7 @@ int seeds_solve(camp_seeds *s, const char *list, const net *n, const platform *p
         s->n++;
     }
     if (s->n == 0) {
-        base_seterr(err, "--init: no method given (single, greedy, elim, cluster, subgraph)");
+        base_seterr(err, "--init: no method given (single, greedy, elim, cluster, subgraph, memory)");
         goto done;
     }
     rc = 0;

@@ -826,14 +826,12 @@ static int dup_attribute(ox_imp *I)
     return 0;
 }
 
-/* The whole import.  dir: folder for external data (NULL: refuse it);
- * wout: receives the weights (NULL: validate only). */
 /* The network's name: the graph's, unless that is empty or the default
  * an exporter gives every graph (torch's "torch_jit", "main_graph",
  * tf2onnx's "tf2onnx"...): two such networks would share one name, and a
  * calibration of one (coefficients are keyed "network/layer") would price
  * the other.  Those take the file's name without its folder and ".onnx"
- * (path NULL, a buffer: "onnx"). */
+ * (path NULL, a buffer: the graph's name, or "onnx" when it has none). */
 static const char *net_name(const char *graph, const char *path, char *buf, size_t cap)
 {
     static const char *const generic[] = {"torch_jit", "torch-jit-export", "main_graph", "tf2onnx",
@@ -851,6 +849,8 @@ static const char *net_name(const char *graph, const char *path, char *buf, size
     return buf;
 }
 
+/* The whole import.  dir: folder for external data (NULL: refuse it);
+ * wout: receives the weights (NULL: validate only). */
 static net *import(const uint8_t *buf, size_t len, const char *what, const char *dir,
                    float **wout, char *err)
 {

@@ -8,11 +8,11 @@
  * columns where the map is wider than tall: the spatial chromosome's
  * "bands" rule), so no device holds a whole early feature map, and only B
  * devices hold copies of those layers' weights; from K on, the layers that
- * may be cut by channels (--split-kinds) are, over the same devices, so
- * their weights are shared out instead of copied into every band; the
- * other layers that can be cut into bands still are (they have no weights),
- * and what can be cut neither way stays whole on the device with the most
- * room.  Which devices hold how much of the channel-cut weights is then
+ * may be cut by channels (--split-kinds) are, over every device that
+ * supports them, so their weights are shared out instead of copied into
+ * every band; the other layers that can be cut into bands still are (they
+ * have no weights), and what can be cut neither way stays whole on the
+ * allowed device with the smallest channel share (the fewest weights).  Which devices hold how much of the channel-cut weights is then
  * balanced against what else each device holds: the device with the
  * highest peak gives channels of every channel-cut layer to the one with
  * the lowest, half their gap's worth of weights; a move that does not
@@ -149,7 +149,9 @@ static int better(const cost_result *a, const cost_result *best)
 }
 
 /* Bytes of float32 weights of the layers cut by channels under K, per
- * unit of share (what moving one unit between devices moves). */
+ * unit of share: what moving one unit between two devices moves where
+ * both may take every such layer (elsewhere less: the halving of an
+ * overshooting move corrects it). */
 static double chan_bytes_per_unit(mem_state *s, int K)
 {
     const net *n = s->p->n;
@@ -173,9 +175,10 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     int *w = malloc((size_t)D * sizeof *w), *bestw = malloc((size_t)D * sizeof *bestw);
     int *kw = malloc((size_t)D * sizeof *kw);
     cost_device *kper = calloc((size_t)D, sizeof *kper);
+    unsigned char *chan_dev = malloc((size_t)D);
     int *cand = malloc((size_t)(L + 2) * sizeof *cand);
     mapping *m = mapping_new(L, D);
-    if (!s.devs || !s.wts || !s.sizes || !s.per || !w || !bestw || !kw || !kper || !cand || !m) {
+    if (!s.devs || !s.wts || !s.sizes || !s.per || !w || !bestw || !kw || !kper || !chan_dev || !cand || !m) {
         base_seterr(err, "out of memory");
         goto done;
     }
@@ -198,6 +201,11 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
         int K = cand[ci];
         for (int d = 0; d < D; d++) w[d] = MEM_UNITS / D + (d < MEM_UNITS % D);
         double unit = chan_bytes_per_unit(&s, K), damp = 1;
+        /* The devices some channel-cut layer may use. */
+        memset(chan_dev, 0, (size_t)D);
+        for (int l = 0; l < L; l++)
+            if (s.c.nallowed[l] > 1 && chan_ok(p, l) && (l >= K || band_axis(n, l) < 0))
+                for (int a = 0; a < s.c.nallowed[l]; a++) chan_dev[sctx_allowed(&s.c, l)[a]] = 1;
         cost_result kbest = {.mem_mb = INFINITY, .latency_ms = INFINITY};
         for (int round = 0; round < MEM_ROUNDS; round++) {
             cost_result cr;
@@ -224,14 +232,18 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
             if (!(unit > 0)) break; /* no channel-cut weights to balance with */
             /* From the device with the highest peak to the one with the
              * lowest, half their gap in weights (times damp). */
-            int hi = 0, lo = 0;
-            for (int d = 1; d < D; d++) {
-                if (kper[d].mem_mb > kper[hi].mem_mb) hi = d;
-                if (kper[d].mem_mb < kper[lo].mem_mb) lo = d;
+            /* Among the devices that hold (hi) or may hold (lo) channel
+             * cuts: a device no channel-cut layer may use gains nothing. */
+            int hi = -1, lo = -1;
+            for (int d = 0; d < D; d++) {
+                if (!chan_dev[d]) continue;
+                if (w[d] > 0 && (hi < 0 || kper[d].mem_mb > kper[hi].mem_mb)) hi = d;
+                if (lo < 0 || kper[d].mem_mb < kper[lo].mem_mb) lo = d;
             }
+            if (hi < 0 || lo < 0 || hi == lo) break;
             double gap = (kper[hi].mem_mb - kper[lo].mem_mb) * 1e6 / 2;
             int move = (int)fmin(damp * gap / unit, (double)w[hi]);
-            if (hi == lo || move < 1) break;
+            if (move < 1) break;
             w[hi] -= move;
             w[lo] += move;
         }
@@ -258,7 +270,7 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
 done:
     mapping_free(m);
     free(s.devs), free(s.wts), free(s.sizes), free(s.per), free(w), free(bestw), free(kw), free(kper),
-        free(cand);
+        free(chan_dev), free(cand);
     sctx_free(&s.c);
     return rc;
 }

@@ -17,7 +17,8 @@
  *             before a boundary, channel cuts after, the channel shares
  *             balanced against each device's peak (memory.c)
  *
- * Every method but memory minimises latency by its own estimate, honours the
+ * Every method but memory (which minimises peak memory per device)
+ * minimises latency by its own estimate; every method honours the
  * platform's "supports" lists (no layer lands on a device that does not
  * support its kind), and returns a mapping that passes mapping_validate;
  * solve_run then evaluates it with the calibrated model (plan + schedule

@@ -19,8 +19,8 @@
  *       1/8 of its rows, then of its columns (kern_run_band, docs/spatial.md):
  *       each band's time per unit of work against the whole layer's (1.00 =
  *       a band costs its share of the work, the uncalibrated model's
- *       assumption; calibration times the row bands, and the model reads a
- *       column band at the rows of the same share)
+ *       assumption; calibration times bands of both (coefficients format 8,
+ *       docs/coefficients-format.md))
  *   bench_kernels corun NET... [--reps R]
  *       every layer whole on one core (two threads pinned to the first two
  *       CPUs this process may use; one kernel thread each; wall time), in

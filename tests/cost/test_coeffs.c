@@ -150,9 +150,9 @@ static const struct {
     {"malformed", "{\"format\": \"dse-coefficients\", ", "malformed.json"},
     {"not-coeffs", "{\"format\": \"dse-platform\", \"version\": 1}", "not a dse coefficients file"},
     {"version",
-     "{\"format\":\"dse-coefficients\",\"version\":9,\"platforms\":[],\"networks\":[],"
+     "{\"format\":\"dse-coefficients\",\"version\":99,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{}}",
-     "version 9"},
+     "version 99"},
     {"arch-in-v1",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"arch\":\"aarch64\",\"devices\":{}}",
@@ -902,6 +902,13 @@ static void test_colband(void)
             CHECK(fabs(cost_band_s(m7, l, 0, 0, H, 0, W / 2) - 0.75 * T) <= 1e-12 * T, "v7 reads the row table: %g of T",
                   cost_band_s(m7, l, 0, 0, H, 0, W / 2) / T);
             CHECK(fabs(cost_band_s(m0, l, 0, 0, H, 0, W / 2) - share) <= 1e-12 * T, "no tables");
+            /* boxes cut along both axes: version 7 reads the row table at
+             * the same share (H/2 x W/2: H/4 rows, 0.5); version 8 with a
+             * row table only: 0.75 (rows) x 1/2 (columns at their share) */
+            CHECK(fabs(cost_band_s(m7, l, 0, 0, H / 2, 0, W / 2) - 0.5 * T) <= 1e-12 * T, "v7 2-D box: %g of T",
+                  cost_band_s(m7, l, 0, 0, H / 2, 0, W / 2) / T);
+            CHECK(fabs(cost_band_s(mr, l, 0, 0, H / 2, 0, W / 2) - 0.375 * T) <= 1e-12 * T, "v8 rows-only 2-D box: %g of T",
+                  cost_band_s(mr, l, 0, 0, H / 2, 0, W / 2) / T);
         }
         cost_free(m);
         cost_free(mr);

@@ -174,7 +174,7 @@ static void test_bad_input(void)
     char *malformed = scratch_path("malformed.json"), *v2 = scratch_path("v2.json"),
          *neg = scratch_path("neg.json"), *other = scratch_path("other-map.json");
     write_text(malformed, "{\"format\": \"dse-coefficients\", \"version\": 1,");
-    write_text(v2, "{\"format\":\"dse-coefficients\",\"version\":8,\"platforms\":[],"
+    write_text(v2, "{\"format\":\"dse-coefficients\",\"version\":99,\"platforms\":[],"
                    "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{}}");
     write_text(neg, "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],"
                     "\"networks\":[],\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
@@ -192,7 +192,7 @@ static void test_bad_input(void)
     bad("malformed.json", a3);
     const char *a4[] = {"eval",     "--network", "toy6",     "--platform", "local-2",
                         "--single", "0",         "--coeffs", v2,           NULL};
-    bad("version 8", a4);
+    bad("version 99", a4);
     const char *a5[] = {"eval",     "--network", "toy6",     "--platform", "local-2",
                         "--single", "0",         "--coeffs", neg,          NULL};
     bad("bias_mb", a5);

@@ -1,18 +1,16 @@
 /* test_memory.c -- dse solve --method memory (solve/memory.c,
  * docs/solvers.md "memory"):
  *  - on zoo networks and platforms (one with an accelerator that supports
- *    only some kinds), its peak memory per device is at most that of every
- *    other solver's mapping and of one device alone, and never below the
- *    bound no mapping can beat: the largest layer's weights that some
- *    device must hold (a layer that cannot be cut) and the network's
- *    weights shared evenly (every weight is held somewhere);
+ *    only some kinds), its peak memory per device is at most that of the
+ *    single, greedy, elim and cluster mappings, and never below the bound
+ *    no mapping can beat: the network's weights shared evenly (every
+ *    weight is held by some device);
  *  - its mapping is what solve_run validated, its objectives are the
  *    model's for that mapping (evaluated again here), and two runs give the
  *    same mapping;
- *  - a hand-worked case: a chain of two FC layers on two equal devices
- *    needs no band, so the solver cuts both by channels and each device
- *    holds within a few channels of half the weights, and cuts nothing
- *    into bands;
+ *  - a hand-worked case: a chain of two FC layers on two equal devices:
+ *    the solver cuts both by channels and each device holds within a few
+ *    channels of half the weights;
  *  - vgg16 on 8 devices: the FC layers by channels, a peak below the even
  *    channel-only mapping's (built here independently), the lower of the
  *    best peaks with and without bands it reports, bands exactly when
