@@ -77,6 +77,9 @@ int main(int argc, char **argv)
                      stat_of(r, "pieces", b2, 16), stat_of(r, "offloaded", b2 + 16, 16));
         else if (!strcmp(ms[k].name, "greedy"))
             snprintf(info, sizeof info, "%s devices", stat_of(r, "devices_used", b1, sizeof b1));
+        else if (!strcmp(ms[k].name, "memory"))
+            snprintf(info, sizeof info, "bands on %s devices before layer %s",
+                     stat_of(r, "band_devices", b1, sizeof b1), stat_of(r, "boundary", b2, sizeof b2));
         double est = r->estimate_ms;
         char estb[32];
         if (isnan(est)) snprintf(estb, sizeof estb, "-");
