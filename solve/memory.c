@@ -192,7 +192,7 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     }
     cand[nc++] = L;
     cost_result best = {.mem_mb = INFINITY, .latency_ms = INFINITY};
-    int bestK = -1, bestB = 0, evals = 0;
+    int bestK = -1, bestB = 0, bestNB = 0, evals = 0;
     /* The lowest peaks among the candidates with and without bands (what
      * spatial cuts add, for the record). */
     double spatial_mb = INFINITY, plain_mb = INFINITY;
@@ -215,7 +215,7 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
             double *side = nb ? &spatial_mb : &plain_mb;
             if (cr.mem_mb < *side) *side = cr.mem_mb;
             if (better(&cr, &best)) {
-                best = cr, bestK = K, bestB = B;
+                best = cr, bestK = K, bestB = B, bestNB = nb;
                 memcpy(bestw, w, (size_t)D * sizeof *w);
                 mapping_copy(out, m);
             }
@@ -254,13 +254,26 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     }
     int lo = D ? bestw[0] : 0, hi = lo;
     for (int d = 1; d < D; d++) lo = bestw[d] < lo ? bestw[d] : lo, hi = bestw[d] > hi ? bestw[d] : hi;
+    char with[32] = "none", without[32] = "none";
+    if (isfinite(spatial_mb)) snprintf(with, sizeof with, "%.6g MB", spatial_mb);
+    if (isfinite(plain_mb)) snprintf(without, sizeof without, "%.6g MB", plain_mb);
+    /* What comes before the boundary: bands on B devices, or (B = 1) the
+     * layers whole. */
+    char before[160];
+    const char *kname = bestK < L ? n->layers[bestK].name : "the end";
+    if (bestK > 0 && bestB == 1)
+        snprintf(before, sizeof before, "whole layers before layer %d of %d (%.60s), channel cuts after",
+                 bestK, L, kname);
+    else if (bestK > 0)
+        snprintf(before, sizeof before, "bands on %d devices before layer %d of %d (%.60s), channel cuts "
+                 "after", bestB, bestK, L, kname);
+    else
+        snprintf(before, sizeof before, "channel cuts from the first layer (%d layers without weights in "
+                 "bands)", bestNB);
     snprintf(r->detail, sizeof r->detail,
-             "bands on %d device%s before layer %d of %d (%s), channels after; channel shares %.3f "
-             "to %.3f of the cut layers; peak %.6g MB per device (%d mappings evaluated; lowest "
-             "with bands %.6g MB, without %.6g MB)",
-             bestB, bestB == 1 ? "" : "s", bestK, L, bestK < L ? n->layers[bestK].name : "none after",
-             (double)lo / MEM_UNITS,
-             (double)hi / MEM_UNITS, best.mem_mb, evals, spatial_mb, plain_mb);
+             "%s; channel shares %.3f to %.3f of the cut layers; peak %.6g MB "
+             "per device (%d mappings evaluated; lowest with bands %s, without %s)",
+             before, (double)lo / MEM_UNITS, (double)hi / MEM_UNITS, best.mem_mb, evals, with, without);
     solve_stat(r, "boundary", bestK);
     solve_stat(r, "band_devices", bestB);
     if (isfinite(spatial_mb)) solve_stat(r, "memory_mb_with_bands", spatial_mb);
