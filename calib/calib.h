@@ -44,6 +44,13 @@
 #define CALIB_R2_FLAG 0.9  /* fits below this R^2 are flagged */
 #define CALIB_REPS 20      /* timed runs per median (the thesis' 20) */
 #define CALIB_MAX_NETS 16
+/* The keys of a raw "bands" record along axis ax (0 rows, 1 columns):
+ * its "axis" value (also the key of the band's size), the layer's extent
+ * and the band's first unit (worker.c writes them, calibrate.c reads them;
+ * docs/calibration.md). */
+#define CALIB_BAND_UNITS(ax) ((ax) ? "columns" : "rows")
+#define CALIB_BAND_EXTENT(ax) ((ax) ? "width" : "height")
+#define CALIB_BAND_START(ax) ((ax) ? "w0" : "h0")
 
 /* ---- fits and statistics ---- */
 

@@ -497,7 +497,7 @@ out:
  * timed rows only and wrote no "axis"). */
 static int band_axis_of(const cJSON *e)
 {
-    return !strcmp(str(e, "axis"), "columns");
+    return !strcmp(str(e, "axis"), CALIB_BAND_UNITS(1));
 }
 
 static int fit_bands(run *R)
@@ -510,13 +510,12 @@ static int fit_bands(run *R)
         base_seterr(R->err, "out of memory fitting the band timings");
         return -1;
     }
-    static const char *const extent[2] = {"height", "width"}, *const units[2] = {"rows", "columns"};
     int i = 0;
     for (const cJSON *b = bands ? bands->child : NULL; b; b = b->next, i++) {
         if (done[i]) continue;
         const char *kind = str(b, "kind"), *net = str(b, "network"), *layer = str(b, "layer");
         int ax = band_axis_of(b);
-        double xv = num(b, extent[ax]);
+        double xv = num(b, CALIB_BAND_EXTENT(ax));
         int X = isfinite(xv) && xv >= 0 && xv < 1e9 ? (int)xv : 0; /* 0: every point refused */
         double whole = 0;
         for (const cJSON *c = comp ? comp->child : NULL; c && !(whole > 0); c = c->next)
@@ -533,7 +532,7 @@ static int fit_bands(run *R)
                 strcmp(str(e, "network"), net) || strcmp(str(e, "layer"), layer))
                 continue;
             done[j] = 1;
-            double nv = num(e, units[ax]);
+            double nv = num(e, CALIB_BAND_UNITS(ax));
             int nx = isfinite(nv) && nv >= 0 && nv < 1e9 ? (int)nv : 0;
             double sec = num(e, "seconds");
             if (!(whole > 0) || !(sec > 0) || nx < 1 || nx >= X || t.n == COEFFS_BAND_MAX ||

@@ -523,10 +523,10 @@ static int add_band(cJSON *arr, const char *kind, int rank, const seq_state *s, 
     /* rows: "height", "h0", "rows"; columns: "width", "w0", "columns" */
     int cols = band_cols(b);
     const net_layer *Ly = &s->n->layers[layer];
-    cJSON_AddStringToObject(o, "axis", cols ? "columns" : "rows");
-    cJSON_AddNumberToObject(o, cols ? "width" : "height", cols ? Ly->out.w : Ly->out.h);
-    cJSON_AddNumberToObject(o, cols ? "w0" : "h0", s->b0[at]);
-    cJSON_AddNumberToObject(o, cols ? "columns" : "rows", s->bn[at]);
+    cJSON_AddStringToObject(o, "axis", CALIB_BAND_UNITS(cols));
+    cJSON_AddNumberToObject(o, CALIB_BAND_EXTENT(cols), cols ? Ly->out.w : Ly->out.h);
+    cJSON_AddNumberToObject(o, CALIB_BAND_START(cols), s->b0[at]);
+    cJSON_AddNumberToObject(o, CALIB_BAND_UNITS(cols), s->bn[at]);
     return rec_end(arr, o, med, s->reps, s->bnpre[at]);
 }
 

@@ -46,7 +46,8 @@ typedef struct {
     const solve_problem *p;
     solve_ctx c;
     int L, D;
-    int *devs;        /* D: scratch, a layer's devices in index order */
+    int *devs;        /* L x D: each layer's allowed devices in index order */
+    int *axis;        /* L: band_axis */
     int *wts, *sizes; /* D: scratch */
     cost_device *per; /* D */
 } mem_state;
@@ -67,24 +68,37 @@ static int chan_ok(const solve_problem *p, int i)
     return (p->split_mask >> k & 1) && net_kind_splittable(k) && p->n->layers[i].out.c >= 2;
 }
 
-/* Layer l's allowed devices in index order into s->devs; their count. */
-static int layer_devs(mem_state *s, int l)
+/* Layer l's allowed devices in index order (fixed for the run: built once
+ * from sctx's fastest-first lists). */
+static const int *layer_devs(const mem_state *s, int l) { return s->devs + (size_t)l * s->D; }
+
+static void devs_init(mem_state *s)
 {
-    int k = s->c.nallowed[l];
-    memcpy(s->devs, sctx_allowed(&s->c, l), (size_t)k * sizeof *s->devs);
-    for (int a = 1; a < k; a++) /* insertion sort: k <= 64 */
-        for (int b = a; b > 0 && s->devs[b - 1] > s->devs[b]; b--) {
-            int t = s->devs[b];
-            s->devs[b] = s->devs[b - 1];
-            s->devs[b - 1] = t;
-        }
-    return k;
+    for (int l = 0; l < s->L; l++) {
+        int k = s->c.nallowed[l], *d = s->devs + (size_t)l * s->D;
+        memcpy(d, sctx_allowed(&s->c, l), (size_t)k * sizeof *d);
+        for (int a = 1; a < k; a++) /* insertion sort: k <= 64 */
+            for (int b = a; b > 0 && d[b - 1] > d[b]; b--) {
+                int t = d[b];
+                d[b] = d[b - 1];
+                d[b - 1] = t;
+            }
+        s->axis[l] = band_axis(s->p->n, l);
+    }
 }
 
-/* Layer l cut along `cut` over s->devs[0..k) in proportion to wts (an
- * empty share gets no slice), appended at slice position *pos. */
+/* Is layer l cut by channels under boundary K (the one rule build and the
+ * balancing share)? */
+static int chan_cut(const mem_state *s, int l, int K)
+{
+    return s->c.nallowed[l] > 1 && chan_ok(s->p, l) && (l >= K || s->axis[l] < 0);
+}
+
+/* Layer l cut along `cut` over its first k devices in proportion to wts
+ * (an empty share gets no slice), appended at slice position *pos. */
 static void cut_layer(mem_state *s, mapping *m, int l, int cut, int k, int *pos)
 {
+    const int *devs = layer_devs(s, l);
     int total = mapping_cut_total(s->p->n, l, cut), at = 0;
     mapping_apportion(total, k, s->wts, s->sizes);
     m->first[l] = *pos;
@@ -92,7 +106,7 @@ static void cut_layer(mem_state *s, mapping *m, int l, int cut, int k, int *pos)
     m->recompute[l] = 0;
     for (int a = 0; a < k; a++) {
         if (!s->sizes[a]) continue;
-        m->slices[(*pos)++] = (map_slice){s->devs[a], at, s->sizes[a]};
+        m->slices[(*pos)++] = (map_slice){devs[a], at, s->sizes[a]};
         at += s->sizes[a];
     }
 }
@@ -105,10 +119,11 @@ static int build(mem_state *s, mapping *m, int K, int B, const int *w)
     const net *n = s->p->n;
     int pos = 0, nbands = 0;
     for (int l = 0; l < s->L; l++) {
-        int k = layer_devs(s, l), ax = band_axis(n, l);
-        if (k > 1 && chan_ok(s->p, l) && (l >= K || ax < 0)) {
+        const int *devs = layer_devs(s, l);
+        int k = s->c.nallowed[l], ax = s->axis[l];
+        if (chan_cut(s, l, K)) {
             int sum = 0;
-            for (int a = 0; a < k; a++) sum += s->wts[a] = w[s->devs[a]];
+            for (int a = 0; a < k; a++) sum += s->wts[a] = w[devs[a]];
             if (sum > 0) {
                 cut_layer(s, m, l, MAP_CUT_CHANNELS, k, &pos);
                 continue;
@@ -123,9 +138,9 @@ static int build(mem_state *s, mapping *m, int K, int B, const int *w)
         }
         /* Whole: on the allowed device with the smallest channel share
          * (the fewest weights), the lowest index on a tie. */
-        int best = s->devs[0];
+        int best = devs[0];
         for (int a = 1; a < k; a++)
-            if (w[s->devs[a]] < w[best]) best = s->devs[a];
+            if (w[devs[a]] < w[best]) best = devs[a];
         m->first[l] = pos;
         m->cut[l] = MAP_CUT_CHANNELS;
         m->recompute[l] = 0;
@@ -135,12 +150,6 @@ static int build(mem_state *s, mapping *m, int K, int B, const int *w)
     return nbands;
 }
 
-/* Plan + schedule of m: its result and per-device figures in s->per. */
-static int evaluate(mem_state *s, const mapping *m, cost_result *r, char *err)
-{
-    return solve_eval_dev(s->p, m, r, s->per, err);
-}
-
 /* Is (mem, lat) better than the best so far? */
 static int better(const cost_result *a, const cost_result *best)
 {
@@ -148,17 +157,20 @@ static int better(const cost_result *a, const cost_result *best)
     return a->latency_ms < best->latency_ms;
 }
 
-/* Bytes of float32 weights of the layers cut by channels under K, per
- * unit of share: what moving one unit between two devices moves where
- * both may take every such layer (elsewhere less: the halving of an
- * overshooting move corrects it). */
-static double chan_bytes_per_unit(mem_state *s, int K)
+/* The layers cut by channels under K: the devices some of them may use
+ * (chan_dev[D]), and their float32 weight bytes per unit of share: what
+ * moving one unit between two devices moves where both may take every such
+ * layer (elsewhere less: the halving of an overshooting move corrects it). */
+static double chan_layers(const mem_state *s, int K, unsigned char *chan_dev)
 {
     const net *n = s->p->n;
     double bytes = 0;
-    for (int l = 0; l < s->L; l++)
-        if (s->c.nallowed[l] > 1 && chan_ok(s->p, l) && (l >= K || band_axis(n, l) < 0))
-            bytes += 4.0 * (double)net_slice_weights(n, l, 0, n->layers[l].out.c);
+    memset(chan_dev, 0, (size_t)s->D);
+    for (int l = 0; l < s->L; l++) {
+        if (!chan_cut(s, l, K)) continue;
+        bytes += 4.0 * (double)net_slice_weights(n, l, 0, n->layers[l].out.c);
+        for (int a = 0; a < s->c.nallowed[l]; a++) chan_dev[layer_devs(s, l)[a]] = 1;
+    }
     return bytes / MEM_UNITS;
 }
 
@@ -168,7 +180,8 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     if (sctx_init(&s.c, p, err)) return -1;
     const net *n = p->n;
     int L = s.L = s.c.L, D = s.D = s.c.D, rc = -1;
-    s.devs = malloc((size_t)D * sizeof *s.devs);
+    s.devs = malloc((size_t)L * D * sizeof *s.devs);
+    s.axis = malloc((size_t)L * sizeof *s.axis);
     s.wts = malloc((size_t)D * sizeof *s.wts);
     s.sizes = malloc((size_t)D * sizeof *s.sizes);
     s.per = calloc((size_t)D, sizeof *s.per);
@@ -178,10 +191,11 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     unsigned char *chan_dev = malloc((size_t)D);
     int *cand = malloc((size_t)(L + 2) * sizeof *cand);
     mapping *m = mapping_new(L, D);
-    if (!s.devs || !s.wts || !s.sizes || !s.per || !w || !bestw || !kw || !kper || !chan_dev || !cand || !m) {
+    if (!s.devs || !s.axis || !s.wts || !s.sizes || !s.per || !w || !bestw || !kw || !kper || !chan_dev || !cand || !m) {
         base_seterr(err, "out of memory");
         goto done;
     }
+    devs_init(&s);
     /* Boundaries: 0, every layer whose map differs in size from the layer
      * before it, and L. */
     int nc = 0;
@@ -200,17 +214,12 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     for (int ci = 0; ci < nc; ci++) {
         int K = cand[ci];
         for (int d = 0; d < D; d++) w[d] = MEM_UNITS / D + (d < MEM_UNITS % D);
-        double unit = chan_bytes_per_unit(&s, K), damp = 1;
-        /* The devices some channel-cut layer may use. */
-        memset(chan_dev, 0, (size_t)D);
-        for (int l = 0; l < L; l++)
-            if (s.c.nallowed[l] > 1 && chan_ok(p, l) && (l >= K || band_axis(n, l) < 0))
-                for (int a = 0; a < s.c.nallowed[l]; a++) chan_dev[sctx_allowed(&s.c, l)[a]] = 1;
+        double unit = chan_layers(&s, K, chan_dev), damp = 1;
         cost_result kbest = {.mem_mb = INFINITY, .latency_ms = INFINITY};
         for (int round = 0; round < MEM_ROUNDS; round++) {
             cost_result cr;
             int nb = build(&s, m, K, B, w);
-            if (evaluate(&s, m, &cr, err)) goto done;
+            if (solve_eval_dev(p, m, &cr, s.per, err)) goto done;
             evals++;
             double *side = nb ? &spatial_mb : &plain_mb;
             if (cr.mem_mb < *side) *side = cr.mem_mb;
@@ -282,7 +291,7 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     rc = 0;
 done:
     mapping_free(m);
-    free(s.devs), free(s.wts), free(s.sizes), free(s.per), free(w), free(bestw), free(kw), free(kper),
+    free(s.devs), free(s.axis), free(s.wts), free(s.sizes), free(s.per), free(w), free(bestw), free(kw), free(kper),
         free(chan_dev), free(cand);
     sctx_free(&s.c);
     return rc;

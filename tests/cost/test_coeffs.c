@@ -639,12 +639,20 @@ static const char *band_fmt =
     "{\"layers\":{\"toy6/%s\":{\"per_cycle\":{\"value\":2,\"source\":\"assumption\"},"
     "\"overhead_us\":{\"value\":3,\"source\":\"assumption\"}%s}}}}}";
 
+/* A file of band_fmt with `extra` (raw entry keys) in the layer's entry. */
+static cost_coeffs *bands_file(int version, const char *layer, const char *extra, const char *what)
+{
+    char txt[2000];
+    snprintf(txt, sizeof txt, band_fmt, version, layer, extra);
+    return coeffs_from_json(txt, what, err);
+}
+
+/* The same with a "band" table (NULL: none). */
 static cost_coeffs *band_file(int version, const char *layer, const char *band, const char *what)
 {
-    char txt[1500], b[600] = "";
+    char b[600] = "";
     if (band) snprintf(b, sizeof b, ",\"band\":%s", band);
-    snprintf(txt, sizeof txt, band_fmt, version, layer, b);
-    return coeffs_from_json(txt, what, err);
+    return bands_file(version, layer, b, what);
 }
 
 static void test_band(void)
@@ -761,15 +769,10 @@ static void test_band(void)
     cost_free(mf);
     coeffs_free(c);
     /* a band belongs to one layer, not to "network/ *" */
-    {
-        char txt[1500], b[600];
-        snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d],\"ratio\":[1.5]}", H, H / 2);
-        snprintf(b, sizeof b, ",\"band\":%s", band);
-        snprintf(txt, sizeof txt, band_fmt, 6, "*", b);
-        c = coeffs_from_json(txt, "wild", err);
-        CHECK(!c && strstr(err, "bands are measured per layer"), "a band on network/ *: %s", err);
-        coeffs_free(c);
-    }
+    snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d],\"ratio\":[1.5]}", H, H / 2);
+    c = band_file(6, "*", band, "wild");
+    CHECK(!c && strstr(err, "bands are measured per layer"), "a band on network/ *: %s", err);
+    coeffs_free(c);
     /* measured at another height (the network read at another input size) */
     snprintf(band, sizeof band, "{\"height\":%d,\"rows\":[%d,%d],\"ratio\":[1.5,2]}", H + 1, H / 2, H / 4);
     c = band_file(6, name, band, "other-height");
@@ -791,13 +794,6 @@ static void test_band(void)
  * with only a row table in a version-8 file at its share of the work, a
  * version-7 file's by its row table at the same share (what it was
  * written for), a box cut along both axes at the product of its shares. */
-static cost_coeffs *bands_file(int version, const char *layer, const char *extra, const char *what)
-{
-    char txt[2000];
-    snprintf(txt, sizeof txt, band_fmt, version, layer, extra);
-    return coeffs_from_json(txt, what, err);
-}
-
 static void test_colband(void)
 {
     net *n = net_zoo("toy6", err);
