@@ -16,7 +16,7 @@ static const char exec_help[] =
     "usage: dse mpirun -np N dse exec --network N --platform P --mapping M.json\n"
     "         [--input IN.f32] [--output OUT.f32] [--bench W,R] [--seed S]\n"
     "         [--timeout SEC] [--no-check] [--json] [--trace FILE.json]\n"
-    "       (or --single DEV instead of --mapping: the whole network on one device;\n"
+    "       (or --single DEV [--beside] instead of --mapping: the whole network on one device;\n"
     "       --mapping also takes a folder of AutoDiCE's files: docs/mapping-format.md)\n"
     "--timeout SEC: a rank running longer aborts the job (0: wait forever; default:\n"
     "derived from the mapping, docs/runtime.md, at least 600 s).\n"
@@ -26,7 +26,11 @@ static const char exec_help[] =
     "The first output is checked against the single-device run (1e-4 relative).\n"
     "--trace FILE: the start and end of every step on every rank, on a clock common to\n"
     "all ranks, for the timed inference of median latency (Chrome trace-event JSON:\n"
-    "open it in ui.perfetto.dev; compare with dse eval --trace; docs/traces.md).\n";
+    "open it in ui.perfetto.dev; compare with dse eval --trace; docs/traces.md).\n"
+    "--beside (with --single DEV): then every CPU device of DEV's board runs the whole\n"
+    "network at the same time, and DEV's latency then is printed beside its latency\n"
+    "alone: how much the board's CPUs slow each other when all are busy (both runs\n"
+    "keep the input on DEV; docs/runtime.md).\n";
 
 static void print_text(const rt_result *r, int warm, int reps)
 {
@@ -47,6 +51,14 @@ static void print_text(const rt_result *r, int warm, int reps)
     if (r->checked)
         printf("check: output equals the single-device run (max relative error %.2g, max "
                "absolute %.2g)\n", r->max_rel_err, r->max_abs_err);
+    if (r->beside.n == 1)
+        printf("beside: no other CPU device on %s's board: nothing to run beside it\n",
+               r->dev[r->out_dev].name);
+    else if (r->beside.n > 1)
+        printf("beside: with all %d CPU devices of its board running the network at once, %s's "
+               "latency: median %.3f ms (min %.3f, max %.3f), %.3fx alone\n", r->beside.n,
+               r->dev[r->out_dev].name, r->beside.med_ms, r->beside.min_ms, r->beside.max_ms,
+               r->beside.med_ms / r->lat_med_ms);
 }
 
 int cmd_exec(int argc, char **argv)
@@ -54,7 +66,7 @@ int cmd_exec(int argc, char **argv)
     cli_args a;
     rt_options o;
     memset(&o, 0, sizeof o);
-    int started = cli_start(&a, "exec", argc, argv, "json no-check", exec_help);
+    int started = cli_start(&a, "exec", argc, argv, "json no-check beside", exec_help);
     if (started >= 0) return started;
     long single = -1, seed = 1;
     double timeout = 0;
@@ -66,6 +78,7 @@ int cmd_exec(int argc, char **argv)
     o.output = cli_get(&a, "output");
     o.trace = cli_get(&a, "trace");
     o.check = !cli_flag(&a, "no-check");
+    o.beside = cli_flag(&a, "beside");
     const char *bench = cli_get(&a, "bench");
     if (cli_int(&a, "single", -1, 0, 63, &single) || cli_int(&a, "seed", 1, 0, 1L << 40, &seed) ||
         cli_double(&a, "timeout", -1, 0, 1e6, &timeout) || cli_finish(&a))
@@ -82,6 +95,10 @@ int cmd_exec(int argc, char **argv)
     }
     if (!o.network || !o.platform || (!o.mapping && single < 0) || (o.mapping && single >= 0)) {
         cli_error("exec", "needs --network, --platform and either --mapping or --single");
+        return EXIT_USAGE;
+    }
+    if (o.beside && (o.mapping || o.trace)) {
+        cli_error("exec", "--beside goes with --single (not --mapping) and without --trace");
         return EXIT_USAGE;
     }
     MPI_Init(&argc, &argv);

@@ -13,6 +13,7 @@
 static const char help[] =
     "usage: dse validate --campaign ID [--db F] [--top best|N] [--bench W,R]\n"
     "                    [--rounds K] [--timeout SEC] [--keep DIR] [--no-reference]\n"
+    "                    [--no-beside]\n"
     "Runs the front's best point per objective (--top best, the default) or N points\n"
     "spread along the front on the campaign's platform through mpirun, then stores\n"
     "predicted vs measured per device, per objective and per Plan step in the database\n"
@@ -26,6 +27,9 @@ static const char help[] =
     "alone: its measured over predicted latency says how far the machine has drifted\n"
     "from its calibration, and each point's latency over the reference's (column\n"
     "\"vs reference\") is what that drift leaves intact (--no-reference: skip it).\n"
+    "Where its board has other CPU devices, the reference job then runs the network\n"
+    "on all of them at once: its latency then over alone says how much they slow\n"
+    "each other now (dse exec --beside; --no-beside: skip it).\n"
     "Exit 1 if any point failed (dead rank, timeout, wrong output).\n";
 
 static volatile sig_atomic_t g_stop;
@@ -60,6 +64,27 @@ static void print_order(const val_report *r)
     }
 }
 
+/* The reference beside its board's other CPUs (val_reference.beside_n):
+ * how much they slow each other now; a warning past 10%. */
+static void print_beside(const val_reference *R, const char *nm)
+{
+    if (!R->beside_n) return;
+    if (isnan(R->beside_ratio)) {
+        printf("beside: the reference with the %d other CPU device%s of its board busy at once: not "
+               "measured\n", R->beside_n - 1, R->beside_n == 2 ? "" : "s");
+        return;
+    }
+    printf("beside: the reference with the %d other CPU device%s of its board busy at once: %.3fx "
+           "its latency alone (median over the rounds)\n", R->beside_n - 1, R->beside_n == 2 ? "" : "s",
+           R->beside_ratio);
+    if (R->beside_ratio - 1 > VAL_DRIFT_WARN)
+        cli_error("validate", "warning: %s ran %.0f%% slower while the other CPUs of its board ran "
+                  "the same network: this board's CPUs slow each other when busy together (shared "
+                  "caches, memory or, on a VM, host cores); mappings that compute on them at once "
+                  "measure slower than predicted by up to that much, beyond what the calibration's "
+                  "corun factors charge (docs/runtime.md, \"beside\")", nm, 100 * (R->beside_ratio - 1));
+}
+
 /* How far the machine has drifted from its calibration (validate.h,
  * val_reference); a warning past 10%. */
 static void print_reference(const val_report *r)
@@ -78,6 +103,7 @@ static void print_reference(const val_report *r)
            "%.4g ms, predicted %.4g ms (measured / predicted %.4g)%s%s\n", nm, R->meas_ms,
            R->pred_ms, x, R->reason[0] ? "; " : "",
            R->reason[0] ? cli_inert(why, sizeof why, R->reason) : "");
+    print_beside(R, nm);
     if (fabs(x - 1) <= VAL_DRIFT_WARN) return;
     char d[200], n[200];
     cli_inert(d, sizeof d, R->calib_date[0] ? R->calib_date : "date not given");
@@ -161,7 +187,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_args a;
     char err[BASE_ERRLEN] = "";
-    int started = cli_start(&a, "validate", argc, argv, "no-reference", help);
+    int started = cli_start(&a, "validate", argc, argv, "no-reference no-beside", help);
     if (started >= 0) return started;
     long id = -1, top = 0;
     double timeout = -1;
@@ -171,6 +197,7 @@ int cmd_validate(int argc, char **argv)
     o.db = cli_get(&a, "db");
     o.keep = cli_get(&a, "keep");
     o.no_reference = cli_flag(&a, "no-reference");
+    o.no_beside = cli_flag(&a, "no-beside");
     long rounds;
     if (cli_int(&a, "campaign", -1, 1, 1L << 50, &id) ||
         cli_int(&a, "rounds", 3, 1, VAL_MAX_ROUNDS, &rounds) ||

@@ -190,6 +190,8 @@ static int agree_digest(const net *n, const platform *pl, const plan *p, const c
 
 /* ---- load ---- */
 
+/* o->beside keeps the input on the --single device (both of its runs are
+ * then alike but for the neighbours). */
 static int load(const rt_options *o, net **n, platform **pl, plan *p, char *err)
 {
     int size;
@@ -217,7 +219,7 @@ static int load(const rt_options *o, net **n, platform **pl, plan *p, char *err)
     } else {
         mapping_set_single(m, *n, o->single_dev);
     }
-    if (!rc && plan_build(p, *n, m, (*pl)->source, err)) rc = 1;
+    if (!rc && plan_build(p, *n, m, o->beside && !o->mapping ? o->single_dev : (*pl)->source, err)) rc = 1;
     mapping_free(m);
     /* The outputs, checked as every command checks them (docs/exit-codes.md):
      * usable, and none of the files read (the input tensor included). */
@@ -312,17 +314,19 @@ static int run(rt_rank *s, const platform *pl, const rt_options *o, rt_tracer *t
 
 /* ---- gather: per-device figures and latency on rank 0 ---- */
 
-static void gather(const rt_rank *s, const platform *pl, const plan *p, timings *tm, int reps,
+static void gather(const rt_rank *s, const platform *pl, int out_dev, timings *tm, int reps,
                    int64_t rss, rt_result *r)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    double mine[8] = {base_median(tm->busy, reps) * 1e3, base_median(tm->wait, reps) * 1e3,
+    /* The step count from each rank: with o->beside the ranks' plans differ. */
+    double mine[9] = {base_median(tm->busy, reps) * 1e3, base_median(tm->wait, reps) * 1e3,
                       base_median(tm->fin, reps) * 1e3, (double)s->sent, (double)s->recvd,
-                      rss / 1e6, tm->have_sensor ? tm->joules / reps : 0, tm->have_sensor};
-    double *all = rank == 0 ? calloc((size_t)size * 8, sizeof(double)) : NULL;
-    MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                      rss / 1e6, tm->have_sensor ? tm->joules / reps : 0, tm->have_sensor,
+                      (double)s->nsteps};
+    double *all = rank == 0 ? calloc((size_t)size * 9, sizeof(double)) : NULL;
+    MPI_Gather(mine, 9, MPI_DOUBLE, all, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     /* Bytes to each peer: a row per rank (exact in doubles below 2^53). */
     double *to = calloc((size_t)size, sizeof *to);
     double *allto = rank == 0 ? calloc((size_t)size * (size_t)size, sizeof(double)) : NULL;
@@ -333,7 +337,7 @@ static void gather(const rt_rank *s, const platform *pl, const plan *p, timings 
     /* Latency: measured on the output device, sent to rank 0.  (tm->lat is
      * sorted by base_median; the trace, written before, needed it in order.) */
     double lm[3] = {0, 0, 0}, lm0[3];
-    if (rank == p->out_dev) {
+    if (rank == out_dev) {
         lm[0] = base_median(tm->lat, reps) * 1e3;
         lm[1] = tm->lat[0] * 1e3;
         lm[2] = tm->lat[reps - 1] * 1e3;
@@ -342,15 +346,15 @@ static void gather(const rt_rank *s, const platform *pl, const plan *p, timings 
     if (rank != 0) return;
     r->ndev = size;
     r->bytes_to_known = 1;
-    r->out_dev = p->out_dev;
+    r->out_dev = out_dev;
     r->lat_med_ms = lm0[0];
     r->lat_min_ms = lm0[1];
     r->lat_max_ms = lm0[2];
     for (int d = 0; d < size && all; d++) {
         rt_device *D = &r->dev[d];
-        double *v = all + 8 * d;
+        double *v = all + 9 * d;
         snprintf(D->name, sizeof D->name, "%s", pl->dev[d].name);
-        D->nsteps = plan_nsteps_dev(p, d);
+        D->nsteps = (int)v[8];
         D->busy_ms = v[0];
         D->wait_ms = v[1];
         D->finish_ms = v[2];
@@ -444,7 +448,11 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
     }
     deadline(timeout, " during set-up");
     if ((rc = agree(runnable(pl, p, err), err))) goto out;
-    if ((rc = agree(agree_digest(n, pl, p, what ? what : "the mapping", err), err))) goto out;
+    /* With o->beside every rank runs a plan of its own (rt_exec agreed on
+     * the files first), and the output and latency are the --single
+     * device's. */
+    int out_dev = o->beside ? o->single_dev : p->out_dev;
+    if (!o->beside && (rc = agree(agree_digest(n, pl, p, what ? what : "the mapping", err), err))) goto out;
 
     /* Set-up: threads, weights of my slices, buffers.  Freed activations
      * stay in the heap: no page faults between inferences, and VmHWM then
@@ -457,12 +465,12 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
     rt_pace_init(&s.pace, pl, rank);
     r->out_numel = net_shape_numel(n->layers[n->n - 1].out);
     if (!rc && (!tm.lat || !tm.busy || !tm.wait || !tm.fin)) base_seterr(err, "out of memory"), rc = 1;
-    if (!rc && rank == p->out_dev && !(out = malloc((size_t)r->out_numel * sizeof(float))))
+    if (!rc && rank == out_dev && !(out = malloc((size_t)r->out_numel * sizeof(float))))
         base_seterr(err, "out of memory for the output"), rc = 1;
     if ((rc = agree(rc, err))) goto out;
 
     deadline(timeout, "");
-    if (o->trace) {
+    if (o->trace && !o->beside) {
         int ok = (tr = rt_tracer_new(s.nsteps, reps)) != NULL;
         if (!ok) base_seterr(err, "device %d: out of memory for the trace", rank);
         if ((rc = agree(!ok, err))) goto out;
@@ -478,15 +486,15 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
         rt_tracer_sync(tr, 1);
         if ((rc = rt_tracer_write(tr, o->trace, n, pl, p, tm.lat, o->warmup, err))) goto out;
     }
-    gather(&s, pl, p, &tm, reps, rss, r);
+    gather(&s, pl, out_dev, &tm, reps, rss, r);
 
     /* Output and correctness after the measurements: the reference run
      * holds every weight and would distort the memory figures. */
     double chk[3] = {0, 0, 1};
-    int orc = rank == p->out_dev ? check(n, o, out, r->out_numel, chk, err) : 0;
-    if (p->out_dev != 0) {
-        if (rank == p->out_dev) MPI_Send(chk, 3, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
-        if (rank == 0) MPI_Recv(chk, 3, MPI_DOUBLE, p->out_dev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int orc = rank == out_dev ? check(n, o, out, r->out_numel, chk, err) : 0;
+    if (out_dev != 0) {
+        if (rank == out_dev) MPI_Send(chk, 3, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
+        if (rank == 0) MPI_Recv(chk, 3, MPI_DOUBLE, out_dev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     if (rank == 0) {
         r->checked = o->check;
@@ -510,6 +518,54 @@ out:
     return rc;
 }
 
+/* Does device d compute beside device R: a CPU of R's board? */
+static int beside_dev(const platform *pl, int d, int R)
+{
+    return pl->dev[d].kind == PLAT_CPU && !strcmp(pl->dev[d].board, pl->dev[R].board);
+}
+
+/* rt_options.beside, after the run alone (pa, the --single device's plan):
+ * every CPU of that device's board runs the whole network on itself, with
+ * its own input, at the same time; r->beside gets the --single device's
+ * latency.  Nothing to run beside (no other CPU on the board): n = 1. */
+static int beside(const net *n, const platform *pl, const plan *pa, const rt_options *o, int rank,
+                  rt_result *r, char *err)
+{
+    int R = o->single_dev, nb = 0;
+    for (int d = 0; d < pl->ndev; d++) nb += beside_dev(pl, d, R);
+    if (rank == 0) r->beside.n = 1;
+    if (nb < 2) return 0;
+    /* My plan: the whole network on me, input on me -- or, off R's board,
+     * R's plan (no step of mine). */
+    plan *mine = plan_new();
+    mapping *m = mapping_new(n->n, pl->ndev);
+    int rc = 0;
+    if (!mine || !m) {
+        base_seterr(err, "out of memory");
+        rc = 1;
+    } else if (beside_dev(pl, rank, R)) {
+        mapping_set_single(m, n, rank);
+        rc = plan_build(mine, n, m, rank, err) ? 1 : 0;
+    }
+    mapping_free(m);
+    if (!(rc = agree(rc, err))) {
+        rt_options ob = *o;
+        ob.check = 0; /* the run alone checked the output */
+        ob.output = NULL;
+        ob.trace = NULL;
+        rt_result rb;
+        rc = rt_exec_plan(n, pl, beside_dev(pl, rank, R) ? mine : pa, &ob, "--beside", &rb, err);
+        if (!rc && rank == 0) {
+            r->beside.n = nb;
+            r->beside.med_ms = rb.lat_med_ms;
+            r->beside.min_ms = rb.lat_min_ms;
+            r->beside.max_ms = rb.lat_max_ms;
+        }
+    }
+    plan_free(mine);
+    return rc;
+}
+
 int rt_exec(const rt_options *o, rt_result *r, char *err)
 {
     net *n = NULL;
@@ -522,7 +578,10 @@ int rt_exec(const rt_options *o, rt_result *r, char *err)
     err[0] = 0;
     /* Every rank reads the same files; the first failure is reported. */
     int rc = p ? load(o, &n, &pl, p, err) : (base_seterr(err, "out of memory"), 1);
-    if (!(rc = agree(rc, err))) rc = rt_exec_plan(n, pl, p, o, o->mapping, r, err);
+    rt_options alone = *o;
+    alone.beside = 0;
+    if (!(rc = agree(rc, err))) rc = rt_exec_plan(n, pl, p, &alone, o->mapping, r, err);
+    if (!rc && o->beside && !o->mapping) rc = beside(n, pl, p, o, rank, r, err);
     plan_free(p);
     platform_free(pl);
     net_free(n);

@@ -90,6 +90,16 @@ char *rt_record_json(const rt_result *r)
         else cJSON_AddNullToObject(j, "energy_j");
         cJSON_AddItemToArray(ds, j);
     }
+    if (r->beside.n > 0) { /* dse exec --beside */
+        cJSON *b = cJSON_AddObjectToObject(o, "beside");
+        cJSON_AddNumberToObject(b, "devices", r->beside.n);
+        if (r->beside.n > 1) {
+            cJSON *bl = cJSON_AddObjectToObject(b, "latency_ms");
+            cJSON_AddNumberToObject(bl, "median", r->beside.med_ms);
+            cJSON_AddNumberToObject(bl, "min", r->beside.min_ms);
+            cJSON_AddNumberToObject(bl, "max", r->beside.max_ms);
+        }
+    }
     double obj[COST_NOBJ];
     rt_objectives(r, obj);
     cJSON *ob = cJSON_AddObjectToObject(o, "objectives");
@@ -186,6 +196,20 @@ int rt_record_parse(const char *text, rt_result *r, char *err)
                     D->bytes_to[e] = (int64_t)x->valuedouble;
             }
         }
+    }
+    /* beside: absent (not asked), {"devices": 1} (nothing beside), or the
+     * latency with n > 1 devices busy at once. */
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "beside");
+    if (!bad && b) {
+        const cJSON *bl = cJSON_GetObjectItemCaseSensitive(b, "latency_ms");
+        double bn;
+        if (num(b, "devices", &bn) || !whole(bn, RT_MAX_DEV) || bn < 1)
+            bad = "beside without a device count";
+        else if (bn > 1 && (num(bl, "median", &r->beside.med_ms) || num(bl, "min", &r->beside.min_ms) ||
+                            num(bl, "max", &r->beside.max_ms)))
+            bad = "beside without its latency";
+        else
+            r->beside.n = (int)bn;
     }
     cJSON_Delete(o);
     if (bad) {

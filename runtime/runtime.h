@@ -65,6 +65,13 @@ typedef struct {
                              every |y - ref| <= 1e-4 |ref| + 1e-5 max|ref| (float32
                              rounding grows through deep nets; the absolute floor
                              keeps near-zero outputs from failing on noise) */
+    int beside;           /* with single_dev (rt_exec): after the run alone, every CPU
+                             device on single_dev's board runs the whole network at the
+                             same time, each on its own input (no messages), and
+                             rt_result.beside holds single_dev's latency then; both runs
+                             keep the input on single_dev.  rt_exec_plan: p is this
+                             rank's own plan (they differ by rank), and the latency and
+                             output are single_dev's */
 } rt_options;
 
 typedef struct {
@@ -93,6 +100,14 @@ typedef struct {
     int64_t out_numel;
     double timeout_s;     /* the deadline the ranks ran under (0 = none) */
     int bytes_to_known;   /* the record had bytes_to (older records do not) */
+    /* rt_options.beside: the output device's latency while every CPU device of
+     * its board ran the network too (n of them, itself included; 0: not run,
+     * 1: it has no such neighbour).  Its ratio to lat_med_ms says how much
+     * the board's CPUs slow each other when busy at once, now. */
+    struct {
+        int n;
+        double med_ms, min_ms, max_ms;
+    } beside;
 } rt_result;
 
 /* Load the files of o, build the Plan, and run it (rt_exec_plan). */
@@ -279,6 +294,7 @@ typedef struct {
     const char *trace;      /* dse exec --trace file, or NULL */
     int no_check;
     volatile sig_atomic_t *stop;
+    int beside;             /* dse exec --beside (with single_dev): rt_options.beside */
 } rt_measure_opts;
 
 /* Run the job and parse its record into r.  Returns 0; 1 when the run

@@ -221,7 +221,7 @@ static void measure(ctx *X, val_point *V, int round, rt_result *rr)
         say(o, "point %d (%s) on %d ranks...", V->idx, V->why, X->pl->ndev);
     rt_measure_opts mo = {NULL, X->netpath, X->plpath, mpath, -1, X->pl, NULL,
                           X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
-                          o->timeout_s, 1, tpath, 0, o->stop};
+                          o->timeout_s, 1, tpath, 0, o->stop, 0};
     if (rt_measure(&mo, &rr[round], e)) {
         V->status = "failed";
         if (round) snprintf(V->reason, sizeof V->reason, "round %d of %d: %.900s", round + 1, X->rounds, e);
@@ -238,8 +238,9 @@ static void reference_choose(ctx *X, val_reference *R)
 {
     R->dev = -1;
     R->name[0] = 0;
-    R->pred_ms = R->meas_ms = NAN;
+    R->pred_ms = R->meas_ms = R->beside_ratio = NAN;
     R->nrounds = 0;
+    R->beside_n = 0;
     R->reason[0] = 0;
     if (X->o->no_reference) return;
     char e[BASE_ERRLEN];
@@ -255,7 +256,20 @@ static void reference_choose(ctx *X, val_reference *R)
         if (R->dev < 0 || f > fits || (f == fits && cr.latency_ms < R->pred_ms))
             R->dev = d, R->pred_ms = cr.latency_ms, fits = f;
     }
-    if (R->dev >= 0) snprintf(R->name, sizeof R->name, "%s", X->pl->dev[R->dev].name);
+    if (R->dev < 0) return;
+    snprintf(R->name, sizeof R->name, "%s", X->pl->dev[R->dev].name);
+    /* Beside: the other CPUs of its board, if any; the input then stays on
+     * the reference device in both runs (rt_options.beside). */
+    int nb = 0;
+    for (int d = 0; d < X->pl->ndev; d++)
+        nb += X->pl->dev[d].kind == PLAT_CPU && !strcmp(X->pl->dev[d].board, X->pl->dev[R->dev].board);
+    cost_result cr;
+    if (X->o->no_beside || nb < 2) return;
+    mapping_set_single(X->m, X->n, R->dev);
+    if (!plan_build(X->p, X->n, X->m, R->dev, e) && !cost_eval(X->cm, X->p, &cr, NULL) && cr.latency_ms > 0) {
+        R->pred_ms = cr.latency_ms;
+        R->beside_n = nb;
+    }
 }
 
 /* Once per round, before the points: run the reference (dse exec
@@ -263,34 +277,42 @@ static void reference_choose(ctx *X, val_reference *R)
 static void reference_measure(ctx *X, val_reference *R, int round)
 {
     const val_options *o = X->o;
-    R->round_ms[round] = NAN;
+    R->round_ms[round] = R->beside_round_ms[round] = NAN;
     R->nrounds = round + 1;
     if (R->dev < 0) return;
     char e[BASE_ERRLEN];
-    if (X->rounds > 1)
-        say(o, "round %d of %d: the reference (the whole network on %s)...", round + 1, X->rounds,
-            X->pl->dev[R->dev].name);
+    char rd[64] = "";
+    if (X->rounds > 1) snprintf(rd, sizeof rd, "round %d of %d: ", round + 1, X->rounds);
+    if (R->beside_n)
+        say(o, "%sthe reference (the whole network on %s, alone, then beside the %d other CPU "
+            "device%s of its board)...", rd, X->pl->dev[R->dev].name, R->beside_n - 1,
+            R->beside_n == 2 ? "" : "s");
     else
-        say(o, "the reference (the whole network on %s)...", X->pl->dev[R->dev].name);
+        say(o, "%sthe reference (the whole network on %s)...", rd, X->pl->dev[R->dev].name);
     rt_measure_opts mo = {NULL, X->netpath, X->plpath, NULL, R->dev, X->pl, NULL,
                           X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
-                          o->timeout_s, 1, NULL, 0, o->stop};
+                          o->timeout_s, 1, NULL, 0, o->stop, R->beside_n > 0};
     rt_result rr;
     if (rt_measure(&mo, &rr, e)) {
         if (!R->reason[0]) snprintf(R->reason, sizeof R->reason, "round %d: %.900s", round + 1, e);
         return;
     }
     R->round_ms[round] = rr.lat_med_ms;
+    if (rr.beside.n > 1) R->beside_round_ms[round] = rr.beside.med_ms;
 }
 
 /* The reference's median round (NAN: none measured). */
 static void reference_median(val_reference *R)
 {
-    double x[VAL_MAX_ROUNDS];
-    int n = 0;
-    for (int k = 0; k < R->nrounds; k++)
-        if (!isnan(R->round_ms[k])) x[n++] = R->round_ms[k];
+    double x[VAL_MAX_ROUNDS], b[VAL_MAX_ROUNDS];
+    int n = 0, nb = 0;
+    for (int k = 0; k < R->nrounds; k++) {
+        if (isnan(R->round_ms[k])) continue;
+        x[n++] = R->round_ms[k];
+        if (!isnan(R->beside_round_ms[k]) && R->round_ms[k] > 0) b[nb++] = R->beside_round_ms[k] / R->round_ms[k];
+    }
     R->meas_ms = n ? base_median(x, n) : NAN;
+    R->beside_ratio = nb ? base_median(b, nb) : NAN;
 }
 
 /* Each measured point's latency relative to the reference's (round by
@@ -436,7 +458,7 @@ int val_run(const val_options *o, val_report *r, char *err)
 {
     memset(r, 0, sizeof *r);
     r->ref.dev = -1; /* no reference until one is chosen */
-    r->ref.pred_ms = r->ref.meas_ms = NAN;
+    r->ref.pred_ms = r->ref.meas_ms = r->ref.beside_ratio = NAN;
     r->warmup = o->warmup;
     r->reps = o->reps;
     ctx X;

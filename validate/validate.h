@@ -47,6 +47,7 @@ typedef struct {
                                 the mapping (rt_default_timeout) */
     const char *keep;        /* keep each point's files (mapping, traces) here, or NULL */
     int no_reference;        /* 1: skip the reference run (val_reference) */
+    int no_beside;           /* 1: run the reference alone only (val_reference.beside_n) */
     void (*progress)(void *ctx, const char *line); /* may be NULL */
     void *ctx;
     volatile sig_atomic_t *stop;
@@ -96,6 +97,17 @@ typedef struct {
                                 built-in defaults) */
     char calib_date[64];     /* their date, or "" */
     int calib_net;           /* 1: the network is among those they were calibrated on */
+    /* Beside (dse exec --beside): where the reference's board has other CPU
+     * devices, each round's reference job then runs the network on all of
+     * them at once, and the reference device's latency then over its
+     * latency alone says how much the board's CPUs slow each other when
+     * busy together *now* -- what a split mapping pays beyond the model
+     * when it is more than the calibration's corun factors (the VM this was
+     * built on had spells of 1.3-1.7x).  Both runs keep the input on the
+     * reference device, and pred_ms is predicted so. */
+    int beside_n;            /* CPU devices busy at once (its board's), 0: not run */
+    double beside_round_ms[VAL_MAX_ROUNDS]; /* its latency beside them per round (NAN: none) */
+    double beside_ratio;     /* median over the rounds of beside / alone; NAN: none */
 } val_reference;
 
 typedef struct {

@@ -11,7 +11,8 @@
  *    has at most EXHAUST_MAX genomes (dse exhaust's enumeration);
  *  - per run: the individuals needed to reach 99% of the reference
  *    hypervolume, and whether every planner's mapping is weakly dominated
- *    by a point of the final front.
+ *    by a point of the final front (the campaign's: the final population's
+ *    first front and the seeds, as drive.c selects it).
  *
  * The engine is driven as camp_drive drives it (same options, seeds first,
  * evaluation through camp_eval), without the database.  Hypervolumes do
@@ -145,6 +146,21 @@ static int run_engine(camp *c, int pop, unsigned long seed, long gens, run *r)
     }
     for (int i = 0; i < pop; i++) /* the feasible first front */
         if (nsga_rank(e, i) == 0 && !(nsga_cv(e, i) > 0)) pool_add(&r->front, nsga_objectives(e, i));
+    /* and the seeds, as the campaign's final front has them (drive.c):
+     * crowding may drop a seed from a first front larger than the
+     * population, and the front a user sees keeps it. */
+    double *so = malloc((size_t)(1 + sd->n) * COST_NOBJ * sizeof *so), *scv = malloc((size_t)(1 + sd->n) * sizeof *scv);
+    int erc = !so || !scv ? (snprintf(err, sizeof err, "out of memory"), 1)
+                          : camp_eval(c, 1 + sd->n, seeds, so, scv, err);
+    for (int i = 0; !erc && i < 1 + sd->n; i++)
+        if (!(scv[i] > 0)) pool_add(&r->front, so + (size_t)i * COST_NOBJ);
+    free(so), free(scv);
+    if (erc) {
+        fprintf(stderr, "bench_seeding: %s\n", err);
+        nsga_destroy(e);
+        free(seeds);
+        return -1;
+    }
     nsga_destroy(e);
     free(seeds);
     return 0;

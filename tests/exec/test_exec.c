@@ -227,6 +227,76 @@ out:
     printf("ok: without --bench the latency is warm (1 + 3 inferences); --bench 0,1 says cold\n");
 }
 
+/* dse exec --single D --beside: after the run alone, every CPU device of
+ * D's board runs the network at once.  Three ranks here, r0 and r1 on
+ * board "localhost" and r2 on board "127.0.0.1" (also this machine, but
+ * another board by name): D = r1 has one neighbour (2 devices busy), D =
+ * r2 none (1: nothing run).  The record says so, the run alone is checked
+ * as usual, and --beside without --single or with --trace is refused. */
+static void beside(void)
+{
+    char plat[300], cmd[2048], ebuf[4096], out[300];
+    snprintf(plat, sizeof plat, "%s/beside.json", tmpdir);
+    FILE *f = fopen(plat, "w");
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"local-beside\",\"devices\":[");
+    for (int d = 0; d < 3; d++)
+        fprintf(f, "%s{\"name\":\"r%d\",\"board\":\"%s\",\"kind\":\"cpu\",\"freq_mhz\":2000,"
+                   "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}", d ? "," : "", d,
+                d < 2 ? "localhost" : "127.0.0.1");
+    fprintf(f, "],\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000},"
+               "\"network\":{\"latency_us\":50,\"bandwidth_mbs\":1000}}}\n");
+    fclose(f);
+    static const struct {
+        int dev, n;
+    } cases[] = {{1, 2}, {2, 1}, {0, 2}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(out, sizeof out, "%s/beside-%d.json", tmpdir, k);
+        snprintf(cmd, sizeof cmd, "%s mpirun -np 3 %s exec --network toy6 --platform %s --single %d "
+                 "--beside --bench 1,3 --json > %s", DSE_BIN, DSE_BIN, plat, cases[k].dev, out);
+        int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
+        char *txt = tfile_read(out, NULL);
+        cJSON *j = rc == 0 && txt ? cJSON_Parse(txt) : NULL;
+        free(txt);
+        CHECK(j != NULL, "exec --single %d --beside: exit %d: %s", cases[k].dev, rc, ebuf);
+        if (!j) continue;
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "beside");
+        const cJSON *bl = cJSON_GetObjectItemCaseSensitive(b, "latency_ms");
+        const cJSON *chk = cJSON_GetObjectItemCaseSensitive(j, "check");
+        const cJSON *od = cJSON_GetObjectItemCaseSensitive(j, "output_device");
+        char want[8];
+        snprintf(want, sizeof want, "r%d", cases[k].dev);
+        CHECK(jnum(b, "devices") == cases[k].n, "--single %d --beside: %g devices busy, want %d",
+              cases[k].dev, jnum(b, "devices"), cases[k].n);
+        if (cases[k].n > 1)
+            CHECK(jnum(bl, "min") > 0 && jnum(bl, "min") <= jnum(bl, "median") &&
+                      jnum(bl, "median") <= jnum(bl, "max"),
+                  "--single %d --beside: latency %g <= %g <= %g", cases[k].dev, jnum(bl, "min"),
+                  jnum(bl, "median"), jnum(bl, "max"));
+        else
+            CHECK(bl == NULL, "--single %d --beside: a latency with nothing beside", cases[k].dev);
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(chk, "ok")) && cJSON_IsString(od) &&
+                  !strcmp(od->valuestring, want),
+              "--single %d --beside: check not ok or output on %s", cases[k].dev,
+              cJSON_IsString(od) ? od->valuestring : "?");
+        /* the record's devices are the run alone's: steps on D only */
+        const cJSON *ds = cJSON_GetObjectItemCaseSensitive(j, "devices");
+        for (int d = 0; d < 3; d++)
+            CHECK((jnum(cJSON_GetArrayItem(ds, d), "steps") > 0) == (d == cases[k].dev),
+                  "--single %d --beside: device %d has %g steps", cases[k].dev, d,
+                  jnum(cJSON_GetArrayItem(ds, d), "steps"));
+        cJSON_Delete(j);
+    }
+    static const char *const bad[] = {"--mapping /nonexistent.json --beside",
+                                      "--single 0 --beside --trace /tmp/x.json", "--beside"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "%s exec --network toy6 --platform %s %s", DSE_BIN, plat, bad[k]);
+        int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
+        CHECK(rc == 2 && strstr(ebuf, "dse exec:"), "exec %s: exit %d (want 2): %s", bad[k], rc, ebuf);
+    }
+    printf("ok: --beside: 2 devices of r1's board busy at once, none beside r2; refused without "
+           "--single or with --trace\n");
+}
+
 /* A mapping of n on two ranks: everything on rank 0 but each FC layer's
  * channels from c/den on, which rank 1 computes. */
 static mapping *fc_split(const net *n, int den)
@@ -394,6 +464,7 @@ int main(int argc, char **argv)
     partitioned("mobilenetv2", 3, CHROM_HYBRID, 2, 2, 5);
     partitioned("resnet50", 2, CHROM_VERTICAL, 0, 1, 6);
     faults();
+    beside();
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd)) {}
     return check_done("test_exec");
