@@ -604,8 +604,7 @@ static int corun_pair(const platform *pl, int *a, int *b)
 {
     for (int i = 0; i < pl->ndev; i++)
         for (int j = i + 1; j < pl->ndev; j++)
-            if (pl->dev[i].kind == PLAT_CPU && pl->dev[j].kind == PLAT_CPU &&
-                pl->link_cls[i * pl->ndev + j] == LINK_SAME_BOARD) {
+            if (pl->dev[i].kind == PLAT_CPU && pl->dev[j].kind == PLAT_CPU && platform_same_board(pl, i, j)) {
                 *a = i, *b = j;
                 return 1;
             }

@@ -427,7 +427,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     for (int d = 0; d < nd; d++) {
         m->board[d] = d;
         for (int e = 0; e < d && m->board[d] == d; e++)
-            if (pl->link_cls[e * nd + d] == LINK_SAME_BOARD) m->board[d] = e, shared = 1;
+            if (platform_same_board(pl, e, d)) m->board[d] = e, shared = 1;
     }
     m->contend &= shared;
     for (int d = 0; d < nd; d++) {

@@ -123,6 +123,18 @@ int platform_fastest(const platform *p)
     return best;
 }
 
+int platform_same_board(const platform *p, int a, int b)
+{
+    return a == b || p->link_cls[a * p->ndev + b] == LINK_SAME_BOARD;
+}
+
+int platform_board_cpus(const platform *p, int dev)
+{
+    int n = 0;
+    for (int d = 0; d < p->ndev; d++) n += p->dev[d].kind == PLAT_CPU && platform_same_board(p, d, dev);
+    return n;
+}
+
 const char *plat_arch_canonical(const char *arch)
 {
     static const char *const alias[][2] = {{"arm64", "aarch64"}, {"amd64", "x86_64"}};

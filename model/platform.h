@@ -96,6 +96,13 @@ int platform_check_net(const platform *p, const net *n, char *err);
 
 /* Index of the fastest device (highest freq_mhz x cores; ties: lowest index). */
 int platform_fastest(const platform *p);
+/* Do devices a and b share a board (and its memory)?  The platform's own
+ * rule: a == b, or their link class is same_board (a link matrix may say
+ * otherwise than the board names).  The model's corun factors, the
+ * calibration's corun pairs and dse exec --beside all go by it. */
+int platform_same_board(const platform *p, int a, int b);
+/* How many CPU devices share dev's board (dev included if it is one). */
+int platform_board_cpus(const platform *p, int dev);
 /* CPU architecture names: `uname -m`'s, with Debian's aliases folded in
  * ("arm64" is "aarch64", "amd64" is "x86_64"); letters compared without
  * case.  plat_arch_canonical returns a static name or arch itself. */

@@ -6,7 +6,9 @@
  * Invariant: every collective step ends with the ranks agreeing on one
  * return code (agree), so no rank waits for one that has given up; the
  * ranks only start an inference once they agree on a digest of the
- * network, the platform and the Plan.
+ * network, the platform and the Plan.  (The beside run of --beside is the
+ * one whose plans differ by rank: it follows a run alone whose digests
+ * agreed, and each rank's plan there is derived from those files.)
  */
 #include "rt_internal.h"
 
@@ -452,6 +454,11 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
      * the files first), and the output and latency are the --single
      * device's. */
     int out_dev = o->beside ? o->single_dev : p->out_dev;
+    if (o->beside && (out_dev < 0 || out_dev >= pl->ndev)) {
+        base_seterr(err, "--beside: no device %d", out_dev);
+        rc = 2;
+        goto out;
+    }
     if (!o->beside && (rc = agree(agree_digest(n, pl, p, what ? what : "the mapping", err), err))) goto out;
 
     /* Set-up: threads, weights of my slices, buffers.  Freed activations
@@ -521,7 +528,7 @@ out:
 /* Does device d compute beside device R: a CPU of R's board? */
 static int beside_dev(const platform *pl, int d, int R)
 {
-    return pl->dev[d].kind == PLAT_CPU && !strcmp(pl->dev[d].board, pl->dev[R].board);
+    return pl->dev[d].kind == PLAT_CPU && platform_same_board(pl, d, R);
 }
 
 /* rt_options.beside, after the run alone (pa, the --single device's plan):
@@ -531,8 +538,7 @@ static int beside_dev(const platform *pl, int d, int R)
 static int beside(const net *n, const platform *pl, const plan *pa, const rt_options *o, int rank,
                   rt_result *r, char *err)
 {
-    int R = o->single_dev, nb = 0;
-    for (int d = 0; d < pl->ndev; d++) nb += beside_dev(pl, d, R);
+    int R = o->single_dev, nb = platform_board_cpus(pl, R);
     if (rank == 0) r->beside.n = 1;
     if (nb < 2) return 0;
     /* My plan: the whole network on me, input on me -- or, off R's board,

@@ -32,6 +32,10 @@ int rt_measure(const rt_measure_opts *o, rt_result *r, char *err)
     const char *args[32];
     int na = 0;
     memset(r, 0, sizeof *r);
+    if (o->beside && (o->mapping || o->trace)) {
+        base_seterr(err, "--beside goes with a single device, without a trace");
+        return 2;
+    }
     args[na++] = o->dse ? o->dse : rt_self_exe();
     args[na++] = "exec";
     args[na++] = "--network";
@@ -68,7 +72,9 @@ int rt_measure(const rt_measure_opts *o, rt_result *r, char *err)
     rt_mpirun_argv(o->pl->ndev, o->hostfile, o->seqfile, args, na, av);
     rt_mpirun_env();
     char *out = NULL, *etext = NULL, eline[BASE_ERRLEN];
-    double kill_at = o->timeout_s > 0 ? o->timeout_s + KILL_MARGIN_S : NO_DEADLINE_KILL_S;
+    /* --beside runs the network twice, each run under the ranks' deadline */
+    int runs = o->beside && !o->mapping ? 2 : 1;
+    double kill_at = o->timeout_s > 0 ? runs * o->timeout_s + KILL_MARGIN_S : runs * NO_DEADLINE_KILL_S;
     int jrc = rt_run_job(av, kill_at, o->stop, "dse exec:", &out, &etext, eline, sizeof eline);
     int rc = 0;
     if (jrc == 0) {

@@ -203,11 +203,12 @@ int rt_record_parse(const char *text, rt_result *r, char *err)
     if (!bad && b) {
         const cJSON *bl = cJSON_GetObjectItemCaseSensitive(b, "latency_ms");
         double bn;
-        if (num(b, "devices", &bn) || !whole(bn, RT_MAX_DEV) || bn < 1)
-            bad = "beside without a device count";
+        if (num(b, "devices", &bn) || !whole(bn, r->ndev) || bn < 1)
+            bad = "beside without a device count from 1 to the devices'";
         else if (bn > 1 && (num(bl, "median", &r->beside.med_ms) || num(bl, "min", &r->beside.min_ms) ||
-                            num(bl, "max", &r->beside.max_ms)))
-            bad = "beside without its latency";
+                            num(bl, "max", &r->beside.max_ms) || !(r->beside.min_ms > 0) ||
+                            !(r->beside.min_ms <= r->beside.med_ms) || !(r->beside.med_ms <= r->beside.max_ms)))
+            bad = "beside without its latency (0 < min <= median <= max)";
         else
             r->beside.n = (int)bn;
     }

@@ -113,10 +113,11 @@ typedef struct {
 /* Load the files of o, build the Plan, and run it (rt_exec_plan). */
 int rt_exec(const rt_options *o, rt_result *r, char *err);
 /* Run Plan p of network n on platform pl (o's files are not read; its
- * input, output, warmup, reps, timeout, seed, trace and check are used).
- * what names the inputs in messages (e.g. the mapping file).  The ranks
- * first agree on a digest of n, pl and p; one that differs fails the job
- * with exit 2 naming the rank. */
+ * input, output, warmup, reps, timeout, seed, trace and check are used,
+ * and beside with single_dev: rt_options.beside).  what names the inputs
+ * in messages (e.g. the mapping file).  The ranks first agree on a digest
+ * of n, pl and p (not with o->beside, where plans differ by rank); one
+ * that differs fails the job with exit 2 naming the rank. */
 int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_options *o,
                  const char *what, rt_result *r, char *err);
 

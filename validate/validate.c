@@ -231,9 +231,30 @@ static void measure(ctx *X, val_point *V, int round, rt_result *rr)
     V->round_ms[V->nrounds++] = rr[round].lat_med_ms;
 }
 
+/* Will device d's reference run beside its board's other CPUs: asked
+ * for, it has such neighbours, and each of them holds the whole network
+ * (its single-device plan fits the model's memory)?  Then the input stays
+ * on d (rt_options.beside). */
+static int reference_beside(ctx *X, int d)
+{
+    const platform *pl = X->pl;
+    if (X->o->no_beside || pl->dev[d].kind != PLAT_CPU || platform_board_cpus(pl, d) < 2) return 0;
+    char e[BASE_ERRLEN];
+    for (int b = 0; b < pl->ndev; b++) {
+        cost_result cr;
+        if (b == d || pl->dev[b].kind != PLAT_CPU || !platform_same_board(pl, b, d)) continue;
+        mapping_set_single(X->m, X->n, b);
+        if (plan_build(X->p, X->n, X->m, b, e) || cost_eval(X->cm, X->p, &cr, NULL) || cr.violation_bytes > 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* The reference (validate.h): of the devices this runtime can run (not a
- * GPU), the one whose single-device mapping the model predicts fastest.
- * Uses X's plan and mapping as scratch (store predicts each point again). */
+ * GPU), the one whose single-device mapping the model predicts fastest,
+ * each predicted as it would run (the input on it when it runs beside its
+ * neighbours).  Uses X's plan and mapping as scratch (store predicts each
+ * point again). */
 static void reference_choose(ctx *X, val_reference *R)
 {
     R->dev = -1;
@@ -248,28 +269,16 @@ static void reference_choose(ctx *X, val_reference *R)
     for (int d = 0; d < X->pl->ndev; d++) {
         cost_result cr;
         if (X->pl->dev[d].kind == PLAT_GPU) continue;
+        int bs = reference_beside(X, d);
         mapping_set_single(X->m, X->n, d);
-        if (plan_build(X->p, X->n, X->m, X->pl->source, e) || cost_eval(X->cm, X->p, &cr, NULL) ||
+        if (plan_build(X->p, X->n, X->m, bs ? d : X->pl->source, e) || cost_eval(X->cm, X->p, &cr, NULL) ||
             !(cr.latency_ms > 0))
             continue;
         int f = cr.violation_bytes <= 0;
         if (R->dev < 0 || f > fits || (f == fits && cr.latency_ms < R->pred_ms))
-            R->dev = d, R->pred_ms = cr.latency_ms, fits = f;
+            R->dev = d, R->pred_ms = cr.latency_ms, fits = f, R->beside_n = bs ? platform_board_cpus(X->pl, d) : 0;
     }
-    if (R->dev < 0) return;
-    snprintf(R->name, sizeof R->name, "%s", X->pl->dev[R->dev].name);
-    /* Beside: the other CPUs of its board, if any; the input then stays on
-     * the reference device in both runs (rt_options.beside). */
-    int nb = 0;
-    for (int d = 0; d < X->pl->ndev; d++)
-        nb += X->pl->dev[d].kind == PLAT_CPU && !strcmp(X->pl->dev[d].board, X->pl->dev[R->dev].board);
-    cost_result cr;
-    if (X->o->no_beside || nb < 2) return;
-    mapping_set_single(X->m, X->n, R->dev);
-    if (!plan_build(X->p, X->n, X->m, R->dev, e) && !cost_eval(X->cm, X->p, &cr, NULL) && cr.latency_ms > 0) {
-        R->pred_ms = cr.latency_ms;
-        R->beside_n = nb;
-    }
+    if (R->dev >= 0) snprintf(R->name, sizeof R->name, "%s", X->pl->dev[R->dev].name);
 }
 
 /* Once per round, before the points: run the reference (dse exec
@@ -293,7 +302,19 @@ static void reference_measure(ctx *X, val_reference *R, int round)
                           X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
                           o->timeout_s, 1, NULL, 0, o->stop, R->beside_n > 0};
     rt_result rr;
-    if (rt_measure(&mo, &rr, e)) {
+    int rc = rt_measure(&mo, &rr, e);
+    if (rc && mo.beside && !(o->stop && *o->stop)) {
+        /* The neighbours' run failed the job (a board short of memory for
+         * two copies, a rank killed): the reference alone still counts,
+         * and later rounds run it alone (its input then on the platform's
+         * input device, not as predicted: a transfer's worth). */
+        say(o, "%sthe reference beside its board's other CPUs failed (%.300s); alone...", rd, e);
+        if (!R->reason[0]) snprintf(R->reason, sizeof R->reason, "round %d: beside: %.900s", round + 1, e);
+        mo.beside = 0;
+        R->beside_n = 0;
+        rc = rt_measure(&mo, &rr, e);
+    }
+    if (rc) {
         if (!R->reason[0]) snprintf(R->reason, sizeof R->reason, "round %d: %.900s", round + 1, e);
         return;
     }

@@ -88,7 +88,7 @@ typedef struct {
     long gens;
     long long *indiv; /* per generation */
     double *hv;       /* normalised */
-    pool front;       /* final feasible first front */
+    pool front;       /* final feasible first front, and the seeds' feasible points */
 } run;
 
 /* One engine run of c as camp_drive does it (seeds: the fastest device's

@@ -227,6 +227,37 @@ out:
     printf("ok: without --bench the latency is warm (1 + 3 inferences); --bench 0,1 says cold\n");
 }
 
+/* The record of a --beside run (path: dse exec --json's, 3 devices, 2 of
+ * them beside) reads back, survives rt_record_json, and a malformed
+ * "beside" is refused in one line: a device count of 0, 1.5, "two" or
+ * more than the record's devices, or n > 1 without a latency in order. */
+static void record_beside(const char *path)
+{
+    char err[BASE_ERRLEN], *txt = tfile_read(path, NULL);
+    rt_result r, r2;
+    CHECK(txt && rt_record_parse(txt, &r, err) == 0 && r.beside.n == 2 && r.beside.min_ms > 0,
+          "--beside record unread: %s", txt ? err : "no file");
+    char *t2 = txt ? rt_record_json(&r) : NULL;
+    CHECK(t2 && rt_record_parse(t2, &r2, err) == 0 && r2.beside.n == 2 && r2.beside.med_ms == r.beside.med_ms &&
+              r2.beside.min_ms == r.beside.min_ms && r2.beside.max_ms == r.beside.max_ms,
+          "--beside record changed through rt_record_json");
+    free(t2);
+    static const char *const bad[] = {"{\"devices\": 0}", "{\"devices\": 1.5}", "{\"devices\": \"two\"}",
+                                      "{\"devices\": 4}", "{\"devices\": 2}",
+                                      "{\"devices\": 2, \"latency_ms\": {\"median\": 1, \"min\": 2, \"max\": 3}}",
+                                      "{\"devices\": 2, \"latency_ms\": {\"median\": 1, \"min\": 0, \"max\": 3}}", "[]"};
+    cJSON *o = txt ? cJSON_Parse(txt) : NULL;
+    for (size_t k = 0; o && k < sizeof bad / sizeof *bad; k++) {
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "beside", cJSON_Parse(bad[k]));
+        char *t = cJSON_PrintUnformatted(o);
+        CHECK(t && rt_record_parse(t, &r2, err) != 0 && strstr(err, "unreadable record of dse exec: beside"),
+              "beside %s: accepted (%s)", bad[k], err);
+        free(t);
+    }
+    cJSON_Delete(o);
+    free(txt);
+}
+
 /* dse exec --single D --beside: after the run alone, every CPU device of
  * D's board runs the network at once.  Three ranks here, r0 and r1 on
  * board "localhost" and r2 on board "127.0.0.1" (also this machine, but
@@ -284,14 +315,18 @@ static void beside(void)
             CHECK((jnum(cJSON_GetArrayItem(ds, d), "steps") > 0) == (d == cases[k].dev),
                   "--single %d --beside: device %d has %g steps", cases[k].dev, d,
                   jnum(cJSON_GetArrayItem(ds, d), "steps"));
+        if (k == 0) record_beside(out);
         cJSON_Delete(j);
     }
     static const char *const bad[] = {"--mapping /nonexistent.json --beside",
                                       "--single 0 --beside --trace /tmp/x.json", "--beside"};
+    static const char *const why[] = {"--beside goes with --single", "--beside goes with --single",
+                                      "needs --network, --platform and either --mapping or --single"};
     for (int k = 0; k < 3; k++) {
         snprintf(cmd, sizeof cmd, "%s exec --network toy6 --platform %s %s", DSE_BIN, plat, bad[k]);
         int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
-        CHECK(rc == 2 && strstr(ebuf, "dse exec:"), "exec %s: exit %d (want 2): %s", bad[k], rc, ebuf);
+        CHECK(rc == 2 && strstr(ebuf, why[k]), "exec %s: exit %d (want 2, \"%s\"): %s", bad[k], rc, why[k],
+              ebuf);
     }
     printf("ok: --beside: 2 devices of r1's board busy at once, none beside r2; refused without "
            "--single or with --trace\n");
