@@ -963,7 +963,7 @@ static int fit_memory(run *R)
         progress(R, "%s...", what);
         rt_measure_opts mo = {dse_prog(R), R->o->networks[M->network], R->o->platform, mpath, -1,
                               pl, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, R->remote,
-                              2, 3, R->o->timeout_s, 1, NULL, 0, R->o->stop, 0};
+                              2, 3, R->o->timeout_s, 1, NULL, 0, R->o->stop, 0, 0};
         rt_result rr;
         char me[BASE_ERRLEN];
         int jrc = rt_measure(&mo, &rr, me);

@@ -599,17 +599,6 @@ static void pair_sync(int peer, int spin)
                      MPI_STATUS_IGNORE);
 }
 
-/* The first two CPU devices of one board (0 and *a < *b), or 0. */
-static int corun_pair(const platform *pl, int *a, int *b)
-{
-    for (int i = 0; i < pl->ndev; i++)
-        for (int j = i + 1; j < pl->ndev; j++)
-            if (pl->dev[i].kind == PLAT_CPU && pl->dev[j].kind == PLAT_CPU && platform_same_board(pl, i, j)) {
-                *a = i, *b = j;
-                return 1;
-            }
-    return 0;
-}
 
 /* Every layer of n, whole, in inference order, on ranks a (= first) and
  * peer: a alone (the peer waits) and both at once, in turn, repetition
@@ -1127,7 +1116,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
      * layer of the calibrated networks alone and beside each other. */
     int pa, pb;
     int creps = (reps + 1) / 2 < 10 ? (reps < 10 ? reps : 10) : (reps + 1) / 2;
-    if (o->nnetworks > 0 && corun_pair(pl, &pa, &pb)) {
+    if (o->nnetworks > 0 && platform_cpu_pair(pl, &pa, &pb)) {
         if (rank == pa || rank == pb)
             for (int i = 0; !rc && i < o->nnetworks; i++)
                 if (corun_net(nets[i], rank, pa, rank == pa ? pb : pa, creps, o->seed, threads, kind,

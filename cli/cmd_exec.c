@@ -15,7 +15,7 @@
 static const char exec_help[] =
     "usage: dse mpirun -np N dse exec --network N --platform P --mapping M.json\n"
     "         [--input IN.f32] [--output OUT.f32] [--bench W,R] [--seed S]\n"
-    "         [--timeout SEC] [--no-check] [--json] [--trace FILE.json]\n"
+    "         [--timeout SEC] [--no-check] [--json] [--trace FILE.json] [--handoff]\n"
     "       (or --single DEV [--beside] instead of --mapping: the whole network on one device;\n"
     "       --mapping also takes a folder of AutoDiCE's files: docs/mapping-format.md)\n"
     "--timeout SEC: a rank running longer aborts the job (0: wait forever; default:\n"
@@ -30,7 +30,11 @@ static const char exec_help[] =
     "--beside (with --single DEV): then every CPU device of DEV's board runs the whole\n"
     "network at the same time, and DEV's latency then is printed beside its latency\n"
     "alone: how much the board's CPUs slow each other when all are busy (both runs\n"
-    "keep the input on DEV; docs/runtime.md).\n";
+    "keep the input on DEV; docs/runtime.md).\n"
+    "--handoff: after the timed inferences, the first two CPU devices of one board\n"
+    "pass a 2 MB buffer back and forth, each touching it on receipt: the time per\n"
+    "pass against the same touch of its own data says what reading data the other\n"
+    "core wrote costs in this launch (docs/runtime.md).\n";
 
 static void print_text(const rt_result *r, int warm, int reps)
 {
@@ -51,6 +55,12 @@ static void print_text(const rt_result *r, int warm, int reps)
     if (r->checked)
         printf("check: output equals the single-device run (max relative error %.2g, max "
                "absolute %.2g)\n", r->max_rel_err, r->max_abs_err);
+    if (r->handoff.a < 0)
+        printf("handoff: no board with two CPU devices: not measured\n");
+    else if (r->handoff.b > r->handoff.a)
+        printf("handoff: %s <-> %s, %d bytes: %.1f us per pass, touched on receipt (the same touch of "
+               "its own data: %.1f us; %.2fx)\n", r->dev[r->handoff.a].name, r->dev[r->handoff.b].name,
+               RT_HANDOFF_BYTES, r->handoff.hop_us, r->handoff.touch_us, r->handoff.hop_us / r->handoff.touch_us);
     if (r->beside.n == 1)
         printf("beside: no other CPU device on %s's board: nothing to run beside it\n",
                r->dev[r->out_dev].name);
@@ -66,7 +76,7 @@ int cmd_exec(int argc, char **argv)
     cli_args a;
     rt_options o;
     memset(&o, 0, sizeof o);
-    int started = cli_start(&a, "exec", argc, argv, "json no-check beside", exec_help);
+    int started = cli_start(&a, "exec", argc, argv, "json no-check beside handoff", exec_help);
     if (started >= 0) return started;
     long single = -1, seed = 1;
     double timeout = 0;
@@ -79,6 +89,7 @@ int cmd_exec(int argc, char **argv)
     o.trace = cli_get(&a, "trace");
     o.check = !cli_flag(&a, "no-check");
     o.beside = cli_flag(&a, "beside");
+    o.handoff = cli_flag(&a, "handoff");
     const char *bench = cli_get(&a, "bench");
     if (cli_int(&a, "single", -1, 0, 63, &single) || cli_int(&a, "seed", 1, 0, 1L << 40, &seed) ||
         cli_double(&a, "timeout", -1, 0, 1e6, &timeout) || cli_finish(&a))

@@ -13,7 +13,7 @@
 static const char help[] =
     "usage: dse validate --campaign ID [--db F] [--top best|N] [--bench W,R]\n"
     "                    [--rounds K] [--timeout SEC] [--keep DIR] [--no-reference]\n"
-    "                    [--no-beside]\n"
+    "                    [--no-beside] [--no-handoff]\n"
     "Runs the front's best point per objective (--top best, the default) or N points\n"
     "spread along the front on the campaign's platform through mpirun, then stores\n"
     "predicted vs measured per device, per objective and per Plan step in the database\n"
@@ -29,7 +29,9 @@ static const char help[] =
     "\"vs reference\") is what that drift leaves intact (--no-reference: skip it).\n"
     "Where its board has other CPU devices, the reference job then runs the network\n"
     "on all of them at once: its latency then over alone says how much they slow\n"
-    "each other now (dse exec --beside; --no-beside: skip it).\n"
+    "each other now (dse exec --beside; --no-beside: skip it).  Every launch also\n"
+    "passes 2 MB between two CPUs of a board (dse exec --handoff; --no-handoff: not):\n"
+    "a point whose stored run was a slow launch is named (docs/runtime.md).\n"
     "Exit 1 if any point failed (dead rank, timeout, wrong output).\n";
 
 static volatile sig_atomic_t g_stop;
@@ -125,6 +127,32 @@ static void print_reference(const val_report *r)
                   "it is now", 100 * fabs(x - 1), more, d);
 }
 
+/* The handoff probes (val_handoff) and the points whose stored run was a
+ * slow launch. */
+static void print_handoff(const val_report *r)
+{
+    const val_handoff *H = &r->handoff;
+    if (!H->n) return;
+    char a[200], b[200];
+    printf("handoff: %s <-> %s, 2 MB passed and touched, in each of %d launches: %.4g-%.4g us per pass "
+           "(the model's message %.4g us + the same touch of its own data %.4g-%.4g us)\n",
+           cli_inert(a, sizeof a, H->a), cli_inert(b, sizeof b, H->b), H->n, H->hop_min, H->hop_max,
+           H->msg_us, H->touch_min, H->touch_max);
+    char list[400] = "";
+    int k = 0;
+    for (int v = 0; v < r->n; v++)
+        if (r->pts[v].slow_launch) {
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%d", k++ ? ", " : "", r->pts[v].idx);
+        }
+    if (k)
+        cli_error("validate", "warning: the stored run of point%s %s was a slow launch (a pass over "
+                  "%.1fx what the model prices it at, or a touch over %.1fx the fastest: data passed "
+                  "between cores, or the core itself, slower than calibrated): part of %s latency error "
+                  "is the machine's, not the model's; run it again", k > 1 ? "s" : "", list,
+                  VAL_HANDOFF_SLOW, VAL_TOUCH_SLOW, k > 1 ? "their" : "its");
+}
+
 static void print_report(const val_report *r, long long id)
 {
     char nm[3][200];
@@ -168,6 +196,7 @@ static void print_report(const val_report *r, long long id)
     if (r->rounds > 1)
         printf("(spread: the point's slowest round over its fastest, in latency)\n");
     print_reference(r);
+    print_handoff(r);
     print_order(r);
     for (int v = 0; v < r->n; v++) {
         const val_point *V = &r->pts[v];
@@ -187,7 +216,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_args a;
     char err[BASE_ERRLEN] = "";
-    int started = cli_start(&a, "validate", argc, argv, "no-reference no-beside", help);
+    int started = cli_start(&a, "validate", argc, argv, "no-reference no-beside no-handoff", help);
     if (started >= 0) return started;
     long id = -1, top = 0;
     double timeout = -1;
@@ -198,6 +227,7 @@ int cmd_validate(int argc, char **argv)
     o.keep = cli_get(&a, "keep");
     o.no_reference = cli_flag(&a, "no-reference");
     o.no_beside = cli_flag(&a, "no-beside");
+    o.no_handoff = cli_flag(&a, "no-handoff");
     long rounds;
     if (cli_int(&a, "campaign", -1, 1, 1L << 50, &id) ||
         cli_int(&a, "rounds", 3, 1, VAL_MAX_ROUNDS, &rounds) ||

@@ -135,6 +135,17 @@ int platform_board_cpus(const platform *p, int dev)
     return n;
 }
 
+int platform_cpu_pair(const platform *p, int *a, int *b)
+{
+    for (int i = 0; i < p->ndev; i++)
+        for (int j = i + 1; j < p->ndev; j++)
+            if (p->dev[i].kind == PLAT_CPU && p->dev[j].kind == PLAT_CPU && platform_same_board(p, i, j)) {
+                *a = i, *b = j;
+                return 1;
+            }
+    return 0;
+}
+
 const char *plat_arch_canonical(const char *arch)
 {
     static const char *const alias[][2] = {{"arm64", "aarch64"}, {"amd64", "x86_64"}};

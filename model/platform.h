@@ -103,6 +103,9 @@ int platform_fastest(const platform *p);
 int platform_same_board(const platform *p, int a, int b);
 /* How many CPU devices share dev's board (dev included if it is one). */
 int platform_board_cpus(const platform *p, int dev);
+/* The first two CPU devices of one board (*a < *b; platform order): 1, or
+ * 0 when no board has two. */
+int platform_cpu_pair(const platform *p, int *a, int *b);
 /* CPU architecture names: `uname -m`'s, with Debian's aliases folded in
  * ("arm64" is "aarch64", "amd64" is "x86_64"); letters compared without
  * case.  plat_arch_canonical returns a static name or arch itself. */

@@ -371,6 +371,67 @@ static void gather(const rt_rank *s, const platform *pl, int out_dev, timings *t
     free(allto);
 }
 
+/* ---- the handoff probe (rt_options.handoff) ---- */
+
+#define HANDOFF_TAG ((1 << 20) + 1) /* apart from the Plan's messages and agree's */
+
+static void touch(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = x[i] * 0.5f + 1.0f;
+}
+
+static double now_us(void) { return MPI_Wtime() * 1e6; }
+
+/* Ranks a and b of platform_cpu_pair pass a buffer back and forth, each
+ * touching it on receipt; a times each round trip (two passes) and, after,
+ * the same touch on its own data; rank 0 gets a's medians (a reduce: the
+ * others add zeros).  Every rank calls it; 0 or an agreed error. */
+static int handoff(const platform *pl, int rank, rt_result *r, char *err)
+{
+    int a = -1, b = -1, pair = platform_cpu_pair(pl, &a, &b), in = pair && (rank == a || rank == b);
+    size_t n = RT_HANDOFF_BYTES / sizeof(float);
+    float *x = in ? calloc(n, sizeof *x) : NULL;
+    int rc = in && !x ? (base_seterr(err, "device %d: out of memory for the handoff probe", rank), 1) : 0;
+    double mine[2] = {0, 0}, got[2] = {0, 0};
+    if (!rc && in) {
+        double hop[RT_HANDOFF_ROUNDS], loc[RT_HANDOFF_ROUNDS];
+        int peer = rank == a ? b : a, m = (int)n;
+        for (int k = 0; k < RT_HANDOFF_ROUNDS && !rc; k++) {
+            double t0 = now_us();
+            if (rank == a) {
+                rc = MPI_Send(x, m, MPI_FLOAT, peer, HANDOFF_TAG, MPI_COMM_WORLD) != MPI_SUCCESS ||
+                     MPI_Recv(x, m, MPI_FLOAT, peer, HANDOFF_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                touch(x, n);
+            } else {
+                rc = MPI_Recv(x, m, MPI_FLOAT, peer, HANDOFF_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                touch(x, n);
+                rc = rc || MPI_Send(x, m, MPI_FLOAT, peer, HANDOFF_TAG, MPI_COMM_WORLD) != MPI_SUCCESS;
+            }
+            hop[k] = (now_us() - t0) / 2;
+        }
+        if (rc) base_seterr(err, "device %d: the handoff probe's messages failed", rank);
+        if (!rc && rank == a) {
+            for (int k = 0; k < RT_HANDOFF_ROUNDS; k++) {
+                double t0 = now_us();
+                touch(x, n);
+                loc[k] = now_us() - t0;
+            }
+            mine[0] = base_median(hop, RT_HANDOFF_ROUNDS);
+            mine[1] = base_median(loc, RT_HANDOFF_ROUNDS);
+        }
+    }
+    free(x);
+    if ((rc = agree(rc, err))) return rc;
+    MPI_Reduce(mine, got, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        r->handoff.a = pair ? a : -1;
+        r->handoff.b = pair ? b : -1;
+        r->handoff.hop_us = got[0];
+        r->handoff.touch_us = got[1];
+    }
+    return 0;
+}
+
 /* ---- check: the output file, and the output against one device ---- */
 
 /* On the output device: write the output, compare it with the whole
@@ -494,6 +555,9 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
         if ((rc = rt_tracer_write(tr, o->trace, n, pl, p, tm.lat, o->warmup, err))) goto out;
     }
     gather(&s, pl, out_dev, &tm, reps, rss, r);
+    /* In the same launch as the inferences, after them (its buffer is
+     * not in the memory figure). */
+    if (o->handoff && (rc = handoff(pl, rank, r, err))) goto out;
 
     /* Output and correctness after the measurements: the reference run
      * holds every weight and would distort the memory figures. */

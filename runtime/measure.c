@@ -68,6 +68,7 @@ int rt_measure(const rt_measure_opts *o, rt_result *r, char *err)
     }
     if (o->no_check) args[na++] = "--no-check";
     if (o->beside && !o->mapping) args[na++] = "--beside";
+    if (o->handoff) args[na++] = "--handoff";
     const char *av[64];
     rt_mpirun_argv(o->pl->ndev, o->hostfile, o->seqfile, args, na, av);
     rt_mpirun_env();

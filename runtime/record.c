@@ -100,6 +100,17 @@ char *rt_record_json(const rt_result *r)
             cJSON_AddNumberToObject(bl, "max", r->beside.max_ms);
         }
     }
+    if (r->handoff.a < 0 || r->handoff.b > r->handoff.a) { /* dse exec --handoff */
+        cJSON *h = cJSON_AddObjectToObject(o, "handoff");
+        cJSON *hd = cJSON_AddArrayToObject(h, "devices");
+        if (r->handoff.a >= 0) {
+            cJSON_AddItemToArray(hd, cJSON_CreateString(r->dev[r->handoff.a].name));
+            cJSON_AddItemToArray(hd, cJSON_CreateString(r->dev[r->handoff.b].name));
+            cJSON_AddNumberToObject(h, "bytes", RT_HANDOFF_BYTES);
+            cJSON_AddNumberToObject(h, "hop_us", r->handoff.hop_us);
+            cJSON_AddNumberToObject(h, "touch_us", r->handoff.touch_us);
+        }
+    }
     double obj[COST_NOBJ];
     rt_objectives(r, obj);
     cJSON *ob = cJSON_AddObjectToObject(o, "objectives");
@@ -211,6 +222,25 @@ int rt_record_parse(const char *text, rt_result *r, char *err)
             bad = "beside without its latency (0 < min <= median <= max)";
         else
             r->beside.n = (int)bn;
+    }
+    /* handoff: absent (not asked), "devices": [] (no board with two CPUs),
+     * or two device names of the record with both times positive. */
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "handoff");
+    if (!bad && h) {
+        const cJSON *hd = cJSON_GetObjectItemCaseSensitive(h, "devices");
+        int nh = cJSON_IsArray(hd) ? cJSON_GetArraySize(hd) : -1, ix[2] = {-1, -1};
+        for (int k = 0; k < nh && k < 2; k++) {
+            const char *nm = cJSON_GetStringValue(cJSON_GetArrayItem(hd, k));
+            for (int d = 0; nm && d < r->ndev; d++)
+                if (!strcmp(nm, r->dev[d].name)) ix[k] = d;
+        }
+        if (nh == 0)
+            r->handoff.a = r->handoff.b = -1;
+        else if (nh != 2 || ix[0] < 0 || !(ix[1] > ix[0]) || num(h, "hop_us", &r->handoff.hop_us) ||
+                 num(h, "touch_us", &r->handoff.touch_us) || !(r->handoff.hop_us > 0) || !(r->handoff.touch_us > 0))
+            bad = "handoff without two devices of the record and positive times";
+        else
+            r->handoff.a = ix[0], r->handoff.b = ix[1];
     }
     cJSON_Delete(o);
     if (bad) {

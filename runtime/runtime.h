@@ -72,7 +72,14 @@ typedef struct {
                              keep the input on single_dev.  rt_exec_plan: p is this
                              rank's own plan (they differ by rank), and the latency and
                              output are single_dev's */
+    int handoff;          /* after the timed inferences, the handoff probe
+                             (rt_result.handoff) in the same launch */
 } rt_options;
+
+typedef struct {
+    int a, b;               /* devices, a < b; a = -1: none measured (see rt_result) */
+    double hop_us, touch_us;
+} rt_handoff;
 
 typedef struct {
     char name[64];
@@ -108,7 +115,19 @@ typedef struct {
         int n;
         double med_ms, min_ms, max_ms;
     } beside;
+    /* rt_options.handoff: the first two CPU devices of one board (a < b;
+     * a = -1: no board has two, nothing run) pass a buffer of RT_HANDOFF_BYTES
+     * back and forth through MPI, each touching it (x = x/2 + 1) on receipt:
+     * hop_us per pass (the message and the touch of data the other core
+     * wrote), touch_us the same touch on a's own data (medians of
+     * RT_HANDOFF_ROUNDS).  Their ratio is what reading a neighbour's data
+     * costs in this launch: on a VM it changes from one launch to the next,
+     * and a split mapping's receives and the steps after them with it
+     * (bench/README.md, "Split mappings slower in some launches"). */
+    rt_handoff handoff;
 } rt_result;
+#define RT_HANDOFF_BYTES (2 << 20)
+#define RT_HANDOFF_ROUNDS 15
 
 /* Load the files of o, build the Plan, and run it (rt_exec_plan). */
 int rt_exec(const rt_options *o, rt_result *r, char *err);
@@ -296,6 +315,7 @@ typedef struct {
     int no_check;
     volatile sig_atomic_t *stop;
     int beside;             /* dse exec --beside (with single_dev): rt_options.beside */
+    int handoff;            /* dse exec --handoff: rt_options.handoff */
 } rt_measure_opts;
 
 /* Run the job and parse its record into r.  Returns 0; 1 when the run

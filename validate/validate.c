@@ -221,7 +221,7 @@ static void measure(ctx *X, val_point *V, int round, rt_result *rr)
         say(o, "point %d (%s) on %d ranks...", V->idx, V->why, X->pl->ndev);
     rt_measure_opts mo = {NULL, X->netpath, X->plpath, mpath, -1, X->pl, NULL,
                           X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
-                          o->timeout_s, 1, tpath, 0, o->stop, 0};
+                          o->timeout_s, 1, tpath, 0, o->stop, 0, !o->no_handoff};
     if (rt_measure(&mo, &rr[round], e)) {
         V->status = "failed";
         if (round) snprintf(V->reason, sizeof V->reason, "round %d of %d: %.900s", round + 1, X->rounds, e);
@@ -287,6 +287,7 @@ static void reference_measure(ctx *X, val_reference *R, int round)
 {
     const val_options *o = X->o;
     R->round_ms[round] = R->beside_round_ms[round] = NAN;
+    R->hop_us[round] = R->touch_us[round] = NAN;
     R->nrounds = round + 1;
     if (R->dev < 0) return;
     char e[BASE_ERRLEN];
@@ -300,7 +301,7 @@ static void reference_measure(ctx *X, val_reference *R, int round)
         say(o, "%sthe reference (the whole network on %s)...", rd, X->pl->dev[R->dev].name);
     rt_measure_opts mo = {NULL, X->netpath, X->plpath, NULL, R->dev, X->pl, NULL,
                           X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
-                          o->timeout_s, 1, NULL, 0, o->stop, R->beside_n > 0};
+                          o->timeout_s, 1, NULL, 0, o->stop, R->beside_n > 0, !o->no_handoff};
     rt_result rr;
     int rc = rt_measure(&mo, &rr, e);
     if (rc && mo.beside && !(o->stop && *o->stop)) {
@@ -320,6 +321,8 @@ static void reference_measure(ctx *X, val_reference *R, int round)
     }
     R->round_ms[round] = rr.lat_med_ms;
     if (rr.beside.n > 1) R->beside_round_ms[round] = rr.beside.med_ms;
+    if (rr.handoff.a >= 0 && rr.handoff.b > rr.handoff.a)
+        R->hop_us[round] = rr.handoff.hop_us, R->touch_us[round] = rr.handoff.touch_us;
 }
 
 /* The reference's median round (NAN: none measured). */
@@ -353,6 +356,45 @@ static void reference_relate(val_report *r)
         V->rel_meas = base_median(x, m);
         V->rel_pred = R->pred_ms > 0 ? V->pred[COST_OBJ_LATENCY] / R->pred_ms : NAN;
     }
+}
+
+/* The handoff probes of every launch (val_report.handoff): their range
+ * and the pass the model's link prices; then which points' stored runs
+ * were slow launches (VAL_HANDOFF_SLOW, VAL_TOUCH_SLOW). */
+static void handoff_summary(val_report *r, const ctx *X, const rt_result *rr)
+{
+    val_handoff *H = &r->handoff;
+    const platform *pl = X->pl;
+    memset(H, 0, sizeof *H);
+    H->msg_us = NAN;
+    for (int pass = 0; pass < 2; pass++)
+        for (int v = -1; v < r->n; v++) {
+            val_point *V = v >= 0 ? &r->pts[v] : NULL;
+            for (int k = 0; k < (V ? V->nrounds : r->ref.nrounds); k++) {
+                double hop = r->ref.hop_us[k], tch = r->ref.touch_us[k];
+                if (V) {
+                    const rt_handoff *h = &rr[(size_t)v * X->rounds + k].handoff;
+                    int ok = h->a >= 0 && h->b > h->a && h->b < pl->ndev;
+                    hop = ok ? h->hop_us : NAN, tch = ok ? h->touch_us : NAN;
+                    if (ok && !H->a[0]) {
+                        snprintf(H->a, sizeof H->a, "%s", pl->dev[h->a].name);
+                        snprintf(H->b, sizeof H->b, "%s", pl->dev[h->b].name);
+                        H->msg_us = cost_message_s(X->cm, h->a, h->b, RT_HANDOFF_BYTES) * 1e6;
+                    }
+                }
+                if (!(hop > 0) || !(tch > 0)) continue;
+                if (pass == 0) {
+                    H->hop_min = H->n ? fmin(H->hop_min, hop) : hop;
+                    H->hop_max = H->n ? fmax(H->hop_max, hop) : hop;
+                    H->touch_min = H->n ? fmin(H->touch_min, tch) : tch;
+                    H->touch_max = H->n ? fmax(H->touch_max, tch) : tch;
+                    H->n++;
+                } else if (V && k == V->med_round && !strcmp(V->status, "ok")) {
+                    V->slow_launch = hop > VAL_HANDOFF_SLOW * (H->msg_us + tch) ||
+                                     tch > VAL_TOUCH_SLOW * H->touch_min;
+                }
+            }
+        }
 }
 
 /* The median-latency round of V's measured ones (the lower middle one),
@@ -577,6 +619,7 @@ int val_run(const val_options *o, val_report *r, char *err)
         failed |= !strcmp(r->pts[v].status, "failed");
     }
     reference_relate(r);
+    handoff_summary(r, &X, rr);
     rc = failed || (o->stop && *o->stop) ? 1 : 0;
     if (o->stop && *o->stop) base_seterr(err, "interrupted");
 out:

@@ -32,6 +32,16 @@
 #define VAL_WORST 5       /* steps with the largest errors kept per point */
 #define VAL_MAX_ROUNDS 15 /* val_options.rounds at most */
 #define VAL_DRIFT_WARN 0.10 /* the reference's |measured / predicted - 1| past which dse validate warns */
+/* A launch is slow (val_point.slow_launch) when its handoff probe's pass
+ * took over VAL_HANDOFF_SLOW x what the model prices it at (the message
+ * by the campaign's link coefficients, plus the launch's own touch), or
+ * its touch over VAL_TOUCH_SLOW x the validation's fastest (the core
+ * itself slower).  On the VM this was built on, with local-2 calibrated
+ * (2 MB priced at 249 us): fast launches passed 2 MB in 194-244 us and
+ * slow ones in 600-1070 us, and a slowed core touched in 59-73 us against
+ * 37 (bench/README.md, "Split mappings slower in some launches"). */
+#define VAL_HANDOFF_SLOW 1.5
+#define VAL_TOUCH_SLOW 1.3
 
 typedef struct {
     const char *db;          /* results database (default dse.db) */
@@ -48,6 +58,7 @@ typedef struct {
     const char *keep;        /* keep each point's files (mapping, traces) here, or NULL */
     int no_reference;        /* 1: skip the reference run (val_reference) */
     int no_beside;           /* 1: run the reference alone only (val_reference.beside_n) */
+    int no_handoff;          /* 1: no handoff probe in the launches (val_handoff) */
     void (*progress)(void *ctx, const char *line); /* may be NULL */
     void *ctx;
     volatile sig_atomic_t *stop;
@@ -75,6 +86,8 @@ typedef struct {
     double rel_meas, rel_pred; /* latency over the reference's: measured (the median over
                                   the rounds of this round's over the reference's same
                                   round) and predicted; NAN without a reference */
+    int slow_launch;         /* its stored run's launch was slow by the handoff probe
+                                (VAL_HANDOFF_SLOW, VAL_TOUCH_SLOW) */
 } val_point;
 
 /* The reference: the whole network on one device (the one the model finds
@@ -108,7 +121,20 @@ typedef struct {
     int beside_n;            /* CPU devices busy at once (its board's), 0: not run */
     double beside_round_ms[VAL_MAX_ROUNDS]; /* its latency beside them per round (NAN: none) */
     double beside_ratio;     /* median over the rounds of beside / alone; NAN: none */
+    double hop_us[VAL_MAX_ROUNDS], touch_us[VAL_MAX_ROUNDS]; /* its launches' handoff probes
+                                                                 (NAN: none) */
 } val_reference;
+
+/* The handoff probe (dse exec --handoff) of every launch of a validation
+ * (the reference's and the points'): the first two CPU devices of one board
+ * pass 2 MB back and forth, touching it on receipt.  Printed, not stored. */
+typedef struct {
+    int n;                   /* launches probed (0: none: no such board, --no-handoff) */
+    char a[64], b[64];       /* the two devices */
+    double hop_min, hop_max; /* us per pass */
+    double touch_min, touch_max; /* us per touch of a's own data */
+    double msg_us;           /* the model's message of 2 MB from a to b (cost_message_s) */
+} val_handoff;
 
 typedef struct {
     char network[128], platform[128], chromosome[32];
@@ -120,6 +146,7 @@ typedef struct {
     int n;
     val_point *pts;
     val_reference ref;
+    val_handoff handoff;
 } val_report;
 
 /* Validate campaign o->campaign.  Returns 0 (every point measured or

@@ -293,7 +293,7 @@ static int measure(const char *dse, const char *network, const char *plat_file, 
         char e[BASE_ERRLEN];
         rt_result r;
         rt_measure_opts mo = {dse, network, plat_file, mpath, -1, pl, NULL, NULL, NULL, warm, reps,
-                              timeout, 1, NULL, 0, &g_stop, 0};
+                              timeout, 1, NULL, 0, &g_stop, 0, 0};
         cpu_mark m0 = cpu_mark_now();
         int jrc = rt_measure(&mo, &r, e);
         double foreign = cpu_foreign(&m0);

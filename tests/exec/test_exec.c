@@ -258,6 +258,37 @@ static void record_beside(const char *path)
     free(txt);
 }
 
+/* The record of a --handoff run (path) reads back, survives
+ * rt_record_json, and a malformed "handoff" is refused in one line. */
+static void record_handoff(const char *path)
+{
+    char err[BASE_ERRLEN], *txt = tfile_read(path, NULL);
+    rt_result r, r2;
+    CHECK(txt && rt_record_parse(txt, &r, err) == 0 && r.handoff.a == 0 && r.handoff.b == 1 &&
+              r.handoff.hop_us > 0 && r.handoff.touch_us > 0,
+          "--handoff record unread: %s", txt ? err : "no file");
+    char *t2 = txt ? rt_record_json(&r) : NULL;
+    CHECK(t2 && rt_record_parse(t2, &r2, err) == 0 && r2.handoff.a == 0 && r2.handoff.b == 1 &&
+              r2.handoff.hop_us == r.handoff.hop_us && r2.handoff.touch_us == r.handoff.touch_us,
+          "--handoff record changed through rt_record_json");
+    free(t2);
+    static const char *const bad[] = {
+        "{\"devices\": [\"r0\"]}", "{\"devices\": [\"r1\", \"r0\"], \"hop_us\": 1, \"touch_us\": 1}",
+        "{\"devices\": [\"r0\", \"nope\"], \"hop_us\": 1, \"touch_us\": 1}",
+        "{\"devices\": [\"r0\", \"r1\"], \"hop_us\": 0, \"touch_us\": 1}",
+        "{\"devices\": [\"r0\", \"r1\"], \"touch_us\": 1}", "{\"devices\": 2}"};
+    cJSON *o = txt ? cJSON_Parse(txt) : NULL;
+    for (size_t k = 0; o && k < sizeof bad / sizeof *bad; k++) {
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "handoff", cJSON_Parse(bad[k]));
+        char *t = cJSON_PrintUnformatted(o);
+        CHECK(t && rt_record_parse(t, &r2, err) != 0 && strstr(err, "unreadable record of dse exec: handoff"),
+              "handoff %s: accepted (%s)", bad[k], err);
+        free(t);
+    }
+    cJSON_Delete(o);
+    free(txt);
+}
+
 /* dse exec --single D --beside: after the run alone, every CPU device of
  * D's board runs the network at once.  Three ranks here, r0 and r1 on
  * board "localhost" and r2 on board "127.0.0.1" (also this machine, but
@@ -318,6 +349,38 @@ static void beside(void)
         if (k == 0) record_beside(out);
         cJSON_Delete(j);
     }
+    /* --handoff: r0 and r1 (the first two CPUs of one board) pass 2 MB;
+     * with no board of two CPUs (r1 moved to board ::1, also this
+     * machine), none. */
+    for (int k = 0; k < 2; k++) {
+        char p2[300];
+        snprintf(p2, sizeof p2, "%s/handoff-%d.json", tmpdir, k);
+        snprintf(cmd, sizeof cmd, "sed 's/\"r1\",\"board\":\"localhost\"/\"r1\",\"board\":\"::1\"/' %s > %s",
+                 plat, p2);
+        if (k == 0) snprintf(cmd, sizeof cmd, "cp %s %s", plat, p2);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        snprintf(out, sizeof out, "%s/handoff-%d.out", tmpdir, k);
+        snprintf(cmd, sizeof cmd, "%s mpirun -np 3 %s exec --network toy6 --platform %s --single 2 "
+                 "--handoff --json > %s", DSE_BIN, DSE_BIN, p2, out);
+        int rc = run_sh_err(cmd, ebuf, sizeof ebuf);
+        char *txt = tfile_read(out, NULL);
+        cJSON *j = rc == 0 && txt ? cJSON_Parse(txt) : NULL;
+        free(txt);
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "handoff");
+        const cJSON *hd = cJSON_GetObjectItemCaseSensitive(h, "devices");
+        if (k == 0) {
+            const char *a = cJSON_GetStringValue(cJSON_GetArrayItem(hd, 0));
+            const char *b = cJSON_GetStringValue(cJSON_GetArrayItem(hd, 1));
+            CHECK(cJSON_GetArraySize(hd) == 2 && a && b && !strcmp(a, "r0") && !strcmp(b, "r1") &&
+                      jnum(h, "bytes") == RT_HANDOFF_BYTES && jnum(h, "hop_us") > 0 && jnum(h, "touch_us") > 0,
+                  "--handoff: exit %d, not r0 <-> r1 with positive times: %s", rc, ebuf);
+            record_handoff(out);
+        } else {
+            CHECK(cJSON_IsArray(hd) && cJSON_GetArraySize(hd) == 0 && !cJSON_GetObjectItemCaseSensitive(h, "hop_us"),
+                  "--handoff without a board of two CPUs: exit %d, devices not []: %s", rc, ebuf);
+        }
+        cJSON_Delete(j);
+    }
     static const char *const bad[] = {"--mapping /nonexistent.json --beside",
                                       "--single 0 --beside --trace /tmp/x.json", "--beside"};
     static const char *const why[] = {"--beside goes with --single", "--beside goes with --single",
@@ -329,7 +392,7 @@ static void beside(void)
               ebuf);
     }
     printf("ok: --beside: 2 devices of r1's board busy at once, none beside r2; refused without "
-           "--single or with --trace\n");
+           "--single or with --trace; --handoff: r0 <-> r1, none without a board of two CPUs\n");
 }
 
 /* A mapping of n on two ranks: everything on rank 0 but each FC layer's

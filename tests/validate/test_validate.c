@@ -354,6 +354,24 @@ static void arch(void)
  * predicted value is the point's predicted latency over the reference's
  * (both as printed); a ratio past 10% says the model is not calibrated.
  * Nothing here depends on how fast the machine is. */
+/* The handoff line of `dse validate`'s output t: its two devices (local-2:
+ * rank0 and rank1), launches probed (want; -1: any), the ranges in order and
+ * the model's message positive.  Whether a launch was slow is the machine's
+ * business: not checked. */
+static void handoff_line(const char *t, int want)
+{
+    const char *l = strstr(t, "\nhandoff: ");
+    int n = 0;
+    double h0 = 0, h1 = 0, msg = 0, t0 = 0, t1 = 0;
+    CHECK(l && sscanf(l, "\nhandoff: rank0 <-> rank1, 2 MB passed and touched, in each of %d launches: "
+                         "%lf-%lf us per pass (the model's message %lf us + the same touch of its own "
+                         "data %lf-%lf us)", &n, &h0, &h1, &msg, &t0, &t1) == 6,
+          "no handoff line in:\n%s", t);
+    CHECK((want < 0 ? n >= 1 : n == want) && h0 > 0 && h0 <= h1 && msg > 0 && t0 > 0 && t0 <= t1,
+          "handoff line: %d launches (want %d), pass %g-%g us, message %g us, touch %g-%g us", n, want, h0,
+          h1, msg, t0, t1);
+}
+
 static void reference(const char *db, const char *out)
 {
     char *t = tfile_read(out, NULL);
@@ -374,6 +392,7 @@ static void reference(const char *db, const char *out)
     CHECK(bl && sscanf(strchr(bl, ':') + 1, " the reference with the 1 other CPU device of its board busy "
                                             "at once: %lfx", &bratio) == 1 && bratio > 0,
           "no beside line in:\n%s", t);
+    handoff_line(t, -1);
     double best = -1;
     char bestname[64] = "";
     for (int d = 0; d < 2; d++) {
@@ -450,18 +469,19 @@ static void reference(const char *db, const char *out)
     t = tfile_read(path, NULL);
     CHECK(t && !strstr(t, "reference") && !strstr(t, "beside"),
           "--no-reference still mentions a reference:\n%s", t ? t : "");
+    if (t) handoff_line(t, 1); /* one point, one round, no reference: one launch probed */
     free(t);
     /* --no-beside: the reference alone */
     snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 1 --rounds 1 --bench 0,1 "
-             "--no-beside >%s/nobeside.txt 2>&1", db, dir);
+             "--no-beside --no-handoff >%s/nobeside.txt 2>&1", db, dir);
     CHECK(sh("%s", cmd) == 0, "validate --no-beside failed");
     snprintf(path, sizeof path, "%s/nobeside.txt", dir);
     t = tfile_read(path, NULL);
-    CHECK(t && strstr(t, "\nreference: the whole network on ") && !strstr(t, "beside"),
-          "--no-beside: a beside line, or no reference:\n%s", t ? t : "");
+    CHECK(t && strstr(t, "\nreference: the whole network on ") && !strstr(t, "beside") && !strstr(t, "handoff"),
+          "--no-beside --no-handoff: a beside or handoff line, or no reference:\n%s", t ? t : "");
     free(t);
-    printf("ok: --no-reference runs no reference; --no-beside the reference alone; beside ratio %.3g\n",
-           bratio);
+    printf("ok: --no-reference runs no reference; --no-beside the reference alone, --no-handoff no "
+           "probe; beside ratio %.3g\n", bratio);
 }
 
 int main(void)
