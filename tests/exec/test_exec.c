@@ -227,6 +227,25 @@ out:
     printf("ok: without --bench the latency is warm (1 + 3 inferences); --bench 0,1 says cold\n");
 }
 
+/* Record text with its object `key` replaced by each of bad[] in turn:
+ * every one is refused by rt_record_parse in one line naming key. */
+static void refused(const char *text, const char *key, const char *const *bad, size_t nbad)
+{
+    char err[BASE_ERRLEN], want[80];
+    rt_result r;
+    snprintf(want, sizeof want, "unreadable record of dse exec: %s", key);
+    cJSON *o = text ? cJSON_Parse(text) : NULL;
+    for (size_t k = 0; o && k < nbad; k++) {
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_Parse(bad[k]));
+        char *t = cJSON_PrintUnformatted(o);
+        err[0] = 0;
+        CHECK(t && rt_record_parse(t, &r, err) != 0 && strstr(err, want), "%s %s: accepted (%s)", key, bad[k], err);
+        free(t);
+    }
+    CHECK(o != NULL, "no record to alter");
+    cJSON_Delete(o);
+}
+
 /* The record of a --beside run (path: dse exec --json's, 3 devices, 2 of
  * them beside) reads back, survives rt_record_json, and a malformed
  * "beside" is refused in one line: a device count of 0, 1.5, "two" or
@@ -246,15 +265,7 @@ static void record_beside(const char *path)
                                       "{\"devices\": 4}", "{\"devices\": 2}",
                                       "{\"devices\": 2, \"latency_ms\": {\"median\": 1, \"min\": 2, \"max\": 3}}",
                                       "{\"devices\": 2, \"latency_ms\": {\"median\": 1, \"min\": 0, \"max\": 3}}", "[]"};
-    cJSON *o = txt ? cJSON_Parse(txt) : NULL;
-    for (size_t k = 0; o && k < sizeof bad / sizeof *bad; k++) {
-        cJSON_ReplaceItemInObjectCaseSensitive(o, "beside", cJSON_Parse(bad[k]));
-        char *t = cJSON_PrintUnformatted(o);
-        CHECK(t && rt_record_parse(t, &r2, err) != 0 && strstr(err, "unreadable record of dse exec: beside"),
-              "beside %s: accepted (%s)", bad[k], err);
-        free(t);
-    }
-    cJSON_Delete(o);
+    refused(txt, "beside", bad, sizeof bad / sizeof *bad);
     free(txt);
 }
 
@@ -277,15 +288,7 @@ static void record_handoff(const char *path)
         "{\"devices\": [\"r0\", \"nope\"], \"hop_us\": 1, \"touch_us\": 1}",
         "{\"devices\": [\"r0\", \"r1\"], \"hop_us\": 0, \"touch_us\": 1}",
         "{\"devices\": [\"r0\", \"r1\"], \"touch_us\": 1}", "{\"devices\": 2}"};
-    cJSON *o = txt ? cJSON_Parse(txt) : NULL;
-    for (size_t k = 0; o && k < sizeof bad / sizeof *bad; k++) {
-        cJSON_ReplaceItemInObjectCaseSensitive(o, "handoff", cJSON_Parse(bad[k]));
-        char *t = cJSON_PrintUnformatted(o);
-        CHECK(t && rt_record_parse(t, &r2, err) != 0 && strstr(err, "unreadable record of dse exec: handoff"),
-              "handoff %s: accepted (%s)", bad[k], err);
-        free(t);
-    }
-    cJSON_Delete(o);
+    refused(txt, "handoff", bad, sizeof bad / sizeof *bad);
     free(txt);
 }
 
