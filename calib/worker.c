@@ -599,7 +599,6 @@ static void pair_sync(int peer, int spin)
                      MPI_STATUS_IGNORE);
 }
 
-
 /* Every layer of n, whole, in inference order, on ranks a (= first) and
  * peer: a alone (the peer waits) and both at once, in turn, repetition
  * after repetition, so that a drift of the machine falls on both ways

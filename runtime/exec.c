@@ -385,17 +385,26 @@ static double now_us(void) { return MPI_Wtime() * 1e6; }
 /* Ranks a and b of platform_cpu_pair pass a buffer back and forth, each
  * touching it on receipt; a times each round trip (two passes) and, after,
  * the same touch on its own data; rank 0 gets a's medians (a reduce: the
- * others add zeros).  Every rank calls it; 0 or an agreed error. */
-static int handoff(const platform *pl, int rank, rt_result *r, char *err)
+ * others add zeros).  The others wait in a napping barrier meanwhile, out
+ * of the pair's way (idle_nap_us); the pair first agree that both hold a
+ * buffer, so neither waits for a message the other will never send.  Its
+ * tag, like agree's, is above the 32767 the MPI standard promises (Open
+ * MPI's bound is 8388607).  Every rank calls it; 0 or an agreed error. */
+static int handoff(const platform *pl, int rank, int nap_us, int idle_nap_us, rt_result *r, char *err)
 {
     int a = -1, b = -1, pair = platform_cpu_pair(pl, &a, &b), in = pair && (rank == a || rank == b);
     size_t n = RT_HANDOFF_BYTES / sizeof(float);
     float *x = in ? calloc(n, sizeof *x) : NULL;
     int rc = in && !x ? (base_seterr(err, "device %d: out of memory for the handoff probe", rank), 1) : 0;
     double mine[2] = {0, 0}, got[2] = {0, 0};
-    if (!rc && in) {
+    if ((rc = agree(rc, err))) {
+        free(x);
+        return rc;
+    }
+    if (in) {
         double hop[RT_HANDOFF_ROUNDS], loc[RT_HANDOFF_ROUNDS];
         int peer = rank == a ? b : a, m = (int)n;
+        rt_waiting_for = peer; /* a deadline then names the peer this rank waited for */
         for (int k = 0; k < RT_HANDOFF_ROUNDS && !rc; k++) {
             double t0 = now_us();
             if (rank == a) {
@@ -409,6 +418,7 @@ static int handoff(const platform *pl, int rank, rt_result *r, char *err)
             }
             hop[k] = (now_us() - t0) / 2;
         }
+        rt_waiting_for = RT_WAIT_NONE;
         if (rc) base_seterr(err, "device %d: the handoff probe's messages failed", rank);
         if (!rc && rank == a) {
             for (int k = 0; k < RT_HANDOFF_ROUNDS; k++) {
@@ -421,6 +431,9 @@ static int handoff(const platform *pl, int rank, rt_result *r, char *err)
         }
     }
     free(x);
+    rt_waiting_for = RT_WAIT_BARRIER;
+    rt_barrier(in ? nap_us : idle_nap_us);
+    rt_waiting_for = RT_WAIT_NONE;
     if ((rc = agree(rc, err))) return rc;
     MPI_Reduce(mine, got, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
@@ -557,7 +570,7 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
     gather(&s, pl, out_dev, &tm, reps, rss, r);
     /* In the same launch as the inferences, after them (its buffer is
      * not in the memory figure). */
-    if (o->handoff && (rc = handoff(pl, rank, r, err))) goto out;
+    if (o->handoff && (rc = handoff(pl, rank, s.nap_us, IDLE_NAP_US, r, err))) goto out;
 
     /* Output and correctness after the measurements: the reference run
      * holds every weight and would distort the memory figures. */
@@ -623,6 +636,7 @@ static int beside(const net *n, const platform *pl, const plan *pa, const rt_opt
         ob.check = 0; /* the run alone checked the output */
         ob.output = NULL;
         ob.trace = NULL;
+        ob.handoff = 0; /* the run alone probed */
         rt_result rb;
         rc = rt_exec_plan(n, pl, beside_dev(pl, rank, R) ? mine : pa, &ob, "--beside", &rb, err);
         if (!rc && rank == 0) {

@@ -197,9 +197,11 @@ int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us)
     }
 }
 
+/* Always an MPI_Ibarrier, whatever the nap: ranks that wait differently
+ * (an idle rank napping long, a working one spinning) still meet in the
+ * same collective; an MPI_Barrier would not match an MPI_Ibarrier. */
 int rt_barrier_comm(MPI_Comm comm, int nap_us)
 {
-    if (nap_us <= 0) return MPI_Barrier(comm);
     MPI_Request r;
     int rc = MPI_Ibarrier(comm, &r);
     return rc == MPI_SUCCESS ? rt_wait(&r, MPI_STATUS_IGNORE, nap_us) : rc;

@@ -224,7 +224,8 @@ int rt_record_parse(const char *text, rt_result *r, char *err)
             r->beside.n = (int)bn;
     }
     /* handoff: absent (not asked), "devices": [] (no board with two CPUs),
-     * or two device names of the record with both times positive. */
+     * or two device names of the record in order, RT_HANDOFF_BYTES and both
+     * times positive. */
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "handoff");
     if (!bad && h) {
         const cJSON *hd = cJSON_GetObjectItemCaseSensitive(h, "devices");
@@ -234,11 +235,13 @@ int rt_record_parse(const char *text, rt_result *r, char *err)
             for (int d = 0; nm && d < r->ndev; d++)
                 if (!strcmp(nm, r->dev[d].name)) ix[k] = d;
         }
+        double by = 0;
         if (nh == 0)
             r->handoff.a = r->handoff.b = -1;
-        else if (nh != 2 || ix[0] < 0 || !(ix[1] > ix[0]) || num(h, "hop_us", &r->handoff.hop_us) ||
+        else if (nh != 2 || ix[0] < 0 || !(ix[1] > ix[0]) || num(h, "bytes", &by) || by != RT_HANDOFF_BYTES ||
+                 num(h, "hop_us", &r->handoff.hop_us) ||
                  num(h, "touch_us", &r->handoff.touch_us) || !(r->handoff.hop_us > 0) || !(r->handoff.touch_us > 0))
-            bad = "handoff without two devices of the record and positive times";
+            bad = "handoff without two devices of the record, its bytes and positive times";
         else
             r->handoff.a = ix[0], r->handoff.b = ix[1];
     }

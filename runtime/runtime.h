@@ -210,7 +210,8 @@ int rt_wait(MPI_Request *r, MPI_Status *st, int nap_us);
 /* A barrier of MPI_COMM_WORLD (inside an MPI job) that polls and naps
  * between polls (nap_us at first, doubling up to 5 x nap_us), so waiting
  * ranks leave the cores (and an emulated board's CPU share) to the ones
- * working; nap_us 0 is MPI_Barrier. */
+ * working; nap_us 0 spins in MPI_Wait.  Always an MPI_Ibarrier, so ranks
+ * that nap differently (or not at all) meet in the same collective. */
 int rt_barrier(int nap_us);
 
 /* ---- boards and launching ---- */

@@ -365,8 +365,13 @@ static void handoff_summary(val_report *r, const ctx *X, const rt_result *rr)
 {
     val_handoff *H = &r->handoff;
     const platform *pl = X->pl;
+    int a, b;
     memset(H, 0, sizeof *H);
     H->msg_us = NAN;
+    if (!platform_cpu_pair(pl, &a, &b)) return; /* dse exec --handoff's pair */
+    snprintf(H->a, sizeof H->a, "%s", pl->dev[a].name);
+    snprintf(H->b, sizeof H->b, "%s", pl->dev[b].name);
+    H->msg_us = cost_message_s(X->cm, a, b, RT_HANDOFF_BYTES) * 1e6;
     for (int pass = 0; pass < 2; pass++)
         for (int v = -1; v < r->n; v++) {
             val_point *V = v >= 0 ? &r->pts[v] : NULL;
@@ -374,13 +379,8 @@ static void handoff_summary(val_report *r, const ctx *X, const rt_result *rr)
                 double hop = r->ref.hop_us[k], tch = r->ref.touch_us[k];
                 if (V) {
                     const rt_handoff *h = &rr[(size_t)v * X->rounds + k].handoff;
-                    int ok = h->a >= 0 && h->b > h->a && h->b < pl->ndev;
+                    int ok = h->a == a && h->b == b;
                     hop = ok ? h->hop_us : NAN, tch = ok ? h->touch_us : NAN;
-                    if (ok && !H->a[0]) {
-                        snprintf(H->a, sizeof H->a, "%s", pl->dev[h->a].name);
-                        snprintf(H->b, sizeof H->b, "%s", pl->dev[h->b].name);
-                        H->msg_us = cost_message_s(X->cm, h->a, h->b, RT_HANDOFF_BYTES) * 1e6;
-                    }
                 }
                 if (!(hop > 0) || !(tch > 0)) continue;
                 if (pass == 0) {

@@ -37,7 +37,7 @@
  * by the campaign's link coefficients, plus the launch's own touch), or
  * its touch over VAL_TOUCH_SLOW x the validation's fastest (the core
  * itself slower).  On the VM this was built on, with local-2 calibrated
- * (2 MB priced at 249 us): fast launches passed 2 MB in 194-244 us and
+ * (2 MB priced at 239 us): fast launches passed 2 MB in 193-300 us and
  * slow ones in 600-1070 us, and a slowed core touched in 59-73 us against
  * 37 (bench/README.md, "Split mappings slower in some launches"). */
 #define VAL_HANDOFF_SLOW 1.5

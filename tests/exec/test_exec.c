@@ -287,7 +287,8 @@ static void record_handoff(const char *path)
         "{\"devices\": [\"r0\"]}", "{\"devices\": [\"r1\", \"r0\"], \"hop_us\": 1, \"touch_us\": 1}",
         "{\"devices\": [\"r0\", \"nope\"], \"hop_us\": 1, \"touch_us\": 1}",
         "{\"devices\": [\"r0\", \"r1\"], \"hop_us\": 0, \"touch_us\": 1}",
-        "{\"devices\": [\"r0\", \"r1\"], \"touch_us\": 1}", "{\"devices\": 2}"};
+        "{\"devices\": [\"r0\", \"r1\"], \"touch_us\": 1}", "{\"devices\": 2}",
+        "{\"devices\": [\"r0\", \"r1\"], \"bytes\": 1, \"hop_us\": 1, \"touch_us\": 1}"};
     refused(txt, "handoff", bad, sizeof bad / sizeof *bad);
     free(txt);
 }
@@ -381,6 +382,14 @@ static void beside(void)
         } else {
             CHECK(cJSON_IsArray(hd) && cJSON_GetArraySize(hd) == 0 && !cJSON_GetObjectItemCaseSensitive(h, "hop_us"),
                   "--handoff without a board of two CPUs: exit %d, devices not []: %s", rc, ebuf);
+            /* and that reads back as "none", through rt_record_json too */
+            char err[BASE_ERRLEN], *t = tfile_read(out, NULL), *t2 = NULL;
+            rt_result r1, r2;
+            CHECK(t && rt_record_parse(t, &r1, err) == 0 && r1.handoff.a == -1 && (t2 = rt_record_json(&r1)) &&
+                      rt_record_parse(t2, &r2, err) == 0 && r2.handoff.a == -1 && strstr(t2, "\"handoff\""),
+                  "--handoff with devices []: not read back as none");
+            free(t);
+            free(t2);
         }
         cJSON_Delete(j);
     }
