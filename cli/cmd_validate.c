@@ -81,10 +81,12 @@ static void print_beside(const val_reference *R, const char *nm)
            R->beside_ratio);
     if (R->beside_ratio - 1 > VAL_DRIFT_WARN)
         cli_error("validate", "warning: %s ran %.0f%% slower while the other CPUs of its board ran "
-                  "the same network: this board's CPUs slow each other when busy together (shared "
-                  "caches, memory or, on a VM, host cores); mappings that compute on them at once "
-                  "measure slower than predicted by up to that much, beyond what the calibration's "
-                  "corun factors charge (docs/runtime.md, \"beside\")", nm, 100 * (R->beside_ratio - 1));
+                  "the same network: this board's CPUs slow each other when busy together (a shared "
+                  "memory bus -- layers that stream their weights, as large fully connected ones do "
+                  "--, other work, or on a VM the host's cores); a mapping pays up to that much where "
+                  "its devices compute at once, of which the model charges what the calibration "
+                  "measured per layer (its corun factors; docs/runtime.md, \"beside\")", nm,
+                  100 * (R->beside_ratio - 1));
 }
 
 /* How far the machine has drifted from its calibration (validate.h,
