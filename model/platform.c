@@ -128,10 +128,15 @@ int platform_same_board(const platform *p, int a, int b)
     return a == b || p->link_cls[a * p->ndev + b] == LINK_SAME_BOARD;
 }
 
+int platform_board_cpu(const platform *p, int d, int of)
+{
+    return p->dev[d].kind == PLAT_CPU && platform_same_board(p, d, of);
+}
+
 int platform_board_cpus(const platform *p, int dev)
 {
     int n = 0;
-    for (int d = 0; d < p->ndev; d++) n += p->dev[d].kind == PLAT_CPU && platform_same_board(p, d, dev);
+    for (int d = 0; d < p->ndev; d++) n += platform_board_cpu(p, d, dev);
     return n;
 }
 
@@ -139,7 +144,7 @@ int platform_cpu_pair(const platform *p, int *a, int *b)
 {
     for (int i = 0; i < p->ndev; i++)
         for (int j = i + 1; j < p->ndev; j++)
-            if (p->dev[i].kind == PLAT_CPU && p->dev[j].kind == PLAT_CPU && platform_same_board(p, i, j)) {
+            if (p->dev[i].kind == PLAT_CPU && platform_board_cpu(p, j, i)) {
                 *a = i, *b = j;
                 return 1;
             }

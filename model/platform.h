@@ -101,6 +101,9 @@ int platform_fastest(const platform *p);
  * otherwise than the board names).  The model's corun factors, the
  * calibration's corun pairs and dse exec --beside all go by it. */
 int platform_same_board(const platform *p, int a, int b);
+/* Is device d a CPU of device of's board (d == of included)?  What "the
+ * board's CPUs" means wherever they are counted or run together. */
+int platform_board_cpu(const platform *p, int d, int of);
 /* How many CPU devices share dev's board (dev included if it is one). */
 int platform_board_cpus(const platform *p, int dev);
 /* The first two CPU devices of one board (*a < *b; platform order): 1, or

@@ -602,12 +602,6 @@ out:
     return rc;
 }
 
-/* Does device d compute beside device R: a CPU of R's board? */
-static int beside_dev(const platform *pl, int d, int R)
-{
-    return pl->dev[d].kind == PLAT_CPU && platform_same_board(pl, d, R);
-}
-
 /* rt_options.beside, after the run alone (pa, the --single device's plan):
  * every CPU of that device's board runs the whole network on itself, with
  * its own input, at the same time; r->beside gets the --single device's
@@ -626,7 +620,7 @@ static int beside(const net *n, const platform *pl, const plan *pa, const rt_opt
     if (!mine || !m) {
         base_seterr(err, "out of memory");
         rc = 1;
-    } else if (beside_dev(pl, rank, R)) {
+    } else if (platform_board_cpu(pl, rank, R)) {
         mapping_set_single(m, n, rank);
         rc = plan_build(mine, n, m, rank, err) ? 1 : 0;
     }
@@ -638,7 +632,7 @@ static int beside(const net *n, const platform *pl, const plan *pa, const rt_opt
         ob.trace = NULL;
         ob.handoff = 0; /* the run alone probed */
         rt_result rb;
-        rc = rt_exec_plan(n, pl, beside_dev(pl, rank, R) ? mine : pa, &ob, "--beside", &rb, err);
+        rc = rt_exec_plan(n, pl, platform_board_cpu(pl, rank, R) ? mine : pa, &ob, "--beside", &rb, err);
         if (!rc && rank == 0) {
             r->beside.n = nb;
             r->beside.med_ms = rb.lat_med_ms;

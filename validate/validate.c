@@ -242,7 +242,7 @@ static int reference_beside(ctx *X, int d)
     char e[BASE_ERRLEN];
     for (int b = 0; b < pl->ndev; b++) {
         cost_result cr;
-        if (b == d || pl->dev[b].kind != PLAT_CPU || !platform_same_board(pl, b, d)) continue;
+        if (b == d || !platform_board_cpu(pl, b, d)) continue;
         mapping_set_single(X->m, X->n, b);
         if (plan_build(X->p, X->n, X->m, b, e) || cost_eval(X->cm, X->p, &cr, NULL) || cr.violation_bytes > 0)
             return 0;
