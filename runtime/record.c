@@ -37,6 +37,13 @@ void rt_objectives_dev(const rt_result *r, int dev, double *obj)
     for (int k = 0; k < COST_NOBJ; k++) obj[k] = measured_dev(r, dev, k);
 }
 
+int rt_moved_data(const rt_result *r)
+{
+    for (int d = 0; d < r->ndev; d++)
+        if (r->dev[d].bytes_sent > 0) return 1;
+    return 0;
+}
+
 void rt_objectives(const rt_result *r, double *obj)
 {
     /* As the model: the maximum over the devices that work (an unmeasured

@@ -294,6 +294,8 @@ int rt_record_parse(const char *text, rt_result *r, char *err);
  * device's share. */
 void rt_objectives(const rt_result *r, double *obj);
 void rt_objectives_dev(const rt_result *r, int dev, double *obj);
+/* Did the run pass data between devices (any bytes sent)? */
+int rt_moved_data(const rt_result *r);
 
 /* ---- measuring a mapping (runtime/measure.c) ---- */
 

@@ -358,6 +358,11 @@ static void reference_relate(val_report *r)
     }
 }
 
+int val_launch_slow(double hop_us, double touch_us, int moves, double msg_us, double touch_min)
+{
+    return (moves && hop_us > VAL_HANDOFF_SLOW * (msg_us + touch_us)) || touch_us > VAL_TOUCH_SLOW * touch_min;
+}
+
 /* The handoff probes of every launch (val_report.handoff): their range
  * and the pass the model's link prices; then which points' stored runs
  * were slow launches (VAL_HANDOFF_SLOW, VAL_TOUCH_SLOW). */
@@ -377,10 +382,12 @@ static void handoff_summary(val_report *r, const ctx *X, const rt_result *rr)
             val_point *V = v >= 0 ? &r->pts[v] : NULL;
             for (int k = 0; k < (V ? V->nrounds : r->ref.nrounds); k++) {
                 double hop = r->ref.hop_us[k], tch = r->ref.touch_us[k];
+                int moves = 0; /* the reference runs on one device */
                 if (V) {
-                    const rt_handoff *h = &rr[(size_t)v * X->rounds + k].handoff;
-                    int ok = h->a == a && h->b == b;
-                    hop = ok ? h->hop_us : NAN, tch = ok ? h->touch_us : NAN;
+                    const rt_result *R = &rr[(size_t)v * X->rounds + k];
+                    int ok = R->handoff.a == a && R->handoff.b == b;
+                    hop = ok ? R->handoff.hop_us : NAN, tch = ok ? R->handoff.touch_us : NAN;
+                    moves = rt_moved_data(R);
                 }
                 if (!(hop > 0) || !(tch > 0)) continue;
                 if (pass == 0) {
@@ -390,8 +397,7 @@ static void handoff_summary(val_report *r, const ctx *X, const rt_result *rr)
                     H->touch_max = H->n ? fmax(H->touch_max, tch) : tch;
                     H->n++;
                 } else if (V && k == V->med_round && !strcmp(V->status, "ok")) {
-                    V->slow_launch = hop > VAL_HANDOFF_SLOW * (H->msg_us + tch) ||
-                                     tch > VAL_TOUCH_SLOW * H->touch_min;
+                    V->slow_launch = val_launch_slow(hop, tch, moves, H->msg_us, H->touch_min);
                 }
             }
         }

@@ -42,6 +42,13 @@
  * 37 (bench/README.md, "Split mappings slower in some launches"). */
 #define VAL_HANDOFF_SLOW 1.5
 #define VAL_TOUCH_SLOW 1.3
+/* That rule, for one launch: hop_us and touch_us its probe's, msg_us the
+ * model's price of the probe's message (cost_message_s), touch_min the
+ * fastest touch among the launches compared; moves: the launch's mapping
+ * passes data between devices (one that does not is not slowed by dear
+ * passes, only by a slow core).  1: slow.  dse validate and bench_fidelity
+ * --handoff both judge launches by it. */
+int val_launch_slow(double hop_us, double touch_us, int moves, double msg_us, double touch_min);
 
 typedef struct {
     const char *db;          /* results database (default dse.db) */

@@ -22,6 +22,15 @@
  * latency relative to it, and the summary their errors (single-device
  * mappings, 1 by construction, left out).
  *
+ * --handoff N runs dse exec's handoff probe in every launch and judges the
+ * launch by dse validate's rule (val_launch_slow): a launch in which data
+ * passed between two cores of a board cost far more than the model's
+ * message (on the VM this was built on, some launches; bench/README.md,
+ * "Split mappings slower in some launches") is run again, at most N more
+ * times, and the first fast one kept (else the least disturbed slow one).
+ * The CSV then says which kept runs were slow, and the summary gives the
+ * figures over the mappings whose kept run was fast beside those over all.
+ *
  * Invariant: a mapping is measured exactly as `dse validate` would run it
  * (same launcher, same dse exec), predicted exactly as `dse eval` would
  * score it (same Plan, same cost model, same coefficients file).
@@ -34,6 +43,7 @@
 #include "mapping.h"
 #include "plan.h"
 #include "results.h"
+#include "validate.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -58,7 +68,17 @@
 typedef struct {
     double lat, mem, foreign;
     double dev[MAXDEV][4];
+    double hop_us, touch_us; /* --handoff: the launch's probe (NAN: none) */
+    int slow;                /* --handoff: a slow launch by val_launch_slow */
 } run_result;
+
+/* --handoff: the probe's judge.  retries < 0: no probe. */
+typedef struct {
+    int retries;        /* slow launches run again at most this many times */
+    double msg_us;      /* the model's price of the probe's message */
+    double touch_min;   /* the fastest touch of every launch so far */
+    int launches, slow; /* launches probed, and found slow */
+} probe;
 
 typedef struct {
     mapping *m;
@@ -74,6 +94,7 @@ typedef struct {
     double pred_ref, ref_lat, meas_ratio;
     double meas_lat, meas_mem;
     double foreign; /* share of the machine's CPU other processes took during the kept run */
+    int slow;       /* --handoff: the kept run was a slow launch */
     int ok;
 } point;
 
@@ -167,16 +188,14 @@ static int from_campaign(const char *network, const char *platform, const char *
     return added;
 }
 
-/* Median of v[0..n) (the mean of the two middle ones for even n); v is
- * sorted in place. */
 /* Errors of the latencies relative to the references, over the measured
  * points that are not single-device mappings. */
-static double ratio_mape(const point *p, int n, double *worst)
+static double ratio_mape(const point *p, int n, int fast_only, double *worst)
 {
     double s = 0, w = 0;
     int k = 0;
     for (int i = 0; i < n; i++) {
-        if (!p[i].ok || p[i].single) continue;
+        if (!p[i].ok || p[i].single || (fast_only && p[i].slow)) continue;
         double pr = p[i].pred_lat / p[i].pred_ref, e = 100.0 * fabs(pr - p[i].meas_ratio) / p[i].meas_ratio;
         s += e;
         if (e > w) w = e;
@@ -186,20 +205,63 @@ static double ratio_mape(const point *p, int n, double *worst)
     return k ? s / k : NAN;
 }
 
-static double mean_abs_pct(const point *p, int n, int lat, double *worst)
+/* Mean absolute percentage error of latency (lat) or memory over the
+ * measured points (fast_only: whose kept run was not a slow launch); *worst
+ * the largest, *within10 how many were within +-10%. */
+static double mean_abs_pct(const point *p, int n, int lat, int fast_only, double *worst, int *within10)
 {
     double s = 0, w = 0;
-    int k = 0;
+    int k = 0, in = 0;
     for (int i = 0; i < n; i++) {
-        if (!p[i].ok) continue;
+        if (!p[i].ok || (fast_only && p[i].slow)) continue;
         double pr = lat ? p[i].pred_lat : p[i].pred_mem, me = lat ? p[i].meas_lat : p[i].meas_mem;
         double e = 100.0 * fabs(pr - me) / me;
         s += e;
         if (e > w) w = e;
+        in += e <= 10;
         k++;
     }
     *worst = w;
+    if (within10) *within10 = in;
     return k ? s / k : NAN;
+}
+
+/* The summary's figures over the measured points (fast_only: those whose
+ * kept run was a fast launch). */
+typedef struct {
+    int k, within10;                    /* mappings; latency within +-10% */
+    double mape_l, worst_l, rho_l;      /* latency */
+    double mape_m, worst_m, rho_m;      /* peak memory */
+    int kr;                             /* --pair: mappings relative to their references */
+    double mape_r, worst_r, rho_r;
+} summary;
+
+static void summarise(const point *pts, int n, int fast_only, int pair, summary *o)
+{
+    double *a = calloc((size_t)n + 1, sizeof *a), *b = calloc((size_t)n + 1, sizeof *b);
+    double *c = calloc((size_t)n + 1, sizeof *c), *d = calloc((size_t)n + 1, sizeof *d);
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < n; i++)
+        if (pts[i].ok && !(fast_only && pts[i].slow)) {
+            a[o->k] = pts[i].pred_lat, b[o->k] = pts[i].meas_lat;
+            c[o->k] = pts[i].pred_mem, d[o->k++] = pts[i].meas_mem;
+        }
+    o->mape_l = mean_abs_pct(pts, n, 1, fast_only, &o->worst_l, &o->within10);
+    o->mape_m = mean_abs_pct(pts, n, 0, fast_only, &o->worst_m, NULL);
+    o->rho_l = calib_spearman(a, b, o->k);
+    o->rho_m = calib_spearman(c, d, o->k);
+    o->mape_r = o->worst_r = o->rho_r = NAN;
+    if (pair) { /* single-device mappings (1 by construction) left out */
+        for (int i = 0; i < n; i++)
+            if (pts[i].ok && !pts[i].single && !(fast_only && pts[i].slow))
+                a[o->kr] = pts[i].pred_lat / pts[i].pred_ref, b[o->kr++] = pts[i].meas_ratio;
+        o->mape_r = ratio_mape(pts, n, fast_only, &o->worst_r);
+        o->rho_r = calib_spearman(a, b, o->kr);
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(d);
 }
 
 /* Fraction of this machine's CPU time that was idle over `secs`. */
@@ -275,10 +337,12 @@ static void on_sig(int s) { g_stop = s; }
 /* One clean run of a mapping: before it, wait until the machine is quiet;
  * a run during which other processes took more than max_foreign of the
  * CPU is done again, for at most max_wait seconds, after which the least
- * disturbed run is kept.  0, or -1 if the job failed. */
+ * disturbed run is kept.  With a probe (pr->retries >= 0) a slow launch
+ * is done again too, at most pr->retries times, and a fast run is kept
+ * before any slow one.  0, or -1 if the job failed. */
 static int measure(const char *dse, const char *network, const char *plat_file, const char *mpath,
                    const char *bench, double timeout, const platform *pl, double quiet,
-                   double max_wait, double max_foreign, const char *what, run_result *out)
+                   double max_wait, double max_foreign, probe *pr, const char *what, run_result *out)
 {
     int ndev = pl->ndev;
     int warm = 4, reps = 20;
@@ -287,13 +351,14 @@ static int measure(const char *dse, const char *network, const char *plat_file, 
     int have = 0;
     memset(out, 0, sizeof *out);
     out->foreign = INFINITY;
+    int slow_left = pr->retries;
     while (!g_stop) {
         if (have && base_now() - t_start > max_wait) break;
         wait_quiet(quiet, max_wait - (base_now() - t_start));
         char e[BASE_ERRLEN];
         rt_result r;
         rt_measure_opts mo = {dse, network, plat_file, mpath, -1, pl, NULL, NULL, NULL, warm, reps,
-                              timeout, 1, NULL, 0, &g_stop, 0, 0};
+                              timeout, 1, NULL, 0, &g_stop, 0, pr->retries >= 0};
         cpu_mark m0 = cpu_mark_now();
         int jrc = rt_measure(&mo, &r, e);
         double foreign = cpu_foreign(&m0);
@@ -301,12 +366,22 @@ static int measure(const char *dse, const char *network, const char *plat_file, 
             fprintf(stderr, "bench_fidelity: %s: run failed: %s\n", what, e);
             return -1;
         }
-        if (foreign < out->foreign) {
+        double hop = NAN, tch = NAN;
+        int slow = 0;
+        if (pr->retries >= 0 && r.handoff.a >= 0 && r.handoff.hop_us > 0 && r.handoff.touch_us > 0) {
+            hop = r.handoff.hop_us, tch = r.handoff.touch_us;
+            if (!(tch >= pr->touch_min)) pr->touch_min = tch;
+            slow = val_launch_slow(hop, tch, rt_moved_data(&r), pr->msg_us, pr->touch_min);
+            pr->launches++;
+            pr->slow += slow;
+        }
+        if (!have || slow < out->slow || (slow == out->slow && foreign < out->foreign)) {
             double obj[COST_NOBJ];
             rt_objectives(&r, obj);
             out->lat = obj[COST_OBJ_LATENCY];
             out->mem = obj[COST_OBJ_MEMORY];
             out->foreign = foreign;
+            out->hop_us = hop, out->touch_us = tch, out->slow = slow;
             for (int d = 0; d < ndev && d < MAXDEV && d < r.ndev; d++) {
                 out->dev[d][0] = r.dev[d].busy_ms;
                 out->dev[d][1] = r.dev[d].wait_ms;
@@ -315,9 +390,15 @@ static int measure(const char *dse, const char *network, const char *plat_file, 
             }
             have = 1;
         }
-        if (foreign <= max_foreign) break;
-        fprintf(stderr, "     (run of %s disturbed: other processes took %.0f%% of the CPU; %s)\n", what,
-                100 * foreign, base_now() - t_start > max_wait ? "keeping the least disturbed" : "again");
+        if (foreign > max_foreign) {
+            fprintf(stderr, "     (run of %s disturbed: other processes took %.0f%% of the CPU; %s)\n", what,
+                    100 * foreign, base_now() - t_start > max_wait ? "keeping the least disturbed" : "again");
+            continue;
+        }
+        if (!slow) break;
+        fprintf(stderr, "     (run of %s a slow launch: handoff %.0f us per pass, touch %.0f us; %s)\n", what,
+                hop, tch, slow_left > 0 ? "again" : "keeping it");
+        if (slow_left-- <= 0) break;
     }
     return have ? 0 : -1;
 }
@@ -330,7 +411,7 @@ int main(int argc, char **argv)
                 "         [--campaigns naive,hybrid:2,hybrid:4,vertical] [--pop 32] [--gens 20]\n"
                 "         [--per-front 4] [--random 14] [--bench 4,20] [--rounds 1] [--seed 1]\n"
                 "         [--timeout 600] [--quiet 0.9] [--max-wait 120] [--max-foreign 0.1]\n"
-                "         [--pair]\n"
+                "         [--pair] [--handoff N]\n"
                 "The mappings are measured --rounds times, round after round over the whole\n"
                 "list; each mapping's figure is its median run.  A run: wait until the machine\n"
                 "is at least --quiet idle; a run during which other processes took more than\n"
@@ -339,7 +420,11 @@ int main(int argc, char **argv)
                 "--pair: before every run of a mapping, the single-device mappings of the\n"
                 "devices it computes on are run, and its latency is also reported relative to\n"
                 "theirs (weighted by its predicted compute time per device; the median over\n"
-                "the rounds): the model's ratios, which cores whose speed drifts do not blur.\n");
+                "the rounds): the model's ratios, which cores whose speed drifts do not blur.\n"
+                "--handoff N: every launch runs dse exec's handoff probe; a launch dse validate\n"
+                "would call slow (data passed between two cores of a board far dearer than the\n"
+                "model's message) is run again, at most N more times; the CSV says which kept\n"
+                "runs were slow, and the summary adds the figures over the fast ones.\n");
         return 2;
     }
     const char *dse = opt(argc, argv, "--dse", NULL), *plat_arg = opt(argc, argv, "--platform", NULL);
@@ -358,6 +443,12 @@ int main(int argc, char **argv)
     double max_foreign = atof(opt(argc, argv, "--max-foreign", "0.1"));
     int pair = 0;
     for (int i = 1; i < argc; i++) pair |= !strcmp(argv[i], "--pair");
+    const char *ho = opt(argc, argv, "--handoff", NULL);
+    probe pr = {ho ? atoi(ho) : -1, NAN, INFINITY, 0, 0};
+    if (ho && pr.retries < 0) {
+        fprintf(stderr, "bench_fidelity: --handoff takes the number of repeats of a slow launch (0 or more)\n");
+        return 2;
+    }
     if (!dse || !plat_arg || !network || !coeffs || !out || rounds < 1 || rounds > MAXROUNDS) {
         fprintf(stderr, "bench_fidelity: --dse, --platform, --network, --coeffs and --out are required\n");
         return 2;
@@ -373,6 +464,14 @@ int main(int argc, char **argv)
         return 2;
     }
     if (warn[0]) fprintf(stderr, "bench_fidelity: model: %s\n", warn);
+    if (pr.retries >= 0) {
+        int a, b;
+        if (!platform_cpu_pair(pl, &a, &b)) {
+            fprintf(stderr, "bench_fidelity: --handoff: no board of %s has two CPU devices; no probe\n", plat_arg);
+            pr.retries = -1;
+        } else
+            pr.msg_us = cost_message_s(cm, a, b, RT_HANDOFF_BYTES) * 1e6;
+    }
     signal(SIGINT, on_sig);
     int ndev = pl->ndev, n = 0;
     if (ndev > MAXDEV) {
@@ -441,8 +540,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_fidelity: %s: %s\n", csv, strerror(errno));
         return 1;
     }
-    fprintf(f, "index,source,pred_latency_ms,meas_latency_ms,pred_memory_mb,meas_memory_mb,foreign%s\n",
-            pair ? ",ref_latency_ms,meas_ratio,pred_ratio" : "");
+    fprintf(f, "index,source,pred_latency_ms,meas_latency_ms,pred_memory_mb,meas_memory_mb,foreign%s%s\n",
+            pair ? ",ref_latency_ms,meas_ratio,pred_ratio" : "", pr.retries >= 0 ? ",hop_us,touch_us,slow_launch" : "");
     /* Per device, for diagnosis: where predicted and measured time go. */
     snprintf(csv, sizeof csv, "%s/%s-devices.csv", out, nt->name);
     FILE *fd = fopen(csv, "w");
@@ -502,7 +601,7 @@ int main(int argc, char **argv)
                     if (P->w[d] <= 0) continue;
                     const point *S = &pts[single_of[d]];
                     if (measure(dse, network, plat_arg, S->mpath, bench, timeout, pl, quiet,
-                                max_wait, max_foreign, S->source, &R))
+                                max_wait, max_foreign, &pr, S->source, &R))
                         ref = NAN;
                     else
                         ref += P->w[d] * (refs[nrefs++] = R.lat);
@@ -513,17 +612,17 @@ int main(int argc, char **argv)
                 }
             }
             if (measure(dse, network, plat_arg, P->mpath, bench, timeout, pl, quiet, max_wait,
-                        max_foreign, P->source, &R)) {
+                        max_foreign, &pr, P->source, &R)) {
                 P->failed = 1;
                 continue;
             }
             if (pair && P->single) ref = refs[nrefs++] = R.lat;
             P->ref[P->nruns] = ref;
             P->runs[P->nruns++] = R;
-            fprintf(stderr, "%3d/%d round %d %-26s latency %9.3f ms predicted %9.3f (%+6.1f%%)   memory %8.1f MB predicted %8.1f (%+6.1f%%)  foreign %.2f\n",
+            fprintf(stderr, "%3d/%d round %d %-26s latency %9.3f ms predicted %9.3f (%+6.1f%%)   memory %8.1f MB predicted %8.1f (%+6.1f%%)  foreign %.2f%s\n",
                     i + 1, n, round + 1, P->source, R.lat, P->pred_lat,
                     100 * (P->pred_lat - R.lat) / R.lat, R.mem, P->pred_mem,
-                    100 * (P->pred_mem - R.mem) / R.mem, R.foreign);
+                    100 * (P->pred_mem - R.mem) / R.mem, R.foreign, R.slow ? "  SLOW LAUNCH" : "");
         }
     }
     int nok = 0;
@@ -544,6 +643,7 @@ int main(int argc, char **argv)
         P->meas_lat = M->lat;
         P->meas_mem = M->mem;
         P->foreign = M->foreign;
+        P->slow = M->slow;
         nok++;
         fprintf(f, "%d,%s,%.4f,%.4f,%.3f,%.3f,%.3f", i, P->source, P->pred_lat, P->meas_lat,
                 P->pred_mem, P->meas_mem, P->foreign);
@@ -554,6 +654,7 @@ int main(int argc, char **argv)
             P->ref_lat = base_median(rr, P->nruns);
             fprintf(f, ",%.4f,%.5f,%.5f", P->ref_lat, P->meas_ratio, P->pred_lat / P->pred_ref);
         }
+        if (pr.retries >= 0) fprintf(f, ",%.1f,%.1f,%d", M->hop_us, M->touch_us, M->slow);
         fputc('\n', f);
         for (int d = 0; fd && d < ndev; d++)
             if (P->pd[d].used)
@@ -566,60 +667,55 @@ int main(int argc, char **argv)
     fclose(f);
     if (fd) fclose(fd);
 
-    /* 5. Summary. */
-    double *pl_ = calloc((size_t)n + 1, sizeof(double)), *ml = calloc((size_t)n + 1, sizeof(double));
-    double *pm = calloc((size_t)n + 1, sizeof(double)), *mm = calloc((size_t)n + 1, sizeof(double));
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (pts[i].ok) {
-            pl_[k] = pts[i].pred_lat;
-            ml[k] = pts[i].meas_lat;
-            pm[k] = pts[i].pred_mem;
-            mm[k++] = pts[i].meas_mem;
-        }
-    double wl, wm;
-    double mape_l = mean_abs_pct(pts, n, 1, &wl), mape_m = mean_abs_pct(pts, n, 0, &wm);
-    double rho_l = calib_spearman(pl_, ml, k), rho_m = calib_spearman(pm, mm, k);
-    printf("| %s | %d | %.1f%% | %.1f%% | %.3f | %.1f%% | %.1f%% | %.3f |\n", nt->name, k, mape_l,
-           wl, rho_l, mape_m, wm, rho_m);
-    /* Relative to the references; single-device mappings (1 by
-     * construction) left out. */
-    double mape_r = NAN, wr = NAN, rho_r = NAN, spread = NAN;
-    int kr = 0;
+    /* 5. Summary: over every measured mapping, and with --handoff over
+     * those whose kept run was a fast launch. */
+    summary all, fast;
+    summarise(pts, n, 0, pair, &all);
+    printf("| %s | %d | %.1f%% | %.1f%% | %.3f | %.1f%% | %.1f%% | %.3f |\n", nt->name, all.k, all.mape_l,
+           all.worst_l, all.rho_l, all.mape_m, all.worst_m, all.rho_m);
+    double spread = NAN;
     if (pair) {
-        for (int i = 0; i < n; i++)
-            if (pts[i].ok && !pts[i].single)
-                pl_[kr] = pts[i].pred_lat / pts[i].pred_ref, ml[kr++] = pts[i].meas_ratio;
-        mape_r = ratio_mape(pts, n, &wr);
-        rho_r = calib_spearman(pl_, ml, kr);
         double lo = INFINITY, hi = 0;
         for (int r = 0; r < nrefs; r++) lo = fmin(lo, refs[r]), hi = fmax(hi, refs[r]);
         spread = nrefs ? hi / lo : NAN;
         printf("relative to the single-device runs beside them (%d mappings; %d reference runs, "
-               "slowest/fastest %.2f): latency MAPE %.1f%%, worst %.1f%%, Spearman %.3f\n", kr,
-               nrefs, spread, mape_r, wr, rho_r);
+               "slowest/fastest %.2f): latency MAPE %.1f%%, worst %.1f%%, Spearman %.3f\n", all.kr,
+               nrefs, spread, all.mape_r, all.worst_r, all.rho_r);
+    }
+    if (pr.retries >= 0) {
+        summarise(pts, n, 1, pair, &fast);
+        printf("handoff probe: %d launches, %d slow (model's 2 MB message %.0f us, fastest touch %.0f us); "
+               "%d of %d mappings kept a fast launch: latency MAPE %.1f%%, worst %.1f%%, Spearman %.3f, "
+               "%d within +-10%% (all mappings: %d of %d)", pr.launches, pr.slow, pr.msg_us, pr.touch_min,
+               fast.k, all.k, fast.mape_l, fast.worst_l, fast.rho_l, fast.within10, all.within10, all.k);
+        if (pair) printf("; relative MAPE %.1f%%, Spearman %.3f", fast.mape_r, fast.rho_r);
+        putchar('\n');
     }
     char sum[600];
     snprintf(sum, sizeof sum, "%s/%s-summary.json", out, nt->name);
     FILE *s = fopen(sum, "w");
     if (s) {
         fprintf(s, "{\"network\": \"%s\", \"mappings\": %d, \"latency\": {\"mape\": %.4f, \"worst\": %.4f, "
-                   "\"spearman\": %.4f}, \"memory\": {\"mape\": %.4f, \"worst\": %.4f, \"spearman\": %.4f}",
-                nt->name, k, mape_l, wl, rho_l, mape_m, wm, rho_m);
+                   "\"spearman\": %.4f, \"within10\": %d}, \"memory\": {\"mape\": %.4f, \"worst\": %.4f, "
+                   "\"spearman\": %.4f}",
+                nt->name, all.k, all.mape_l, all.worst_l, all.rho_l, all.within10, all.mape_m, all.worst_m,
+                all.rho_m);
         if (pair)
             fprintf(s, ", \"relative\": {\"mappings\": %d, \"reference_runs\": %d, "
                        "\"reference_spread\": %.4f, \"mape\": %.4f, \"worst\": %.4f, \"spearman\": %.4f}",
-                    kr, nrefs, spread, mape_r, wr, rho_r);
+                    all.kr, nrefs, spread, all.mape_r, all.worst_r, all.rho_r);
+        if (pr.retries >= 0)
+            fprintf(s, ", \"handoff\": {\"launches\": %d, \"slow\": %d, \"message_us\": %.1f, "
+                       "\"fast_mappings\": %d, \"mape\": %.4f, \"worst\": %.4f, \"spearman\": %.4f, "
+                       "\"within10\": %d, \"relative_mape\": %.4f, \"relative_spearman\": %.4f}",
+                    pr.launches, pr.slow, pr.msg_us, fast.k, fast.mape_l, fast.worst_l, fast.rho_l,
+                    fast.within10, fast.mape_r, fast.rho_r);
         fputs("}\n", s);
         fclose(s);
     }
     free(refs);
     for (int i = 0; i < n; i++) mapping_free(pts[i].m);
     free(pts);
-    free(pl_);
-    free(ml);
-    free(pm);
-    free(mm);
     plan_free(p);
     cost_free(cm);
     coeffs_free(co);
