@@ -14,8 +14,11 @@ dynamic batch), against figures dse did not compute:
   - MACs: forward hooks on every Conv2d and Linear (tvzoo.count);
   - output: PyTorch's on one input, dse on 1 rank and on 2 ranks with a
     hybrid mapping (every Conv and FC split in halves across the ranks, the
-    other layers alternating between them): every output within 1e-4
-    relative (+1e-5 of the output's range);
+    other layers alternating between them) and with a mixed mapping
+    (tvzoo.mixed_mapping: every layer at random whole, or cut by rows, by
+    columns or by channels as `dse net show` allows, in two unequal parts,
+    a third of the bands recomputing their halos):
+    every output within 1e-4 relative (+1e-5 of the output's range);
   - a short campaign (dse run on local-2) and `dse validate` of its best
     points (soak: each family's first model; torch: the families that
     brought new layer kinds, CAMPAIGN_FAMILIES).
@@ -223,6 +226,17 @@ def one(name, opset, fold, dyn, tmp, run_it=True, camp=False):
             check(bad == 0, "%s: 2 ranks (%d layers split): %d of %d outputs differ from PyTorch "
                   "(max rel %.3g)" % (tag, nsplit, bad, y.size, rel))
             line += "  2 ranks %.1e" % rel
+        # Mixed cuts: bands of rows and columns beside channel slices, on
+        # every family's own layers (a seed of its own, fixed: reproducible).
+        nrows, nchan = tvzoo.mixed_mapping(net, mp, sum(map(ord, name)), recompute=True)
+        o3 = os.path.join(sub, "o3.f32")
+        rc, out, err = run(DSE, "mpirun", "-np", "2", DSE, "exec", "--network", netj, "--platform", p2,
+                           "--mapping", mp, "--input", os.path.join(sub, "in.f32"), "--output", o3)
+        if check(rc == 0, "%s: 2 ranks, mixed cuts: %s" % (tag, err.strip()[-400:])):
+            bad, rel = compare(np.fromfile(o3, np.float32), y)
+            check(bad == 0, "%s: 2 ranks, mixed cuts (%d layers by rows or columns, %d by channels): "
+                  "%d of %d outputs differ from PyTorch (max rel %.3g)" % (tag, nrows, nchan, bad, y.size, rel))
+            line += "  mixed (%d banded, %d sliced) %.1e" % (nrows, nchan, rel)
         if camp:
             line = campaign(tag, sub, line)
     print("%s  %.0f s" % (line, time.time() - t0), flush=True)

@@ -126,15 +126,20 @@ def hybrid_mapping(net, path):
     return sum(1 for v in layers.values() if isinstance(v, list))
 
 
-def mixed_mapping(net, path, seed):
+def mixed_mapping(net, path, seed, recompute=False):
     """Every layer cut at random by what `dse net show --json` says it
     allows: output rows into two bands of unequal height ("rows"), output
     columns into two bands of unequal width ("columns"), output channels
     into two unequal slices ("splittable"), or whole on one of r0 and r1.
+    recompute: a third of the bands (drawn apart, so the cuts are those of
+    recompute=False) recompute the rows their consumers read beyond them
+    instead of fetching them (never the last layer's: docs/mapping-format.md).
     Returns (layers cut by rows or columns, by channels)."""
     import random
     rnd = random.Random(seed)
+    rre = random.Random(seed + 1)
     layers, nrows, nchan = {}, 0, 0
+    last = net["layers"][-1]["name"]
     for L in net["layers"]:
         c, h, w = L["shape"]
         ways = ["whole"] + (["rows"] if L.get("rows") else []) + \
@@ -146,6 +151,8 @@ def mixed_mapping(net, path, seed):
             size = h if way == "rows" else w
             k = rnd.randint(1, size - 1)
             layers[L["name"]] = {way: [[first, 0, k], [second, k, size - k]]}
+            if recompute and L["name"] != last and rre.random() < 1 / 3:
+                layers[L["name"]]["recompute"] = True
             nrows += 1
         elif way == "chan":
             k = rnd.randint(1, c - 1)
