@@ -13,7 +13,7 @@
 static const char help[] =
     "usage: dse validate --campaign ID [--db F] [--top best|N] [--bench W,R]\n"
     "                    [--rounds K] [--timeout SEC] [--keep DIR] [--no-reference]\n"
-    "                    [--no-beside] [--no-handoff]\n"
+    "                    [--no-beside] [--no-handoff] [--relaunch N]\n"
     "Runs the front's best point per objective (--top best, the default) or N points\n"
     "spread along the front on the campaign's platform through mpirun, then stores\n"
     "predicted vs measured per device, per objective and per Plan step in the database\n"
@@ -31,7 +31,9 @@ static const char help[] =
     "on all of them at once: its latency then over alone says how much they slow\n"
     "each other now (dse exec --beside; --no-beside: skip it).  Every launch also\n"
     "passes 2 MB between two CPUs of a board (dse exec --handoff; --no-handoff: not):\n"
-    "a point whose stored run was a slow launch is named (docs/runtime.md).\n"
+    "a point's launch it finds slow is run again, at most N times (--relaunch,\n"
+    "default 2; 0: never), and a point whose stored run was still a slow launch is\n"
+    "named (docs/runtime.md).\n"
     "Exit 1 if any point failed (dead rank, timeout, wrong output).\n";
 
 static volatile sig_atomic_t g_stop;
@@ -137,9 +139,22 @@ static void print_handoff(const val_report *r)
     if (!H->n) return;
     char a[200], b[200];
     printf("handoff: %s <-> %s, 2 MB passed and touched, in each of %d launches: %.4g-%.4g us per pass "
-           "(the model's message %.4g us + the same touch of its own data %.4g-%.4g us)\n",
+           "(the model's message %.4g us + the same touch of its own data %.4g-%.4g us)",
            cli_inert(a, sizeof a, H->a), cli_inert(b, sizeof b, H->b), H->n, H->hop_min, H->hop_max,
            H->msg_us, H->touch_min, H->touch_max);
+    if (H->relaunched) {
+        char list[400] = "";
+        int k = 0;
+        for (int v = 0; v < r->n; v++)
+            if (r->pts[v].relaunched) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%d (%d)", k++ ? ", " : "", r->pts[v].idx,
+                         r->pts[v].relaunched);
+            }
+        printf("; %d slow launch%s run again: point%s %s", H->relaunched, H->relaunched == 1 ? "" : "es",
+               k > 1 ? "s" : "", list);
+    }
+    putchar('\n');
     char list[400] = "";
     int k = 0;
     for (int v = 0; v < r->n; v++)
@@ -230,9 +245,10 @@ int cmd_validate(int argc, char **argv)
     o.no_reference = cli_flag(&a, "no-reference");
     o.no_beside = cli_flag(&a, "no-beside");
     o.no_handoff = cli_flag(&a, "no-handoff");
-    long rounds;
+    long rounds, relaunch;
     if (cli_int(&a, "campaign", -1, 1, 1L << 50, &id) ||
         cli_int(&a, "rounds", 3, 1, VAL_MAX_ROUNDS, &rounds) ||
+        cli_int(&a, "relaunch", 2, 0, 10, &relaunch) ||
         cli_double(&a, "timeout", -1, 1, 1e6, &timeout) || cli_finish(&a))
         return EXIT_USAGE;
     if (id < 0) {
@@ -248,6 +264,7 @@ int cmd_validate(int argc, char **argv)
         }
     }
     o.rounds = (int)rounds;
+    o.relaunch = (int)relaunch;
     o.warmup = 4, o.reps = 20;
     if (bench && cli_bench(bench, &o.warmup, &o.reps)) {
         cli_error("validate", "--bench must be W,R with 0 <= W <= 100000 warm-up and 1 <= R <= "

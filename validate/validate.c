@@ -142,7 +142,20 @@ typedef struct {
     int cap_steps;
     int rounds;
     double pred_latency_s; /* of the point last predicted */
+    double msg_us;         /* the model's price of the handoff probe's message (NAN: no pair) */
+    double touch_min;      /* the fastest touch of the launches so far (INFINITY: none) */
+    int relaunched;        /* slow launches run again */
 } ctx;
+
+/* Was the launch of r slow by its probe (val_launch_slow, against the
+ * fastest touch so far, which r's own touch updates)?  0 without a probe. */
+static int launch_slow(ctx *X, const rt_result *r)
+{
+    if (r->handoff.a < 0 || !(r->handoff.hop_us > 0) || !(r->handoff.touch_us > 0) || isnan(X->msg_us))
+        return 0;
+    if (r->handoff.touch_us < X->touch_min) X->touch_min = r->handoff.touch_us;
+    return val_launch_slow(r->handoff.hop_us, r->handoff.touch_us, rt_moved_data(r), X->msg_us, X->touch_min);
+}
 
 /* Decode, export and predict point P into X's plan, spans and per-device
  * figures; V->pred.  0, or -1 with V failed and its reason. */
@@ -190,6 +203,7 @@ static void prepare(ctx *X, const res_point *P, val_point *V)
     V->status = "ok";
     V->reason[0] = 0;
     V->nrounds = 0;
+    V->relaunched = 0;
     V->med_round = -1;
     V->rel_meas = V->rel_pred = NAN;
     for (int k = 0; k < COST_NOBJ; k++) V->spread[k] = NAN;
@@ -222,11 +236,22 @@ static void measure(ctx *X, val_point *V, int round, rt_result *rr)
     rt_measure_opts mo = {NULL, X->netpath, X->plpath, mpath, -1, X->pl, NULL,
                           X->seqfile[0] ? X->seqfile : NULL, X->remote, o->warmup, o->reps,
                           o->timeout_s, 1, tpath, 0, o->stop, 0, !o->no_handoff};
-    if (rt_measure(&mo, &rr[round], e)) {
-        V->status = "failed";
-        if (round) snprintf(V->reason, sizeof V->reason, "round %d of %d: %.900s", round + 1, X->rounds, e);
-        else snprintf(V->reason, sizeof V->reason, "%s", e);
-        return;
+    /* A slow launch (the VM's hand-offs, bench/README.md "Split mappings
+     * slower in some launches") is run again; the last launch is kept, so
+     * its trace is the one on disk. */
+    for (int again = 0;; again++) {
+        if (rt_measure(&mo, &rr[round], e)) {
+            V->status = "failed";
+            if (round) snprintf(V->reason, sizeof V->reason, "round %d of %d: %.900s", round + 1, X->rounds, e);
+            else snprintf(V->reason, sizeof V->reason, "%s", e);
+            return;
+        }
+        if (o->no_handoff || again >= o->relaunch || (o->stop && *o->stop) || !launch_slow(X, &rr[round]))
+            break;
+        V->relaunched++;
+        X->relaunched++;
+        say(o, "point %d: a slow launch (data passed between cores at %.0f us per 2 MB, a touch %.0f us); "
+            "again...", V->idx, rr[round].handoff.hop_us, rr[round].handoff.touch_us);
     }
     V->round_ms[V->nrounds++] = rr[round].lat_med_ms;
 }
@@ -321,8 +346,10 @@ static void reference_measure(ctx *X, val_reference *R, int round)
     }
     R->round_ms[round] = rr.lat_med_ms;
     if (rr.beside.n > 1) R->beside_round_ms[round] = rr.beside.med_ms;
-    if (rr.handoff.a >= 0 && rr.handoff.b > rr.handoff.a)
+    if (rr.handoff.a >= 0 && rr.handoff.b > rr.handoff.a) {
         R->hop_us[round] = rr.handoff.hop_us, R->touch_us[round] = rr.handoff.touch_us;
+        (void)launch_slow(X, &rr); /* its touch counts among the fastest */
+    }
 }
 
 /* The reference's median round (NAN: none measured). */
@@ -377,6 +404,7 @@ static void handoff_summary(val_report *r, const ctx *X, const rt_result *rr)
     snprintf(H->a, sizeof H->a, "%s", pl->dev[a].name);
     snprintf(H->b, sizeof H->b, "%s", pl->dev[b].name);
     H->msg_us = cost_message_s(X->cm, a, b, RT_HANDOFF_BYTES) * 1e6;
+    H->relaunched = X->relaunched;
     for (int pass = 0; pass < 2; pass++)
         for (int v = -1; v < r->n; v++) {
             val_point *V = v >= 0 ? &r->pts[v] : NULL;
@@ -579,6 +607,11 @@ int val_run(const val_options *o, val_report *r, char *err)
         goto out;
     }
     if (!(X.cm = cost_new(X.n, X.pl, camp_coeffs(X.c), warn, err))) goto out;
+    {
+        int a, b;
+        X.msg_us = platform_cpu_pair(X.pl, &a, &b) ? cost_message_s(X.cm, a, b, RT_HANDOFF_BYTES) * 1e6 : NAN;
+        X.touch_min = INFINITY;
+    }
     /* of the model's fallbacks, the one that bears on predicted vs measured */
     coeffs_arch_warning(camp_coeffs(X.c), X.pl, r->warn);
     /* Rank r on device r's board (a generated hostfile) unless all are here. */

@@ -66,6 +66,9 @@ typedef struct {
     int no_reference;        /* 1: skip the reference run (val_reference) */
     int no_beside;           /* 1: run the reference alone only (val_reference.beside_n) */
     int no_handoff;          /* 1: no handoff probe in the launches (val_handoff) */
+    int relaunch;            /* a point's launch the probe finds slow (val_launch_slow, the
+                                fastest touch so far) is run again, at most this many times;
+                                the last launch is kept (0: never; needs the probe) */
     void (*progress)(void *ctx, const char *line); /* may be NULL */
     void *ctx;
     volatile sig_atomic_t *stop;
@@ -95,6 +98,7 @@ typedef struct {
                                   round) and predicted; NAN without a reference */
     int slow_launch;         /* its stored run's launch was slow by the handoff probe
                                 (VAL_HANDOFF_SLOW, VAL_TOUCH_SLOW) */
+    int relaunched;          /* launches of it that were slow and run again (val_options.relaunch) */
 } val_point;
 
 /* The reference: the whole network on one device (the one the model finds
@@ -141,6 +145,7 @@ typedef struct {
     double hop_min, hop_max; /* us per pass */
     double touch_min, touch_max; /* us per touch of a's own data */
     double msg_us;           /* the model's message of 2 MB from a to b (cost_message_s) */
+    int relaunched;          /* slow launches run again (val_options.relaunch), not in n */
 } val_handoff;
 
 typedef struct {

@@ -346,6 +346,73 @@ static void arch(void)
     printf("ok: arch-test: %s\n", want);
 }
 
+/* --relaunch: a platform whose declared link passes 2 MB in 0.2 us, so that
+ * the model prices the probe's message at nothing and every launch of a
+ * point that passes data is slow by val_launch_slow (a real pass copies 2
+ * MB and touches it: over twice a touch, past 1.5x).  Each such point's
+ * launch is then run again exactly --relaunch times; the handoff line
+ * counts them, as many "again" lines say so, and --relaunch 0 runs none.
+ * A point that passes no data can be relaunched only by a slow touch (the
+ * machine's), so the count is bounded by the points, not fixed. */
+static void relaunch(void)
+{
+    char plat[300], co[300], db[300], out[300], cmd[2048];
+    struct utsname un;
+    CHECK(uname(&un) == 0);
+    snprintf(plat, sizeof plat, "%s/fastlink.json", dir);
+    snprintf(co, sizeof co, "%s/fastlink-coeffs.json", dir);
+    snprintf(db, sizeof db, "%s/fastlink.db", dir);
+    snprintf(out, sizeof out, "%s/fastlink.txt", dir);
+    FILE *f = fopen(plat, "w");
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"fastlink\",\"devices\":["
+               "{\"name\":\"rank0\",\"board\":\"localhost\",\"freq_mhz\":2000,\"cores\":1,"
+               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
+               "{\"name\":\"rank1\",\"board\":\"localhost\",\"freq_mhz\":2000,\"cores\":1,"
+               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
+               "\"links\":{\"same_board\":{\"latency_us\":0,\"bandwidth_mbs\":10000000}}}\n");
+    fclose(f);
+    f = fopen(co, "w");
+    fprintf(f, "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[\"fastlink\"],"
+               "\"board\":\"here\",\"date\":\"-\",\"arch\":\"%s\",\"networks\":[\"toy6\"],"
+               "\"devices\":{\"cpu\":{}}}\n", un.machine);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, DSE_BIN " run --network toy6 --platform %s --coeffs %s --chromosome "
+             "naive --pop 16 --gens 3 --seed 5 --db %s --quiet >/dev/null 2>&1", plat, co, db);
+    CHECK(sh("%s", cmd) == 0, "campaign on fastlink failed");
+    for (int n = 2; n >= 0; n -= 2) {
+        snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 3 --rounds 1 --bench 0,1 "
+                 "--no-reference --relaunch %d >%s 2>&1", db, n, out);
+        int rc = sh("%s", cmd);
+        char *t = tfile_read(out, NULL);
+        CHECK(rc == 0 && t, "fastlink: validate --relaunch %d exit %d:\n%s", n, rc, t ? t : "");
+        if (!t) return;
+        /* points of this run that passed data: their stored steps send */
+        char sql[300];
+        snprintf(sql, sizeof sql, "SELECT COUNT(DISTINCT validation) FROM validation_steps WHERE op = 'send' "
+                 "AND validation IN (SELECT id FROM validations WHERE device IS NULL ORDER BY id DESC LIMIT %lld)",
+                 scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL") / (n ? 1 : 2));
+        long long moving = scalar(db, sql);
+        long long points = scalar(db, "SELECT COUNT(*) FROM validations WHERE device IS NULL") / (n ? 1 : 2);
+        const char *h = strstr(t, "\nhandoff: ");
+        int said = 0, again = 0;
+        const char *r = h ? strstr(h, " slow launch") : NULL;
+        if (r && h && r < strchr(h + 1, '\n')) {
+            const char *q = r;
+            while (q > h && q[-1] >= '0' && q[-1] <= '9') q--;
+            said = atoi(q);
+        }
+        for (const char *q = t; (q = strstr(q, "a slow launch (data passed")); q++) again++;
+        CHECK(h != NULL, "fastlink: no handoff line:\n%s", t);
+        CHECK(said == again, "fastlink --relaunch %d: the handoff line says %d launches run again, %d "
+              "progress lines:\n%s", n, said, again, t);
+        CHECK(said >= n * moving && said <= n * points, "fastlink --relaunch %d: %d launches run again, "
+              "%lld of %lld points pass data:\n%s", n, said, moving, points, t);
+        printf("ok: --relaunch %d: %d slow launches run again (%lld of %lld points pass data)\n", n, said,
+               moving, points);
+        free(t);
+    }
+}
+
 /* The reference (validate.h, val_reference): out is `dse validate`'s
  * output (stdout and stderr) for campaign 1 of db (alexnet-bvlc on local-2
  * with the built-in default coefficients).  Its device is the one `dse
@@ -588,6 +655,7 @@ int main(void)
     boards();
     gpu();
     arch();
+    relaunch();
     sh("rm -rf %s", dir);
     return check_done("test_validate");
 }
