@@ -147,15 +147,8 @@ typedef struct {
     int relaunched;        /* slow launches run again */
 } ctx;
 
-/* Was the launch of r slow by its probe (val_launch_slow, against the
- * fastest touch so far, which r's own touch updates)?  0 without a probe. */
-static int launch_slow(ctx *X, const rt_result *r)
-{
-    if (r->handoff.a < 0 || !(r->handoff.hop_us > 0) || !(r->handoff.touch_us > 0) || isnan(X->msg_us))
-        return 0;
-    if (r->handoff.touch_us < X->touch_min) X->touch_min = r->handoff.touch_us;
-    return val_launch_slow(r->handoff.hop_us, r->handoff.touch_us, rt_moved_data(r), X->msg_us, X->touch_min);
-}
+/* Was the launch of r slow by its probe, against the fastest touch so far? */
+static int launch_slow(ctx *X, const rt_result *r) { return val_judge_launch(r, X->msg_us, &X->touch_min); }
 
 /* Decode, export and predict point P into X's plan, spans and per-device
  * figures; V->pred.  0, or -1 with V failed and its reason. */
@@ -388,6 +381,14 @@ static void reference_relate(val_report *r)
 int val_launch_slow(double hop_us, double touch_us, int moves, double msg_us, double touch_min)
 {
     return (moves && hop_us > VAL_HANDOFF_SLOW * (msg_us + touch_us)) || touch_us > VAL_TOUCH_SLOW * touch_min;
+}
+
+int val_judge_launch(const rt_result *r, double msg_us, double *touch_min)
+{
+    const rt_handoff *h = &r->handoff;
+    if (h->a < 0 || !(h->hop_us > 0) || !(h->touch_us > 0) || isnan(msg_us)) return 0;
+    if (!(h->touch_us >= *touch_min)) *touch_min = h->touch_us;
+    return val_launch_slow(h->hop_us, h->touch_us, rt_moved_data(r), msg_us, *touch_min);
 }
 
 /* The handoff probes of every launch (val_report.handoff): their range

@@ -28,6 +28,7 @@
 
 #include "cost.h"
 #include "results.h"
+#include "runtime.h"
 
 #define VAL_WORST 5       /* steps with the largest errors kept per point */
 #define VAL_MAX_ROUNDS 15 /* val_options.rounds at most */
@@ -49,6 +50,11 @@
  * passes, only by a slow core).  1: slow.  dse validate and bench_fidelity
  * --handoff both judge launches by it. */
 int val_launch_slow(double hop_us, double touch_us, int moves, double msg_us, double touch_min);
+/* The launch of r judged so, against *touch_min, the fastest touch of the
+ * launches compared so far, which r's own touch lowers first; moves is
+ * rt_moved_data(r) (the input sent to a device that is not the input's
+ * counts: its first layer reads it).  1: slow; 0: fast, or no probe in r. */
+int val_judge_launch(const rt_result *r, double msg_us, double *touch_min);
 
 typedef struct {
     const char *db;          /* results database (default dse.db) */

@@ -11,6 +11,7 @@
 #include "run.h"
 #include "jsonutil.h"
 #include "trace.h"
+#include "validate.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +347,37 @@ static void arch(void)
     printf("ok: arch-test: %s\n", want);
 }
 
+/* The slow-launch rule by hand: a pass over 1.5x (message + touch) is slow
+ * only for a run that passed data; a touch over 1.3x the fastest is slow
+ * for any run; missing probes are never slow; val_judge_launch lowers the
+ * fastest touch before judging. */
+static void launch_rule(void)
+{
+    CHECK(!val_launch_slow(1000, 40, 0, 200, 40), "a dear pass without data passed is not slow");
+    CHECK(val_launch_slow(1000, 40, 1, 200, 40), "1000 us > 1.5 x (200 + 40) is slow");
+    CHECK(!val_launch_slow(359, 40, 1, 200, 40), "359 us <= 1.5 x 240 is not slow");
+    CHECK(val_launch_slow(361, 40, 1, 200, 40), "361 us > 1.5 x 240 is slow");
+    CHECK(val_launch_slow(250, 53, 0, 200, 40) && !val_launch_slow(250, 52, 0, 200, 40),
+          "a touch over 1.3 x 40 = 52 us is slow, at 52 it is not");
+    CHECK(!val_launch_slow(NAN, NAN, 1, 200, 40), "no probe: not slow");
+    rt_result r;
+    memset(&r, 0, sizeof r);
+    r.ndev = 2;
+    double tmin = INFINITY;
+    r.handoff.a = -1;
+    CHECK(!val_judge_launch(&r, 200, &tmin) && isinf(tmin), "no pair probed: not slow, fastest unchanged");
+    r.handoff.a = 0, r.handoff.b = 1, r.handoff.hop_us = 1000, r.handoff.touch_us = 40;
+    CHECK(!rt_moved_data(&r) && !val_judge_launch(&r, 200, &tmin) && tmin == 40,
+          "no bytes sent: not slow by its pass; the fastest touch is now its 40 us (%g)", tmin);
+    r.dev[1].bytes_sent = 602112;
+    CHECK(rt_moved_data(&r) && val_judge_launch(&r, 200, &tmin), "bytes sent: slow by its pass");
+    r.handoff.hop_us = 250, r.handoff.touch_us = 60;
+    CHECK(val_judge_launch(&r, 200, &tmin) && tmin == 40, "a touch of 60 us after one of 40: slow");
+    r.handoff.touch_us = 30;
+    CHECK(!val_judge_launch(&r, 200, &tmin) && tmin == 30, "a faster touch lowers the fastest first");
+    printf("ok: the slow-launch rule, by hand\n");
+}
+
 /* --relaunch: a platform whose declared link passes 2 MB in 0.2 us, so that
  * the model prices the probe's message at nothing and every launch of a
  * point that passes data is slow by val_launch_slow (a real pass copies 2
@@ -654,6 +686,7 @@ int main(void)
     rounds(db);
     boards();
     gpu();
+    launch_rule();
     arch();
     relaunch();
     sh("rm -rf %s", dir);
