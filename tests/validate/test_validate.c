@@ -309,34 +309,51 @@ static void gpu(void)
     printf("ok: gpu-test: %lld points with GPU work stored unmeasured, %lld measured, exit 0\n", un, ok);
 }
 
+/* A platform `name` of two CPU devices c0, c1 on this host (c0 stating CPU
+ * architecture arch0 unless it is NULL) joined by a same_board link of
+ * latency lat_us and bandwidth bw_mbs, coefficients of this machine's
+ * architecture that state nothing else (the model then reads the
+ * platform's figures), and a toy6 campaign on them (`dse run` options
+ * run) into DIR/name.db, returned in db. */
+static void two_cpus(const char *name, const char *arch0, double lat_us, double bw_mbs, const char *run,
+                     char *db, size_t dblen)
+{
+    char plat[300], co[300], cmd[2048];
+    snprintf(plat, sizeof plat, "%s/%s.json", dir, name);
+    snprintf(co, sizeof co, "%s/%s-coeffs.json", dir, name);
+    snprintf(db, dblen, "%s/%s.db", dir, name);
+    struct utsname un;
+    CHECK(uname(&un) == 0);
+    char a0[80] = "";
+    if (arch0) snprintf(a0, sizeof a0, "\"arch\":\"%s\",", arch0);
+    FILE *f = fopen(plat, "w");
+    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"%s\",\"devices\":["
+               "{\"name\":\"c0\",\"board\":\"localhost\",%s\"freq_mhz\":2000,"
+               "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
+               "{\"name\":\"c1\",\"board\":\"localhost\",\"freq_mhz\":2000,\"cores\":1,"
+               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
+               "\"links\":{\"same_board\":{\"latency_us\":%g,\"bandwidth_mbs\":%g}}}\n", name, a0, lat_us, bw_mbs);
+    fclose(f);
+    f = fopen(co, "w");
+    fprintf(f, "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[\"%s\"],"
+               "\"board\":\"here\",\"date\":\"-\",\"arch\":\"%s\",\"networks\":[\"toy6\"],"
+               "\"devices\":{\"cpu\":{}}}\n", name, un.machine);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, DSE_BIN " run --network toy6 --platform %s --coeffs %s %s --db %s --quiet "
+             ">/dev/null 2>&1", plat, co, run, db);
+    CHECK(sh("%s", cmd) == 0, "campaign on %s failed", name);
+}
+
 /* Coefficients measured on this machine's CPU architecture, a device that
  * states another: validate says so in one warning line, and runs. */
 static void arch(void)
 {
-    char plat[300], co[300], db[300], err[300], cmd[2048];
+    char db[300], err[300], cmd[2048];
     struct utsname un;
     CHECK(uname(&un) == 0);
     const char *other = strcmp(un.machine, "aarch64") ? "aarch64" : "x86_64";
-    snprintf(plat, sizeof plat, "%s/arch.json", dir);
-    snprintf(co, sizeof co, "%s/arch-coeffs.json", dir);
-    snprintf(db, sizeof db, "%s/arch.db", dir);
     snprintf(err, sizeof err, "%s/arch.err", dir);
-    FILE *f = fopen(plat, "w");
-    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"arch-test\",\"devices\":["
-               "{\"name\":\"c0\",\"board\":\"localhost\",\"arch\":\"%s\",\"freq_mhz\":2000,"
-               "\"cores\":1,\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
-               "{\"name\":\"c1\",\"board\":\"localhost\",\"freq_mhz\":2000,\"cores\":1,"
-               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
-               "\"links\":{\"same_board\":{\"latency_us\":2,\"bandwidth_mbs\":4000}}}\n", other);
-    fclose(f);
-    f = fopen(co, "w");
-    fprintf(f, "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[\"arch-test\"],"
-               "\"board\":\"here\",\"date\":\"-\",\"arch\":\"%s\",\"networks\":[\"toy6\"],"
-               "\"devices\":{\"cpu\":{}}}\n", un.machine);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, DSE_BIN " run --network toy6 --platform %s --coeffs %s --chromosome "
-             "hybrid --pop 8 --gens 2 --seed 3 --db %s --quiet >/dev/null 2>&1", plat, co, db);
-    CHECK(sh("%s", cmd) == 0, "campaign on arch-test failed");
+    two_cpus("arch-test", other, 2, 4000, "--chromosome hybrid --pop 8 --gens 2 --seed 3", db, sizeof db);
     snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --rounds 1 --bench 0,1 >/dev/null 2>%s", db, err);
     int rc = sh("%s", cmd);
     char *e = tfile_read(err, NULL), want[200];
@@ -388,29 +405,9 @@ static void launch_rule(void)
  * machine's), so the count is bounded by the points, not fixed. */
 static void relaunch(void)
 {
-    char plat[300], co[300], db[300], out[300], cmd[2048];
-    struct utsname un;
-    CHECK(uname(&un) == 0);
-    snprintf(plat, sizeof plat, "%s/fastlink.json", dir);
-    snprintf(co, sizeof co, "%s/fastlink-coeffs.json", dir);
-    snprintf(db, sizeof db, "%s/fastlink.db", dir);
+    char db[300], out[300], cmd[2048];
     snprintf(out, sizeof out, "%s/fastlink.txt", dir);
-    FILE *f = fopen(plat, "w");
-    fprintf(f, "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"fastlink\",\"devices\":["
-               "{\"name\":\"rank0\",\"board\":\"localhost\",\"freq_mhz\":2000,\"cores\":1,"
-               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2},"
-               "{\"name\":\"rank1\",\"board\":\"localhost\",\"freq_mhz\":2000,\"cores\":1,"
-               "\"memory_mb\":4096,\"idle_w\":1,\"busy_w\":2}],"
-               "\"links\":{\"same_board\":{\"latency_us\":0,\"bandwidth_mbs\":10000000}}}\n");
-    fclose(f);
-    f = fopen(co, "w");
-    fprintf(f, "{\"format\":\"dse-coefficients\",\"version\":2,\"platforms\":[\"fastlink\"],"
-               "\"board\":\"here\",\"date\":\"-\",\"arch\":\"%s\",\"networks\":[\"toy6\"],"
-               "\"devices\":{\"cpu\":{}}}\n", un.machine);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, DSE_BIN " run --network toy6 --platform %s --coeffs %s --chromosome "
-             "naive --pop 16 --gens 3 --seed 5 --db %s --quiet >/dev/null 2>&1", plat, co, db);
-    CHECK(sh("%s", cmd) == 0, "campaign on fastlink failed");
+    two_cpus("fastlink", NULL, 0, 1e7, "--chromosome naive --pop 16 --gens 3 --seed 5", db, sizeof db);
     for (int n = 2; n >= 0; n -= 2) {
         snprintf(cmd, sizeof cmd, DSE_BIN " validate --campaign 1 --db %s --top 3 --rounds 1 --bench 0,1 "
                  "--no-reference --relaunch %d >%s 2>&1", db, n, out);
