@@ -434,10 +434,27 @@ static void relaunch(void)
         CHECK(h != NULL, "fastlink: no handoff line:\n%s", t);
         CHECK(said == again, "fastlink --relaunch %d: the handoff line says %d launches run again, %d "
               "progress lines:\n%s", n, said, again, t);
-        CHECK(said >= n * moving && said <= n * points, "fastlink --relaunch %d: %d launches run again, "
-              "%lld of %lld points pass data:\n%s", n, said, moving, points, t);
-        printf("ok: --relaunch %d: %d slow launches run again (%lld of %lld points pass data)\n", n, said,
-               moving, points);
+        CHECK(said <= n * points, "fastlink --relaunch %d: %d launches run again, %lld points:\n%s", n, said,
+              points, t);
+        /* Every kept launch slow by its pass (its pass over 1.5x the message
+         * plus the slowest touch): then every earlier one was too, so each
+         * point that passes data ran exactly n more times.  A build whose
+         * touch loop is instrumented (ASan: 40x slower, the MPI copy is not)
+         * can keep a pass under that: then only the counts above hold. */
+        int k = 0;
+        double h0 = 0, h1 = 0, msg = 0, t0 = 0, t1 = 0;
+        if (h)
+            sscanf(h, "\nhandoff: c0 <-> c1, 2 MB passed and touched, in each of %d launches: %lf-%lf us per "
+                      "pass (the model's message %lf us + the same touch of its own data %lf-%lf us)",
+                   &k, &h0, &h1, &msg, &t0, &t1);
+        int all_slow = k > 0 && h0 > VAL_HANDOFF_SLOW * (msg + t1);
+        if (all_slow)
+            CHECK(said >= n * moving, "fastlink --relaunch %d: %d launches run again, %lld of %lld points "
+                  "pass data, every kept pass slow (%g us > 1.5 x (%g + %g)):\n%s", n, said, moving, points,
+                  h0, msg, t1, t);
+        printf("ok: --relaunch %d: %d slow launches run again (%lld of %lld points pass data; passes %g-%g us "
+               "against 1.5 x (%g + %g): %s)\n", n, said, moving, points, h0, h1, msg, t1,
+               all_slow ? "every one slow, each relaunched exactly so" : "not all slow: counts only");
         free(t);
     }
 }
