@@ -96,6 +96,7 @@ int cmd_plot(int argc, char **argv)
             cli_error("plot", "%s", err);
             camp_free(c);
             res_close(db);
+            if (made) rmdir(dir); /* nothing left behind */
             return EXIT_USAGE;
         }
     }

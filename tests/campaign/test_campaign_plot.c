@@ -116,6 +116,10 @@ int main(void)
     CHECK(dse_run(NULL, tpath("uk.err"), "plot", "--campaign", "1,5", "--db", db, "-o",
                   tpath("plots3"), NULL) == 2);
     CHECK(contains(tpath("uk.err"), "no campaign 5") && !file_exists(tpath("plots3")));
+    /* and with --point (the fuzzer's finding: the folder was left) */
+    CHECK(dse_run(NULL, tpath("uk2.err"), "plot", "--campaign", "5", "--point", "0", "--db", db, "-o",
+                  tpath("plots4"), NULL) == 2);
+    CHECK(contains(tpath("uk2.err"), "no campaign 5") && !file_exists(tpath("plots4")));
 
     /* Issue 15: a full disk (a tmpfs of 64 KiB in a mount namespace of
      * its own): exit 1, one line, nothing left (was: "wrote ...", exit 0,
