@@ -131,6 +131,28 @@ static void print_reference(const val_report *r)
                   "it is now", 100 * fabs(x - 1), more, d);
 }
 
+/* "a, b (n), ...": the indices of the points a count picks (non-zero),
+ * each with that count in parentheses when `counts` is set; returns how
+ * many. */
+static int point_list(const val_report *r, int (*count)(const val_point *), int counts, char *out,
+                      size_t len)
+{
+    int k = 0;
+    out[0] = '\0';
+    for (int v = 0; v < r->n; v++) {
+        int c = count(&r->pts[v]);
+        if (!c) continue;
+        size_t l = strlen(out);
+        if (counts) snprintf(out + l, len - l, "%s%d (%d)", k ? ", " : "", r->pts[v].idx, c);
+        else snprintf(out + l, len - l, "%s%d", k ? ", " : "", r->pts[v].idx);
+        k++;
+    }
+    return k;
+}
+
+static int relaunches(const val_point *V) { return V->relaunched; }
+static int slow_kept(const val_point *V) { return V->slow_launch; }
+
 /* The handoff probes (val_handoff) and the points whose stored run was a
  * slow launch. */
 static void print_handoff(const val_report *r)
@@ -142,26 +164,14 @@ static void print_handoff(const val_report *r)
            "(the model's message %.4g us + the same touch of its own data %.4g-%.4g us)",
            cli_inert(a, sizeof a, H->a), cli_inert(b, sizeof b, H->b), H->n, H->hop_min, H->hop_max,
            H->msg_us, H->touch_min, H->touch_max);
+    char list[400];
     if (H->relaunched) {
-        char list[400] = "";
-        int k = 0;
-        for (int v = 0; v < r->n; v++)
-            if (r->pts[v].relaunched) {
-                size_t l = strlen(list);
-                snprintf(list + l, sizeof list - l, "%s%d (%d)", k++ ? ", " : "", r->pts[v].idx,
-                         r->pts[v].relaunched);
-            }
+        int k = point_list(r, relaunches, 1, list, sizeof list);
         printf("; %d slow launch%s run again: point%s %s", H->relaunched, H->relaunched == 1 ? "" : "es",
                k > 1 ? "s" : "", list);
     }
     putchar('\n');
-    char list[400] = "";
-    int k = 0;
-    for (int v = 0; v < r->n; v++)
-        if (r->pts[v].slow_launch) {
-            size_t l = strlen(list);
-            snprintf(list + l, sizeof list - l, "%s%d", k++ ? ", " : "", r->pts[v].idx);
-        }
+    int k = point_list(r, slow_kept, 0, list, sizeof list);
     if (k)
         cli_error("validate", "warning: the stored run of point%s %s was a slow launch (a pass over "
                   "%.1fx what the model prices it at, or a touch over %.1fx the fastest: data passed "

@@ -8,7 +8,8 @@
  * per point of the alpha x alpha transform domain:
  *
  *   U = G g G^T   (weights, alpha x alpha per channel pair, per call and
- *                 per block of output channels, so that it stays in L2)
+ *                 per block of output channels, so that it stays in L2;
+ *                 once per call where one block holds the whole slice)
  *   V = B^T d B   (alpha x alpha input tile d, zero outside the input)
  *   M_p = U_p V_p (the SGEMMs), Y = A^T M A (the m x m output tile)
  *
@@ -354,16 +355,25 @@ void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
         int lo = g * cout_g > c0 ? g * cout_g : c0;
         int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc;
         const float *gin = in + (size_t)(g - g0) * cin_g * plane; /* in starts at group g0 */
+        /* one block: its U is made once for every band */
+        int one_block = hi - lo <= mb;
+        if (one_block) {
+            wtrans_job wj = {v, w + (size_t)(lo - c0) * K, U, hi - lo, cin_g};
+            kern_parallel_for(hi - lo, 4.0 * a2 * (hi - lo) * cin_g, wtrans, &wj);
+        }
         for (int t0 = 0; t0 < tx * ty; t0 += tb) {
             int nt = tx * ty - t0 < tb ? tx * ty - t0 : tb, ty0 = t0 / tx;
             itrans_job ij = {v, gin, V, x.h, x.w, a->pt, a->pl, tx, ty0, nt, cin_g};
             kern_parallel_for(cin_g, 3.0 * a2 * cin_g * nt, itrans, &ij);
-            /* a block's U is remade per band: bands come only with large
-             * maps, where the transform is a small part of the work */
+            /* with several blocks, a block's U is remade per band: bands
+             * come then only with large maps, where the transform is a
+             * small part of the work */
             for (int b0 = lo; b0 < hi; b0 += mb) {
                 int m = hi - b0 < mb ? hi - b0 : mb;
-                wtrans_job wj = {v, w + (size_t)(b0 - c0) * K, U, m, cin_g};
-                kern_parallel_for(m, 4.0 * a2 * m * cin_g, wtrans, &wj);
+                if (!one_block) {
+                    wtrans_job wj = {v, w + (size_t)(b0 - c0) * K, U, m, cin_g};
+                    kern_parallel_for(m, 4.0 * a2 * m * cin_g, wtrans, &wj);
+                }
                 for (int p = 0; p < a2; p++)
                     kern_sgemm(m, nt, cin_g, U + (size_t)p * m * cin_g, cin_g,
                                V + (size_t)p * cin_g * nt, nt, 0, M + (size_t)p * m * nt, nt);

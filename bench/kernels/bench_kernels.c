@@ -4,8 +4,10 @@
  *   bench_kernels peak
  *       a 2048^3 SGEMM, best of 5: this machine's BLAS roof (cblas_sgemm),
  *       and the runtime's own AVX-512 product's where it has one
- *   bench_kernels convs NET... [--reps R]
- *       every Conv layer of each net, whole layer as one slice: median time
+ *   bench_kernels convs NET... [--reps R] [--share K]
+ *       every Conv layer of each net, whole layer as one slice (--share K:
+ *       its first 1/K of the output channels, a device's part of a channel
+ *       split; the MFLOP and GFLOP/s are then the slice's): median time
  *       with the default algorithms (Winograd where kernels.h picks it) and
  *       with im2col/1x1 + SGEMM only; GFLOP/s counted as 2 * MACs of the
  *       direct convolution ("effective" for Winograd) and as % of the SGEMM
@@ -58,6 +60,7 @@
 static int use_cpu_clock = 1;
 static int wino_mode = 1; /* kern_set_winograd's mode for the default algorithms */
 static int show_layers;   /* forward: every layer's mean time too */
+static int conv_share = 1; /* convs: time the first 1/conv_share of the output channels */
 
 /* CPU seconds of the whole process (all kernel threads). */
 static double proc_cpu(void)
@@ -91,23 +94,30 @@ static double sgemm_peak(int own)
     return 2.0 * n * n * (double)n / best / 1e9;
 }
 
-/* Median time of layer i whole, after one warm-up run. */
-static double time_layer(const net *n, int i, int reps)
+/* Output channels [0, nc) that `convs` times of layer i: all, or a
+ * device's share of a channel split (--share). */
+static int conv_nc(const net *n, int i)
+{
+    int c = n->layers[i].out.c / conv_share;
+    return c > 0 ? c : 1;
+}
+
+/* Median time of layer i's output channels [0, nc), after one warm-up run. */
+static double time_layer(const net *n, int i, int nc, int reps)
 {
     char err[BASE_ERRLEN];
-    const net_layer *L = &n->layers[i];
     size_t xl = (size_t)net_shape_numel(net_in_shape(n, i, 0));
-    size_t nw = (size_t)net_slice_weights(n, i, 0, L->out.c), nws = kern_workspace_floats(n, i, L->out.c);
+    size_t nw = (size_t)net_slice_weights(n, i, 0, nc), nws = kern_workspace_floats(n, i, nc);
     float *x = malloc(xl * sizeof *x), *w = malloc(nw * sizeof *w);
-    float *ws = malloc((nws ? nws : 1) * sizeof *ws), *o = malloc(kern_out_floats(n, i, L->out.c) * sizeof *o);
+    float *ws = malloc((nws ? nws : 1) * sizeof *ws), *o = malloc(kern_out_floats(n, i, nc) * sizeof *o);
     double *t = malloc((size_t)reps * sizeof *t), med = -1;
     for (size_t e = 0; e < xl; e++) x[e] = (float)((e * 2654435761u) % 2001) / 1000.0f - 1.0f;
-    kern_weights_gen(n, i, 0, L->out.c, 1, w);
+    kern_weights_gen(n, i, 0, nc, 1, w);
     const float *in[1] = {x};
-    if (kern_run(n, i, 0, L->out.c, in, w, o, ws, err) == 0) {
+    if (kern_run(n, i, 0, nc, in, w, o, ws, err) == 0) {
         for (int r = 0; r < reps; r++) {
             double t0 = now();
-            kern_run(n, i, 0, L->out.c, in, w, o, ws, err);
+            kern_run(n, i, 0, nc, in, w, o, ws, err);
             t[r] = now() - t0;
         }
         med = base_median(t, reps);
@@ -142,28 +152,31 @@ static int bench_convs(const char *name, int reps, double peak, conv_tot *tot)
         return -1;
     }
     conv_tot t = {0, 0, 0};
-    printf("# %s: every Conv layer whole, median of %d runs (%s time)\n", name, reps,
-           use_cpu_clock ? "thread CPU" : "wall");
+    char what[64] = "whole";
+    if (conv_share > 1) snprintf(what, sizeof what, "'s first 1/%d of its output channels", conv_share);
+    printf("# %s: every Conv layer%s%s, median of %d runs (%s time)\n", name, conv_share > 1 ? "" : " ",
+           what, reps, use_cpu_clock ? "thread CPU" : "wall");
     printf("%-18s %16s %4s %8s | %7s %7s %6s %-6s | %7s %7s %6s\n", "layer", "in->out", "k/s", "MFLOP",
            "ms", "GFLOP/s", "%peak", "algo", "ms", "GFLOP/s", "%peak");
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         if (L->kind != NET_CONV) continue;
+        int nc = conv_nc(n, i);
         /* which algorithm the mode picks, told apart by workspace size */
         kern_set_winograd(4);
-        size_t ws4 = kern_workspace_floats(n, i, L->out.c);
+        size_t ws4 = kern_workspace_floats(n, i, nc);
         kern_set_winograd(wino_mode);
-        size_t ws_def = kern_workspace_floats(n, i, L->out.c);
-        double td = time_layer(n, i, reps);
+        size_t ws_def = kern_workspace_floats(n, i, nc);
+        double td = time_layer(n, i, nc, reps);
         kern_set_winograd(0);
-        int wino = kern_workspace_floats(n, i, L->out.c) != ws_def;
-        double ti = wino ? time_layer(n, i, reps) : td;
+        int wino = kern_workspace_floats(n, i, nc) != ws_def;
+        double ti = wino ? time_layer(n, i, nc, reps) : td;
         kern_set_winograd(wino_mode);
         if (td < 0 || ti < 0) {
             net_free(n);
             return -1;
         }
-        double f = 2.0 * (double)L->macs;
+        double f = 2.0 * (double)L->macs * nc / L->out.c;
         net_shape x = net_in_shape(n, i, 0);
         char io[48], ks[16];
         snprintf(io, sizeof io, "%dx%d:%d->%d", x.h, x.w, x.c, L->out.c);
@@ -528,7 +541,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_kernels peak | convs NET... | bands NET... | corun NET... | forward NET... "
                     "[--reps R] [--warmup W] [--threads T] [--clock cpu|wall] [--no-winograd]\n"
-                    "       [--winograd 1|2|4] [--gemm auto|own|blas] [--layers]\n");
+                    "       [--winograd 1|2|4] [--gemm auto|own|blas] [--layers] [--share K]\n");
 }
 
 int main(int argc, char **argv)
@@ -546,6 +559,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--clock") && i + 1 < argc) use_cpu_clock = !strcmp(argv[++i], "cpu");
         else if (!strcmp(argv[i], "--no-winograd")) kern_set_winograd(wino_mode = 0);
         else if (!strcmp(argv[i], "--layers")) show_layers = 1;
+        else if (!strcmp(argv[i], "--share") && i + 1 < argc) conv_share = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gemm") && i + 1 < argc) {
             i++;
             kern_set_gemm(!strcmp(argv[i], "blas") ? 0 : !strcmp(argv[i], "own") ? 2 : 1);
@@ -557,7 +571,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (reps < 1 || warmup < 0 || threads < 1) {
+    if (reps < 1 || warmup < 0 || threads < 1 || conv_share < 1) {
         usage();
         return 2;
     }
