@@ -9,7 +9,7 @@
  *
  *   U = G g G^T   (weights, alpha x alpha per channel pair, per call and
  *                 per block of output channels, so that it stays in L2;
- *                 once per call where one block holds the whole slice)
+ *                 once per group where one block holds the group's part)
  *   V = B^T d B   (alpha x alpha input tile d, zero outside the input)
  *   M_p = U_p V_p (the SGEMMs), Y = A^T M A (the m x m output tile)
  *

@@ -20,14 +20,16 @@
  * the core's L2 between the block's transform and its products.  With
  * many tiles per band the input operands dominate instead: one block. */
 #define WINO_U_BLOCK_FLOATS (128 * 1024)
-/* Where one block holds the slice's whole U (made once per call), V's
+/* Where one block holds a group's part of the slice's U (made once per
+ * group and call), V's
  * bands are smaller: 256 Ki floats (1 MiB) stay in a core's L2 from their
  * transform to their products.  With 2 Mi floats, a slice whose V was
  * cold (a rank that waited while the other core streamed the network
  * through the shared L3) took 40% longer than its hot time; with 1 MiB
  * bands 5-10%, and the hot time is unchanged or shorter (bench/README.md,
  * "A waiting rank's cold workspace").  Bands still make the products'
- * N smaller, so the large bands stay where U is remade per band. */
+ * N smaller, so the bands stay large where that U exceeds
+ * WINO_U_BLOCK_FLOATS (kern_wino still makes a single block's U once). */
 #define WINO_BAND_SMALL_FLOATS (256 * 1024)
 #define WINO_BLOCK_MAX_TILES 256
 
@@ -94,7 +96,8 @@ convalgo_wino convalgo_wino_geometry(const net_layer *L, net_shape x, int nc, in
     int mc = nc < cout_g ? nc : cout_g;
     long a2 = (long)g.alpha * g.alpha;
     if (a2 * mc * cin_g <= WINO_U_BLOCK_FLOATS) {
-        /* the slice's whole U fits one block: made once per call, and V
+        /* the group's part of the slice's U fits one block: made once per
+         * group, and V
          * comes in small bands that the core's cache keeps between their
          * transform and their products */
         long rows = WINO_BAND_SMALL_FLOATS / (a2 * cin_g * g.tx);

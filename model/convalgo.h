@@ -85,8 +85,8 @@ typedef struct {
     int m, alpha;
     int tx, ty;      /* tiles across, down */
     int band_tiles;  /* tiles transformed together (whole tile rows) */
-    int block_rows;  /* output channels per block of U (all of the slice's
-                        in one block: U made once per call, V in small bands) */
+    int block_rows;  /* output channels per block of U (a group's part of the
+                        slice in one block: its U made once per group) */
 } convalgo_wino;
 convalgo_wino convalgo_wino_geometry(const net_layer *L, net_shape x, int nc, int m);
 

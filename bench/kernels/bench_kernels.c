@@ -571,7 +571,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (reps < 1 || warmup < 0 || threads < 1 || conv_share < 1) {
+    if (reps < 1 || warmup < 0 || threads < 1 || conv_share < 1 ||
+        (conv_share > 1 && strcmp(argv[1], "convs"))) { /* --share times convs only */
         usage();
         return 2;
     }
