@@ -340,9 +340,18 @@ int main(int argc, char **argv)
         if (isinf(m1)) snprintf(ratio, sizeof ratio, "-");
         else if (isinf(m0)) snprintf(ratio, sizeof ratio, "< %.2f", m1 / (double)runs[(a * nseed) * 2].indiv[gens]);
         else snprintf(ratio, sizeof ratio, "%.2f", m1 / m0);
+        double med[2][MAXP]; /* base_median sorts: the per-seed figures stay in seed order */
+        memcpy(med, fin, sizeof med);
         printf("| %s | %s | %d x %ld | %.4f | %.4f | %s | %s | %s | %d/%d | %d/%d |\n", name, camp_platform_name(plain),
-               pops[a], gens, base_median(fin[0], nseed), base_median(fin[1], nseed), s0, s1, ratio, dom[0], tot,
+               pops[a], gens, base_median(med[0], nseed), base_median(med[1], nseed), s0, s1, ratio, dom[0], tot,
                dom[1], tot);
+        /* per seed, for judging a difference of medians against the spread
+         * between seeds (a comment: the table's source keeps it) */
+        printf("<!-- %s %s %d x %ld final hv/ref per seed (seeds in order), plain:", name, camp_platform_name(plain), pops[a], gens);
+        for (int s = 0; s < nseed; s++) printf(" %.4f", fin[0][s]);
+        printf("; seeded:");
+        for (int s = 0; s < nseed; s++) printf(" %.4f", fin[1][s]);
+        printf(" -->\n");
     }
     printf("<!-- %s %s: reference hv %.6f from %d points; exact front hv ", name, camp_platform_name(plain), href, ref.n);
     if (isnan(hv_exact)) printf("- (space above EXHAUST_MAX)");
