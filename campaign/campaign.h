@@ -65,6 +65,9 @@ typedef struct {
     double *distance;   /* mapping_distance of the genome's mapping to the solver's */
     double *latency_ms; /* the solver's mapping's latency by the model */
     int *genomes;       /* n x nvar */
+    int *parts;         /* the most parts one layer of the solver's mapping is
+                           cut into (counted when solved; 0 when read back from
+                           a configuration, which does not store it) */
 } camp_seeds;
 
 typedef struct camp camp;

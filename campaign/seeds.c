@@ -25,6 +25,7 @@ void seeds_free(camp_seeds *s)
     free(s->method);
     free(s->distance);
     free(s->latency_ms);
+    free(s->parts);
     free(s->genomes);
     memset(s, 0, sizeof *s);
 }
@@ -36,8 +37,9 @@ static int seeds_alloc(camp_seeds *s, int n, int nvar)
     s->method = calloc((size_t)n + 1, sizeof *s->method);
     s->distance = calloc((size_t)n + 1, sizeof *s->distance);
     s->latency_ms = calloc((size_t)n + 1, sizeof *s->latency_ms);
+    s->parts = calloc((size_t)n + 1, sizeof *s->parts);
     s->genomes = calloc((size_t)(n + 1) * nvar, sizeof *s->genomes);
-    return s->method && s->distance && s->latency_ms && s->genomes ? 0 : -1;
+    return s->method && s->distance && s->latency_ms && s->parts && s->genomes ? 0 : -1;
 }
 
 int seeds_solve(camp_seeds *s, const char *list, const net *n, const platform *pl, cost_model *cost,
@@ -79,6 +81,8 @@ int seeds_solve(camp_seeds *s, const char *list, const net *n, const platform *p
         }
         s->distance[s->n] = d;
         s->latency_ms[s->n] = r.obj.latency_ms;
+        for (int l = 0; l < n->n; l++)
+            if (mapping_nslices(m, l) > s->parts[s->n]) s->parts[s->n] = mapping_nslices(m, l);
         s->n++;
     }
     if (s->n == 0) {

@@ -330,10 +330,19 @@ static int start(int argc, char **argv, const char *cmd, const char *help, int e
     }
     printf("campaign %lld\n", id);
     const camp_seeds *sd = camp_get_seeds(c);
-    for (int i = 0; i < sd->n; i++)
+    const char *chname = camp_get_options(c)->chromosome;
+    int by_rows = chname && (!strcmp(chname, "hybrid") || !strcmp(chname, "spatial"));
+    for (int i = 0; i < sd->n; i++) {
         printf("seed %-8s distance %.4f%s (share of the work its genome places differently; "
-               "its mapping's latency %.6g ms)\n",
+               "its mapping's latency %.6g ms",
                sd->method[i], sd->distance[i], sd->distance[i] == 0 ? " exact" : "", sd->latency_ms[i]);
+        /* a hybrid or spatial genome gives a layer at most --splits parts:
+         * say what would let it express more of the solver's mapping */
+        if (by_rows && sd->distance[i] > 0 && sd->parts[i] > camp_get_options(c)->splits)
+            printf("; it cuts a layer into %d parts, more than --splits %d allows", sd->parts[i],
+                   camp_get_options(c)->splits);
+        printf(")\n");
+    }
     fflush(stdout);
     int rc = drive(c, db, id, 0, &s);
     res_close(db);

@@ -8,10 +8,14 @@
  *    half-written;
  *  - dse run --init prints each seed's distance, stores the genomes in the
  *    configuration, and generation 0 holds them right after the fastest
- *    device's genome; refused --init leaves no database.
+ *    device's genome; refused --init leaves no database;
+ *  - a hybrid campaign's seed line says when the solver's mapping cuts a
+ *    layer into more parts than --splits gives one (the count taken from
+ *    dse solve's own mapping file), and not when --splits is that large.
  */
 #include "check.h"
 #include "run.h"
+#include "tfile.h"
 
 #include <cJSON.h>
 #include <sqlite3.h>
@@ -187,11 +191,58 @@ static void init(void)
     free(db);
 }
 
+/* The most parts any layer of a mapping file is cut into: a layer's value
+ * is a device name (one part) or a list of slices. */
+static int max_parts(const char *path)
+{
+    char *t = tfile_read(path, NULL);
+    cJSON *o = t ? json_of(t) : NULL, *ls = cJSON_GetObjectItemCaseSensitive(o, "layers");
+    int k = 0;
+    for (const cJSON *l = ls ? ls->child : NULL; l; l = l->next) {
+        int p = cJSON_IsArray(l) ? cJSON_GetArraySize(l) : 1;
+        if (p > k) k = p;
+    }
+    cJSON_Delete(o);
+    free(t);
+    return k;
+}
+
+static void splits_hint(void)
+{
+    run_result r;
+    char *map = scratch_path("elim.json"), *db = scratch_path("h.db");
+    const char *sv[] = {"solve", "--method", "elim", "--network", "alexnet-bvlc", "--platform", "jetson-nx-8-cpu",
+                        "-o", map, NULL};
+    run_dse(&r, sv);
+    CHECK(r.status == 0, "%s", r.err);
+    run_free(&r);
+    int k = max_parts(map);
+    CHECK(k > 2, "elim's mapping of alexnet-bvlc on 8 devices cuts no layer into more than 2 parts (%d)", k);
+    char want[128], ks[16];
+    snprintf(want, sizeof want, "; it cuts a layer into %d parts, more than --splits 2 allows)", k);
+    snprintf(ks, sizeof ks, "%d", k);
+    const char *splits[2] = {"2", ks};
+    for (int i = 0; i < 2; i++) {
+        unlink(db);
+        const char *a[] = {"run", "--network", "alexnet-bvlc", "--platform", "jetson-nx-8-cpu", "--init", "elim",
+                           "--splits", splits[i], "--pop", "8", "--gens", "0", "--db", db, "--quiet", NULL};
+        run_dse(&r, a);
+        CHECK(r.status == 0, "%s", r.err);
+        const char *line = strstr(r.out, "seed elim");
+        CHECK(line != NULL, "%s", r.out);
+        if (line && i == 0) CHECK(strstr(line, want) != NULL, "--splits 2: want \"%s\" in %s", want, line);
+        if (line && i == 1) CHECK(strstr(line, "more than --splits") == NULL, "--splits %d: %s", k, line);
+        run_free(&r);
+    }
+    free(map), free(db);
+}
+
 int main(void)
 {
     methods();
     bad_input();
     init();
+    splits_hint();
     scratch_cleanup();
     return check_done("test_solve_cli");
 }
