@@ -587,7 +587,22 @@ void camp_bounds(const camp *c, const int **lo, const int **hi)
     *hi = c->hi;
 }
 const double *camp_ref(const camp *c) { return c->ref; }
-const int *camp_fastest_genome(const camp *c) { return c->fastest; }
+int *camp_initial_genomes(const camp *c, int *n)
+{
+    size_t nv = (size_t)c->nvar;
+    int *g = malloc((size_t)(1 + c->seeds.n) * nv * sizeof *g);
+    if (!g) return NULL;
+    memcpy(g, c->fastest, nv * sizeof *g);
+    int k = 1;
+    for (int s = 0; s < c->seeds.n; s++) {
+        const int *x = c->seeds.genomes + (size_t)s * nv;
+        int j = 0;
+        while (j < k && memcmp(g + (size_t)j * nv, x, nv * sizeof *x)) j++;
+        if (j == k) memcpy(g + (size_t)k++ * nv, x, nv * sizeof *x);
+    }
+    *n = k;
+    return g;
+}
 const camp_seeds *camp_get_seeds(const camp *c) { return &c->seeds; }
 double camp_log10_space(const camp *c) { return chrom_log10_space(c->ch); }
 

@@ -99,10 +99,15 @@ int camp_nvar(const camp *c);
 /* Inclusive gene bounds, camp_nvar entries each (owned by c). */
 void camp_bounds(const camp *c, const int **lo, const int **hi);
 const double *camp_ref(const camp *c); /* COST_NOBJ values: the hypervolume's reference point */
-/* Genome of the single-device mapping on the platform's fastest device
- * (the first seed of every campaign; bench_seeding runs the engine as
- * camp_drive does). */
-const int *camp_fastest_genome(const camp *c);
+/* The genomes a campaign puts first into its initial population (the
+ * engine's seeds; camp_drive, and bench_seeding, which runs the engine as
+ * camp_drive does): the single-device mapping on the platform's fastest
+ * device, then each --init genome that equals no earlier one, in order.
+ * A copy adds no point to the population, only weight (on 8 Jetson
+ * devices all four planners often return the fastest device's mapping:
+ * five copies of one genome).  A malloc'd *n x nvar array, or NULL when
+ * out of memory. */
+int *camp_initial_genomes(const camp *c, int *n);
 /* The --init seeds (n = 0 without). */
 const camp_seeds *camp_get_seeds(const camp *c);
 double camp_log10_space(const camp *c);

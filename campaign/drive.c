@@ -161,15 +161,12 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     o.seed = c->opt.seed;
     o.ref = c->ref;
     /* The first population starts with the fastest device's genome, then
-     * the --init genomes in their order. */
-    int *seed_g = malloc((size_t)(1 + c->seeds.n) * c->nvar * sizeof *seed_g);
+     * the distinct --init genomes in their order (camp_initial_genomes). */
+    int *seed_g = camp_initial_genomes(c, &o.nseeds);
     if (!seed_g) {
         base_seterr(err, "out of memory");
         return -1;
     }
-    memcpy(seed_g, c->fastest, (size_t)c->nvar * sizeof *seed_g);
-    if (c->seeds.n) memcpy(seed_g + c->nvar, c->seeds.genomes, (size_t)c->seeds.n * c->nvar * sizeof *seed_g);
-    o.nseeds = 1 + c->seeds.n;
     o.seed_int = seed_g;
     o.max_gens = 0; /* the campaign decides when to stop (campaign_done) */
     o.max_seconds = 0;
@@ -258,7 +255,7 @@ int camp_drive(camp *c, res_db *db, long long id, int resume, const camp_hooks *
     }
     /* The final front: the non-dominated feasible points of the final
      * population and of the seed genomes (the fastest device's, then the
-     * --init ones; generation 0, indices 0..ns-1).  Elitism keeps a seed
+     * distinct --init ones; generation 0, indices 0..ns-1).  Elitism keeps a seed
      * unless something dominates it or the first front outgrows the
      * population and crowding drops it; the second must not lose a
      * planner's mapping, so the seeds are evaluated again here (the model

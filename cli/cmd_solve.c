@@ -113,6 +113,9 @@ int cmd_solve(int argc, char **argv)
         cli_error("solve", "%s", err);
         goto out;
     }
+    /* -o is checked once every input is read, before any work (exit 2) */
+    if ((rc = cli_outputs("solve", &outp, 1))) goto out;
+    rc = EXIT_USAGE;
     if (!co)
         cli_error("solve", "no --coeffs: using built-in default coefficients derived from platform "
                   "%s (uncalibrated; see docs/coefficients-format.md)", pl->name);

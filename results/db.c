@@ -540,6 +540,21 @@ static char *dir_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
+/* "file:PATH?immutable=1" with PATH percent-encoded where a URI would
+ * read it otherwise ('%', '?', '#'); NULL when out of memory. */
+static char *immutable_uri(const char *path)
+{
+    size_t n = strlen(path);
+    char *u = malloc(3 * n + 32), *q = u;
+    if (!u) return NULL;
+    q += sprintf(q, "file:");
+    for (const char *c = path; *c; c++)
+        if (*c == '%' || *c == '?' || *c == '#') q += sprintf(q, "%%%02X", (unsigned char)*c);
+        else *q++ = *c;
+    strcpy(q, "?immutable=1");
+    return u;
+}
+
 /* flock(LOCK_EX) that gives up after lock_wait() seconds: 0, or -1 with
  * err naming who holds the lock. */
 static int flock_bounded(res_db *db, char *err)
@@ -575,8 +590,12 @@ res_db *res_open(const char *path, int mode, char *err)
         free(dir);
         return NULL;
     }
-    if (mode != RES_OPEN_READ && access(dir, W_OK) != 0) {
-        /* WAL needs its -wal and -shm files next to the database. */
+    /* WAL needs its -wal and -shm files next to the database: a writer
+     * needs the folder writable; a reader in a read-only folder (read-only
+     * media, a read-only mount) opens the file as immutable instead, which
+     * SQLite reads without them (nothing can be writing it there). */
+    int ro_folder = access(dir, W_OK) != 0;
+    if (mode != RES_OPEN_READ && ro_folder) {
         base_seterr(err, "%s: folder %s is not writable", p, base_path(dir, db2));
         free(dir);
         return NULL;
@@ -617,7 +636,15 @@ res_db *res_open(const char *path, int mode, char *err)
     }
     int flags = mode == RES_OPEN_READ ? SQLITE_OPEN_READONLY
                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    char *uri = mode == RES_OPEN_READ && ro_folder ? immutable_uri(path) : NULL;
+    if (mode == RES_OPEN_READ && ro_folder && !uri) {
+        base_seterr(err, "%s: out of memory", p);
+        goto fail;
+    }
+    int orc = sqlite3_open_v2(uri ? uri : path, &db->h, flags | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
+                              NULL);
+    free(uri);
+    if (orc != SQLITE_OK) {
         base_seterr(err, "%s: cannot open: %s", p, db->h ? sqlite3_errmsg(db->h) : "out of memory");
         goto fail;
     }

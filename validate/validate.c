@@ -493,6 +493,11 @@ static int store(ctx *X, const res_point *P, val_point *V, const rt_result *rr, 
         V->status = "failed";
         return res_validation_add(X->db, &whole, NULL, 0, &V->row, err);
     }
+    if (!strcmp(V->status, "ok") && V->nrounds == 0) {
+        /* stopped (Ctrl-C) before its first launch: predicted, never run */
+        V->status = "unmeasured";
+        snprintf(V->reason, sizeof V->reason, "interrupted before it ran");
+    }
     int measured = !strcmp(V->status, "ok") && V->nrounds > 0;
     const rt_result *best = NULL;
     if (measured) {

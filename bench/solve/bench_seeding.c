@@ -91,22 +91,22 @@ typedef struct {
     pool front;       /* final feasible first front, and the seeds' feasible points */
 } run;
 
-/* One engine run of c as camp_drive does it (seeds: the fastest device's
- * genome, then the campaign's --init genomes). */
+/* One engine run of c as camp_drive does it (seeds: camp_initial_genomes). */
 static int run_engine(camp *c, int pop, unsigned long seed, long gens, run *r)
 {
     char err[BASE_ERRLEN];
-    const camp_seeds *sd = camp_get_seeds(c);
-    int nv = camp_nvar(c);
-    int *seeds = malloc((size_t)(1 + sd->n) * nv * sizeof *seeds);
-    memcpy(seeds, camp_fastest_genome(c), (size_t)nv * sizeof *seeds);
-    if (sd->n) memcpy(seeds + nv, sd->genomes, (size_t)sd->n * nv * sizeof *seeds);
+    int nv = camp_nvar(c), ns;
+    int *seeds = camp_initial_genomes(c, &ns);
+    if (!seeds) {
+        fprintf(stderr, "bench_seeding: out of memory\n");
+        return -1;
+    }
     nsga_options o;
     nsga_options_default(&o);
     o.pop_size = pop;
     o.seed = seed;
     o.ref = camp_ref(c);
-    o.nseeds = 1 + sd->n;
+    o.nseeds = ns;
     o.seed_int = seeds;
     o.max_gens = gens;
     const int *lo, *hi;
@@ -149,10 +149,9 @@ static int run_engine(camp *c, int pop, unsigned long seed, long gens, run *r)
     /* and the seeds, as the campaign's final front has them (drive.c):
      * crowding may drop a seed from a first front larger than the
      * population, and the front a user sees keeps it. */
-    double *so = malloc((size_t)(1 + sd->n) * COST_NOBJ * sizeof *so), *scv = malloc((size_t)(1 + sd->n) * sizeof *scv);
-    int erc = !so || !scv ? (snprintf(err, sizeof err, "out of memory"), 1)
-                          : camp_eval(c, 1 + sd->n, seeds, so, scv, err);
-    for (int i = 0; !erc && i < 1 + sd->n; i++)
+    double *so = malloc((size_t)ns * COST_NOBJ * sizeof *so), *scv = malloc((size_t)ns * sizeof *scv);
+    int erc = !so || !scv ? (snprintf(err, sizeof err, "out of memory"), 1) : camp_eval(c, ns, seeds, so, scv, err);
+    for (int i = 0; !erc && i < ns; i++)
         if (!(scv[i] > 0)) pool_add(&r->front, so + (size_t)i * COST_NOBJ);
     free(so), free(scv);
     if (erc) {

@@ -5,15 +5,23 @@
  * outgrow the population, where crowding used to drop a planner's genome
  * (mobilenetv2 on local-2, seed 1: elim's).  Read back from the database
  * with plain sqlite3, independently of results/ and campaign/:
- *   - every feasible seed of generation 0 (indices 0..4: the fastest
- *     device's genome, then the four --init ones) is weakly dominated by a
- *     point of the front;
+ *   - generation 0 starts with the seeds, each distinct genome once: the
+ *     fastest device's (index 0), then the --init genomes of the stored
+ *     configuration that equal no earlier one (planners often agree with
+ *     the fastest device: copies would only weigh on the population);
+ *   - every feasible seed is weakly dominated by a point of the front;
  *   - no front point is dominated by a point of the final generation or a
  *     seed, and each equals the stored row it names (src_gen, src_idx).
  */
 #include "cutil.h"
 
-#define NSEEDS 5
+#define NSEEDS 5 /* at most: the fastest device's genome and four --init ones */
+
+/* The stored configuration's --init genomes as individuals' genome text
+ * ("g0 g1 ..."), for SQL. */
+#define INIT_GENOMES                                                                                          \
+    "SELECT replace(replace(replace(json_extract(value, '$.genome'), '[', ''), ']', ''), ',', ' ') "          \
+    "FROM campaigns AS c, json_each(json_extract(c.config, '$.init')) WHERE c.id = 1"
 
 typedef struct {
     double o[3];
@@ -64,15 +72,28 @@ static void one(const char *netname, const char *plat, const char *seed, int *re
     long long last = db_int(h, "SELECT max(gen) FROM individuals WHERE campaign = 1");
     char sql[256];
     pt seeds[NSEEDS], fin[64], front[64];
+    /* the seeds: the distinct genomes among the fastest device's and the
+     * configuration's, which must be generation 0's first rows */
+    long long want = db_int(h, "SELECT count(DISTINCT g) FROM (SELECT genome AS g FROM individuals WHERE "
+                               "campaign = 1 AND gen = 0 AND idx = 0 UNION ALL " INIT_GENOMES ")");
+    long long first = db_int(h, "SELECT count(*) FROM individuals WHERE campaign = 1 AND gen = 0 AND (idx = 0 OR "
+                                "genome IN (" INIT_GENOMES "))");
+    long long distinct = db_int(h, "SELECT count(DISTINCT genome) FROM individuals WHERE campaign = 1 AND gen = 0 "
+                                   "AND (idx = 0 OR genome IN (" INIT_GENOMES "))");
+    long long lastseed = db_int(h, "SELECT max(idx) FROM individuals WHERE campaign = 1 AND gen = 0 AND (idx = 0 "
+                                   "OR genome IN (" INIT_GENOMES "))");
+    CHECK(want >= 1 && want <= NSEEDS && first == want && distinct == want && lastseed == want - 1,
+          "%s: %lld distinct seed genomes, generation 0 holds %lld rows of them (%lld distinct, the last at %lld)",
+          name, want, first, distinct, lastseed);
     snprintf(sql, sizeof sql, "SELECT energy, memory, latency, violation FROM individuals WHERE "
-             "campaign = 1 AND gen = 0 AND idx < %d ORDER BY idx", NSEEDS);
+             "campaign = 1 AND gen = 0 AND idx < %lld ORDER BY idx", want);
     int ns = rows(h, sql, seeds, NSEEDS);
     snprintf(sql, sizeof sql, "SELECT energy, memory, latency, violation FROM individuals WHERE "
              "campaign = 1 AND gen = %lld", last);
     int nf = rows(h, sql, fin, 64);
     int nfr = rows(h, "SELECT energy, memory, latency, violation FROM front WHERE campaign = 1 "
                       "ORDER BY idx", front, 64);
-    CHECK(ns == NSEEDS && nf == 6 && nfr >= 1);
+    CHECK(ns == want && nf == 6 && nfr >= 1);
     int lost = 0, dominated = 0;
     for (int s = 0; s < ns; s++) {
         if (seeds[s].cv > 0) continue;

@@ -2,7 +2,9 @@
  * every table the campaigns write (validation steps included), one-
  * transaction generations, refusal of foreign files, two processes writing
  * one file at the same time, migration from schema version 1, bounded lock
- * waits naming the holder, and the atomic claim of a campaign. */
+ * waits naming the holder, the atomic claim of a campaign, and reading a
+ * database in a read-only folder (a read-only bind mount, when this runs
+ * as root: SQLite cannot make the -shm file there; writing is refused). */
 #include "results.h"
 
 #include <math.h>
@@ -468,6 +470,39 @@ static void test_two_writers(void)
     sqlite3_close(h);
 }
 
+static void test_readonly_folder(void)
+{
+    char src[512], ro[512], p[600], q[600], cmd[2000], err[BASE_ERRLEN];
+    path(src, "rosrc");
+    path(ro, "ro folder?#%"); /* characters a URI would read otherwise */
+    mkdir(src, 0755);
+    mkdir(ro, 0755);
+    snprintf(p, sizeof p, "%s/c.db", src);
+    res_db *db = res_open(p, RES_OPEN_CREATE, err);
+    long long id = -1;
+    CHECK(db && !res_campaign_new(db, "n", "nsga", "toy6", "local-2", "hybrid", "{}", &id, err), "%s", err);
+    res_close(db);
+    snprintf(cmd, sizeof cmd, "mount --bind '%s' '%s' 2>/dev/null && mount -o remount,bind,ro '%s' 2>/dev/null", src,
+             ro, ro);
+    if (geteuid() != 0 || system(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "umount '%s' 2>/dev/null", ro);
+        if (system(cmd)) {}
+        printf("skip: no read-only bind mount here (needs root)\n");
+        return;
+    }
+    snprintf(q, sizeof q, "%s/c.db", ro);
+    db = res_open(q, RES_OPEN_READ, err);
+    CHECK(db != NULL, "reading %s: %s", q, err);
+    res_campaign *cs = NULL;
+    int n = db ? res_campaign_list(db, &cs, err) : -1;
+    CHECK(n == 1 && cs && cs[0].id == id, "%d campaigns in the read-only copy: %s", n, err);
+    if (n > 0) res_campaign_list_free(cs, n);
+    res_close(db);
+    CHECK(res_open(q, RES_OPEN_WRITE, err) == NULL && strstr(err, "not writable"), "%s", err);
+    snprintf(cmd, sizeof cmd, "umount '%s'", ro);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/dse-test-results-XXXXXX");
@@ -479,6 +514,7 @@ int main(void)
     test_migration();
     test_lock_bounded();
     test_claim();
+    test_readonly_folder();
     if (!check_failures) {
         char cmd[300];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

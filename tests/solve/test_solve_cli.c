@@ -121,6 +121,27 @@ static void bad_input(void)
     CHECK(r.status == 2 && strstr(r.err, "\"fc\"") && strstr(r.err, "nx0-dla") && strstr(r.err, "does not support"),
           "%s", r.err);
     run_free(&r);
+    /* an -o that cannot be used (a missing folder, a folder, an input file):
+     * one line, exit 2, before the solver runs (and before its warning about
+     * built-in coefficients), the input untouched */
+    char *nodir = scratch_path("no-such-folder/m.json"), *folder = scratch_path("");
+    CHECK(write_local_platform(plat, 2, 0) == 0);
+    size_t len0 = 0;
+    char *before = tfile_read(plat, &len0);
+    const char *outs[3] = {nodir, folder, plat};
+    const char *says[3] = {"does not exist", "folder", "input"};
+    for (int i = 0; i < 3; i++) {
+        const char *a7[] = {"solve", "--method", "single", "--network", "toy6", "--platform", plat, "-o", outs[i], NULL};
+        run_dse(&r, a7);
+        CHECK(r.status == 2 && count_lines(r.err) == 1 && strstr(r.err, says[i]), "-o %s: exit %d: %s", outs[i],
+              r.status, r.err);
+        run_free(&r);
+    }
+    size_t len1 = 0;
+    char *after = tfile_read(plat, &len1);
+    CHECK(before && after && len0 == len1 && !memcmp(before, after, len0), "the platform file changed");
+    free(before), free(after);
+    free(nodir), free(folder);
     free(map), free(plat);
 }
 

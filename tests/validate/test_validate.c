@@ -1,7 +1,8 @@
 /* test_validate.c -- `dse validate` on a real campaign: measured rows are
  * stored per device and per point; a dead rank, a hung rank and a wrong
  * output are each stored as failed with their reason while the other points
- * still run, and the exit code says so; GPU points are stored unmeasured;
+ * still run, and the exit code says so; GPU points are stored unmeasured,
+ * and so are points a stopped validation (Ctrl-C) never ran;
  * a platform that is not `local-*` runs rank r on device r's board through
  * a generated hostfile (here: this machine by name; a board that does not
  * exist fails every point, naming it). */
@@ -307,6 +308,33 @@ static void gpu(void)
     CHECK(rc == 0 && un >= 1 && un + ok == n, "gpu-test: exit %d, %lld unmeasured + %lld ok of %lld",
           rc, un, ok, n);
     printf("ok: gpu-test: %lld points with GPU work stored unmeasured, %lld measured, exit 0\n", un, ok);
+}
+
+/* Stopped before anything ran (the stop flag Ctrl-C sets, already set):
+ * every chosen point is stored predicted and unmeasured, saying why, none
+ * as ok, and the run reports "interrupted" with exit status 1. */
+static void stopped(const char *db)
+{
+    volatile sig_atomic_t stop = 1;
+    long long before = scalar(db, "SELECT COALESCE(MAX(id), 0) FROM validations");
+    val_options o = {0};
+    o.db = db, o.campaign = 1, o.rounds = 2, o.warmup = 0, o.reps = 1, o.stop = &stop;
+    val_report r;
+    char err[BASE_ERRLEN] = "";
+    memset(&r, 0, sizeof r);
+    int rc = val_run(&o, &r, err);
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM validations WHERE id > %lld AND device IS NULL", before);
+    long long n = scalar(db, sql);
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM validations WHERE id > %lld AND device IS NULL AND "
+             "status = 'unmeasured' AND reason = 'interrupted before it ran' AND meas_latency IS NULL AND "
+             "pred_latency > 0", before);
+    long long un = scalar(db, sql);
+    CHECK(rc == 1 && strstr(err, "interrupted") && r.n >= 1 && n == r.n && un == n,
+          "stopped validation: exit %d (%s), %d points, %lld stored, %lld unmeasured", rc, err, r.n, n, un);
+    for (int v = 0; v < r.n; v++) CHECK(strcmp(r.pts[v].status, "ok"), "point %d reported ok", r.pts[v].idx);
+    val_report_free(&r);
+    printf("ok: a stopped validation stored its %lld points unmeasured\n", un);
 }
 
 /* A platform `name` of two CPU devices c0, c1 on this host (c0 stating CPU
@@ -625,6 +653,13 @@ int main(void)
     printf("ok: %lld points validated, %lld per-device rows\n", points, devrows);
     snprintf(buf, sizeof buf, "%s/out.txt", dir);
     reference(db, buf);
+    {
+        /* on a copy: the rows below are compared with this database's */
+        char copy[300];
+        snprintf(copy, sizeof copy, "%s/stopped.db", dir);
+        CHECK(run_shf("cp %s %s", db, copy) == 0);
+        stopped(copy);
+    }
 
     /* dse plot draws predicted vs measured from exactly those rows. */
     snprintf(cmd, sizeof cmd, DSE_BIN " plot --campaign 1 --db %s -o %s/plots >/dev/null", db, dir);
