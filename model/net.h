@@ -128,6 +128,9 @@ typedef struct net {
     int cap;
     net_layer *layers;
     char *weights_path; /* raw float32 weights file, or NULL (generated) */
+    int64_t weights_bytes; /* the ONNX file's size when weights_path is the model the
+                              network was imported from (network JSON "weights_bytes"),
+                              0 = not recorded: net_load refuses that file at another size */
     /* Derived by net_finalize(): consumer lists in CSR form. */
     int *cons_first;    /* n+2 entries; index 0 is the network input */
     int *cons;          /* consumer layer indices */

@@ -10,6 +10,7 @@
 #include "weights.h"
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,8 @@ net *net_from_json(const char *text, const char *what, char *err)
     for (const cJSON *c = root->child; c; c = c->next)
         if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
             strcmp(c->string, "name") && strcmp(c->string, "input") &&
-            strcmp(c->string, "layers") && strcmp(c->string, "weights")) {
+            strcmp(c->string, "layers") && strcmp(c->string, "weights") &&
+            strcmp(c->string, "weights_bytes")) {
             base_seterr(err, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
@@ -187,6 +189,16 @@ net *net_from_json(const char *text, const char *what, char *err)
             goto fail;
         }
         n->weights_path = strdup(jw->valuestring);
+    }
+    const cJSON *jb = cJSON_GetObjectItemCaseSensitive(root, "weights_bytes");
+    if (jb) {
+        double b = cJSON_IsNumber(jb) ? jb->valuedouble : -1;
+        if (!jw || !(b >= 1 && b <= 9007199254740992.0 && b == floor(b))) {
+            base_seterr(err, "%s: \"weights_bytes\" must be a positive whole number of bytes, beside \"weights\"",
+                        what);
+            goto fail;
+        }
+        n->weights_bytes = (int64_t)b;
     }
     int idx = 0;
     for (const cJSON *jl = jlayers->child; jl; jl = jl->next, idx++)
@@ -226,6 +238,8 @@ char *net_to_json(const net *n)
     int s[3] = {n->input.c, n->input.h, n->input.w};
     cJSON_AddItemToObject(jin, "shape", cJSON_CreateIntArray(s, 3));
     if (n->weights_path) cJSON_AddStringToObject(root, "weights", n->weights_path);
+    if (n->weights_path && n->weights_bytes > 0)
+        cJSON_AddNumberToObject(root, "weights_bytes", (double)n->weights_bytes);
     cJSON *jl = cJSON_AddArrayToObject(root, "layers");
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];

@@ -990,11 +990,12 @@ out:
     return n;
 }
 
-static net *import_file(const char *path, float **wout, char *err)
+static net *import_file(const char *path, float **wout, size_t *flen, char *err)
 {
     size_t len = 0;
     uint8_t *buf = ox_read_all(path, &len, err);
     if (!buf) return NULL;
+    if (flen) *flen = len;
     char *dir = ox_dir_of(path);
     net *n = dir ? import(buf, len, path, dir, wout, err) : NULL;
     if (!dir) ox_seterr(err, "%s: out of memory", path);
@@ -1006,14 +1007,18 @@ static net *import_file(const char *path, float **wout, char *err)
 net *onnx_import_weights(const char *path, float **w, char *err)
 {
     *w = NULL;
-    return import_file(path, w, err);
+    return import_file(path, w, NULL, err);
 }
 
 net *onnx_import(const char *path, const char *weights_out, char *err)
 {
     float *w = NULL;
-    net *n = import_file(path, weights_out ? &w : NULL, err);
+    size_t flen = 0;
+    net *n = import_file(path, weights_out ? &w : NULL, &flen, err);
     if (!n) return NULL;
+    /* the model is its own weights file: its size, so that a network file
+     * pointing at it notices when it is replaced (net_load) */
+    n->weights_bytes = weights_out ? 0 : (int64_t)flen;
     if (weights_out && weights_save(n, w, weights_out, err)) {
         free(w);
         net_free(n);
@@ -1040,7 +1045,7 @@ net *onnx_import_buffer(const void *data, size_t len, const char *what, char *er
 float *onnx_read_weights(const char *path, const net *n, char *err)
 {
     float *w = NULL;
-    net *m = import_file(path, &w, err);
+    net *m = import_file(path, &w, NULL, err);
     if (!m) return NULL;
     int same = m->n == n->n;
     for (int i = 0; same && i < n->n; i++)

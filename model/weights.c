@@ -60,6 +60,14 @@ int weights_check_file(const net *n, char *err)
     }
     fclose(f);
     int64_t total = weights_total(n);
+    if (ends_with(path, ".onnx") && n->weights_bytes > 0 && size != n->weights_bytes) {
+        /* Another model (or another export) in its place: its layers would
+         * not match, which only loading every weight could tell. */
+        base_seterr(err, "%s: %lld bytes, but network %s was imported from a file of %lld: it changed since "
+                    "`dse net import`; import it again", base_path(path, pb), size, n->name,
+                    (long long)n->weights_bytes);
+        return -1;
+    }
     if (!ends_with(path, ".onnx") && size != total * 4) {
         base_seterr(err, "%s: weights file has %lld bytes, network %s needs %lld (%lld floats)",
                     base_path(path, pb), size, n->name, (long long)total * 4, (long long)total);

@@ -356,6 +356,69 @@ static void test_inputs_outputs(void)
     free(fifo), free(m), free(hl), free(js);
 }
 
+/* A network file imported from an ONNX model that holds its weights
+ * records the model's size; a model replaced afterwards (another network
+ * exported to the same path) is refused by the reader, before any work,
+ * naming both files -- not by `dse exec` when it loads the weights. */
+static void test_onnx_replaced(void)
+{
+    run_result r;
+    char *a = scratch_path("rep-a.onnx"), *b = scratch_path("rep-b.onnx"), *js = scratch_path("rep.json");
+    RUN(&r, "net", "export", "toy6", "-o", a);
+    ok(&r, "net export toy6");
+    run_free(&r);
+    RUN(&r, "net", "export", "branchy", "-o", b);
+    ok(&r, "net export branchy");
+    run_free(&r);
+    RUN(&r, "net", "import", a, "-o", js);
+    ok(&r, "net import");
+    run_free(&r);
+    size_t na = 0, nj = 0;
+    char *ta = tfile_read(a, &na), *tj = tfile_read(js, &nj);
+    cJSON *o = tj ? cJSON_Parse(tj) : NULL;
+    const cJSON *wb = cJSON_GetObjectItemCaseSensitive(o, "weights_bytes");
+    CHECK(cJSON_IsNumber(wb) && wb->valuedouble == (double)na, "weights_bytes %g, the model has %zu bytes",
+          cJSON_IsNumber(wb) ? wb->valuedouble : -1, na);
+    cJSON_Delete(o);
+    RUN(&r, "net", "show", js);
+    CHECK_I64(r.status, 0);
+    run_free(&r);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", b, a);
+    CHECK(system(cmd) == 0);
+    const char *const cmds[][10] = {{"net", "show", js, NULL},
+                                    {"eval", "--network", js, "--platform", "local-2", "--single", "0", NULL}};
+    for (int i = 0; i < 2; i++) {
+        run_dse(&r, cmds[i]);
+        refused(&r, "a replaced model");
+        CHECK_HAS(r.err, "rep-a.onnx");
+        CHECK_HAS(r.err, "import it again");
+        run_free(&r);
+    }
+    /* imported again, it reads */
+    RUN(&r, "net", "import", a, "-o", js);
+    ok(&r, "net import again");
+    run_free(&r);
+    RUN(&r, "net", "show", js);
+    CHECK_I64(r.status, 0);
+    run_free(&r);
+    /* the key is checked like any other */
+    char *bad = scratch_path("rep-bad.json");
+    char *t2 = tj ? strdup(tj) : NULL, *at = t2 ? strstr(t2, "\"weights_bytes\"") : NULL;
+    if (at) {
+        char *colon = strchr(at, ':');
+        if (colon) colon[1] = '-';
+        write_text(bad, t2);
+        RUN(&r, "net", "show", bad);
+        refused(&r, "a negative weights_bytes");
+        CHECK_HAS(r.err, "weights_bytes");
+        run_free(&r);
+    }
+    CHECK(at != NULL, "no weights_bytes in %s", js);
+    free(t2), free(ta), free(tj), free(bad);
+    free(a), free(b), free(js);
+}
+
 int main(void)
 {
     test_zoo_list();
@@ -363,6 +426,7 @@ int main(void)
     test_net_show();
     test_platform_show();
     test_inputs_outputs();
+    test_onnx_replaced();
     scratch_cleanup();
     return check_done("test_cli");
 }
