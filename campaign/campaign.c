@@ -282,7 +282,13 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
         (abs = malloc(strlen(cwd) + strlen(rel) + 2)))
         sprintf(abs, "%s/%s", cwd, rel);
     if (abs) c->net->weights_path = abs;
+    /* Without the model's recorded size: a campaign's network is checked
+     * layer by layer when its weights are loaded, as before the record
+     * existed ("import it again" is nothing a stored campaign can do). */
+    int64_t wbytes = c->net->weights_bytes;
+    c->net->weights_bytes = 0;
     char *nj = net_to_json(c->net);
+    c->net->weights_bytes = wbytes;
     if (abs) c->net->weights_path = rel, free(abs);
     cJSON_AddItemToObject(o, "network", parse_or_null(nj));
     free(nj);
@@ -310,6 +316,7 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     for (int k = 0; k < COST_NOBJ; k++)
         cJSON_AddItemToArray(names, cJSON_CreateString(cost_objectives[k].name));
     if (c->seeds.n) cJSON_AddItemToObject(o, "init", seeds_to_json(&c->seeds));
+    if (c->seeds_once) cJSON_AddStringToObject(o, "seeds", "distinct");
     cJSON *eng = cJSON_AddObjectToObject(o, "engine");
     nsga_options d;
     nsga_options_default(&d);
@@ -355,6 +362,7 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
         goto fail;
     }
     c->halos = 1; /* new campaigns: the cost model chooses (docs/spatial.md) */
+    c->seeds_once = 1; /* and put each distinct seed genome in once */
     /* and spatial cut genes choose channels or bands along the longer side
      * unless --cuts says otherwise */
     chrom_cut_mode cm = CHROM_CUTS_BANDS;
@@ -501,6 +509,15 @@ camp *camp_from_config(const char *config, int threads, char *err)
         goto fail;
     }
     c->cuts = cm;
+    /* Seed copies: "seeds": "distinct", absent in configurations stored
+     * before (their first population had every --init genome, copies too:
+     * they start again so after a crash); anything else is refused. */
+    const char *sm = jstr(o, "seeds");
+    if (cJSON_GetObjectItemCaseSensitive(o, "seeds") && (!sm || strcmp(sm, "distinct"))) {
+        base_seterr(err, "stored campaign configuration has a \"seeds\" that is not \"distinct\"");
+        goto fail;
+    }
+    c->seeds_once = sm != NULL;
     const cJSON *jn = cJSON_GetObjectItemCaseSensitive(o, "network");
     const cJSON *jp = cJSON_GetObjectItemCaseSensitive(o, "platform");
     const cJSON *jk = cJSON_GetObjectItemCaseSensitive(o, "coeffs");
@@ -597,8 +614,8 @@ int *camp_initial_genomes(const camp *c, int *n)
     for (int s = 0; s < c->seeds.n; s++) {
         const int *x = c->seeds.genomes + (size_t)s * nv;
         int j = 0;
-        while (j < k && memcmp(g + (size_t)j * nv, x, nv * sizeof *x)) j++;
-        if (j == k) memcpy(g + (size_t)k++ * nv, x, nv * sizeof *x);
+        while (c->seeds_once && j < k && memcmp(g + (size_t)j * nv, x, nv * sizeof *x)) j++;
+        if (!c->seeds_once || j == k) memcpy(g + (size_t)k++ * nv, x, nv * sizeof *x);
     }
     *n = k;
     return g;

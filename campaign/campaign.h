@@ -102,7 +102,8 @@ const double *camp_ref(const camp *c); /* COST_NOBJ values: the hypervolume's re
 /* The genomes a campaign puts first into its initial population (the
  * engine's seeds; camp_drive, and bench_seeding, which runs the engine as
  * camp_drive does): the single-device mapping on the platform's fastest
- * device, then each --init genome that equals no earlier one, in order.
+ * device, then each --init genome that equals no earlier one, in order
+ * (campaigns stored before this rule: every --init genome, copies too).
  * A copy adds no point to the population, only weight (on 8 Jetson
  * devices all four planners often return the fastest device's mapping:
  * five copies of one genome).  A malloc'd *n x nvar array, or NULL when

@@ -41,6 +41,9 @@ struct camp {
     int cuts;  /* spatial: what its cut genes choose (chrom_cut_mode; configuration
                 * "cuts", its name): --cuts, default channels,bands, for new
                 * campaigns; channels,rows for those stored before columns */
+    int seeds_once; /* 1: each distinct seed genome enters the first population once
+                     * (camp_initial_genomes; configuration "seeds": "distinct"), for
+                     * new campaigns; 0: with copies, as campaigns stored before did */
     chrom *ch;
     int nvar;
     int *lo, *hi;

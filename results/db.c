@@ -547,12 +547,26 @@ static char *immutable_uri(const char *path)
     size_t n = strlen(path);
     char *u = malloc(3 * n + 32), *q = u;
     if (!u) return NULL;
-    q += sprintf(q, "file:");
+    q += sprintf(q, path[0] == '/' ? "file://" : "file:"); /* "//x" must not read as a host */
     for (const char *c = path; *c; c++)
         if (*c == '%' || *c == '?' || *c == '#') q += sprintf(q, "%%%02X", (unsigned char)*c);
         else *q++ = *c;
     strcpy(q, "?immutable=1");
     return u;
+}
+
+/* Does PATH-wal exist with something in it? */
+static int wal_has_content(const char *path)
+{
+    struct stat st;
+    size_t n = strlen(path);
+    char *w = malloc(n + 5);
+    if (!w) return 1; /* unknown: not immutable */
+    memcpy(w, path, n);
+    memcpy(w + n, "-wal", 5);
+    int has = stat(w, &st) == 0 && st.st_size > 0;
+    free(w);
+    return has;
 }
 
 /* flock(LOCK_EX) that gives up after lock_wait() seconds: 0, or -1 with
@@ -591,10 +605,13 @@ res_db *res_open(const char *path, int mode, char *err)
         return NULL;
     }
     /* WAL needs its -wal and -shm files next to the database: a writer
-     * needs the folder writable; a reader in a read-only folder (read-only
-     * media, a read-only mount) opens the file as immutable instead, which
-     * SQLite reads without them (nothing can be writing it there). */
-    int ro_folder = access(dir, W_OK) != 0;
+     * needs the folder writable.  A reader on a read-only file system
+     * (read-only media, a read-only mount), where SQLite cannot make them,
+     * opens the file as immutable instead: nothing can be writing it there.
+     * Not when a -wal file with content lies beside it (immutable would
+     * skip what it holds), nor for a folder that is merely not ours (its
+     * owner may be writing the database). */
+    int ro_folder = access(dir, W_OK) != 0, ro_fs = ro_folder && errno == EROFS;
     if (mode != RES_OPEN_READ && ro_folder) {
         base_seterr(err, "%s: folder %s is not writable", p, base_path(dir, db2));
         free(dir);
@@ -636,8 +653,9 @@ res_db *res_open(const char *path, int mode, char *err)
     }
     int flags = mode == RES_OPEN_READ ? SQLITE_OPEN_READONLY
                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    char *uri = mode == RES_OPEN_READ && ro_folder ? immutable_uri(path) : NULL;
-    if (mode == RES_OPEN_READ && ro_folder && !uri) {
+    int immutable = mode == RES_OPEN_READ && ro_fs && !wal_has_content(path);
+    char *uri = immutable ? immutable_uri(path) : NULL;
+    if (immutable && !uri) {
         base_seterr(err, "%s: out of memory", p);
         goto fail;
     }
@@ -660,7 +678,12 @@ res_db *res_open(const char *path, int mode, char *err)
     if (mode != RES_OPEN_READ && (db->lockfd = open(path, O_RDONLY)) >= 0 &&
         flock_bounded(db, err))
         goto fail;
-    if (check_schema(db, mode != RES_OPEN_READ, err)) goto fail;
+    if (check_schema(db, mode != RES_OPEN_READ, err)) {
+        if (mode == RES_OPEN_READ && ro_fs && !immutable) /* SQLite says only "unable to open" */
+            base_seterr(err, "%s: on a read-only file system beside its -wal file, which holds changes "
+                        "not yet in it: copy both to a writable folder to read it", p);
+        goto fail;
+    }
     if (mode != RES_OPEN_READ && (res_exec(db, "PRAGMA journal_mode=WAL", err) ||
                                   res_exec(db, "PRAGMA synchronous=NORMAL", err)))
         goto fail;

@@ -234,6 +234,7 @@ static void measure(ctx *X, val_point *V, int round, rt_result *rr)
      * its trace is the one on disk. */
     for (int again = 0;; again++) {
         if (rt_measure(&mo, &rr[round], e)) {
+            if (o->stop && *o->stop) return; /* Ctrl-C: its measured rounds stand (store) */
             V->status = "failed";
             if (round) snprintf(V->reason, sizeof V->reason, "round %d of %d: %.900s", round + 1, X->rounds, e);
             else snprintf(V->reason, sizeof V->reason, "%s", e);
@@ -494,9 +495,9 @@ static int store(ctx *X, const res_point *P, val_point *V, const rt_result *rr, 
         return res_validation_add(X->db, &whole, NULL, 0, &V->row, err);
     }
     if (!strcmp(V->status, "ok") && V->nrounds == 0) {
-        /* stopped (Ctrl-C) before its first launch: predicted, never run */
+        /* stopped (Ctrl-C) before a launch of it completed: predicted, not measured */
         V->status = "unmeasured";
-        snprintf(V->reason, sizeof V->reason, "interrupted before it ran");
+        snprintf(V->reason, sizeof V->reason, "interrupted before it was measured");
     }
     int measured = !strcmp(V->status, "ok") && V->nrounds > 0;
     const rt_result *best = NULL;

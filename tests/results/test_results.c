@@ -472,7 +472,7 @@ static void test_two_writers(void)
 
 static void test_readonly_folder(void)
 {
-    char src[512], ro[512], p[600], q[600], cmd[2000], err[BASE_ERRLEN];
+    char src[512], ro[512], p[600], q[600], cmd[2600], err[BASE_ERRLEN];
     path(src, "rosrc");
     path(ro, "ro folder?#%"); /* characters a URI would read otherwise */
     mkdir(src, 0755);
@@ -499,6 +499,14 @@ static void test_readonly_folder(void)
     if (n > 0) res_campaign_list_free(cs, n);
     res_close(db);
     CHECK(res_open(q, RES_OPEN_WRITE, err) == NULL && strstr(err, "not writable"), "%s", err);
+    snprintf(cmd, sizeof cmd, "umount '%s'", ro);
+    CHECK(system(cmd) == 0);
+    /* a -wal with content beside it: not read as immutable (that would skip
+     * the changes it holds); refused, saying so */
+    snprintf(cmd, sizeof cmd, "printf x > '%s/c.db-wal' && mount --bind '%s' '%s' && mount -o remount,bind,ro '%s'",
+             src, src, ro, ro);
+    CHECK(system(cmd) == 0);
+    CHECK(res_open(q, RES_OPEN_READ, err) == NULL && strstr(err, "-wal"), "%s", err);
     snprintf(cmd, sizeof cmd, "umount '%s'", ro);
     CHECK(system(cmd) == 0);
 }

@@ -327,7 +327,7 @@ static void stopped(const char *db)
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM validations WHERE id > %lld AND device IS NULL", before);
     long long n = scalar(db, sql);
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM validations WHERE id > %lld AND device IS NULL AND "
-             "status = 'unmeasured' AND reason = 'interrupted before it ran' AND meas_latency IS NULL AND "
+             "status = 'unmeasured' AND reason = 'interrupted before it was measured' AND meas_latency IS NULL AND "
              "pred_latency > 0", before);
     long long un = scalar(db, sql);
     CHECK(rc == 1 && strstr(err, "interrupted") && r.n >= 1 && n == r.n && un == n,
