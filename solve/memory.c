@@ -12,7 +12,10 @@
  * supports them, so their weights are shared out instead of copied into
  * every band; the other layers that can be cut into bands still are (they
  * have no weights), and what can be cut neither way stays whole on the
- * allowed device with the smallest channel share (the fewest weights).  Which devices hold how much of the channel-cut weights is then
+ * allowed device with the smallest channel share (the fewest weights).
+ * The channel shares start even over every device, and again even over
+ * the devices that hold none of the layers before K (start_shares); from
+ * each start, which devices hold how much of the channel-cut weights is
  * balanced against what else each device holds: the device with the
  * highest peak gives channels of every channel-cut layer to the one with
  * the lowest, half their gap's worth of weights; a move that does not
@@ -48,7 +51,7 @@ typedef struct {
     int L, D;
     int *devs;        /* L x D: each layer's allowed devices in index order */
     int *axis;        /* L: band_axis */
-    int *wts, *sizes; /* D: scratch */
+    int *wts, *sizes, *cdevs; /* D: scratch */
     cost_device *per; /* D */
 } mem_state;
 
@@ -94,11 +97,10 @@ static int chan_cut(const mem_state *s, int l, int K)
     return s->c.nallowed[l] > 1 && chan_ok(s->p, l) && (l >= K || s->axis[l] < 0);
 }
 
-/* Layer l cut along `cut` over its first k devices in proportion to wts
+/* Layer l cut along `cut` over devices devs[0..k) in proportion to wts
  * (an empty share gets no slice), appended at slice position *pos. */
-static void cut_layer(mem_state *s, mapping *m, int l, int cut, int k, int *pos)
+static void cut_layer(mem_state *s, mapping *m, int l, int cut, const int *devs, int k, int *pos)
 {
-    const int *devs = layer_devs(s, l);
     int total = mapping_cut_total(s->p->n, l, cut), at = 0;
     mapping_apportion(total, k, s->wts, s->sizes);
     m->first[l] = *pos;
@@ -113,8 +115,10 @@ static void cut_layer(mem_state *s, mapping *m, int l, int cut, int k, int *pos)
 
 /* The mapping of boundary K, bands over (at most) B devices and channel
  * shares w (D entries, MEM_UNITS in all, over every device); returns the
- * number of layers cut into bands. */
-static int build(mem_state *s, mapping *m, int K, int B, const int *w)
+ * number of layers cut into bands. With `apart` (start_shares' second
+ * start) the layers from K on that stay whole go to a device with a share
+ * where one may take them, not onto the devices holding the early maps. */
+static int build(mem_state *s, mapping *m, int K, int B, const int *w, int apart)
 {
     const net *n = s->p->n;
     int pos = 0, nbands = 0;
@@ -122,17 +126,20 @@ static int build(mem_state *s, mapping *m, int K, int B, const int *w)
         const int *devs = layer_devs(s, l);
         int k = s->c.nallowed[l], ax = s->axis[l];
         if (chan_cut(s, l, K)) {
-            int sum = 0;
-            for (int a = 0; a < k; a++) sum += s->wts[a] = w[devs[a]];
-            if (sum > 0) {
-                cut_layer(s, m, l, MAP_CUT_CHANNELS, k, &pos);
+            /* Only the devices with a share: mapping_apportion gives every
+             * weight it is passed a channel where it can, a zero too. */
+            int kc = 0;
+            for (int a = 0; a < k; a++)
+                if (w[devs[a]] > 0) s->wts[kc] = w[devs[a]], s->cdevs[kc++] = devs[a];
+            if (kc > 0) {
+                cut_layer(s, m, l, MAP_CUT_CHANNELS, s->cdevs, kc, &pos);
                 continue;
             }
         }
         if (k > 1 && B > 1 && ax >= 0) {
             int kb = k < B ? k : B; /* the first B of its devices */
             for (int a = 0; a < kb; a++) s->wts[a] = 1;
-            cut_layer(s, m, l, ax, kb, &pos);
+            cut_layer(s, m, l, ax, devs, kb, &pos);
             nbands++;
             continue;
         }
@@ -141,6 +148,12 @@ static int build(mem_state *s, mapping *m, int K, int B, const int *w)
         int best = devs[0];
         for (int a = 1; a < k; a++)
             if (w[devs[a]] < w[best]) best = devs[a];
+        if (apart && l >= K) { /* the smallest non-zero share */
+            int b2 = -1;
+            for (int a = 0; a < k; a++)
+                if (w[devs[a]] > 0 && (b2 < 0 || w[devs[a]] < w[b2])) b2 = devs[a];
+            if (b2 >= 0) best = b2;
+        }
         m->first[l] = pos;
         m->cut[l] = MAP_CUT_CHANNELS;
         m->recompute[l] = 0;
@@ -174,6 +187,33 @@ static double chan_layers(const mem_state *s, int K, unsigned char *chan_dev)
     return bytes / MEM_UNITS;
 }
 
+/* The channel shares a boundary's balancing starts from (w, D entries,
+ * MEM_UNITS in all). Start 0: even over every device. Start 1: none on the
+ * devices that hold the layers before K (their bands or whole layers, as
+ * start 0 builds them), even over the devices channel cuts may use besides:
+ * the early maps and the late weights then sit on different devices, which
+ * the halving moves of the balancing rarely reach from an even start (vgg16
+ * on 8 devices: pool4 and before on one device, the rest shared by the
+ * other seven). Returns 1 where start 1 is the same as start 0 or empty. */
+static int start_shares(mem_state *s, mapping *m, int K, int B, int start, const unsigned char *chan_dev, int *w)
+{
+    int D = s->D, rest = 0;
+    for (int d = 0; d < D; d++) w[d] = MEM_UNITS / D + (d < MEM_UNITS % D);
+    if (!start) return 0;
+    if (K == 0) return 1;
+    build(s, m, K, B, w, 0);
+    int *early = s->sizes; /* scratch: D entries */
+    memset(early, 0, (size_t)D * sizeof *early);
+    for (int l = 0; l < K; l++)
+        for (int i = m->first[l]; i < m->first[l + 1]; i++) early[m->slices[i].dev] = 1;
+    for (int d = 0; d < D; d++) rest += chan_dev[d] && !early[d];
+    if (!rest) return 1;
+    for (int d = 0, k = 0; d < D; d++)
+        if (chan_dev[d] && !early[d]) w[d] = MEM_UNITS / rest + (k++ < MEM_UNITS % rest);
+        else w[d] = 0;
+    return 0;
+}
+
 int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *err)
 {
     mem_state s = {.p = p};
@@ -184,6 +224,7 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     s.axis = malloc((size_t)L * sizeof *s.axis);
     s.wts = malloc((size_t)D * sizeof *s.wts);
     s.sizes = malloc((size_t)D * sizeof *s.sizes);
+    s.cdevs = malloc((size_t)D * sizeof *s.cdevs);
     s.per = calloc((size_t)D, sizeof *s.per);
     int *w = malloc((size_t)D * sizeof *w), *bestw = malloc((size_t)D * sizeof *bestw);
     int *kw = malloc((size_t)D * sizeof *kw);
@@ -191,7 +232,7 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     unsigned char *chan_dev = malloc((size_t)D);
     int *cand = malloc((size_t)(L + 2) * sizeof *cand);
     mapping *m = mapping_new(L, D);
-    if (!s.devs || !s.axis || !s.wts || !s.sizes || !s.per || !w || !bestw || !kw || !kper || !chan_dev || !cand || !m) {
+    if (!s.devs || !s.axis || !s.wts || !s.sizes || !s.cdevs || !s.per || !w || !bestw || !kw || !kper || !chan_dev || !cand || !m) {
         base_seterr(err, "out of memory");
         goto done;
     }
@@ -211,14 +252,15 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
      * spatial cuts add, for the record). */
     double spatial_mb = INFINITY, plain_mb = INFINITY;
     for (int B = D; B >= 1; B--)
-    for (int ci = 0; ci < nc; ci++) {
+    for (int ci = 0; ci < nc; ci++)
+    for (int start = 0; start < 2; start++) {
         int K = cand[ci];
-        for (int d = 0; d < D; d++) w[d] = MEM_UNITS / D + (d < MEM_UNITS % D);
         double unit = chan_layers(&s, K, chan_dev), damp = 1;
+        if (start_shares(&s, m, K, B, start, chan_dev, w)) continue;
         cost_result kbest = {.mem_mb = INFINITY, .latency_ms = INFINITY};
         for (int round = 0; round < MEM_ROUNDS; round++) {
             cost_result cr;
-            int nb = build(&s, m, K, B, w);
+            int nb = build(&s, m, K, B, w, start);
             if (solve_eval_dev(p, m, &cr, s.per, err)) goto done;
             evals++;
             double *side = nb ? &spatial_mb : &plain_mb;
@@ -291,7 +333,7 @@ int solve_memory(const solve_problem *p, mapping *out, solve_result *r, char *er
     rc = 0;
 done:
     mapping_free(m);
-    free(s.devs), free(s.axis), free(s.wts), free(s.sizes), free(s.per), free(w), free(bestw), free(kw), free(kper),
+    free(s.devs), free(s.axis), free(s.wts), free(s.sizes), free(s.cdevs), free(s.per), free(w), free(bestw), free(kw), free(kper),
         free(chan_dev), free(cand);
     sctx_free(&s.c);
     return rc;
