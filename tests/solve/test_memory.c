@@ -19,7 +19,10 @@
  *    pool4 and before whole on device 0, the rest on the other seven);
  *  - issue 21's memory goal is out of reach there for any mapping: a
  *    hybrid genome (channel cuts only) reaches a peak whose 70% lies under
- *    the even share of the weights.
+ *    the even share of the weights;
+ *  - the spatial chromosome encodes the solver's channel cuts as channel
+ *    cuts (mapping_distance counts a layer cut by channels against bands
+ *    as moved in full: checked on conv5_1).
  */
 #include "solve.h"
 #include "chrom.h"
@@ -224,6 +227,53 @@ static void vgg16(void)
                "(%.1f%% below it at most)\n", pl->name, hg.mem_mb, bound, 100 * (1 - bound / hg.mem_mb));
         chrom_free(h);
     }
+    /* The solver's mapping (channel cuts only here) seeds the spatial
+     * chromosome as channel cuts: a genome that turns its channel-cut
+     * layers into bands of the same amounts is not close to it
+     * (mapping_distance counts such a layer as moved in full). */
+    CHECK(bands == 0, "vgg16: the solver's best has %d band layers", bands);
+    chrom *sp = chrom_new(n, D, CHROM_SPATIAL, D, NET_SPLIT_DEFAULT, err);
+    CHECK(sp != NULL, "%s", err);
+    if (sp && bands == 0) {
+        int g[128] = {0};
+        CHECK(chrom_length(sp) <= 128, "spatial genome length %d", chrom_length(sp));
+        double d = chrom_encode(sp, m, g, err);
+        CHECK(d >= 0 && d < 0.01 && chrom_decode(sp, g, chrom_length(sp), c, err) == 0, "encode: %.6g %s", d, err);
+        int enc_bands = 0;
+        for (int l = 0; l < n->n; l++) enc_bands += c->cut[l] != MAP_CUT_CHANNELS;
+        cost_result se = eval_dev(n, pl, cm, c, per);
+        CHECK(enc_bands == 0 && se.mem_mb < 1.01 * r.obj.mem_mb,
+              "vgg16: the spatial seed has %d band layers, %.6g MB against the solver's %.6g", enc_bands, se.mem_mb,
+              r.obj.mem_mb);
+        /* the rule itself: conv5_1 cut into row bands over the same
+         * devices moves exactly its work, whatever the amounts */
+        int l5 = -1;
+        for (int l = 0; l < n->n; l++)
+            if (!strcmp(n->layers[l].name, "conv5_1")) l5 = l;
+        CHECK(l5 > 0 && mapping_nslices(m, l5) > 1, "vgg16: conv5_1 not split");
+        if (l5 > 0 && mapping_nslices(m, l5) > 1) {
+            mapping_copy(c, m);
+            int k = mapping_nslices(c, l5), H = n->layers[l5].out.h;
+            map_slice *sl = &c->slices[c->first[l5]];
+            for (int a = 0, at = 0; a < k; a++) {
+                int rows = H / k + (a < H % k);
+                sl[a].c0 = at, sl[a].nc = rows, at += rows;
+            }
+            c->cut[l5] = MAP_CUT_ROWS;
+            double total = 0, w5 = 0;
+            for (int l = 0; l < n->n; l++) {
+                double w = (double)(net_slice_macs(n, l, 0, n->layers[l].out.c) +
+                                    net_slice_ops(n, l, 0, n->layers[l].out.c));
+                total += w;
+                if (l == l5) w5 = w;
+            }
+            CHECK(H >= k && mapping_validate(c, n, err) == 0, "%s", err);
+            double dd = mapping_distance(c, m, n);
+            CHECK(fabs(dd - w5 / total) < 1e-12, "vgg16: conv5_1 in bands: distance %.9g, its work %.9g", dd,
+                  w5 / total);
+        }
+    }
+    chrom_free(sp);
     printf("vgg16 on %s: %.4g MB per device against %.4g MB for even channel cuts, %.4g MB for early maps and late "
            "weights apart (%s)\n", pl->name, r.obj.mem_mb, e.mem_mb, apart.mem_mb, r.detail);
     free(per);
