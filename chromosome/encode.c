@@ -8,7 +8,8 @@
  * included, is the judge); 0 means the encoding expresses the target
  * exactly (same channel counts per device and layer).  Deterministic: no
  * randomness; within a descent ties keep the earlier value, between the
- * two starts the genome built from the target wins.  Not a hot path: it
+ * first two starts the genome built from the target wins (the third,
+ * hybrid and spatial only, must be strictly closer).  Not a hot path: it
  * allocates freely.
  */
 #include "chrom.h"
@@ -106,8 +107,11 @@ static void row_from(const int *want, int m, int ndev, int *row)
  * layers from each layer's main device (its largest slice); hybrid, row 1
  * from each splittable layer's first slice, row r from its r-th slice up
  * to the last layer with r slices, layers with fewer slices filled with
- * their first slice's device (whose shares then merge). */
-static void build_points(const chrom *c, const mapping *t, int *g)
+ * their first slice's device (whose shares then merge) or, with `cycle`,
+ * with their slices in turn (slice r mod k: shares as even as the rows
+ * allow, as a layer in bands over fewer devices than a later layer is cut
+ * over wants). */
+static void build_points(const chrom *c, const mapping *t, int *g, int cycle)
 {
     const net *n = chrom_net(c);
     int nd = chrom_ndev(c), mask = chrom_split_mask(c), L = n->n;
@@ -137,7 +141,8 @@ static void build_points(const chrom *c, const mapping *t, int *g)
             if (r == 0) m = S;
             for (int j = 0; j < m; j++) {
                 const map_slice *s = mapping_slices(t, sl[j]);
-                want[j] = s[mapping_nslices(t, sl[j]) > r ? r : 0].dev;
+                int k = mapping_nslices(t, sl[j]);
+                want[j] = s[k > r ? r : cycle ? r % k : 0].dev;
             }
             row_from(want, m, nd, g + (size_t)r * nd);
         }
@@ -206,12 +211,19 @@ double chrom_encode(const chrom *c, const mapping *target, int *genome, char *er
     /* Start 2: built from the target (naive: layer by layer, usually
      * exact; split-point encodings: run by run), then improved too. */
     if (chrom_get_kind(c) == CHROM_NAIVE) build_naive(c, target, g);
-    else build_points(c, target, g);
+    else build_points(c, target, g, 0);
     double d = descend(&e, g, dist(&e, g));
     /* On a tie the genome built from the target wins: the distance counts
      * amounts of work only, so a row band and a column band of the same
      * share tie, and the target's own cuts are the ones to keep. */
     if (d <= best) best = d, memcpy(genome, g, (size_t)e.len * sizeof *g);
+    /* Start 3 (hybrid, spatial): rows filled with each layer's slices in
+     * turn; kept only where strictly closer. */
+    if (best > 0 && (chrom_get_kind(c) == CHROM_HYBRID || chrom_get_kind(c) == CHROM_SPATIAL)) {
+        build_points(c, target, g, 1);
+        d = descend(&e, g, dist(&e, g));
+        if (d < best) best = d, memcpy(genome, g, (size_t)e.len * sizeof *g);
+    }
     if (best > 1) {
         base_seterr(err, "encode: %.480s", e.err);
         best = -1;

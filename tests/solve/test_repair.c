@@ -11,7 +11,8 @@
  *  - encoding (chrom_encode): single-device mappings are exact in every
  *    encoding, decoded naive genomes re-encode exactly, and the distance
  *    returned is that of the genome's decoded mapping, never worse than
- *    the closest single device.
+ *    the closest single device; a spatial genome with two bands before
+ *    sixteen channel shares re-encodes exactly.
  */
 #include "sutil.h"
 
@@ -202,11 +203,46 @@ static void encoding(void)
     }
 }
 
+/* A spatial genome on 16 devices (p = 16): the first seven splittable
+ * layers in bands over devices 0 and 1 (rows alternate between them),
+ * every later one by channels over all sixteen (row k's owner is device
+ * k). Its decoded mapping re-encodes exactly: only the start that fills
+ * the rows with a layer's slices in turn finds it (the first-slice fill
+ * gives device 0 fifteen of the sixteen bands' weights). */
+static void encoding_bands(void)
+{
+    char err[BASE_ERRLEN];
+    enum { D = 16 };
+    net *n = net_zoo("vgg16", err);
+    CHECK(n != NULL, "%s", err);
+    if (!n) return;
+    chrom *c = chrom_new(n, D, CHROM_SPATIAL, D, NET_SPLIT_DEFAULT, err);
+    CHECK(c && chrom_set_cut_mode(c, CHROM_CUTS_BANDS) == 0, "%s", err);
+    int S = chrom_nsplittable(c), len = chrom_length(c), g[512] = {0}, e[512];
+    CHECK(S == 16 && len == D * D + S && len <= 512, "vgg16 spatial on 16 devices: %d genes", len);
+    for (int k = 0; k < D; k++) {
+        g[k * D + k] = S;                     /* row k: device k owns up to the last layer */
+        if (k >= 2) g[k * D + k % 2] = 7; /* and device k mod 2 the first seven */
+    }
+    for (int j = 0; j < 7; j++) g[D * D + j] = 1;
+    mapping *t = mapping_new(n->n, D), *m = mapping_new(n->n, D);
+    CHECK(chrom_decode(c, g, len, t, err) == 0, "%s", err);
+    CHECK(t->cut[0] == MAP_CUT_ROWS && mapping_nslices(t, 0) == 2 && mapping_slices(t, 0)[0].nc == 112,
+          "vgg16: conv1_1 not in two even row bands");
+    double d = chrom_encode(c, t, e, err);
+    CHECK(d == 0, "vgg16 bands then 16 shares: re-encoded at distance %g (%s)", d, err);
+    CHECK(chrom_decode(c, e, len, m, err) == 0 && mapping_distance(m, t, n) == d, "%s", err);
+    mapping_free(t), mapping_free(m);
+    chrom_free(c);
+    net_free(n);
+}
+
 int main(void)
 {
     repair_property();
     unrestricted();
     by_hand();
     encoding();
+    encoding_bands();
     return check_done("test_repair");
 }
