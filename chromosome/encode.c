@@ -189,12 +189,12 @@ double chrom_encode(const chrom *c, const mapping *target, int *genome, char *er
                  target->nlayers, target->ndev, n->n, chrom_ndev(c));
         return -1;
     }
-    int *g = malloc((size_t)e.len * sizeof *g);
+    int *g = malloc((size_t)e.len * sizeof *g), *built = malloc((size_t)e.len * sizeof *built);
     e.m = mapping_new(n->n, chrom_ndev(c));
     e.lo = malloc((size_t)e.len * sizeof *e.lo);
     e.hi = malloc((size_t)e.len * sizeof *e.hi);
     double best = -1;
-    if (!g || !e.m || !e.lo || !e.hi) {
+    if (!g || !built || !e.m || !e.lo || !e.hi) {
         base_seterr(err, "encode: out of memory");
         goto done;
     }
@@ -212,6 +212,7 @@ double chrom_encode(const chrom *c, const mapping *target, int *genome, char *er
      * exact; split-point encodings: run by run), then improved too. */
     if (chrom_get_kind(c) == CHROM_NAIVE) build_naive(c, target, g);
     else build_points(c, target, g, 0);
+    memcpy(built, g, (size_t)e.len * sizeof *g);
     double d = descend(&e, g, dist(&e, g));
     /* On a tie the genome built from the target wins: the distance counts
      * amounts of work only, so a row band and a column band of the same
@@ -221,15 +222,17 @@ double chrom_encode(const chrom *c, const mapping *target, int *genome, char *er
      * turn; kept only where strictly closer. */
     if (best > 0 && (chrom_get_kind(c) == CHROM_HYBRID || chrom_get_kind(c) == CHROM_SPATIAL)) {
         build_points(c, target, g, 1);
-        d = descend(&e, g, dist(&e, g));
-        if (d < best) best = d, memcpy(genome, g, (size_t)e.len * sizeof *g);
+        if (memcmp(g, built, (size_t)e.len * sizeof *g)) { /* else start 2 again */
+            d = descend(&e, g, dist(&e, g));
+            if (d < best) best = d, memcpy(genome, g, (size_t)e.len * sizeof *g);
+        }
     }
     if (best > 1) {
         base_seterr(err, "encode: %.480s", e.err);
         best = -1;
     }
 done:
-    free(g), free(e.lo), free(e.hi);
+    free(g), free(built), free(e.lo), free(e.hi);
     mapping_free(e.m);
     return best;
 }

@@ -100,15 +100,18 @@ double mapping_distance(const mapping *a, const mapping *b, const net *n)
         /* A slice's share of the layer: channels of out.c, rows of out.h
          * or columns of out.w. */
         double ua = mapping_cut_total(n, i, a->cut[i]), ub = mapping_cut_total(n, i, b->cut[i]);
-        /* Cut by channels in one and into bands in the other: no slice
-         * computes the same thing (a channel slice holds a share of the
-         * weights and reads the whole input, a band all the weights and a
-         * part of the input), so all of the layer's work counts as moved.
-         * Rows against columns stay comparable by amount (both bands). */
+        /* Cut by channels in one and into bands in the other: a device
+         * computes in both only the outputs its channel share and its band
+         * have in common, fa * fb of the layer, not the smaller amount
+         * (its channel slice and its band hold different weights and read
+         * different inputs). Rows against columns compare by amount (both
+         * bands: the spatial chromosome's `bands` mode says either). */
         int cross = ka > 1 && kb > 1 && (a->cut[i] == MAP_CUT_CHANNELS) != (b->cut[i] == MAP_CUT_CHANNELS);
-        for (int x = 0; x < ka && !cross; x++)
+        for (int x = 0; x < ka; x++)
             for (int y = 0; y < kb; y++)
                 if (sa[x].dev != sb[y].dev) {
+                } else if (cross) {
+                    same += w * (sa[x].nc / ua) * (sb[y].nc / ub);
                 } else if (!a->cut[i] && !b->cut[i]) {
                     int nc = sa[x].nc < sb[y].nc ? sa[x].nc : sb[y].nc;
                     same += slice_work(n, i, 0, nc);

@@ -64,8 +64,9 @@ int mapping_equal(const mapping *a, const mapping *b);
  * nh/out.h or nw/out.w of the layer's), not which part: 0 when every device computes
  * as much of every layer in both, 1 when no work stays on its device
  * (docs/chromosomes.md, "Encoding a mapping").  A layer split by channels
- * in one and into bands (rows or columns) in the other counts as moved
- * entirely: its slices hold different weights and read different inputs. */
+ * in one and into bands (rows or columns) in the other keeps on a device
+ * only the outputs both its slices compute: channel share times band
+ * share. */
 double mapping_distance(const mapping *a, const mapping *b, const net *n);
 static inline int mapping_nslices(const mapping *m, int layer)
 {

@@ -198,7 +198,10 @@ static double chan_layers(const mem_state *s, int K, unsigned char *chan_dev)
 static int start_shares(mem_state *s, mapping *m, int K, int B, int start, const unsigned char *chan_dev, int *w)
 {
     int D = s->D, rest = 0;
-    for (int d = 0; d < D; d++) w[d] = MEM_UNITS / D + (d < MEM_UNITS % D);
+    /* The remainder to the last devices: the first then hold the smallest
+     * shares, so whole layers go to device 0 (the lowest index), which
+     * start 1 then finds among the early devices. */
+    for (int d = 0; d < D; d++) w[d] = MEM_UNITS / D + (d >= D - MEM_UNITS % D);
     if (!start) return 0;
     if (K == 0) return 1;
     build(s, m, K, B, w, 0);

@@ -218,6 +218,10 @@ static void encoding_bands(void)
     if (!n) return;
     chrom *c = chrom_new(n, D, CHROM_SPATIAL, D, NET_SPLIT_DEFAULT, err);
     CHECK(c && chrom_set_cut_mode(c, CHROM_CUTS_BANDS) == 0, "%s", err);
+    if (!c) {
+        net_free(n);
+        return;
+    }
     int S = chrom_nsplittable(c), len = chrom_length(c), g[512] = {0}, e[512];
     CHECK(S == 16 && len == D * D + S && len <= 512, "vgg16 spatial on 16 devices: %d genes", len);
     for (int k = 0; k < D; k++) {
@@ -226,6 +230,11 @@ static void encoding_bands(void)
     }
     for (int j = 0; j < 7; j++) g[D * D + j] = 1;
     mapping *t = mapping_new(n->n, D), *m = mapping_new(n->n, D);
+    CHECK(t && m && len <= 512, "out of memory");
+    if (!t || !m || len > 512) {
+        mapping_free(t), mapping_free(m), chrom_free(c), net_free(n);
+        return;
+    }
     CHECK(chrom_decode(c, g, len, t, err) == 0, "%s", err);
     CHECK(t->cut[0] == MAP_CUT_ROWS && mapping_nslices(t, 0) == 2 && mapping_slices(t, 0)[0].nc == 112,
           "vgg16: conv1_1 not in two even row bands");
