@@ -119,6 +119,29 @@ static void fc_chain(void)
     mapping_free(m), cost_free(cm), platform_free(pl), net_free(n);
 }
 
+/* Into c: Conv and FC from layer `from` on by channels evenly over
+ * devices d0..D-1, every other layer whole on device 0. */
+static void even_channels(mapping *c, const net *n, int from, int d0, int D)
+{
+    int pos = 0;
+    for (int l = 0; l < n->n; l++) {
+        const net_layer *L = &n->layers[l];
+        c->first[l] = pos;
+        c->cut[l] = MAP_CUT_CHANNELS;
+        c->recompute[l] = 0;
+        if (l >= from && net_kind_splittable(L->kind)) {
+            for (int d = d0, at = 0, k = D - d0; d < D; d++) {
+                int nc = L->out.c / k + (d - d0 < L->out.c % k);
+                c->slices[pos++] = (map_slice){d, at, nc};
+                at += nc;
+            }
+        } else {
+            c->slices[pos++] = (map_slice){0, 0, L->out.c};
+        }
+    }
+    c->first[n->n] = pos;
+}
+
 static void vgg16(void)
 {
     net *n = net_zoo("vgg16", err);
@@ -152,23 +175,7 @@ static void vgg16(void)
           "vgg16: peak %.6g MB, with bands %.6g, without %.6g, %d band layers", r.obj.mem_mb, with, without, bands);
     /* Conv and FC by channels evenly over every device, the rest whole on
      * device 0: what channel cuts alone give without balancing. */
-    int pos = 0;
-    for (int l = 0; l < n->n; l++) {
-        const net_layer *L = &n->layers[l];
-        c->first[l] = pos;
-        c->cut[l] = MAP_CUT_CHANNELS;
-        c->recompute[l] = 0;
-        if (net_kind_splittable(L->kind)) {
-            for (int d = 0, at = 0; d < D; d++) {
-                int k = L->out.c / D + (d < L->out.c % D);
-                c->slices[pos++] = (map_slice){d, at, k};
-                at += k;
-            }
-        } else {
-            c->slices[pos++] = (map_slice){0, 0, L->out.c};
-        }
-    }
-    c->first[n->n] = pos;
+    even_channels(c, n, 0, 0, D);
     CHECK(mapping_validate(c, n, err) == 0, "%s", err);
     cost_device *per = calloc((size_t)D, sizeof *per);
     cost_result e = eval_dev(n, pl, cm, c, per);
@@ -184,21 +191,7 @@ static void vgg16(void)
     for (int l = 0; l < n->n; l++)
         if (!strcmp(n->layers[l].name, "pool4")) pool4 = l;
     CHECK(pool4 > 0, "vgg16: no layer pool4");
-    pos = 0;
-    for (int l = 0; l < n->n; l++) {
-        const net_layer *L = &n->layers[l];
-        c->first[l] = pos;
-        if (l > pool4 && net_kind_splittable(L->kind)) {
-            for (int d = 1, at = 0; d < D; d++) {
-                int k = L->out.c / (D - 1) + (d - 1 < L->out.c % (D - 1));
-                c->slices[pos++] = (map_slice){d, at, k};
-                at += k;
-            }
-        } else {
-            c->slices[pos++] = (map_slice){0, 0, L->out.c};
-        }
-    }
-    c->first[n->n] = pos;
+    even_channels(c, n, pool4 + 1, 1, D);
     CHECK(mapping_validate(c, n, err) == 0, "%s", err);
     cost_result apart = eval_dev(n, pl, cm, c, per);
     CHECK(r.obj.mem_mb <= apart.mem_mb, "vgg16: memory solver %.6g MB, early maps and late weights apart %.6g MB",
