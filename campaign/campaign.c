@@ -382,9 +382,16 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
             base_seterr(err, "%s", e);
             goto fail;
         }
-        if (1 + c->seeds.n > c->opt.pop) {
-            base_seterr(err, "--pop %d is smaller than the %d seeded genomes (the fastest device's and --init's)",
-                        c->opt.pop, 1 + c->seeds.n);
+        /* what the first population will hold: each distinct genome once */
+        int nseed = 0, *first = camp_initial_genomes(c, &nseed);
+        free(first);
+        if (!first) {
+            base_seterr(err, "out of memory");
+            goto fail;
+        }
+        if (nseed > c->opt.pop) {
+            base_seterr(err, "--pop %d is smaller than the %d distinct seeded genomes (the fastest device's and "
+                        "--init's)", c->opt.pop, nseed);
             goto fail;
         }
     }

@@ -11,7 +11,9 @@
  *     the fastest device: copies would only weigh on the population);
  *   - every feasible seed is weakly dominated by a point of the front;
  *   - no front point is dominated by a point of the final generation or a
- *     seed, and each equals the stored row it names (src_gen, src_idx).
+ *     seed, and each equals the stored row it names (src_gen, src_idx);
+ *   - --pop must hold the distinct seed genomes only: --pop 4 is accepted
+ *     exactly where at most 4 are distinct.
  */
 #include "cutil.h"
 
@@ -54,7 +56,8 @@ static int dominates(const pt *a, const pt *b)
     return weakly_dominates(a, b) && memcmp(a->o, b->o, sizeof a->o) != 0;
 }
 
-static int dropped; /* seed copies left out, over all runs: some must be */
+static int dropped;      /* seed copies left out, over all runs: some must be */
+static int pop4_refused; /* runs with more than 4 distinct seeds */
 
 static void one(const char *netname, const char *plat, const char *seed, int *rejoined)
 {
@@ -96,6 +99,20 @@ static void one(const char *netname, const char *plat, const char *seed, int *re
     int nfr = rows(h, "SELECT energy, memory, latency, violation FROM front WHERE campaign = 1 "
                       "ORDER BY idx", front, 64);
     CHECK(ns == want && nf == 6 && nfr >= 1);
+    /* --pop counts the distinct seed genomes, not the planners: the same
+     * run with --pop 4 is accepted exactly when 4 hold them, and refused
+     * naming their number otherwise (exit 2, nothing written) */
+    char name4[160];
+    snprintf(name4, sizeof name4, "pop4-%s", name);
+    const char *db4 = tpath(name4);
+    int rc4 = dse_run(NULL, tpath("err4.txt"), "run", "--network", netname, "--platform", plat, "--chromosome",
+                      "hybrid", "--pop", "4", "--gens", "0", "--seed", seed, "--init", "single,greedy,elim,cluster",
+                      "--quiet", "--db", db4, (const char *)NULL);
+    char says[96];
+    snprintf(says, sizeof says, "smaller than the %lld distinct seeded genomes", want);
+    CHECK(want <= 4 ? rc4 == 0 : rc4 == 2 && contains(tpath("err4.txt"), says) && !file_exists(db4),
+          "%s: %lld distinct seeds, --pop 4 exit %d", name, want, rc4);
+    pop4_refused += rc4 != 0;
     dropped += NSEEDS - (int)want;
     int lost = 0, dominated = 0;
     for (int s = 0; s < ns; s++) {
@@ -137,7 +154,21 @@ int main(void)
     one("vgg16", "local-2", "2", &rejoined);
     one("resnet50", "jetson-nx-8-cpugpu", "1", &rejoined);
     one("alexnet-bvlc", "jetson-nx-4-cpudla", "1", &rejoined);
-    printf("%d front points came back from the seeds; %d seed copies left out\n", rejoined, dropped);
+    /* and refused where more are distinct: six planners on an accelerator
+     * platform (the number named is theirs, above 4; no database made) */
+    const char *db6 = tpath("pop4-six.db");
+    int rc6 = dse_run(NULL, tpath("err6.txt"), "run", "--network", "resnet50", "--platform", "jetson-nx-4-cpudla",
+                      "--pop", "4", "--gens", "0", "--init", "single,greedy,elim,cluster,memory,subgraph", "--quiet",
+                      "--db", db6, (const char *)NULL);
+    int named = 0;
+    for (int k = 5; k <= 7 && !named; k++) {
+        char says[96];
+        snprintf(says, sizeof says, "--pop 4 is smaller than the %d distinct seeded genomes", k);
+        named = contains(tpath("err6.txt"), says);
+    }
+    CHECK(rc6 == 2 && named && !file_exists(db6), "six planners, --pop 4: exit %d", rc6);
+    printf("%d front points came back from the seeds; %d seed copies left out; --pop 4 refused %d runs\n",
+           rejoined, dropped, pop4_refused);
     CHECK(dropped > 0, "no planner agreed with the fastest device or another planner in these runs");
     rm_tdir();
     return check_done("test_front_seeds");
