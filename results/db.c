@@ -651,8 +651,14 @@ res_db *res_open(const char *path, int mode, char *err)
         base_seterr(err, "%s: out of memory", p);
         return NULL;
     }
-    int flags = mode == RES_OPEN_READ ? SQLITE_OPEN_READONLY
-                                      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    /* A reader opens read-write where it could write (it writes nothing):
+     * SQLite removes the -wal and -shm files it made when the last
+     * connection closes, and a read-only connection cannot, so every
+     * `dse list` left two files beside the user's database. */
+    int rw_reader = mode == RES_OPEN_READ && !ro_folder && access(path, W_OK) == 0;
+    int flags = mode == RES_OPEN_READ && !rw_reader ? SQLITE_OPEN_READONLY
+                : mode == RES_OPEN_READ            ? SQLITE_OPEN_READWRITE
+                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     int immutable = mode == RES_OPEN_READ && ro_fs && !wal_has_content(path);
     char *uri = immutable ? immutable_uri(path) : NULL;
     if (immutable && !uri) {

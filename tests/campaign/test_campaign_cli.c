@@ -737,6 +737,38 @@ static void test_bad_input(void)
     }
 }
 
+/* Reading commands leave nothing beside the database: no -wal or -shm
+ * file (SQLite removes them only for a connection that could write, the
+ * last to close), and the database's bytes unchanged. */
+static void test_readers_leave_nothing(void)
+{
+    const char *db = tpath("rd.db");
+    CHECK(dse_run(NULL, NULL, "run", "--network", "toy6", "--platform", "local-2", "--pop", "4", "--gens", "2",
+                  "--quiet", "--db", db, NULL) == 0);
+    size_t n0 = 0, n1 = 0;
+    char *before = tfile_read(db, &n0), wal[512], shm[512];
+    snprintf(wal, sizeof wal, "%s-wal", db);
+    snprintf(shm, sizeof shm, "%s-shm", db);
+    CHECK(before && !file_exists(wal) && !file_exists(shm), "dse run left its -wal or -shm");
+    static const char *const cmds[][8] = {{"list", NULL},
+                                          {"front", "--campaign", "1", NULL},
+                                          {"front", "--campaign", "1", "--json", NULL},
+                                          {"export", "--campaign", "1", "--point", "0", "-o", NULL}};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        const char *a[16];
+        int k = 0;
+        for (int j = 0; cmds[i][j]; j++) a[k++] = cmds[i][j];
+        if (!strcmp(cmds[i][0], "export")) a[k++] = tpath("rd-export");
+        a[k++] = "--db", a[k++] = db, a[k] = NULL;
+        CHECK(dse_run(tpath("rd.out"), NULL, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]) == 0,
+              "dse %s", cmds[i][0]);
+        CHECK(!file_exists(wal) && !file_exists(shm), "dse %s left the database's -wal or -shm", cmds[i][0]);
+    }
+    char *after = tfile_read(db, &n1);
+    CHECK(after && n1 == n0 && !memcmp(before, after, n0), "reading commands changed the database");
+    free(before), free(after);
+}
+
 int main(void)
 {
     mk_tdir("campaign");
@@ -746,6 +778,7 @@ int main(void)
     test_halos();
     test_cuts();
     test_bad_input();
+    test_readers_leave_nothing();
     rm_tdir();
     printf("%s\n", check_failures ? "FAILED" : "ok");
     return check_failures != 0;
