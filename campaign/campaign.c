@@ -384,11 +384,11 @@ camp *camp_new(const camp_options *o, int threads, void (*warn)(void *ctx, const
         }
         /* what the first population will hold: each distinct genome once */
         int nseed = 0, *first = camp_initial_genomes(c, &nseed);
-        free(first);
         if (!first) {
             base_seterr(err, "out of memory");
             goto fail;
         }
+        free(first);
         if (nseed > c->opt.pop) {
             base_seterr(err, "--pop %d is smaller than the %d distinct seeded genomes (the fastest device's and "
                         "--init's)", c->opt.pop, nseed);

@@ -651,11 +651,15 @@ res_db *res_open(const char *path, int mode, char *err)
         base_seterr(err, "%s: out of memory", p);
         return NULL;
     }
-    /* A reader opens read-write where it could write (it writes nothing):
-     * SQLite removes the -wal and -shm files it made when the last
-     * connection closes, and a read-only connection cannot, so every
-     * `dse list` left two files beside the user's database. */
-    int rw_reader = mode == RES_OPEN_READ && !ro_folder && access(path, W_OK) == 0;
+    /* A reader opens read-write where it could write, then query_only
+     * (SQLite refuses any write it would make): SQLite removes the -wal and
+     * -shm files when the last connection closes, and a read-only
+     * connection cannot, so every `dse list` left two files beside the
+     * user's database.  Not for a file without write permission bits (root
+     * passes access(W_OK) regardless).  Its close, the last, may still move
+     * committed transactions a crashed writer left in the -wal into the
+     * file, as the next writer would. */
+    int rw_reader = mode == RES_OPEN_READ && !ro_folder && access(path, W_OK) == 0 && (st.st_mode & 0222);
     int flags = mode == RES_OPEN_READ && !rw_reader ? SQLITE_OPEN_READONLY
                 : mode == RES_OPEN_READ            ? SQLITE_OPEN_READWRITE
                                                    : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -673,6 +677,7 @@ res_db *res_open(const char *path, int mode, char *err)
         goto fail;
     }
     sqlite3_busy_timeout(db->h, (int)(lock_wait() * 1000));
+    if (rw_reader && res_exec(db, "PRAGMA query_only=1", err)) goto fail;
     if (mode != RES_OPEN_READ && sqlite3_db_readonly(db->h, "main") == 1) {
         base_seterr(err, "%s: results database is read-only", p);
         goto fail;

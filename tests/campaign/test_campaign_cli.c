@@ -755,7 +755,7 @@ static void test_readers_leave_nothing(void)
                                           {"front", "--campaign", "1", "--json", NULL},
                                           {"export", "--campaign", "1", "--point", "0", "-o", NULL}};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-        const char *a[16];
+        const char *a[16] = {0};
         int k = 0;
         for (int j = 0; cmds[i][j]; j++) a[k++] = cmds[i][j];
         if (!strcmp(cmds[i][0], "export")) a[k++] = tpath("rd-export");
