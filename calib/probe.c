@@ -3,7 +3,8 @@
  * and squeeze-excitation's 1x1 convolutions on a 1x1 map, ReLU, ReLU6,
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
- * ChannelShuffle, LayerNorm, GELU, Scale; a test checks that none is
+ * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
+ * Clip, Upsample; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -103,12 +104,29 @@ net *calib_probe_net(int i, char *err)
     add(&b, "layernorm", NET_LAYERNORM, NULL, "shuffle", NULL);
     add(&b, "gelu", NET_GELU, NULL, "layernorm", NULL);
     add(&b, "scale", NET_SCALE, NULL, "gelu", NULL);
+    /* The detectors' and segmenters' activations. */
+    a = net_attr_default(NET_LEAKYRELU);
+    a.act_alpha = 0.1;
+    add(&b, "leakyrelu", NET_LEAKYRELU, &a, "scale", NULL);
+    add(&b, "prelu", NET_PRELU, NULL, "leakyrelu", NULL);
+    add(&b, "elu", NET_ELU, NULL, "prelu", NULL);
+    add(&b, "tanh", NET_TANH, NULL, "elu", NULL);
+    a = net_attr_default(NET_CLIP);
+    a.clip_lo = -0.5, a.clip_hi = 0.5;
+    add(&b, "clip", NET_CLIP, &a, "tanh", NULL);
     a = net_attr_pool(NET_MAXPOOL, 3, 1, 1);
-    add(&b, "maxpool", NET_MAXPOOL, &a, "scale", NULL);
+    add(&b, "maxpool", NET_MAXPOOL, &a, "clip", NULL);
     a = net_attr_pool(NET_AVGPOOL, 2, 2, 0); /* DenseNet's transition pool */
     add(&b, "avgpool", NET_AVGPOOL, &a, "maxpool", NULL);
+    /* Nearest upsampling by 2 (a detector's top-down path), pooled back
+     * down so that the layers after it keep their sizes. */
+    a = net_attr_default(NET_UPSAMPLE);
+    a.up_h = a.up_w = 2;
+    add(&b, "upsample", NET_UPSAMPLE, &a, "avgpool", NULL);
+    a = net_attr_pool(NET_MAXPOOL, 2, 2, 0);
+    add(&b, "downpool", NET_MAXPOOL, &a, "upsample", NULL);
     a = net_attr_conv(C, 7, 2, 3, 1, 1); /* large kernel, strided: the Conv class */
-    add(&b, "conv7x7s2", NET_CONV, &a, "avgpool", NULL);
+    add(&b, "conv7x7s2", NET_CONV, &a, "downpool", NULL);
     a = net_attr_conv(2 * C, 3, 2, 1, 1, 1); /* 3x3 stride 2: Conv class */
     add(&b, "conv3x3s2", NET_CONV, &a, "conv7x7s2", NULL);
     a = net_attr_default(NET_GAP);

@@ -71,6 +71,16 @@ static const net_akey keys_ln[] = {
 static const net_akey keys_gelu[] = {
     {"tanh", NET_A_BOOL, 1, OFF(gelu_tanh), 0, 0, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_alpha[] = { /* LeakyReLU, ELU: default per kind (net_attr_default) */
+    {"alpha", NET_A_NUM, 1, OFF(act_alpha), 0, -1e308, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_clip[] = { /* Clip with min 0 is imported as a ReLU */
+    {"min", NET_A_NUM, 1, OFF(clip_lo), 1, -1e308, 0, -1},
+    {"max", NET_A_NUM, 1, OFF(clip_hi), 1, -1e308, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_up[] = {
+    {"scale", NET_A_INTS, 2, OFF(up_h), 1, 1, 0, -1}, /* height, width */
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
 
 static const net_kind_info_t table[NET_KIND_COUNT] = {
 #define KIND(id, name, min, max, flags, wl, init, keys, onnx, kernel)                              \

@@ -7,6 +7,7 @@
  */
 #include "net.h"
 
+#include <float.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +47,10 @@ net_attr net_attr_default(net_kind k)
     a.bn_eps = 1e-5;
     a.hs_alpha = 0.2; /* ONNX's defaults; PyTorch's hardsigmoid is 1/6, 0.5 */
     a.hs_beta = 0.5;
+    a.act_alpha = k == NET_ELU ? 1.0 : 0.01; /* ONNX's and PyTorch's defaults */
+    a.clip_lo = -FLT_MAX;
+    a.clip_hi = FLT_MAX;
+    a.up_h = a.up_w = 1;
     if (k == NET_MAXPOOL || k == NET_AVGPOOL) a.bias = 0;
     return a;
 }
@@ -324,6 +329,23 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         if (a->groups < 1 || x.c % a->groups) {
             base_seterr(err, "%s: layer %s: ChannelShuffle groups %d does not divide %d channels", what,
                    L->name, a->groups, x.c);
+            return -1;
+        }
+        break;
+    case NET_UPSAMPLE:
+        if (a->up_h < 1 || a->up_w < 1 || (double)x.h * a->up_h > INT_MAX ||
+            (double)x.w * a->up_w > INT_MAX) {
+            base_seterr(err, "%s: layer %s: Upsample needs scale factors of at least 1 (got %d, %d)",
+                   what, L->name, a->up_h, a->up_w);
+            return -1;
+        }
+        y.h = x.h * a->up_h;
+        y.w = x.w * a->up_w;
+        break;
+    case NET_CLIP:
+        if (!(a->clip_lo <= a->clip_hi)) {
+            base_seterr(err, "%s: layer %s: Clip with min %g above max %g", what, L->name,
+                   a->clip_lo, a->clip_hi);
             return -1;
         }
         break;

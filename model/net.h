@@ -104,6 +104,9 @@ typedef struct {
     int rm_c, rm_h, rm_w;     /* ReduceMean: 1 for each axis averaged over */
     int start;                /* Slice: first input channel kept */
     int gelu_tanh;            /* GELU: 1 for the tanh approximation */
+    double act_alpha;         /* LeakyReLU: slope below 0; ELU: alpha (x < 0: alpha (e^x - 1)) */
+    double clip_lo, clip_hi;  /* Clip: min(clip_hi, max(clip_lo, x)) */
+    int up_h, up_w;           /* Upsample: integer scale factors (nearest) */
 } net_attr;
 
 typedef struct {

@@ -125,6 +125,17 @@ static Onnx__AttributeProto *a_float(ex *E, const char *name, double v)
     return a;
 }
 
+static Onnx__AttributeProto *a_str(ex *E, const char *name, const char *v)
+{
+    Onnx__AttributeProto *a = ex_alloc(E, sizeof *a);
+    if (!a) return NULL;
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = 1, a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    a->has_s = 1, a->s.len = strlen(v), a->s.data = (uint8_t *)v;
+    return a;
+}
+
 static Onnx__AttributeProto *a_ints(ex *E, const char *name, int n, const int *v)
 {
     Onnx__AttributeProto *a = ex_alloc(E, sizeof *a);
@@ -274,7 +285,7 @@ static int spatial_kind(net_kind k)
 {
     return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
-           k == NET_LAYERNORM || k == NET_SCALE;
+           k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE;
 }
 
 /* A float32 scalar initializer. */
@@ -379,6 +390,9 @@ static int out_rank(const net *n, int i, const int *rank)
     case NET_HSWISH:
     case NET_SLICE:
     case NET_GELU:
+    case NET_LEAKYRELU:
+    case NET_ELU:
+    case NET_CLIP:
         return rank_of(rank, L->in[0]);
     case NET_ADD:
     case NET_CONCAT:
@@ -624,6 +638,39 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         in[1] = ex_weight(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, 0);
         nin = 2;
         op = "Mul";
+        break;
+    }
+    case NET_LEAKYRELU:
+    case NET_ELU:
+        at[na++] = a_float(E, "alpha", a->act_alpha);
+        op = L->kind == NET_ELU ? "Elu" : "LeakyRelu";
+        break;
+    case NET_PRELU: {
+        int64_t d3[3] = {L->out.c, 1, 1};
+        in[1] = ex_weight(E, ex_str(E, "%s.slope", L->name), 3, d3, lw, 0);
+        nin = 2;
+        op = "PRelu";
+        break;
+    }
+    case NET_CLIP: /* opset 11+: min and max are inputs */
+        in[1] = ex_scalar(E, ex_str(E, "%s.min", L->name), a->clip_lo);
+        in[2] = ex_scalar(E, ex_str(E, "%s.max", L->name), a->clip_hi);
+        nin = 3;
+        op = "Clip";
+        break;
+    case NET_UPSAMPLE: { /* Resize, nearest: output index i reads input floor(i / scale) */
+        float *f = ex_alloc(E, 4 * sizeof *f);
+        if (!f) return -1;
+        f[0] = f[1] = 1, f[2] = (float)a->up_h, f[3] = (float)a->up_w;
+        ox_le_bytes((uint8_t *)f, 4, 4);
+        int64_t d1 = 4;
+        in[1] = "";
+        in[2] = ex_init(E, ex_str(E, "%s.scales", L->name), 1, &d1, f, NULL);
+        nin = 3;
+        at[na++] = a_str(E, "mode", "nearest");
+        at[na++] = a_str(E, "coordinate_transformation_mode", "asymmetric");
+        at[na++] = a_str(E, "nearest_mode", "floor");
+        op = "Resize";
         break;
     }
     default: /* a plain unary kind: the first ONNX operator its kinds.def row lists */

@@ -192,7 +192,7 @@ int ox_in_count(ox_imp *I)
  * dimensions (elementwise ones, and those that ask which axis is which). */
 static int layout_free(const char *op)
 {
-    static const char *ops[] = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Dropout",
+    static const char *ops[] = {"Relu", "Clip", "LeakyRelu", "Elu", "Tanh", "Sigmoid", "HardSigmoid", "HardSwish", "Dropout",
                                 "Identity", "Add", "Sum", "Mul", "Div", "Sub", "Pow", "Sqrt",
                                 "Erf", "Gelu", "Transpose", "ReduceMean", "LayerNormalization",
                                 "MatMul", "Shape", NULL};

@@ -227,12 +227,152 @@ static int op_clip(ox_imp *I)
         if (ox_const_scalar(I, 2, "max", &has, &hi)) return -1;
         if (!has) hi = INFINITY;
     }
-    if (lo != 0)
-        return ox_fail(I, "Clip with min %g: dse supports only min 0 (a ReLU, e.g. ReLU6)", lo);
-    if (!(hi > 0)) return ox_fail(I, "Clip with max %g: dse needs max > 0", hi);
-    net_attr a = net_attr_default(NET_RELU);
-    a.relu_max = hi >= FLT_MAX ? 0 : hi;
-    return ox_new_spec(I, NET_RELU, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+    if (!(lo <= hi)) return ox_fail(I, "Clip with min %g above max %g", lo, hi);
+    if (lo == 0 && hi > 0) { /* a ReLU (ReLU6 with max 6), as every reader of ReLU expects */
+        net_attr a = net_attr_default(NET_RELU);
+        a.relu_max = hi >= FLT_MAX ? 0 : hi;
+        return ox_new_spec(I, NET_RELU, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+    }
+    net_attr a = net_attr_default(NET_CLIP);
+    a.clip_lo = lo < -FLT_MAX ? -FLT_MAX : lo;
+    a.clip_hi = hi > FLT_MAX ? FLT_MAX : hi;
+    return ox_new_spec(I, NET_CLIP, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+}
+
+/* LeakyRelu and Elu: one attribute, alpha (ONNX's defaults 0.01 and 1). */
+static int op_alpha(ox_imp *I, net_kind kind)
+{
+    net_attr a = net_attr_default(kind);
+    if (ox_check_attrs(I, "alpha consumed_inputs") || ox_att_float(I, "alpha", a.act_alpha, &a.act_alpha))
+        return -1;
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    return ox_new_spec(I, kind, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+}
+
+/* PRelu: the slope a constant of one value, or one per channel broadcast
+ * over the rest ([C], [C,1,1], [1,C,1,1]; [C] for a flat [1,C] input). */
+static int op_prelu(ox_imp *I)
+{
+    if (ox_check_attrs(I, "")) return -1;
+    int x = ox_in_act(I, 0), bad;
+    if (x < 0) return -1;
+    const Onnx__TensorProto *p = ox_in_const(I, 1, 1, &bad);
+    if (!p) return -1;
+    int64_t C = I->t[x].shape.c, per = 1;
+    if (I->t[x].rank == 2) C = net_shape_numel(I->t[x].shape);
+    int chan = -1; /* the axis of p that holds the channels, by ONNX's right-aligned broadcast */
+    int r = I->t[x].rank, pr = (int)p->n_dims;
+    /* Before opset 7 a slope of C values is per channel whatever its rank
+     * (PyTorch's old exports write [C] for an NCHW input). */
+    int legacy = I->opset < 7 && pr == 1 && p->dims[0] == C;
+    if (legacy) per = C;
+    for (int k = 0; k < pr && !legacy; k++) {
+        int axis = r - pr + k; /* of the input */
+        if (p->dims[k] == 1) continue;
+        if (axis == 1 && p->dims[k] == C && chan < 0) chan = k, per = C;
+        else return ox_fail(I, "slope %.100s has a shape dse does not broadcast (one value, or one "
+                            "per channel)", ox_in_name(I, 1));
+    }
+    if (pr > r) return ox_fail(I, "slope %.100s has more axes than the input", ox_in_name(I, 1));
+    int64_t n;
+    float *v = ox_const_floats(I, p, "slope", 1, I->keep, &n, &bad);
+    if (bad) return -1;
+    if (n != per) {
+        free(v);
+        return ox_fail(I, "slope %.100s has %lld values, %lld expected", ox_in_name(I, 1),
+                       (long long)n, (long long)per);
+    }
+    ox_spec *s = ox_new_spec(I, NET_PRELU, NULL, 1, &x, I->t[x].rank);
+    if (!s) return free(v), -1;
+    if (!I->keep) {
+        s->nw = C;
+        return 0;
+    }
+    float *w = malloc((size_t)C * sizeof *w + 1);
+    if (!w) return free(v), ox_fail(I, "out of memory");
+    for (int64_t c = 0; c < C; c++) w[c] = v[per == 1 ? 0 : c];
+    free(v);
+    int rc = ox_spec_append(I, s, w, C);
+    free(w);
+    return rc;
+}
+
+/* Resize (opset 10+) and Upsample (opset 7-9): nearest-neighbour upsampling
+ * by integer factors along height and width, in the coordinate modes where
+ * output index i reads input index floor(i / s) (asymmetric with floor,
+ * half_pixel or pytorch_half_pixel with round_prefer_floor or
+ * round_prefer_ceil; asymmetric with round_prefer_floor for factors up to
+ * 2):
+ * what torch.onnx (nearest), Keras' UpSampling2D and ONNX's defaults write. */
+static int op_resize(ox_imp *I)
+{
+    int upsample = !strcmp(I->nd->op_type, "Upsample"), mode, ctm = 1, nm = 0;
+    if (ox_check_attrs(I, upsample ? "mode scales"
+                                   : "mode coordinate_transformation_mode nearest_mode "
+                                     "cubic_coeff_a exclude_outside extrapolation_value antialias"))
+        return -1;
+    if (ox_att_choice(I, "mode", "nearest linear bilinear cubic", &mode)) return -1;
+    if (mode)
+        return ox_fail(I, "mode %s: dse imports nearest-neighbour upsampling by integer factors only",
+                       mode == 3 ? "cubic" : "linear");
+    if (!upsample) { /* absent: index 0, ONNX's defaults half_pixel and round_prefer_floor */
+        if (ox_att_choice(I, "coordinate_transformation_mode",
+                          "half_pixel asymmetric pytorch_half_pixel align_corners tf_half_pixel_for_nn "
+                          "tf_crop_and_resize half_pixel_symmetric", &ctm) ||
+            ox_att_choice(I, "nearest_mode", "round_prefer_floor round_prefer_ceil floor ceil", &nm))
+            return -1;
+    }
+    int x = ox_in_act(I, 0);
+    if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    double f[4] = {1, 1, 1, 1};
+    int bad, n = 0;
+    if (upsample && I->opset < 9) {
+        const Onnx__AttributeProto *a = ox_att(I->nd, "scales");
+        if (!a || a->n_floats != 4) return ox_fail(I, "attribute scales of 4 values is required");
+        for (int k = 0; k < 4; k++) f[k] = a->floats[k];
+    } else {
+        size_t ks = upsample ? 1 : I->opset < 11 ? 1 : 2; /* scales' input */
+        const Onnx__TensorProto *sc = ox_in_const(I, ks, 0, &bad);
+        if (bad) return -1;
+        const Onnx__TensorProto *sz = !upsample && I->opset >= 11 ? ox_in_const(I, 3, 0, &bad) : NULL;
+        if (bad) return -1;
+        int64_t cnt = 0;
+        if (sc && ox_tp_numel(ox_dc(I, "scales", ox_in_name(I, ks)), sc) > 0) {
+            float *v = ox_const_floats(I, sc, "scales", ks, 1, &cnt, &bad);
+            if (bad) return -1;
+            if (cnt != 4) return free(v), ox_fail(I, "scales has %lld values; dse needs 4 (N, C, H, W)",
+                                                  (long long)cnt);
+            for (int k = 0; k < 4; k++) f[k] = v[k];
+            free(v);
+        } else if (sz) {
+            int64_t v[4];
+            if (ox_tp_ints(ox_dc(I, "sizes", ox_in_name(I, 3)), sz, v, 4, &n)) return -1;
+            if (n != 4) return ox_fail(I, "sizes has %d values; dse needs 4 (N, C, H, W)", n);
+            net_shape s = I->t[x].shape;
+            if (v[0] != 1 || v[1] != s.c || v[2] % s.h || v[3] % s.w)
+                return ox_fail(I, "sizes %lld x %lld x %lld x %lld from %d x %d x %d: dse upsamples by "
+                               "integer factors of height and width only", (long long)v[0],
+                               (long long)v[1], (long long)v[2], (long long)v[3], s.c, s.h, s.w);
+            f[2] = (double)(v[2] / s.h), f[3] = (double)(v[3] / s.w);
+        } else {
+            return ox_fail(I, "needs constant scales or sizes");
+        }
+    }
+    if (f[0] != 1 || f[1] != 1) return ox_fail(I, "scales the batch or channel axis (%g, %g)", f[0], f[1]);
+    for (int k = 2; k < 4; k++)
+        if (!(f[k] >= 1 && f[k] <= OX_ATTR_MAX && f[k] == floor(f[k])))
+            return ox_fail(I, "scale %g: dse upsamples by integer factors of at least 1 only", f[k]);
+    /* Which coordinate modes read input floor(i / s) for every integer s. */
+    int smax = (int)(f[2] > f[3] ? f[2] : f[3]);
+    int ok = upsample || (ctm == 1 && (nm == 2 || (nm == 0 && smax <= 2))) ||
+             ((ctm == 0 || ctm == 2) && nm < 2) || smax == 1;
+    if (!ok)
+        return ox_fail(I, "coordinate mode and nearest_mode that do not read input floor(i / scale) "
+                       "(dse imports asymmetric with floor, or half_pixel with round_prefer_*)");
+    net_attr a = net_attr_default(NET_UPSAMPLE);
+    a.up_h = (int)f[2], a.up_w = (int)f[3];
+    return ox_new_spec(I, NET_UPSAMPLE, &a, 1, &x, 4) ? 0 : -1;
 }
 
 static int op_dropout(ox_imp *I)
@@ -708,6 +848,10 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Softmax")) return op_softmax(I);
     if (!strcmp(op, "HardSigmoid")) return op_hardsigmoid(I);
     if (!strcmp(op, "Gelu")) return op_gelu(I);
+    if (!strcmp(op, "LeakyRelu")) return op_alpha(I, NET_LEAKYRELU);
+    if (!strcmp(op, "Elu")) return op_alpha(I, NET_ELU);
+    if (!strcmp(op, "PRelu")) return op_prelu(I);
+    if (!strcmp(op, "Resize") || !strcmp(op, "Upsample")) return op_resize(I);
     if (!strcmp(op, "Identity")) return op_identity(I);
     if (!strcmp(op, "Pad")) return op_pad(I);
     if (!strcmp(op, "Constant")) return op_constant(I);

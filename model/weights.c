@@ -156,7 +156,7 @@ void weights_generate(const net *n, int layer, uint64_t seed, int64_t first, int
         if (K->wlayout > 0) { /* vectors: the kind's init letter for each */
             int role = c > 0 ? (int)(e / c) : 0;
             char r = role < (int)strlen(K->init) ? K->init[role] : 'b';
-            x = r == 's' ? 1 + 0.1 * v : r == 'v' ? 1 + 0.5 * u : 0.1 * v;
+            x = r == 's' ? 1 + 0.1 * v : r == 'v' ? 1 + 0.5 * u : r == 'p' ? 0.25 + 0.1 * v : 0.1 * v;
         } else {
             x = e < nw ? v * scale : 0.01 * v;
         }

@@ -146,10 +146,10 @@ static void test_bad_input(void)
     platform_file("plat.json", dev_json("r0", "localhost", "cpu"), dev_json("r1", "localhost", "cpu"));
     put("badnet.json", "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"odd\", "
                        "\"input\": {\"name\": \"data\", \"shape\": [3, 8, 8]}, \"layers\": ["
-                       "{\"name\": \"up\", \"kind\": \"Upsample\", \"inputs\": [\"data\"]}]}");
+                       "{\"name\": \"up\", \"kind\": \"Deconvolution\", \"inputs\": [\"data\"]}]}");
     snprintf(args, sizeof args, "calibrate --platform %s --network %s -o %s --db %s", path("plat.json"),
              path("badnet.json"), path("out.json"), path("c.db"));
-    bad("unknown layer kind", NULL, args, 2, "Upsample");
+    bad("unknown layer kind", NULL, args, 2, "Deconvolution");
 
     platform_file("remote.json", dev_json("r0", "localhost", "cpu"), dev_json("j1", "jetson-7", "cpu"));
     snprintf(args, sizeof args, "calibrate --platform %s --network toy6 -o %s --db %s", path("remote.json"),

@@ -251,6 +251,32 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) out[i] = (float)((double)x[i] * w[i / hw]);
         break;
     }
+    case NET_LEAKYRELU:
+    case NET_PRELU: {
+        size_t hw = (size_t)xs.h * xs.w;
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) {
+            double al = L->kind == NET_PRELU ? w[i / hw] : a->act_alpha;
+            out[i] = (float)(x[i] < 0 ? al * x[i] : x[i]);
+        }
+        break;
+    }
+    case NET_TANH:
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) out[i] = (float)tanh((double)x[i]);
+        break;
+    case NET_ELU:
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
+            out[i] = (float)(x[i] > 0 ? x[i] : a->act_alpha * expm1((double)x[i]));
+        break;
+    case NET_CLIP:
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
+            out[i] = (float)fmin(a->clip_hi, fmax(a->clip_lo, x[i]));
+        break;
+    case NET_UPSAMPLE: /* nearest: output (r, q) reads input (r / sh, q / sw) */
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++)
+                    out[((size_t)c * ys.h + y) * ys.w + xx] = at(x, xs, c, y / a->up_h, xx / a->up_w);
+        break;
     default:
         abort();
     }

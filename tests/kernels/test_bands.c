@@ -220,10 +220,12 @@ int main(void)
     n = one(NET_LRN, l, (net_shape){7, 6, 5});
     check_layer(n, 0, 0, "LRN size 5");
     net_free(n);
-    static const net_kind unary[] = {NET_RELU, NET_BN, NET_SIGMOID, NET_HSIGMOID, NET_HSWISH, NET_DROPOUT};
+    static const net_kind unary[] = {NET_RELU,      NET_BN,    NET_SIGMOID, NET_HSIGMOID,
+                                     NET_HSWISH,    NET_DROPOUT, NET_LEAKYRELU, NET_PRELU,
+                                     NET_TANH,      NET_ELU,   NET_CLIP};
     for (size_t k = 0; k < sizeof unary / sizeof *unary; k++) {
         net_attr u = net_attr_default(unary[k]);
-        u.hs_alpha = 0.2, u.hs_beta = 0.5, u.bn_eps = 1e-5;
+        u.hs_alpha = 0.2, u.hs_beta = 0.5, u.bn_eps = 1e-5, u.clip_lo = -0.3, u.clip_hi = 0.4;
         n = one(unary[k], u, (net_shape){3, 6, 4});
         check_layer(n, 0, 0, net_kind_name(unary[k]));
         net_free(n);

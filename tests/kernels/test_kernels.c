@@ -414,6 +414,39 @@ static void misc_tests(void)
         check_layer(m);
         net_free(m);
     }
+    /* Detectors' and segmenters' activations (slopes of both signs, both
+     * ELU alphas, clips inside and across 0) and nearest upsampling. */
+    for (int t = 0; t < COUNT(10, 2); t++) {
+        net_shape in = {trng_int(&rng, 1, 9), trng_int(&rng, 1, 7), trng_int(&rng, 1, 7)};
+        net_attr a = net_attr_default(NET_LEAKYRELU);
+        a.act_alpha = t % 2 ? 0.1 : -0.3;
+        net *m = build(NET_LEAKYRELU, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        m = build(NET_PRELU, NULL, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a = net_attr_default(NET_ELU);
+        if (t % 2) a.act_alpha = 0.7;
+        m = build(NET_ELU, &a, in, 0, NULL);
+        input_scale = t % 3 ? 4 : 0.02; /* the tails, and the series near 0 */
+        check_layer(m);
+        net_free(m);
+        m = build(NET_TANH, NULL, in, 0, NULL);
+        check_layer(m);
+        input_scale = 1;
+        net_free(m);
+        a = net_attr_default(NET_CLIP);
+        a.clip_lo = t % 2 ? -0.5 : 0.2, a.clip_hi = t % 2 ? 0.3 : 0.6;
+        m = build(NET_CLIP, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a = net_attr_default(NET_UPSAMPLE);
+        a.up_h = trng_int(&rng, 1, 3), a.up_w = trng_int(&rng, 1, 3);
+        m = build(NET_UPSAMPLE, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+    }
     /* Softmax of large logits must not overflow. */
     net *n = build(NET_SOFTMAX, NULL, (net_shape){3, 1, 1}, 0, NULL);
     float x[3] = {1000.0f, 1001.0f, 1002.0f}, y[3], want[3];
@@ -431,10 +464,13 @@ static void channelwise_slices(void)
 {
     static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_MAXPOOL, NET_AVGPOOL,
                                      NET_GAP,      NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID,
-                                     NET_HSWISH,   NET_GELU,   NET_SCALE};
+                                     NET_HSWISH,   NET_GELU,   NET_SCALE,   NET_LEAKYRELU,
+                                     NET_PRELU,    NET_TANH,   NET_ELU,     NET_CLIP,
+                                     NET_UPSAMPLE};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);
+        a.up_h = 2, a.up_w = 3, a.clip_lo = -0.4, a.clip_hi = 0.5;
         a.kh = a.kw = 3, a.sh = a.sw = 2, a.pt = a.pl = 1, a.ceil_mode = 1;
         net *n = build(kinds[k], &a, (net_shape){7, 9, 8}, 0, NULL);
         const net_layer *L = &n->layers[0];
@@ -462,7 +498,8 @@ static void in_place_tests(void)
 {
     static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_ADD,   NET_FLATTEN,
                                      NET_DROPOUT,  NET_SIGMOID, NET_HSIGMOID, NET_HSWISH,
-                                     NET_LAYERNORM, NET_GELU,  NET_SCALE};
+                                     NET_LAYERNORM, NET_GELU,  NET_SCALE, NET_LEAKYRELU,
+                                     NET_PRELU,    NET_TANH,   NET_ELU,   NET_CLIP};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int pc[3] = {5, 5, 5};

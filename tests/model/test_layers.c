@@ -347,6 +347,52 @@ static void test_mobile_kinds(void)
           !net_kind_channelwise(NET_SLICE) && !net_kind_channelwise(NET_SHUFFLE));
 }
 
+/* Detectors' activations keep the shape (PReLU one slope per channel);
+ * Upsample multiplies height and width, one op per output element; a Clip
+ * whose min is above its max and a scale of 0 are refused. */
+static void test_detector_kinds(void)
+{
+    tnet t;
+    net_attr a;
+    const net_layer *L;
+    tn_init(&t, 6, 4, 5);
+    tn_add(&t, "lr", NET_LEAKYRELU, NULL, "data", NULL);
+    tn_add(&t, "pr", NET_PRELU, NULL, "lr", NULL);
+    tn_add(&t, "el", NET_ELU, NULL, "pr", NULL);
+    tn_add(&t, "th", NET_TANH, NULL, "el", NULL);
+    a = net_attr_default(NET_CLIP);
+    a.clip_lo = -1, a.clip_hi = 1;
+    tn_add(&t, "cl", NET_CLIP, &a, "th", NULL);
+    a = net_attr_default(NET_UPSAMPLE);
+    a.up_h = 2, a.up_w = 3;
+    tn_add(&t, "up", NET_UPSAMPLE, &a, "cl", NULL);
+    L = tn_done(&t, "up");
+    CHECK_OUT(L, 6, 8, 15);
+    if (L) CHECK_I64(L->ops, 6 * 8 * 15);
+    static const char *names[5] = {"lr", "pr", "el", "th", "cl"};
+    for (int k = 0; L && k < 5; k++) {
+        const net_layer *M = &t.n->layers[net_find(t.n, names[k])];
+        CHECK_OUT(M, 6, 4, 5);
+        CHECK_I64(M->params, k == 1 ? 6 : 0);
+        CHECK_I64(M->ops, 120);
+    }
+    CHECK(net_attr_default(NET_LEAKYRELU).act_alpha == 0.01 && net_attr_default(NET_ELU).act_alpha == 1);
+    net_free(t.n);
+    tn_init(&t, 6, 4, 5);
+    a = net_attr_default(NET_CLIP);
+    a.clip_lo = 2, a.clip_hi = 1;
+    tn_add(&t, "cl", NET_CLIP, &a, "data", NULL);
+    CHECK(tn_done(&t, "cl") == NULL && strstr(t.err, "min 2 above max 1"));
+    net_free(t.n);
+    tn_init(&t, 6, 4, 5);
+    a = net_attr_default(NET_UPSAMPLE);
+    a.up_h = 0, a.up_w = 2;
+    tn_add(&t, "up", NET_UPSAMPLE, &a, "data", NULL);
+    CHECK(tn_done(&t, "up") == NULL && strstr(t.err, "scale factors of at least 1"));
+    net_free(t.n);
+    CHECK(net_kind_channelwise(NET_UPSAMPLE) && net_kind_channelwise(NET_PRELU));
+}
+
 static void test_kinds(void)
 {
     for (int k = 0; k < NET_KIND_COUNT; k++) {
@@ -442,6 +488,7 @@ int main(void)
     test_fc_and_elementwise();
     test_add_concat();
     test_mobile_kinds();
+    test_detector_kinds();
     test_kinds();
     test_slices();
     test_topo_order();

@@ -78,6 +78,26 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"ln2\", \"kind\": \"LayerNorm\", \"inputs\": [\"fc\"]},"
     "  {\"name\": \"g2\", \"kind\": \"GELU\", \"inputs\": [\"ln2\"]}"
     " ]}",
+    /* detectors' activations and nearest upsampling (issue 16's round:
+     * networks people bring) */
+    "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"detector\","
+    " \"input\": {\"name\": \"x\", \"shape\": [4, 6, 8]},"
+    " \"layers\": ["
+    "  {\"name\": \"c1\", \"kind\": \"Conv\", \"inputs\": [\"x\"], \"out_channels\": 6, \"kernel\": 3, \"pads\": [1, 1, 1, 1]},"
+    "  {\"name\": \"lr\", \"kind\": \"LeakyReLU\", \"inputs\": [\"c1\"], \"alpha\": 0.125},"
+    "  {\"name\": \"pr\", \"kind\": \"PReLU\", \"inputs\": [\"lr\"]},"
+    "  {\"name\": \"el\", \"kind\": \"ELU\", \"inputs\": [\"pr\"], \"alpha\": 0.5},"
+    "  {\"name\": \"th\", \"kind\": \"Tanh\", \"inputs\": [\"el\"]},"
+    "  {\"name\": \"cl\", \"kind\": \"Clip\", \"inputs\": [\"th\"], \"min\": -0.5, \"max\": 0.75},"
+    "  {\"name\": \"pool\", \"kind\": \"MaxPool\", \"inputs\": [\"cl\"], \"kernel\": 2},"
+    "  {\"name\": \"up\", \"kind\": \"Upsample\", \"inputs\": [\"pool\"], \"scale\": [2, 2]},"
+    "  {\"name\": \"cat\", \"kind\": \"Concat\", \"inputs\": [\"up\", \"cl\"]},"
+    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"cat\"]},"
+    "  {\"name\": \"up2\", \"kind\": \"Upsample\", \"inputs\": [\"gap\"], \"scale\": [1, 3]},"
+    "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"up2\"], \"out_features\": 5},"
+    "  {\"name\": \"lr2\", \"kind\": \"LeakyReLU\", \"inputs\": [\"fc\"], \"alpha\": -0.25},"
+    "  {\"name\": \"pr2\", \"kind\": \"PReLU\", \"inputs\": [\"lr2\"]}"
+    " ]}",
 };
 #define N_EXTRA_NETS ((int)(sizeof extra_nets / sizeof extra_nets[0]))
 

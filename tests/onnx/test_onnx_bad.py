@@ -88,9 +88,9 @@ def main():
         good(tmp, "control_relu", model([relu], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]))
 
         # Unsupported operator.
-        tanh = helper.make_node("Tanh", ["x"], ["y"], name="act")
-        bad(tmp, "unsupported_op", model([tanh], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
-            "node act (Tanh): unsupported operator Tanh")
+        softsign = helper.make_node("Softsign", ["x"], ["y"], name="act")
+        bad(tmp, "unsupported_op", model([softsign], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
+            "node act (Softsign): unsupported operator Softsign")
         bad(tmp, "unsupported_attr", conv_model(attrs={"foo": 1}), "unsupported attribute foo")
         # The fuzzer's findings (tests/onnx/regress/): an empty op_type looped
         # forever; a missing first input of Mul read before the tensor table; a
@@ -196,10 +196,30 @@ def main():
                                                         transA=1)],
                                       [vi("x", [1, 6])], [vi("y", [1, 5])], [w]),
             "transA=1")
-        bad(tmp, "clip_min", model([helper.make_node("Clip", ["x", "lo"], ["y"], name="c")],
-                                   [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
-                                   [init("lo", np.float32(-1))]),
-            "Clip with min -1")
+        bad(tmp, "clip_min_above_max", model([helper.make_node("Clip", ["x", "lo", "hi"], ["y"], name="c")],
+                                             [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                                             [init("lo", np.float32(2)), init("hi", np.float32(1))]),
+            "Clip with min 2 above max 1")
+        # Resize: nearest upsampling by integer factors, read as floor(i / s).
+        x4 = [vi("x", [1, 3, 4, 4])]
+        def resize(name, scales, reason, **attrs):
+            nd = helper.make_node("Resize", ["x", "", "s"], ["y"], name="up", **attrs)
+            bad(tmp, name, model([nd], x4, [vi("y", [1, 3, 8, 8])], [init("s", np.array(scales, np.float32))]),
+                reason)
+        resize("resize_linear", [1, 1, 2, 2], "mode linear: dse imports nearest-neighbour upsampling",
+               mode="linear")
+        resize("resize_fraction", [1, 1, 1.5, 2], "scale 1.5: dse upsamples by integer factors",
+               mode="nearest")
+        resize("resize_channels", [1, 2, 2, 2], "scales the batch or channel axis", mode="nearest")
+        resize("resize_half_pixel_floor", [1, 1, 2, 2], "do not read input floor(i / scale)",
+               mode="nearest", coordinate_transformation_mode="half_pixel", nearest_mode="floor")
+        resize("resize_asymmetric_round3", [1, 1, 3, 3], "do not read input floor(i / scale)",
+               mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="round_prefer_floor")
+        bad(tmp, "prelu_slope_shape",
+            model([helper.make_node("PRelu", ["x", "a"], ["y"], name="p")], x4, [vi("y", [1, 3, 4, 4])],
+                  [init("a", np.full((4,), 0.25, np.float32))]),
+            "slope a has a shape dse does not broadcast")
         bad(tmp, "softmax_w", model([helper.make_node("Softmax", ["x"], ["y"], name="s", axis=3)],
                                     [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
             "Softmax over axis 3")

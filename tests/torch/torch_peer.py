@@ -8,7 +8,10 @@ them).  resnet18 also runs on 2 ranks with mixed cuts (issue 21): every layer
 cut at random by output rows or columns into bands of unequal size (with the
 halos they need), by output channels, or whole, three mappings; and so does
 a 1-D CNN over raw audio written with (1, k) kernels (maps one row high:
-columns are its only bands) on a 1 x 1 x 4000 input.  Outputs must agree
+columns are its only bands) on a 1 x 1 x 4000 input, and a small detector
+in the style of YOLO's tiny models (LeakyReLU, PReLU, ELU, Tanh, Hardtanh
+as Clip, nearest upsampling by 2 and by (2, 3) as Resize, concatenated
+with an earlier map) on a 3 x 64 x 96 input.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -68,14 +71,52 @@ class Audio1d(torch.nn.Module):
         return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(self.f(x), 1), 1))
 
 
+class TinyDet(torch.nn.Module):
+    """The activations and the upsampling of small detectors and
+    segmenters: a backbone of strided convolutions, a top-down path that
+    upsamples (nearest) and concatenates with the earlier map, and a head
+    whose branches go through the other activations."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.b1 = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.BatchNorm2d(16), nn.LeakyReLU(0.1))
+        self.b2 = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(16, 32, 3, 1, 1), nn.PReLU(32))
+        self.b3 = nn.Sequential(nn.Conv2d(32, 32, 3, 2, 1), nn.ELU(0.7))
+        self.lat = nn.Conv2d(32, 16, 1)
+        self.up2 = nn.Upsample(scale_factor=2, mode="nearest")
+        self.head = nn.Sequential(nn.Conv2d(48, 24, 3, 1, 1), nn.Hardtanh(-1.0, 1.5))
+        self.side = nn.Sequential(nn.Conv2d(24, 8, 1, 1), nn.Tanh(), nn.PReLU())
+        self.fc = nn.Linear(8 * 2 * 3, 10)
+
+    def forward(self, x):
+        f1 = self.b1(x)             # 16 x 64 x 96
+        f2 = self.b2(f1)            # 32 x 32 x 48
+        f3 = self.b3(f2)            # 32 x 16 x 24
+        u = self.up2(self.lat(f3))  # 16 x 32 x 48
+        h = self.head(torch.cat([u, f2], 1))
+        s = torch.nn.functional.adaptive_avg_pool2d(self.side(h), (1, 1))  # 8 x 1 x 1
+        s = torch.nn.functional.interpolate(s, scale_factor=(2, 3), mode="nearest")
+        return self.fc(torch.flatten(s, 1))
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
-    for name in ("alexnet", "resnet50", "resnet18", "audio1d"):
+    for name in ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet"):
         torch.manual_seed(1234)
-        if name == "audio1d":
+        if name == "tinydet":
+            model = TinyDet().eval()
+            with torch.no_grad():  # slopes of both signs, statistics other than 0 and 1
+                for mod in model.modules():
+                    if isinstance(mod, torch.nn.PReLU):
+                        mod.weight.uniform_(-0.3, 0.6)
+                    if isinstance(mod, torch.nn.BatchNorm2d):
+                        mod.running_mean.uniform_(-0.2, 0.2)
+                        mod.running_var.uniform_(0.5, 1.5)
+            x = torch.rand(1, 3, 64, 96) * 2 - 1
+        elif name == "audio1d":
             model = Audio1d().eval()
             for mod in model.modules():  # BatchNorm statistics other than 0 and 1
                 if isinstance(mod, torch.nn.BatchNorm2d):
@@ -100,8 +141,8 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name in ("resnet18", "audio1d"):
-            for seed in ((1, 2, 3) if name == "resnet18" else (2, 5, 6)):  # seeds that mix both
+        if name in ("resnet18", "audio1d", "tinydet"):
+            for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
