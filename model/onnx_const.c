@@ -1,9 +1,12 @@
 /* onnx_const.c -- constant folding of the shape arithmetic exporters leave
  * in a graph: Shape of an activation, then Gather, Unsqueeze, Concat,
- * Cast, Add/Sub/Mul/Div and Slice on a handful of integers, ending in a
- * Reshape's target or a Slice's bounds.  torch.onnx writes such chains for
- * `x.size()` (ShuffleNet's channel shuffle and chunk), and keeps them all
- * when exporting without constant folding or with a dynamic batch.
+ * Cast, Add/Sub/Mul/Div, Slice, Reshape and Transpose on a handful of
+ * integers, ending in a Reshape's target, a Slice's bounds or a Pad's
+ * pads.  torch.onnx writes such chains for `x.size()` (ShuffleNet's channel
+ * shuffle and chunk) and for F.pad's pads (ConstantOfShape, Concat,
+ * Reshape to pairs, a reversing Slice, Transpose, Reshape, Cast), and
+ * keeps them all when exporting without constant folding or with a
+ * dynamic batch.
  *
  * Invariant: a node is folded only when every input is a constant (Shape:
  * an activation, whose shape the importer knows from net.c) and the
@@ -344,7 +347,8 @@ static int fold_arith(ox_imp *I, ox_cval *r, char op)
     return 0;
 }
 
-/* Slice of a 1-D constant. */
+/* Slice of a small constant along any of its axes (a negative step
+ * reverses: torch.onnx reverses F.pad's pairs so). */
 static int fold_slice(ox_imp *I, ox_cval *r)
 {
     ox_cval st, en, ax, sp;
@@ -353,34 +357,99 @@ static int fold_slice(ox_imp *I, ox_cval *r)
     if (in_cval(I, 0, "data", r)) return -1;
     if (I->opset < 10) {
         if (ox_check_attrs(I, "starts ends axes")) return -1;
-        const Onnx__AttributeProto *s = ox_att(I->nd, "starts"), *e = ox_att(I->nd, "ends");
-        if (!s || !e || s->n_ints != 1 || e->n_ints != 1)
-            return ox_fail(I, "Slice of a constant needs one start and one end");
-        st.n = en.n = 1, st.v[0] = (double)s->ints[0], en.v[0] = (double)e->ints[0];
+        const Onnx__AttributeProto *s = ox_att(I->nd, "starts"), *e = ox_att(I->nd, "ends"),
+                                   *a = ox_att(I->nd, "axes");
+        if (!s || !e || s->n_ints != e->n_ints || s->n_ints < 1 || s->n_ints > 8 ||
+            (a && a->n_ints != s->n_ints))
+            return ox_fail(I, "Slice of a constant needs as many starts as ends (1 to 8)");
+        st.n = en.n = (int)s->n_ints, ax.n = a ? (int)a->n_ints : 0;
+        for (int k = 0; k < st.n; k++) {
+            st.v[k] = (double)s->ints[k], en.v[k] = (double)e->ints[k];
+            if (a) ax.v[k] = (double)a->ints[k];
+        }
     } else {
         if (ox_check_attrs(I, "") || in_cval(I, 1, "starts", &st) || in_cval(I, 2, "ends", &en) ||
-            (ox_in_count(I) > 3 && in_cval(I, 3, "axes", &ax)) ||
+            (ox_in_count(I) > 3 && ox_in_name(I, 3)[0] && in_cval(I, 3, "axes", &ax)) ||
             (ox_in_count(I) > 4 && in_cval(I, 4, "steps", &sp)))
             return -1;
     }
-    if (r->rank != 1 || st.n != 1 || en.n != 1 || (ax.n && (ax.n != 1 || axis_of(I, (int64_t)ax.v[0], 1) < 0)))
-        return ox_fail(I, "Slice of a %d-D constant; dse folds 1-D ones", r->rank);
-    int64_t step = sp.n ? (int64_t)sp.v[0] : 1, n = r->n;
-    if (step == 0) return ox_fail(I, "Slice step 0");
-    int64_t s = (int64_t)fmax(fmin(st.v[0], 1e15), -1e15), e = (int64_t)fmax(fmin(en.v[0], 1e15), -1e15);
-    if (s < 0) s += n;
-    if (e < 0) e += n;
+    int rank = r->rank < 1 ? 1 : r->rank;
+    if (st.n != en.n || st.n > rank || (ax.n && ax.n != st.n) || (sp.n && sp.n != st.n))
+        return ox_fail(I, "Slice of a constant: starts, ends, axes and steps of different lengths");
+    int64_t dims[8], lo[8], step[8], cnt[8];
+    for (int k = 0; k < rank; k++) {
+        dims[k] = r->rank < 1 ? r->n : r->dims[k];
+        lo[k] = 0, step[k] = 1, cnt[k] = dims[k];
+    }
+    int seen[8] = {0};
+    for (int j = 0; j < st.n; j++) {
+        int k = ax.n ? axis_of(I, (int64_t)ax.v[j], rank) : j;
+        if (k < 0) return -1;
+        if (seen[k]++) return ox_fail(I, "Slice of a constant names axis %d twice", k);
+        int64_t n = dims[k], sv = sp.n ? (int64_t)sp.v[j] : 1;
+        if (sv == 0) return ox_fail(I, "Slice step 0");
+        int64_t s = (int64_t)fmax(fmin(st.v[j], 1e15), -1e15), e = (int64_t)fmax(fmin(en.v[j], 1e15), -1e15);
+        if (s < 0) s += n;
+        if (e < 0) e += n;
+        if (sv > 0) {
+            s = s < 0 ? 0 : s > n ? n : s, e = e < 0 ? 0 : e > n ? n : e;
+            cnt[k] = e > s ? (e - s + sv - 1) / sv : 0;
+        } else {
+            s = s < -1 ? -1 : s > n - 1 ? n - 1 : s, e = e < -1 ? -1 : e > n - 1 ? n - 1 : e;
+            cnt[k] = s > e ? (s - e - sv - 1) / -sv : 0;
+        }
+        lo[k] = s, step[k] = sv;
+    }
     ox_cval o = *r;
     o.n = 0;
-    if (step > 0) {
-        s = s < 0 ? 0 : s > n ? n : s, e = e < 0 ? 0 : e > n ? n : e;
-        for (int64_t i = s; i < e; i += step) o.v[o.n++] = r->v[i];
-    } else {
-        s = s < -1 ? -1 : s > n - 1 ? n - 1 : s, e = e < -1 ? -1 : e > n - 1 ? n - 1 : e;
-        for (int64_t i = s; i > e; i += step) o.v[o.n++] = r->v[i];
+    int64_t total = 1, stride[8];
+    for (int k = rank - 1, m = 1; k >= 0; k--) stride[k] = m, m *= (int)dims[k];
+    for (int k = 0; k < rank; k++) total *= cnt[k];
+    for (int64_t e = 0; e < total; e++) { /* output element e: its index along each axis */
+        int64_t src = 0, rem = e;
+        for (int k = rank - 1; k >= 0; k--) {
+            int64_t idx = rem % cnt[k];
+            rem /= cnt[k];
+            src += (lo[k] + idx * step[k]) * stride[k];
+        }
+        o.v[o.n++] = r->v[src];
     }
-    o.dims[0] = o.n;
+    for (int k = 0; k < rank && r->rank >= 1; k++) o.dims[k] = cnt[k];
     *r = o;
+    return 0;
+}
+
+/* Reshape of a small constant (0 copies the dimension, -1 is inferred). */
+static int fold_reshape(ox_imp *I, ox_cval *r)
+{
+    ox_cval sh;
+    int64_t az = 0;
+    if (ox_check_attrs(I, "allowzero") || ox_att_int(I, "allowzero", 0, &az) || in_cval(I, 0, "data", r) ||
+        in_cval(I, 1, "shape", &sh))
+        return -1;
+    if (sh.n > 8) return ox_fail(I, "Reshape of a constant to %d axes", sh.n);
+    int64_t d[8], known = 1;
+    int infer = -1;
+    for (int k = 0; k < sh.n; k++) {
+        double v = sh.v[k];
+        if (v == 0 && !az) {
+            if (k >= r->rank) return ox_fail(I, "Reshape copies axis %d of a %d-D constant", k, r->rank);
+            v = (double)r->dims[k];
+        }
+        if (v == -1 && infer < 0) {
+            infer = k, d[k] = 1;
+            continue;
+        }
+        if (!(v >= 0 && v <= OX_CMAX)) return ox_fail(I, "Reshape of a constant to dimension %g", v);
+        d[k] = (int64_t)v, known *= d[k];
+    }
+    if (infer >= 0) {
+        if (known == 0 || r->n % known) return ox_fail(I, "Reshape of %d values cannot infer its -1", r->n);
+        d[infer] = r->n / known, known = r->n;
+    }
+    if (known != r->n) return ox_fail(I, "Reshape of %d values to %lld", r->n, (long long)known);
+    r->rank = sh.n;
+    memcpy(r->dims, d, (size_t)sh.n * sizeof *d);
     return 0;
 }
 
@@ -440,11 +509,24 @@ static int fold_transpose(ox_imp *I)
         perm[i] = pa ? (int)pa->ints[i] : r - 1 - i;
         if (perm[i] < 0 || perm[i] >= r || seen[perm[i]]++) return ox_fail(I, "perm is not a permutation");
     }
-    if (tp->data_type != DT_FLOAT) {
-        ox_cval c; /* small integer ones: only the identity on 1-D */
-        if (r > 1 || ox_cval_of(I, t, "input", &c)) return r > 1 ? ox_fail(I, "Transpose of a %d-D %s "
-                                                                        "constant", r, ox_dtype_name(tp->data_type)) : -1;
-        return ox_cval_out(I, 0, &c);
+    if (tp->data_type != DT_FLOAT) { /* small integer ones (F.pad's pairs) */
+        ox_cval c, o;
+        if (ox_cval_of(I, t, "input", &c)) return -1;
+        o = c;
+        int64_t st[8], os[8];
+        for (int i = r - 1, m = 1; i >= 0; i--) st[i] = m, m *= (int)c.dims[i];
+        for (int i = 0; i < r; i++) o.dims[i] = c.dims[perm[i]];
+        for (int i = r - 1, m = 1; i >= 0; i--) os[i] = m, m *= (int)o.dims[i];
+        for (int e = 0; e < c.n; e++) {
+            int64_t src = 0, rem = e;
+            for (int i = 0; i < r; i++) {
+                int64_t idx = rem / os[i];
+                rem %= os[i];
+                src += idx * st[perm[i]];
+            }
+            o.v[e] = c.v[src];
+        }
+        return ox_cval_out(I, 0, &o);
     }
     int64_t n;
     float *v = ox_const_floats(I, tp, "input", 0, 1, &n, &bad);
@@ -487,7 +569,7 @@ int ox_fold(ox_imp *I, int *handled)
     const char *op = I->nd->op_type;
     static const char *foldable[] = {"Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Cast",
                                      "Add", "Sub", "Mul", "Div", "Slice", "ConstantOfShape",
-                                     "Transpose", NULL};
+                                     "Transpose", "Reshape", NULL};
     int k = 0;
     *handled = 0;
     while (foldable[k] && strcmp(op, foldable[k])) k++;
@@ -514,6 +596,7 @@ int ox_fold(ox_imp *I, int *handled)
              : !strcmp(op, "Mul")       ? fold_arith(I, &r, '*')
              : !strcmp(op, "Div")       ? fold_arith(I, &r, '/')
              : !strcmp(op, "Slice")     ? fold_slice(I, &r)
+             : !strcmp(op, "Reshape")   ? fold_reshape(I, &r)
                                         : fold_const_of_shape(I, &r);
     if (rc) return -1;
     if (numel(&r) != r.n) return ox_fail(I, "folded to %d values for %lld", r.n, (long long)numel(&r));

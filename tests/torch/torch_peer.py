@@ -11,7 +11,7 @@ a 1-D CNN over raw audio written with (1, k) kernels (maps one row high:
 columns are its only bands) on a 1 x 1 x 4000 input, and a small detector
 in the style of YOLO's tiny models (LeakyReLU, PReLU, ELU, Tanh, Hardtanh
 as Clip, nearest upsampling by 2 and by (2, 3) as Resize, concatenated
-with an earlier map) on a 3 x 64 x 96 input.  Outputs must agree
+with an earlier map, an asymmetric F.pad) on a 3 x 64 x 96 input.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -84,7 +84,7 @@ class TinyDet(torch.nn.Module):
         self.b3 = nn.Sequential(nn.Conv2d(32, 32, 3, 2, 1), nn.ELU(0.7))
         self.lat = nn.Conv2d(32, 16, 1)
         self.up2 = nn.Upsample(scale_factor=2, mode="nearest")
-        self.head = nn.Sequential(nn.Conv2d(48, 24, 3, 1, 1), nn.Hardtanh(-1.0, 1.5))
+        self.head = nn.Sequential(nn.Conv2d(48, 24, 3, 1, 0), nn.Hardtanh(-1.0, 1.5))
         self.side = nn.Sequential(nn.Conv2d(24, 8, 1, 1), nn.Tanh(), nn.PReLU())
         self.fc = nn.Linear(8 * 2 * 3, 10)
 
@@ -93,7 +93,9 @@ class TinyDet(torch.nn.Module):
         f2 = self.b2(f1)            # 32 x 32 x 48
         f3 = self.b3(f2)            # 32 x 16 x 24
         u = self.up2(self.lat(f3))  # 16 x 32 x 48
-        h = self.head(torch.cat([u, f2], 1))
+        # F.pad's pads reach ONNX as shape arithmetic (folded on import);
+        # top 2, bottom 0: the pairs' order matters
+        h = self.head(torch.nn.functional.pad(torch.cat([u, f2], 1), (1, 1, 2, 0)))
         s = torch.nn.functional.adaptive_avg_pool2d(self.side(h), (1, 1))  # 8 x 1 x 1
         s = torch.nn.functional.interpolate(s, scale_factor=(2, 3), mode="nearest")
         return self.fc(torch.flatten(s, 1))
