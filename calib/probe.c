@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample; a test checks that none is
+ * Clip, Upsample, Pad; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -114,8 +114,13 @@ net *calib_probe_net(int i, char *err)
     a = net_attr_default(NET_CLIP);
     a.clip_lo = -0.5, a.clip_hi = 0.5;
     add(&b, "clip", NET_CLIP, &a, "tanh", NULL);
-    a = net_attr_pool(NET_MAXPOOL, 3, 1, 1);
-    add(&b, "maxpool", NET_MAXPOOL, &a, "clip", NULL);
+    /* Zeros around the map (YOLO's ZeroPad2d before a MaxPool), then the
+     * 3x3 pool without padding of its own: the map keeps its size. */
+    a = net_attr_default(NET_PAD);
+    a.pt = a.pl = a.pb = a.pr = 1;
+    add(&b, "pad", NET_PAD, &a, "clip", NULL);
+    a = net_attr_pool(NET_MAXPOOL, 3, 1, 0);
+    add(&b, "maxpool", NET_MAXPOOL, &a, "pad", NULL);
     a = net_attr_pool(NET_AVGPOOL, 2, 2, 0); /* DenseNet's transition pool */
     add(&b, "avgpool", NET_AVGPOOL, &a, "maxpool", NULL);
     /* Nearest upsampling by 2 (a detector's top-down path), pooled back

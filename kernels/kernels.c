@@ -477,6 +477,26 @@ static void k_upsample(const kern_args *k)
     }
 }
 
+/* Pad: zeros around each channel's plane (a ZeroPad2d before a MaxPool,
+ * which pads with -inf itself: folding it would change the maximum). */
+static void k_pad(const kern_args *k)
+{
+    const net_attr *a = &k->L->a;
+    int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w;
+    for (int c = 0; c < k->nc; c++) {
+        const float *x = k->in[0] + (size_t)c * H * W;
+        float *y = k->out + (size_t)c * OH * OW;
+        memset(y, 0, (size_t)a->pt * OW * sizeof *y);
+        for (int r = 0; r < H; r++) {
+            float *row = y + (size_t)(r + a->pt) * OW;
+            memset(row, 0, (size_t)a->pl * sizeof *y);
+            memcpy(row + a->pl, x + (size_t)r * W, (size_t)W * sizeof *y);
+            memset(row + a->pl + W, 0, (size_t)a->pr * sizeof *y);
+        }
+        memset(y + (size_t)(a->pt + H) * OW, 0, (size_t)a->pb * OW * sizeof *y);
+    }
+}
+
 /* Flatten, Dropout: the input's floats (aliased in whole-net runs). */
 static void k_copy(const kern_args *k)
 {

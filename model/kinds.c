@@ -81,6 +81,9 @@ static const net_akey keys_clip[] = { /* Clip with min 0 is imported as a ReLU *
 static const net_akey keys_up[] = {
     {"scale", NET_A_INTS, 2, OFF(up_h), 1, 1, 0, -1}, /* height, width */
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_pad[] = { /* zeros around H and W: top, left, bottom, right */
+    {"pads", NET_A_INTS, 4, OFF(pt), 1, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
 
 static const net_kind_info_t table[NET_KIND_COUNT] = {
 #define KIND(id, name, min, max, flags, wl, init, keys, onnx, kernel)                              \

@@ -342,6 +342,15 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         y.h = x.h * a->up_h;
         y.w = x.w * a->up_w;
         break;
+    case NET_PAD:
+        if (a->pt < 0 || a->pl < 0 || a->pb < 0 || a->pr < 0 ||
+            (double)x.h + a->pt + a->pb > INT_MAX || (double)x.w + a->pl + a->pr > INT_MAX) {
+            base_seterr(err, "%s: layer %s: Pad needs non-negative pads", what, L->name);
+            return -1;
+        }
+        y.h = x.h + a->pt + a->pb;
+        y.w = x.w + a->pl + a->pr;
+        break;
     case NET_CLIP:
         if (!(a->clip_lo <= a->clip_hi)) {
             base_seterr(err, "%s: layer %s: Clip with min %g above max %g", what, L->name,

@@ -285,7 +285,8 @@ static int spatial_kind(net_kind k)
 {
     return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
-           k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE;
+           k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
+           k == NET_PAD;
 }
 
 /* A float32 scalar initializer. */
@@ -658,6 +659,13 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         nin = 3;
         op = "Clip";
         break;
+    case NET_PAD: { /* opset 11+: pads an input, [x1_begin, x2_begin, ..., x1_end, ...] */
+        int64_t p8[8] = {0, 0, a->pt, a->pl, 0, 0, a->pb, a->pr};
+        in[1] = ex_ints(E, ex_str(E, "%s.pads", L->name), 8, p8);
+        nin = 2;
+        op = "Pad";
+        break;
+    }
     case NET_UPSAMPLE: { /* Resize, nearest: output index i reads input floor(i / scale) */
         float *f = ex_alloc(E, 4 * sizeof *f);
         if (!f) return -1;

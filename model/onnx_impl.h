@@ -203,6 +203,7 @@ int ox_fold_pad(ox_imp *I, int x, net_attr *a, int autopad);
 /* ---- onnx_const.c: folding of small constant computations ---- */
 
 #define OX_CMAX 64 /* most values a folded constant may have */
+#define OX_MAX_OUTPUTS 16 /* graph outputs the importer joins into one */
 /* A small constant's values as doubles (exact for the integers of shapes). */
 typedef struct {
     int dtype; /* ONNX data type */

@@ -781,7 +781,8 @@ static int after_finalize(ox_imp *I, const net *n, int out_t, float **wout)
     I->nd = NULL;
     for (size_t i = 0; i < g->n_value_info; i++)
         if (cross_check(I, n, g->value_info[i], 0)) return -1;
-    if (cross_check(I, n, g->output[0], 1)) return -1;
+    for (size_t k = 0; k < g->n_output; k++)
+        if (cross_check(I, n, g->output[k], 1)) return -1;
     if (!wout) return 0;
     int64_t total = weights_total(n), off = 0;
     float *w = malloc(total ? (size_t)total * sizeof *w : 1);
@@ -851,6 +852,73 @@ static const char *net_name(const char *graph, const char *path, char *buf, size
 
 /* The whole import.  dir: folder for external data (NULL: refuse it);
  * wout: receives the weights (NULL: validate only). */
+/* A graph of several outputs (a detector's heads, a segmenter's aux
+ * output): dse's nets have one, so the importer joins them, each
+ * flattened, in the graph's order, into one Concat layer "outputs" (its
+ * floats are the outputs one after another).  Made as ONNX nodes (Flatten,
+ * Concat) run through the importer like the file's own, so every rule of
+ * theirs holds; the nodes live until the import ends (specs point at
+ * them). */
+#define JOIN_NAME "dse:outputs"
+typedef struct {
+    Onnx__NodeProto nd[OX_MAX_OUTPUTS + 1];
+    Onnx__AttributeProto at[OX_MAX_OUTPUTS + 1], *atp[OX_MAX_OUTPUTS + 1];
+    char *in[OX_MAX_OUTPUTS + 1], *out[OX_MAX_OUTPUTS + 1], *cat_in[OX_MAX_OUTPUTS];
+    char names[OX_MAX_OUTPUTS][48], tnames[OX_MAX_OUTPUTS][48];
+} joined;
+
+static int join_outputs(ox_imp *I, joined *j)
+{
+    const Onnx__GraphProto *g = I->g;
+    int k, nout = (int)g->n_output;
+    I->nd = NULL;
+    for (k = 0; k < nout; k++) { /* each must be a layer's output, as a single one must */
+        const char *nm = g->output[k]->name ? g->output[k]->name : "";
+        int t = ox_smap_get(&I->tmap, nm);
+        if (t >= 0 && I->t[t].kind == OX_SYM && ox_sym_realize(I, t)) return -1;
+        if (t < 0 || I->t[t].kind != OX_ACT || I->t[t].spec < 0)
+            return ox_fail(I, "graph output %.100s is %s", nm,
+                           t < 0 || I->t[t].kind == OX_UNDEF ? "not produced by any node"
+                           : I->t[t].kind == OX_CONST      ? "a constant"
+                                                           : "the graph input itself (no layers)");
+    }
+    for (k = 0; k <= nout; k++) {
+        Onnx__NodeProto *nd = &j->nd[k];
+        onnx__node_proto__init(nd);
+        onnx__attribute_proto__init(&j->at[k]);
+        j->at[k].name = "axis";
+        j->at[k].has_type = 1, j->at[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+        j->at[k].has_i = 1, j->at[k].i = 1;
+        j->atp[k] = &j->at[k];
+        nd->n_attribute = 1, nd->attribute = &j->atp[k];
+        nd->n_output = 1, nd->output = &j->out[k];
+        if (k < nout) { /* Flatten of output k */
+            snprintf(j->names[k], sizeof j->names[k], "outputs.%d", k);
+            snprintf(j->tnames[k], sizeof j->tnames[k], JOIN_NAME ".%d", k);
+            j->in[k] = g->output[k]->name ? g->output[k]->name : "";
+            j->out[k] = j->tnames[k];
+            j->cat_in[k] = j->tnames[k];
+            nd->op_type = "Flatten", nd->name = j->names[k];
+            nd->n_input = 1, nd->input = &j->in[k];
+        } else {
+            j->out[k] = JOIN_NAME;
+            nd->op_type = "Concat", nd->name = "outputs";
+            nd->n_input = (size_t)nout, nd->input = j->cat_in;
+        }
+        int t = tensor_slot(I, j->out[k]);
+        if (t < 0) return ox_fail(I, "out of memory");
+        if (I->t[t].kind != OX_UNDEF)
+            return ox_fail(I, "tensor %s exists already: cannot join the graph's outputs", j->out[k]);
+        if (k < nout) I->t[t].nuse++;
+    }
+    for (k = 0; k <= nout; k++) {
+        I->nd = &j->nd[k];
+        I->nd_idx = (int)g->n_node + k;
+        if (ox_import_node(I)) return -1;
+    }
+    return 0;
+}
+
 static net *import(const uint8_t *buf, size_t len, const char *what, const char *dir,
                    float **wout, char *err)
 {
@@ -863,6 +931,8 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
     I.keep = wout != NULL;
     I.input = -1;
     net *n = NULL;
+    joined jo;
+    memset(&jo, 0, sizeof jo);
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
     if (!m) {
         ox_seterr(err, "%s: not an ONNX model (protobuf parse failed: truncated or corrupt file)",
@@ -888,8 +958,13 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
                     (long long)I.opset, OX_OPSET_MIN, OX_OPSET_MAX);
         goto out;
     }
-    if (g->n_output != 1) {
-        ox_seterr(err, "%s: the graph has %zu outputs; dse needs exactly one", what, g->n_output);
+    if (g->n_output < 1) {
+        ox_seterr(err, "%s: the graph has no output", what);
+        goto out;
+    }
+    if (g->n_output > OX_MAX_OUTPUTS) {
+        ox_seterr(err, "%s: the graph has %zu outputs; dse joins at most %d", what, g->n_output,
+                  OX_MAX_OUTPUTS);
         goto out;
     }
     if (g->n_sparse_initializer) {
@@ -939,12 +1014,22 @@ static net *import(const uint8_t *buf, size_t len, const char *what, const char 
     int out_t = tensor_slot(&I, oname);
     if (out_t < 0) goto oom;
     I.t[out_t].nuse++;
+    for (size_t k = 1; k < g->n_output; k++) {
+        int t = tensor_slot(&I, g->output[k]->name ? g->output[k]->name : "");
+        if (t < 0) goto oom;
+        I.t[t].nuse++;
+    }
     net_shape in;
     if (graph_input(&I, &in) || no_attention(&I)) goto out;
     for (size_t i = 0; i < g->n_node; i++) {
         I.nd = g->node[i];
         I.nd_idx = (int)i;
         if (dup_attribute(&I) || ox_import_node(&I)) goto out;
+    }
+    if (g->n_output > 1) {
+        if (join_outputs(&I, &jo)) goto out;
+        oname = JOIN_NAME;
+        out_t = ox_smap_get(&I.tmap, oname);
     }
     I.nd = NULL;
     if (I.t[out_t].kind == OX_SYM) { /* a pattern's step as the output */

@@ -15,8 +15,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pad with zeros on H and W only: no layer, the padding travels with the
- * tensor to the Conv or AveragePool that reads it (fold_pad). */
+/* Whether every node that reads tensor `name` is a Conv or an AveragePool
+ * (which take a Pad's zeros into their own padding). */
+static int read_by_windows_only(ox_imp *I, const char *name)
+{
+    for (size_t i = 0; i < I->g->n_node; i++) {
+        const Onnx__NodeProto *nd = I->g->node[i];
+        for (size_t k = 0; k < nd->n_input; k++)
+            if (nd->input[k] && !strcmp(nd->input[k], name) &&
+                (!nd->op_type || (strcmp(nd->op_type, "Conv") && strcmp(nd->op_type, "AveragePool"))))
+                return 0;
+    }
+    for (size_t k = 0; k < I->g->n_output; k++)
+        if (I->g->output[k]->name && !strcmp(I->g->output[k]->name, name)) return 0;
+    return 1;
+}
+
+/* Pad with zeros on H and W only.  Read only by Conv or AveragePool: no
+ * layer, the padding travels with the tensor into theirs (fold_pad); read
+ * by anything else (a MaxPool, which pads with -inf: YOLO's ZeroPad2d): a
+ * Pad layer. */
 static int op_pad(ox_imp *I)
 {
     int old = I->opset < 11;
@@ -49,6 +67,14 @@ static int op_pad(ox_imp *I)
     int spatial = r == 4 ? (int)(v[2] | v[3] | v[6] | v[7]) : 0;
     if (v[0] || v[1] || v[r] || v[r + 1])
         return ox_fail(I, "padding the batch or channel axis is unsupported");
+    if (spatial && !read_by_windows_only(I, I->nd->output[0])) {
+        const int *p0 = I->t[x].pad;
+        if (p0[0] | p0[1] | p0[2] | p0[3])
+            return ox_fail(I, "a Pad of a tensor another Pad padded is unsupported");
+        net_attr a = net_attr_default(NET_PAD);
+        a.pt = (int)v[2], a.pl = (int)v[3], a.pb = (int)v[6], a.pr = (int)v[7];
+        return ox_new_spec(I, NET_PAD, &a, 1, &x, 4) ? 0 : -1;
+    }
     if (ox_alias(I, x, 0, 0)) return -1;
     if (spatial) {
         int *p = I->t[ox_smap_get(&I->tmap, I->nd->output[0])].pad;

@@ -271,6 +271,15 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
             out[i] = (float)fmin(a->clip_hi, fmax(a->clip_lo, x[i]));
         break;
+    case NET_PAD:
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++) {
+                    int r = y - a->pt, q = xx - a->pl;
+                    out[((size_t)c * ys.h + y) * ys.w + xx] =
+                        r >= 0 && r < xs.h && q >= 0 && q < xs.w ? at(x, xs, c, r, q) : 0.0f;
+                }
+        break;
     case NET_UPSAMPLE: /* nearest: output (r, q) reads input (r / sh, q / sw) */
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)

@@ -446,6 +446,14 @@ static void misc_tests(void)
         m = build(NET_UPSAMPLE, &a, in, 0, NULL);
         check_layer(m);
         net_free(m);
+        a = net_attr_default(NET_PAD);
+        a.pt = trng_int(&rng, 0, 2), a.pl = trng_int(&rng, 0, 2), a.pb = trng_int(&rng, 0, 2),
+        a.pr = trng_int(&rng, 0, 2);
+        m = build(NET_PAD, &a, in, 0, NULL);
+        input_scale = 4; /* pads of 0 beside negative values */
+        check_layer(m);
+        input_scale = 1;
+        net_free(m);
     }
     /* Softmax of large logits must not overflow. */
     net *n = build(NET_SOFTMAX, NULL, (net_shape){3, 1, 1}, 0, NULL);
@@ -466,7 +474,7 @@ static void channelwise_slices(void)
                                      NET_GAP,      NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID,
                                      NET_HSWISH,   NET_GELU,   NET_SCALE,   NET_LEAKYRELU,
                                      NET_PRELU,    NET_TANH,   NET_ELU,     NET_CLIP,
-                                     NET_UPSAMPLE};
+                                     NET_UPSAMPLE, NET_PAD};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);

@@ -391,6 +391,15 @@ static void test_detector_kinds(void)
     CHECK(tn_done(&t, "up") == NULL && strstr(t.err, "scale factors of at least 1"));
     net_free(t.n);
     CHECK(net_kind_channelwise(NET_UPSAMPLE) && net_kind_channelwise(NET_PRELU));
+    /* Pad: zeros around H and W, one op per output element */
+    tn_init(&t, 6, 4, 5);
+    a = net_attr_default(NET_PAD);
+    a.pt = 0, a.pl = 1, a.pb = 2, a.pr = 3;
+    tn_add(&t, "p", NET_PAD, &a, "data", NULL);
+    L = tn_done(&t, "p");
+    CHECK_OUT(L, 6, 6, 9);
+    if (L) CHECK_I64(L->ops, 6 * 6 * 9);
+    net_free(t.n);
 }
 
 static void test_kinds(void)

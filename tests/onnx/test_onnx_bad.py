@@ -169,7 +169,18 @@ def main():
         two_out = model([helper.make_node("Relu", ["x"], ["y"], name="r1"),
                          helper.make_node("Relu", ["y"], ["z"], name="r2")],
                         [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4]), vi("z", [1, 3, 4, 4])])
-        bad(tmp, "two_outputs", two_out, "the graph has 2 outputs; dse needs exactly one")
+        good(tmp, "two_outputs", two_out)  # joined, flattened, into one layer (docs/onnx.md)
+        many = [helper.make_node("Relu", ["x"], ["y%d" % k], name="r%d" % k) for k in range(17)]
+        bad(tmp, "seventeen_outputs", model(many, [vi("x", [1, 3, 4, 4])],
+                                            [vi("y%d" % k, [1, 3, 4, 4]) for k in range(17)]),
+            "the graph has 17 outputs; dse joins at most 16")
+        bad(tmp, "output_is_input", model([helper.make_node("Relu", ["x"], ["y"], name="r1")],
+                                          [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4]), vi("x", [1, 3, 4, 4])]),
+            "graph output x is the graph input itself")
+        bad(tmp, "second_output_shape",
+            model([helper.make_node("Relu", ["x"], ["y"], name="r1"), helper.make_node("Relu", ["y"], ["z"], name="r2")],
+                  [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4]), vi("z", [1, 3, 5, 4])]),
+            "graph output z has shape 1x3x5x4 but the layers give 1x3x4x4")
         two_in = model([helper.make_node("Add", ["a", "b"], ["y"], name="add")],
                        [vi("a", [1, 3, 4, 4]), vi("b", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])])
         bad(tmp, "two_inputs", two_in, "the graph has 2 inputs")

@@ -11,7 +11,8 @@ a 1-D CNN over raw audio written with (1, k) kernels (maps one row high:
 columns are its only bands) on a 1 x 1 x 4000 input, and a small detector
 in the style of YOLO's tiny models (LeakyReLU, PReLU, ELU, Tanh, Hardtanh
 as Clip, nearest upsampling by 2 and by (2, 3) as Resize, concatenated
-with an earlier map, an asymmetric F.pad) on a 3 x 64 x 96 input.  Outputs must agree
+with an earlier map, an asymmetric F.pad, a ZeroPad2d before a MaxPool,
+two outputs) on a 3 x 64 x 96 input.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -81,7 +82,10 @@ class TinyDet(torch.nn.Module):
         nn = torch.nn
         self.b1 = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.BatchNorm2d(16), nn.LeakyReLU(0.1))
         self.b2 = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(16, 32, 3, 1, 1), nn.PReLU(32))
-        self.b3 = nn.Sequential(nn.Conv2d(32, 32, 3, 2, 1), nn.ELU(0.7))
+        # YOLOv3-tiny's ZeroPad2d before a stride-1 MaxPool: a Pad layer
+        # (MaxPool pads with -inf; zeros would be a different maximum)
+        self.b3 = nn.Sequential(nn.Conv2d(32, 32, 3, 2, 1), nn.ELU(0.7), nn.ZeroPad2d((0, 1, 0, 1)),
+                                nn.MaxPool2d(2, 1))
         self.lat = nn.Conv2d(32, 16, 1)
         self.up2 = nn.Upsample(scale_factor=2, mode="nearest")
         self.head = nn.Sequential(nn.Conv2d(48, 24, 3, 1, 0), nn.Hardtanh(-1.0, 1.5))
@@ -98,7 +102,7 @@ class TinyDet(torch.nn.Module):
         h = self.head(torch.nn.functional.pad(torch.cat([u, f2], 1), (1, 1, 2, 0)))
         s = torch.nn.functional.adaptive_avg_pool2d(self.side(h), (1, 1))  # 8 x 1 x 1
         s = torch.nn.functional.interpolate(s, scale_factor=(2, 3), mode="nearest")
-        return self.fc(torch.flatten(s, 1))
+        return self.fc(torch.flatten(s, 1)), s  # two outputs, as a detector's heads
 
 
 def main():
@@ -129,7 +133,10 @@ def main():
             model = getattr(torchvision.models, name)(weights=None).eval()
             x = torch.rand(1, 3, 224, 224) * 2 - 1
         with torch.no_grad():
-            y = model(x).numpy().astype(np.float32).ravel()
+            y = model(x)
+            if isinstance(y, tuple):  # dse joins the outputs, flattened, in order
+                y = torch.cat([t.flatten() for t in y])
+            y = y.numpy().astype(np.float32).ravel()
         onnx = os.path.join(tmp, name + ".onnx")
         torch.onnx.export(model, x, onnx, opset_version=13, input_names=["data"],
                           output_names=["out"])
