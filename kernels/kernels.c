@@ -477,6 +477,51 @@ static void k_upsample(const kern_args *k)
     }
 }
 
+/* Bilinear: output index o of an axis of n inputs and m outputs reads
+ * source coordinate s = o (n-1)/(m-1) with align_corners, else
+ * (o + 1/2) n/m - 1/2 clamped at 0 (PyTorch's align_corners=False, ONNX's
+ * half_pixel and pytorch_half_pixel, which differ only where m = 1: the
+ * importer refuses that case), between inputs i0 = floor(s) and i1 = min(i0 + 1, n - 1)
+ * with weight s - i0 on i1.  Columns in chunks whose coordinates sit on
+ * the stack (no allocation in a kernel). */
+static void bilin_at(int n, int m, int align, int o, int *i0, int *i1, float *l)
+{
+    double s = align ? (m > 1 ? (double)o * (n - 1) / (m - 1) : 0) : (o + 0.5) * ((double)n / m) - 0.5;
+    if (s < 0) s = 0;
+    int f = (int)s;
+    if (f > n - 1) f = n - 1;
+    *i0 = f, *i1 = f + 1 < n ? f + 1 : n - 1;
+    *l = (float)(s - f);
+}
+
+#define BILIN_CHUNK 256
+static void k_bilinear(const kern_args *k)
+{
+    int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w, al = k->L->a.align_corners;
+    int x0[BILIN_CHUNK], x1[BILIN_CHUNK];
+    float lx[BILIN_CHUNK];
+    for (int q0 = 0; q0 < OW; q0 += BILIN_CHUNK) {
+        int nq = OW - q0 < BILIN_CHUNK ? OW - q0 : BILIN_CHUNK;
+        for (int q = 0; q < nq; q++) bilin_at(W, OW, al, q0 + q, &x0[q], &x1[q], &lx[q]);
+        for (int c = 0; c < k->nc; c++) {
+            const float *x = k->in[0] + (size_t)c * H * W;
+            float *y = k->out + (size_t)c * OH * OW + q0;
+            for (int r = 0; r < OH; r++) {
+                int y0, y1;
+                float v;
+                bilin_at(H, OH, al, r, &y0, &y1, &v);
+                const float *a = x + (size_t)y0 * W, *b = x + (size_t)y1 * W;
+                float u = 1.0f - v;
+                for (int q = 0; q < nq; q++) {
+                    float t = a[x0[q]] + lx[q] * (a[x1[q]] - a[x0[q]]);
+                    float d = b[x0[q]] + lx[q] * (b[x1[q]] - b[x0[q]]);
+                    y[(size_t)r * OW + q] = u * t + v * d;
+                }
+            }
+        }
+    }
+}
+
 /* Pad: zeros around each channel's plane (a ZeroPad2d before a MaxPool,
  * which pads with -inf itself: folding it would change the maximum). */
 static void k_pad(const kern_args *k)

@@ -342,6 +342,15 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         y.h = x.h * a->up_h;
         y.w = x.w * a->up_w;
         break;
+    case NET_BILINEAR:
+        if (a->up_h < 1 || a->up_w < 1) {
+            base_seterr(err, "%s: layer %s: Bilinear needs an output size of at least 1x1", what,
+                   L->name);
+            return -1;
+        }
+        y.h = a->up_h;
+        y.w = a->up_w;
+        break;
     case NET_PAD:
         if (a->pt < 0 || a->pl < 0 || a->pb < 0 || a->pr < 0 ||
             (double)x.h + a->pt + a->pb > INT_MAX || (double)x.w + a->pl + a->pr > INT_MAX) {

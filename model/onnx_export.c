@@ -286,7 +286,7 @@ static int spatial_kind(net_kind k)
     return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
-           k == NET_PAD;
+           k == NET_PAD || k == NET_BILINEAR;
 }
 
 /* A float32 scalar initializer. */
@@ -659,6 +659,17 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         nin = 3;
         op = "Clip";
         break;
+    case NET_BILINEAR: { /* Resize, linear, to sizes [1, C, h, w] */
+        int64_t s4[4] = {1, L->out.c, a->up_h, a->up_w};
+        in[1] = "", in[2] = "";
+        in[3] = ex_ints(E, ex_str(E, "%s.sizes", L->name), 4, s4);
+        nin = 4;
+        at[na++] = a_str(E, "mode", "linear");
+        at[na++] = a_str(E, "coordinate_transformation_mode",
+                         a->align_corners ? "align_corners" : "pytorch_half_pixel");
+        op = "Resize";
+        break;
+    }
     case NET_PAD: { /* opset 11+: pads an input, [x1_begin, x2_begin, ..., x1_end, ...] */
         int64_t p8[8] = {0, 0, a->pt, a->pl, 0, 0, a->pb, a->pr};
         in[1] = ex_ints(E, ex_str(E, "%s.pads", L->name), 8, p8);

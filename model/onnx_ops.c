@@ -324,13 +324,16 @@ static int op_prelu(ox_imp *I)
     return rc;
 }
 
-/* Resize (opset 10+) and Upsample (opset 7-9): nearest-neighbour upsampling
- * by integer factors along height and width, in the coordinate modes where
- * output index i reads input index floor(i / s) (asymmetric with floor,
- * half_pixel or pytorch_half_pixel with round_prefer_floor or
- * round_prefer_ceil; asymmetric with round_prefer_floor for factors up to
- * 2):
- * what torch.onnx (nearest), Keras' UpSampling2D and ONNX's defaults write. */
+/* Resize (opset 10+) and Upsample (opset 7-9) of height and width, to an
+ * output size given by constant sizes, or by scales that give whole rows
+ * and columns.  Nearest: an Upsample layer, by integer factors, in the
+ * coordinate modes where output index i reads input floor(i / s)
+ * (asymmetric with floor, half_pixel or pytorch_half_pixel with
+ * round_prefer_floor or round_prefer_ceil, asymmetric with
+ * round_prefer_floor for factors up to 2): what torch.onnx (nearest),
+ * Keras' UpSampling2D and ONNX's defaults write.  Linear: a Bilinear
+ * layer, in half_pixel or pytorch_half_pixel (PyTorch's bilinear with
+ * align_corners=False) or align_corners: torchvision's segmentation heads. */
 static int op_resize(ox_imp *I)
 {
     int upsample = !strcmp(I->nd->op_type, "Upsample"), mode, ctm = 1, nm = 0;
@@ -339,9 +342,13 @@ static int op_resize(ox_imp *I)
                                      "cubic_coeff_a exclude_outside extrapolation_value antialias"))
         return -1;
     if (ox_att_choice(I, "mode", "nearest linear bilinear cubic", &mode)) return -1;
-    if (mode)
-        return ox_fail(I, "mode %s: dse imports nearest-neighbour upsampling by integer factors only",
-                       mode == 3 ? "cubic" : "linear");
+    if (mode == 3) return ox_fail(I, "mode cubic: dse imports nearest and linear (bilinear) resizing");
+    if (mode && upsample)
+        return ox_fail(I, "Upsample in mode %s (asymmetric coordinates): dse imports it nearest only; "
+                       "export with a later opset (Resize)", mode == 1 ? "linear" : "bilinear");
+    int64_t aa;
+    if (ox_att_int(I, "antialias", 0, &aa)) return -1;
+    if (aa) return ox_fail(I, "antialias=1 is unsupported");
     if (!upsample) { /* absent: index 0, ONNX's defaults half_pixel and round_prefer_floor */
         if (ox_att_choice(I, "coordinate_transformation_mode",
                           "half_pixel asymmetric pytorch_half_pixel align_corners tf_half_pixel_for_nn "
@@ -351,7 +358,9 @@ static int op_resize(ox_imp *I)
     }
     int x = ox_in_act(I, 0);
     if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    net_shape in = I->t[x].shape;
     double f[4] = {1, 1, 1, 1};
+    int64_t out[2] = {-1, -1};
     int bad, n = 0;
     if (upsample && I->opset < 9) {
         const Onnx__AttributeProto *a = ox_att(I->nd, "scales");
@@ -375,29 +384,53 @@ static int op_resize(ox_imp *I)
             int64_t v[4];
             if (ox_tp_ints(ox_dc(I, "sizes", ox_in_name(I, 3)), sz, v, 4, &n)) return -1;
             if (n != 4) return ox_fail(I, "sizes has %d values; dse needs 4 (N, C, H, W)", n);
-            net_shape s = I->t[x].shape;
-            if (v[0] != 1 || v[1] != s.c || v[2] % s.h || v[3] % s.w)
-                return ox_fail(I, "sizes %lld x %lld x %lld x %lld from %d x %d x %d: dse upsamples by "
-                               "integer factors of height and width only", (long long)v[0],
-                               (long long)v[1], (long long)v[2], (long long)v[3], s.c, s.h, s.w);
-            f[2] = (double)(v[2] / s.h), f[3] = (double)(v[3] / s.w);
+            if (v[0] != 1 || v[1] != in.c)
+                return ox_fail(I, "sizes %lld x %lld resizes the batch or channel axis", (long long)v[0],
+                               (long long)v[1]);
+            out[0] = v[2], out[1] = v[3];
+            f[2] = (double)v[2] / in.h, f[3] = (double)v[3] / in.w;
         } else {
             return ox_fail(I, "needs constant scales or sizes");
         }
     }
     if (f[0] != 1 || f[1] != 1) return ox_fail(I, "scales the batch or channel axis (%g, %g)", f[0], f[1]);
-    for (int k = 2; k < 4; k++)
-        if (!(f[k] >= 1 && f[k] <= OX_ATTR_MAX && f[k] == floor(f[k])))
-            return ox_fail(I, "scale %g: dse upsamples by integer factors of at least 1 only", f[k]);
+    for (int k = 0; k < 2; k++) {
+        int64_t len = k ? in.w : in.h;
+        if (!(f[2 + k] > 0 && f[2 + k] * len <= OX_ATTR_MAX))
+            return ox_fail(I, "scale %g out of range", f[2 + k]);
+        if (out[k] < 0) { /* from a scale: only a whole number of rows (columns) */
+            double o = f[2 + k] * len;
+            if (o != floor(o) || o < 1)
+                return ox_fail(I, "scale %g of %lld %s is not a whole number of them", f[2 + k],
+                               (long long)len, k ? "columns" : "rows");
+            out[k] = (int64_t)o;
+        }
+        if (out[k] < 1 || out[k] > OX_ATTR_MAX) return ox_fail(I, "output size %lld out of range", (long long)out[k]);
+    }
+    if (mode) { /* linear */
+        if (ctm != 0 && ctm != 2 && ctm != 3)
+            return ox_fail(I, "linear resize with coordinate mode other than half_pixel, "
+                           "pytorch_half_pixel or align_corners");
+        if (ctm != 3 && ((out[0] == 1 && in.h > 1) || (out[1] == 1 && in.w > 1)))
+            return ox_fail(I, "a linear resize to one row or column (where half_pixel and "
+                           "pytorch_half_pixel disagree)");
+        net_attr a = net_attr_default(NET_BILINEAR);
+        a.up_h = (int)out[0], a.up_w = (int)out[1], a.align_corners = ctm == 3;
+        return ox_new_spec(I, NET_BILINEAR, &a, 1, &x, 4) ? 0 : -1;
+    }
+    if (out[0] % in.h || out[1] % in.w)
+        return ox_fail(I, "nearest resize from %dx%d to %lldx%lld: dse upsamples by integer factors "
+                       "of height and width only", in.h, in.w, (long long)out[0], (long long)out[1]);
+    int sh = (int)(out[0] / in.h), sw = (int)(out[1] / in.w);
     /* Which coordinate modes read input floor(i / s) for every integer s. */
-    int smax = (int)(f[2] > f[3] ? f[2] : f[3]);
+    int smax = sh > sw ? sh : sw;
     int ok = upsample || (ctm == 1 && (nm == 2 || (nm == 0 && smax <= 2))) ||
              ((ctm == 0 || ctm == 2) && nm < 2) || smax == 1;
     if (!ok)
         return ox_fail(I, "coordinate mode and nearest_mode that do not read input floor(i / scale) "
                        "(dse imports asymmetric with floor, or half_pixel with round_prefer_*)");
     net_attr a = net_attr_default(NET_UPSAMPLE);
-    a.up_h = (int)f[2], a.up_w = (int)f[3];
+    a.up_h = sh, a.up_w = sw;
     return ox_new_spec(I, NET_UPSAMPLE, &a, 1, &x, 4) ? 0 : -1;
 }
 

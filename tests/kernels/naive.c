@@ -271,6 +271,26 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
             out[i] = (float)fmin(a->clip_hi, fmax(a->clip_lo, x[i]));
         break;
+    case NET_BILINEAR: /* PyTorch's F.interpolate(mode="bilinear"), in double */
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++) {
+                    double sy, sx;
+                    if (a->align_corners) {
+                        sy = ys.h > 1 ? (double)y * (xs.h - 1) / (ys.h - 1) : 0;
+                        sx = ys.w > 1 ? (double)xx * (xs.w - 1) / (ys.w - 1) : 0;
+                    } else {
+                        sy = fmax(0, (y + 0.5) * xs.h / ys.h - 0.5);
+                        sx = fmax(0, (xx + 0.5) * xs.w / ys.w - 0.5);
+                    }
+                    int y0 = (int)fmin(floor(sy), xs.h - 1), x0 = (int)fmin(floor(sx), xs.w - 1);
+                    int y1 = y0 + 1 < xs.h ? y0 + 1 : y0, x1 = x0 + 1 < xs.w ? x0 + 1 : x0;
+                    double ly = sy - y0, lx = sx - x0;
+                    out[((size_t)c * ys.h + y) * ys.w + xx] =
+                        (float)((1 - ly) * ((1 - lx) * at(x, xs, c, y0, x0) + lx * at(x, xs, c, y0, x1)) +
+                                ly * ((1 - lx) * at(x, xs, c, y1, x0) + lx * at(x, xs, c, y1, x1)));
+                }
+        break;
     case NET_PAD:
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)

@@ -391,6 +391,14 @@ static void test_detector_kinds(void)
     CHECK(tn_done(&t, "up") == NULL && strstr(t.err, "scale factors of at least 1"));
     net_free(t.n);
     CHECK(net_kind_channelwise(NET_UPSAMPLE) && net_kind_channelwise(NET_PRELU));
+    /* Bilinear: the output size it is given */
+    tn_init(&t, 6, 4, 5);
+    a = net_attr_default(NET_BILINEAR);
+    a.up_h = 7, a.up_w = 2;
+    tn_add(&t, "b", NET_BILINEAR, &a, "data", NULL);
+    L = tn_done(&t, "b");
+    CHECK_OUT(L, 6, 7, 2);
+    net_free(t.n);
     /* Pad: zeros around H and W, one op per output element */
     tn_init(&t, 6, 4, 5);
     a = net_attr_default(NET_PAD);

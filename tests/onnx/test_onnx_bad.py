@@ -217,10 +217,13 @@ def main():
             nd = helper.make_node("Resize", ["x", "", "s"], ["y"], name="up", **attrs)
             bad(tmp, name, model([nd], x4, [vi("y", [1, 3, 8, 8])], [init("s", np.array(scales, np.float32))]),
                 reason)
-        resize("resize_linear", [1, 1, 2, 2], "mode linear: dse imports nearest-neighbour upsampling",
+        resize("resize_cubic", [1, 1, 2, 2], "mode cubic: dse imports nearest and linear", mode="cubic")
+        resize("resize_linear_asymmetric", [1, 1, 2, 2], "linear resize with coordinate mode other than",
+               mode="linear", coordinate_transformation_mode="asymmetric")
+        resize("resize_fraction", [1, 1, 1.5, 2], "nearest resize from 4x4 to 6x8: dse upsamples by "
+               "integer factors", mode="nearest")
+        resize("resize_fractional_rows", [1, 1, 1.3, 2], "scale 1.3 of 4 rows is not a whole number",
                mode="linear")
-        resize("resize_fraction", [1, 1, 1.5, 2], "scale 1.5: dse upsamples by integer factors",
-               mode="nearest")
         resize("resize_channels", [1, 2, 2, 2], "scales the batch or channel axis", mode="nearest")
         resize("resize_half_pixel_floor", [1, 1, 2, 2], "do not read input floor(i / scale)",
                mode="nearest", coordinate_transformation_mode="half_pixel", nearest_mode="floor")

@@ -12,7 +12,8 @@ columns are its only bands) on a 1 x 1 x 4000 input, and a small detector
 in the style of YOLO's tiny models (LeakyReLU, PReLU, ELU, Tanh, Hardtanh
 as Clip, nearest upsampling by 2 and by (2, 3) as Resize, concatenated
 with an earlier map, an asymmetric F.pad, a ZeroPad2d before a MaxPool,
-two outputs) on a 3 x 64 x 96 input.  Outputs must agree
+bilinear resizing, three outputs) on a 3 x 64 x 96 input; and torchvision's
+LR-ASPP segmenter (bilinear heads) on 2 ranks with the hybrid mapping.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -102,7 +103,10 @@ class TinyDet(torch.nn.Module):
         h = self.head(torch.nn.functional.pad(torch.cat([u, f2], 1), (1, 1, 2, 0)))
         s = torch.nn.functional.adaptive_avg_pool2d(self.side(h), (1, 1))  # 8 x 1 x 1
         s = torch.nn.functional.interpolate(s, scale_factor=(2, 3), mode="nearest")
-        return self.fc(torch.flatten(s, 1)), s  # two outputs, as a detector's heads
+        # a segmenter's bilinear resizing, both corner rules, up and down
+        m = torch.nn.functional.interpolate(h, size=(45, 70), mode="bilinear", align_corners=False)
+        m = torch.nn.functional.interpolate(m, size=(11, 13), mode="bilinear", align_corners=True)
+        return self.fc(torch.flatten(s, 1)), s, m  # several outputs, as a detector's heads
 
 
 def main():
@@ -110,9 +114,27 @@ def main():
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
-    for name in ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet"):
+    for name in ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp"):
         torch.manual_seed(1234)
-        if name == "tinydet":
+        if name == "lraspp":
+            seg = torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None,
+                                                                           weights_backbone=None).eval()
+
+            class Out(torch.nn.Module):  # the "out" entry of the dict it returns
+                def __init__(self, m):
+                    super().__init__()
+                    self.m = m
+
+                def forward(self, x):
+                    return self.m(x)["out"]
+            model = Out(seg)
+            with torch.no_grad():
+                for mod in model.modules():
+                    if isinstance(mod, torch.nn.BatchNorm2d):
+                        mod.running_mean.uniform_(-0.2, 0.2)
+                        mod.running_var.uniform_(0.5, 1.5)
+            x = torch.rand(1, 3, 224, 224) * 2 - 1
+        elif name == "tinydet":
             model = TinyDet().eval()
             with torch.no_grad():  # slopes of both signs, statistics other than 0 and 1
                 for mod in model.modules():
