@@ -48,6 +48,9 @@ void kern_vexp(const float *x, float *y, size_t n);
 void kern_vsigmoid(const float *x, float *y, size_t n);
 void kern_vgelu(const float *x, float *y, size_t n);
 void kern_vgelu_tanh(const float *x, float *y, size_t n);
+void kern_vtanh(const float *x, float *y, size_t n);
+void kern_velu(const float *x, float *y, size_t n, float alpha);
+void kern_vleaky(const float *x, float *y, size_t n, float alpha); /* LeakyReLU, PReLU */
 /* LRN's last step, in place over the sums of squares o: o[i] = x[i] (k +
  * s o[i])^-beta; vectorised for beta = 3/4. */
 void kern_vlrn(const float *x, float *o, size_t n, float k, float s, float beta);

@@ -392,72 +392,38 @@ static void k_scale(const kern_args *k)
     }
 }
 
-/* LeakyReLU x < 0 ? alpha x : x; PReLU the same with one slope per
- * channel; Clip min(hi, max(lo, x)).  In place allowed. */
+/* LeakyReLU, PReLU (one slope per channel), Tanh and ELU: vmath.c's loops
+ * (vectorised, their time independent of the data); Clip min(hi, max(lo,
+ * x)), selects the vectoriser takes here.  In place allowed. */
 static void k_leakyrelu(const kern_args *k)
 {
-    size_t len = (size_t)k->nc * k->hw;
-    float al = (float)k->L->a.act_alpha;
-    for (size_t i = 0; i < len; i++) k->out[i] = k->in[0][i] < 0.0f ? al * k->in[0][i] : k->in[0][i];
+    kern_vleaky(k->in[0], k->out, (size_t)k->nc * k->hw, (float)k->L->a.act_alpha);
 }
 
 static void k_prelu(const kern_args *k)
 {
-    for (int c = 0; c < k->nc; c++) {
-        const float *x = k->in[0] + (size_t)c * k->hw;
-        float *y = k->out + (size_t)c * k->hw, al = k->w[c];
-        for (size_t p = 0; p < k->hw; p++) y[p] = x[p] < 0.0f ? al * x[p] : x[p];
+    for (int c = 0; c < k->nc; c++)
+        kern_vleaky(k->in[0] + (size_t)c * k->hw, k->out + (size_t)c * k->hw, k->hw, k->w[c]);
+}
+
+static void k_tanh(const kern_args *k) { kern_vtanh(k->in[0], k->out, (size_t)k->nc * k->hw); }
+
+static void k_elu(const kern_args *k)
+{
+    kern_velu(k->in[0], k->out, (size_t)k->nc * k->hw, (float)k->L->a.act_alpha);
+}
+
+static void clip(const float *x, float *y, size_t len, float lo, float hi)
+{
+    for (size_t i = 0; i < len; i++) {
+        float v = x[i] < lo ? lo : x[i];
+        y[i] = v > hi ? hi : v;
     }
 }
 
 static void k_clip(const kern_args *k)
 {
-    size_t len = (size_t)k->nc * k->hw;
-    float lo = (float)k->L->a.clip_lo, hi = (float)k->L->a.clip_hi;
-    for (size_t i = 0; i < len; i++) {
-        float v = k->in[0][i] < lo ? lo : k->in[0][i];
-        k->out[i] = v > hi ? hi : v;
-    }
-}
-
-/* Tanh as 2 sigmoid(2x) - 1 and ELU's e^x - 1 through the vectorised
- * sigmoid and exp (vmath.c), in chunks so that the input may be the
- * output; near 0, where 2 sigmoid(2x) - 1 and e^x - 1 lose their relative
- * precision, by their series (error below 1e-9 of the value). */
-#define ACT_CHUNK 256
-static void k_tanh(const kern_args *k)
-{
-    size_t len = (size_t)k->nc * k->hw;
-    float t[ACT_CHUNK];
-    for (size_t i0 = 0; i0 < len; i0 += ACT_CHUNK) {
-        size_t n = len - i0 < ACT_CHUNK ? len - i0 : ACT_CHUNK;
-        const float *x = k->in[0] + i0;
-        float *y = k->out + i0;
-        for (size_t i = 0; i < n; i++) t[i] = 2.0f * x[i];
-        kern_vsigmoid(t, t, n);
-        for (size_t i = 0; i < n; i++) {
-            float v = x[i], v2 = v * v;
-            y[i] = fabsf(v) < 0.03f ? v * (1.0f - v2 * (1.0f / 3 - v2 * (2.0f / 15))) : 2.0f * t[i] - 1.0f;
-        }
-    }
-}
-
-static void k_elu(const kern_args *k)
-{
-    size_t len = (size_t)k->nc * k->hw;
-    float al = (float)k->L->a.act_alpha, t[ACT_CHUNK];
-    for (size_t i0 = 0; i0 < len; i0 += ACT_CHUNK) {
-        size_t n = len - i0 < ACT_CHUNK ? len - i0 : ACT_CHUNK;
-        const float *x = k->in[0] + i0;
-        float *y = k->out + i0;
-        for (size_t i = 0; i < n; i++) t[i] = x[i] < 0.0f ? x[i] : 0.0f;
-        kern_vexp(t, t, n);
-        for (size_t i = 0; i < n; i++) {
-            float v = x[i];
-            float em1 = v > -0.01f ? v * (1.0f + v * (0.5f + v * (1.0f / 6))) : t[i] - 1.0f;
-            y[i] = v > 0.0f ? v : al * em1;
-        }
-    }
+    clip(k->in[0], k->out, (size_t)k->nc * k->hw, (float)k->L->a.clip_lo, (float)k->L->a.clip_hi);
 }
 
 /* Upsample (nearest, integer factors): output row r, column q of channel c
