@@ -73,6 +73,19 @@ class Audio1d(torch.nn.Module):
         return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(self.f(x), 1), 1))
 
 
+def randomise(model):
+    """BatchNorm statistics other than 0 and 1 and PReLU slopes of both
+    signs: as initialised they would hide errors in what they scale."""
+    with torch.no_grad():
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.PReLU):
+                mod.weight.uniform_(-0.3, 0.6)
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.2, 0.2)
+                mod.running_var.uniform_(0.5, 1.5)
+    return model
+
+
 class TinyDet(torch.nn.Module):
     """The activations and the upsampling of small detectors and
     segmenters: a backbone of strided convolutions, a top-down path that
@@ -127,29 +140,13 @@ def main():
 
                 def forward(self, x):
                     return self.m(x)["out"]
-            model = Out(seg)
-            with torch.no_grad():
-                for mod in model.modules():
-                    if isinstance(mod, torch.nn.BatchNorm2d):
-                        mod.running_mean.uniform_(-0.2, 0.2)
-                        mod.running_var.uniform_(0.5, 1.5)
+            model = randomise(Out(seg))
             x = torch.rand(1, 3, 224, 224) * 2 - 1
         elif name == "tinydet":
-            model = TinyDet().eval()
-            with torch.no_grad():  # slopes of both signs, statistics other than 0 and 1
-                for mod in model.modules():
-                    if isinstance(mod, torch.nn.PReLU):
-                        mod.weight.uniform_(-0.3, 0.6)
-                    if isinstance(mod, torch.nn.BatchNorm2d):
-                        mod.running_mean.uniform_(-0.2, 0.2)
-                        mod.running_var.uniform_(0.5, 1.5)
+            model = randomise(TinyDet().eval())
             x = torch.rand(1, 3, 64, 96) * 2 - 1
         elif name == "audio1d":
-            model = Audio1d().eval()
-            for mod in model.modules():  # BatchNorm statistics other than 0 and 1
-                if isinstance(mod, torch.nn.BatchNorm2d):
-                    mod.running_mean.uniform_(-0.2, 0.2)
-                    mod.running_var.uniform_(0.5, 1.5)
+            model = randomise(Audio1d().eval())
             x = torch.rand(1, 1, 1, 4000) * 2 - 1
         else:
             model = getattr(torchvision.models, name)(weights=None).eval()
