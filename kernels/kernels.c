@@ -446,8 +446,8 @@ static void k_upsample(const kern_args *k)
 /* Bilinear: output index o of an axis of n inputs and m outputs reads
  * source coordinate s = o (n-1)/(m-1) with align_corners, else
  * (o + 1/2) n/m - 1/2 clamped at 0 (PyTorch's align_corners=False, ONNX's
- * half_pixel and pytorch_half_pixel, which differ only where m = 1: the
- * importer refuses that case), between inputs i0 = floor(s) and i1 = min(i0 + 1, n - 1)
+ * half_pixel; pytorch_half_pixel differs only where m = 1, and the
+ * importer refuses it there), between inputs i0 = floor(s) and i1 = min(i0 + 1, n - 1)
  * with weight s - i0 on i1.  Columns in chunks whose coordinates sit on
  * the stack (no allocation in a kernel). */
 static void bilin_at(int n, int m, int align, int o, int *i0, int *i1, float *l)

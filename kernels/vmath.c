@@ -116,7 +116,7 @@ static inline float vm_elu(float x, float a)
     float m = x < 0.0f ? x : 0.0f;
     float near = m * (1.0f + m * (0.5f + m * (1.0f / 6))), far = vm_exp(m) - 1.0f;
     float em1 = m > -0.01f ? near : far;
-    return x > 0.0f ? x : a * em1;
+    return x > 0.0f ? x : x != x ? x : a * em1; /* a NaN stays a NaN */
 }
 
 /* LeakyReLU and PReLU: x, or alpha x below 0.  Here (built without

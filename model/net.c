@@ -333,10 +333,14 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         }
         break;
     case NET_UPSAMPLE:
-        if (a->up_h < 1 || a->up_w < 1 || (double)x.h * a->up_h > INT_MAX ||
-            (double)x.w * a->up_w > INT_MAX) {
+        if (a->up_h < 1 || a->up_w < 1) {
             base_seterr(err, "%s: layer %s: Upsample needs scale factors of at least 1 (got %d, %d)",
                    what, L->name, a->up_h, a->up_w);
+            return -1;
+        }
+        if ((double)x.h * a->up_h > INT_MAX || (double)x.w * a->up_w > INT_MAX) {
+            base_seterr(err, "%s: layer %s: Upsample of %dx%d by %d, %d is too large", what, L->name,
+                   x.h, x.w, a->up_h, a->up_w);
             return -1;
         }
         y.h = x.h * a->up_h;
@@ -352,9 +356,12 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         y.w = a->up_w;
         break;
     case NET_PAD:
-        if (a->pt < 0 || a->pl < 0 || a->pb < 0 || a->pr < 0 ||
-            (double)x.h + a->pt + a->pb > INT_MAX || (double)x.w + a->pl + a->pr > INT_MAX) {
+        if (a->pt < 0 || a->pl < 0 || a->pb < 0 || a->pr < 0) {
             base_seterr(err, "%s: layer %s: Pad needs non-negative pads", what, L->name);
+            return -1;
+        }
+        if ((double)x.h + a->pt + a->pb > INT_MAX || (double)x.w + a->pl + a->pr > INT_MAX) {
+            base_seterr(err, "%s: layer %s: Pad of %dx%d is too large", what, L->name, x.h, x.w);
             return -1;
         }
         y.h = x.h + a->pt + a->pb;

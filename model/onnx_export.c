@@ -666,7 +666,7 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         nin = 4;
         at[na++] = a_str(E, "mode", "linear");
         at[na++] = a_str(E, "coordinate_transformation_mode",
-                         a->align_corners ? "align_corners" : "pytorch_half_pixel");
+                         a->align_corners ? "align_corners" : "half_pixel");
         op = "Resize";
         break;
     }

@@ -15,16 +15,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An int attribute of node nd, or def. */
+static int64_t node_int(const Onnx__NodeProto *nd, const char *name, int64_t def)
+{
+    const Onnx__AttributeProto *a = ox_att(nd, name);
+    return a ? a->i : def;
+}
+
 /* Whether every node that reads tensor `name` is a Conv or an AveragePool
- * (which take a Pad's zeros into their own padding). */
+ * that takes a Pad's zeros into its own padding (fold_pad): no auto_pad,
+ * and for AveragePool no ceil_mode and no uncounted pads of its own (what
+ * op_pool refuses to fold). */
 static int read_by_windows_only(ox_imp *I, const char *name)
 {
     for (size_t i = 0; i < I->g->n_node; i++) {
         const Onnx__NodeProto *nd = I->g->node[i];
-        for (size_t k = 0; k < nd->n_input; k++)
-            if (nd->input[k] && !strcmp(nd->input[k], name) &&
-                (!nd->op_type || (strcmp(nd->op_type, "Conv") && strcmp(nd->op_type, "AveragePool"))))
+        for (size_t k = 0; k < nd->n_input; k++) {
+            if (!nd->input[k] || strcmp(nd->input[k], name)) continue;
+            int conv = nd->op_type && !strcmp(nd->op_type, "Conv");
+            int avg = nd->op_type && !strcmp(nd->op_type, "AveragePool");
+            if (!conv && !avg) return 0;
+            const Onnx__AttributeProto *ap = ox_att(nd, "auto_pad"), *pads = ox_att(nd, "pads");
+            if (ap && !(ap->s.len == 6 && !memcmp(ap->s.data, "NOTSET", 6))) return 0;
+            int own = 0;
+            for (size_t q = 0; pads && q < pads->n_ints; q++) own |= pads->ints[q] != 0;
+            if (avg && (node_int(nd, "ceil_mode", 0) || (own && !node_int(nd, "count_include_pad", 0))))
                 return 0;
+        }
     }
     for (size_t k = 0; k < I->g->n_output; k++)
         if (I->g->output[k]->name && !strcmp(I->g->output[k]->name, name)) return 0;
@@ -68,9 +85,6 @@ static int op_pad(ox_imp *I)
     if (v[0] || v[1] || v[r] || v[r + 1])
         return ox_fail(I, "padding the batch or channel axis is unsupported");
     if (spatial && !read_by_windows_only(I, I->nd->output[0])) {
-        const int *p0 = I->t[x].pad;
-        if (p0[0] | p0[1] | p0[2] | p0[3])
-            return ox_fail(I, "a Pad of a tensor another Pad padded is unsupported");
         net_attr a = net_attr_default(NET_PAD);
         a.pt = (int)v[2], a.pl = (int)v[3], a.pb = (int)v[6], a.pr = (int)v[7];
         return ox_new_spec(I, NET_PAD, &a, 1, &x, 4) ? 0 : -1;
@@ -343,9 +357,10 @@ static int op_resize(ox_imp *I)
         return -1;
     if (ox_att_choice(I, "mode", "nearest linear bilinear cubic", &mode)) return -1;
     if (mode == 3) return ox_fail(I, "mode cubic: dse imports nearest and linear (bilinear) resizing");
-    if (mode && upsample)
-        return ox_fail(I, "Upsample in mode %s (asymmetric coordinates): dse imports it nearest only; "
-                       "export with a later opset (Resize)", mode == 1 ? "linear" : "bilinear");
+    if (mode && (upsample || I->opset < 11))
+        return ox_fail(I, "%s in mode %s below opset 11 (asymmetric coordinates): dse imports it "
+                       "nearest only; export with opset 11 or later", upsample ? "Upsample" : "Resize",
+                       mode == 1 ? "linear" : "bilinear");
     int64_t aa;
     if (ox_att_int(I, "antialias", 0, &aa)) return -1;
     if (aa) return ox_fail(I, "antialias=1 is unsupported");
@@ -411,9 +426,9 @@ static int op_resize(ox_imp *I)
         if (ctm != 0 && ctm != 2 && ctm != 3)
             return ox_fail(I, "linear resize with coordinate mode other than half_pixel, "
                            "pytorch_half_pixel or align_corners");
-        if (ctm != 3 && ((out[0] == 1 && in.h > 1) || (out[1] == 1 && in.w > 1)))
-            return ox_fail(I, "a linear resize to one row or column (where half_pixel and "
-                           "pytorch_half_pixel disagree)");
+        if (ctm == 2 && ((out[0] == 1 && in.h > 1) || (out[1] == 1 && in.w > 1)))
+            return ox_fail(I, "pytorch_half_pixel to one row or column (it reads the first, dse's "
+                           "Bilinear the middle: half_pixel)");
         net_attr a = net_attr_default(NET_BILINEAR);
         a.up_h = (int)out[0], a.up_w = (int)out[1], a.align_corners = ctm == 3;
         return ox_new_spec(I, NET_BILINEAR, &a, 1, &x, 4) ? 0 : -1;
@@ -425,7 +440,7 @@ static int op_resize(ox_imp *I)
     /* Which coordinate modes read input floor(i / s) for every integer s. */
     int smax = sh > sw ? sh : sw;
     int ok = upsample || (ctm == 1 && (nm == 2 || (nm == 0 && smax <= 2))) ||
-             ((ctm == 0 || ctm == 2) && nm < 2) || smax == 1;
+             ((ctm == 0 || ctm == 2) && nm < 2) || (smax == 1 && ctm <= 3);
     if (!ok)
         return ox_fail(I, "coordinate mode and nearest_mode that do not read input floor(i / scale) "
                        "(dse imports asymmetric with floor, or half_pixel with round_prefer_*)");

@@ -169,6 +169,12 @@ def main():
         two_out = model([helper.make_node("Relu", ["x"], ["y"], name="r1"),
                          helper.make_node("Relu", ["y"], ["z"], name="r2")],
                         [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4]), vi("z", [1, 3, 4, 4])])
+        # A Pad before an AveragePool with ceil_mode cannot be folded into it: a Pad layer.
+        pads = init("p", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+        good(tmp, "pad_avgpool_ceil", model([helper.make_node("Pad", ["x", "p"], ["xp"], name="pad"),
+                                             helper.make_node("AveragePool", ["xp"], ["y"], name="ap",
+                                                              kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+                                            [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 3, 3])], [pads]))
         good(tmp, "two_outputs", two_out)  # joined, flattened, into one layer (docs/onnx.md)
         many = [helper.make_node("Relu", ["x"], ["y%d" % k], name="r%d" % k) for k in range(17)]
         bad(tmp, "seventeen_outputs", model(many, [vi("x", [1, 3, 4, 4])],
@@ -222,6 +228,13 @@ def main():
                mode="linear", coordinate_transformation_mode="asymmetric")
         resize("resize_fraction", [1, 1, 1.5, 2], "nearest resize from 4x4 to 6x8: dse upsamples by "
                "integer factors", mode="nearest")
+        nd = helper.make_node("Resize", ["x", "s"], ["y"], name="up", mode="linear")
+        bad(tmp, "resize10_linear", model([nd], x4, [vi("y", [1, 3, 8, 8])], [init("s", np.array([1, 1, 2, 2], np.float32))],
+                                          opset=10), "Resize in mode linear below opset 11")
+        resize("resize_pytorch_half_pixel_one_row", [1, 1, 0.25, 2], "pytorch_half_pixel to one row",
+               mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
+        resize("resize_tf_half_pixel_identity", [1, 1, 1, 1], "do not read input floor(i / scale)",
+               mode="nearest", coordinate_transformation_mode="tf_half_pixel_for_nn", nearest_mode="ceil")
         resize("resize_fractional_rows", [1, 1, 1.3, 2], "scale 1.3 of 4 rows is not a whole number",
                mode="linear")
         resize("resize_channels", [1, 2, 2, 2], "scales the batch or channel axis", mode="nearest")
