@@ -84,6 +84,8 @@ static int op_pad(ox_imp *I)
     int spatial = r == 4 ? (int)(v[2] | v[3] | v[6] | v[7]) : 0;
     if (v[0] || v[1] || v[r] || v[r + 1])
         return ox_fail(I, "padding the batch or channel axis is unsupported");
+    if (I->nd->n_output < 1 || !I->nd->output[0] || !I->nd->output[0][0])
+        return ox_fail(I, "has no output 0");
     if (spatial && !read_by_windows_only(I, I->nd->output[0])) {
         net_attr a = net_attr_default(NET_PAD);
         a.pt = (int)v[2], a.pl = (int)v[3], a.pb = (int)v[6], a.pr = (int)v[7];
