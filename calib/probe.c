@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Bilinear, Pad; a test checks that none is
+ * Clip, Upsample, Bilinear, Pad, ConvTranspose; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -136,8 +136,14 @@ net *calib_probe_net(int i, char *err)
     add(&b, "bilinear", NET_BILINEAR, &a, "downpool", NULL);
     a = net_attr_pool(NET_MAXPOOL, 2, 2, 0);
     add(&b, "downpool2", NET_MAXPOOL, &a, "bilinear", NULL);
+    /* A learned 2x2 upsampling (a U-Net's up-convolution), pooled back
+     * down as well. */
+    a = net_attr_conv(C, 2, 2, 0, 1, 1);
+    add(&b, "deconv", NET_DECONV, &a, "downpool2", NULL);
+    a = net_attr_pool(NET_MAXPOOL, 2, 2, 0);
+    add(&b, "downpool3", NET_MAXPOOL, &a, "deconv", NULL);
     a = net_attr_conv(C, 7, 2, 3, 1, 1); /* large kernel, strided: the Conv class */
-    add(&b, "conv7x7s2", NET_CONV, &a, "downpool2", NULL);
+    add(&b, "conv7x7s2", NET_CONV, &a, "downpool3", NULL);
     a = net_attr_conv(2 * C, 3, 2, 1, 1, 1); /* 3x3 stride 2: Conv class */
     add(&b, "conv3x3s2", NET_CONV, &a, "conv7x7s2", NULL);
     a = net_attr_default(NET_GAP);

@@ -84,16 +84,16 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
                  ndev);
         return NULL;
     }
-    for (int b = 0; b < NET_KIND_COUNT; b++)
-        if ((split_mask >> b & 1) && !net_kind_splittable((net_kind)b)) {
-            base_seterr(err, "chromosome: %s layers cannot be split",
-                     net_kind_name((net_kind)b));
-            return NULL;
-        }
-    if (split_mask < 0 || split_mask >> NET_KIND_COUNT) {
+    if (split_mask < 0) {
         base_seterr(err, "chromosome: bad split mask %d", split_mask);
         return NULL;
     }
+    for (int b = 0; b < 31; b++) /* a bit per kind (net_split_bit), in an int */
+        if ((split_mask >> b & 1) && (b >= NET_KIND_COUNT || !net_kind_splittable((net_kind)b))) {
+            if (b >= NET_KIND_COUNT) base_seterr(err, "chromosome: bad split mask %d", split_mask);
+            else base_seterr(err, "chromosome: %s layers cannot be split", net_kind_name((net_kind)b));
+            return NULL;
+        }
     chrom *c = calloc(1, sizeof *c);
     if (!c) goto oom;
     c->n = n;
@@ -113,7 +113,7 @@ chrom *chrom_new(const net *n, int ndev, chrom_kind k, int p, int split_mask, ch
     int g = 0;
     for (int i = 0; i < c->L; i++) {
         net_kind kk = n->layers[i].kind;
-        c->split[i] = (split_mask >> kk & 1) && net_kind_splittable(kk);
+        c->split[i] = net_split_has(split_mask, kk);
         c->chan[i] = n->layers[i].out.c;
         c->bandable[i] = (unsigned char)(net_layer_rowsplit(n, i) << MAP_CUT_ROWS |
                                          net_layer_colsplit(n, i) << MAP_CUT_COLS);

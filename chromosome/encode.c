@@ -76,7 +76,7 @@ static void build_naive(const chrom *c, const mapping *t, int *g)
     for (int i = 0; i < n->n; i++) {
         const map_slice *s = mapping_slices(t, i);
         int k = mapping_nslices(t, i);
-        int split = (mask >> n->layers[i].kind & 1) && net_kind_splittable(n->layers[i].kind);
+        int split = net_split_has(mask, n->layers[i].kind);
         if (!split) {
             int b = 0; /* the slice with most channels (a valid target has one) */
             for (int a = 1; a < k; a++)
@@ -133,7 +133,7 @@ static void build_points(const chrom *c, const mapping *t, int *g, int cycle)
     } else {
         int S = 0;
         for (int i = 0; i < L; i++)
-            if ((mask >> n->layers[i].kind & 1) && net_kind_splittable(n->layers[i].kind)) sl[S++] = i;
+            if (net_split_has(mask, n->layers[i].kind)) sl[S++] = i;
         for (int r = 0; r < chrom_splits(c); r++) {
             int m = 0; /* the last splittable layer with more than r slices */
             for (int j = 0; j < S; j++)

@@ -18,6 +18,12 @@ void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
 void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const float *w,
              float *out);
 
+/* deconv.c: ConvTranspose slices; in is the input of the slice's first
+ * group on (kernels.h), w the slice's weights, ws
+ * convalgo_deconv_workspace(L, x, nc) floats. */
+void kern_deconv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
+                 const float *w, float *out, float *ws);
+
 /* wino.c: the algorithm of a Conv under the runtime's Winograd mode
  * (kern_set_winograd): model/convalgo.h's rule, the one the cost model
  * charges; and 3x3 stride-1 Conv slices by Winograd F(2x2, 3x3) or

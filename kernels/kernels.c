@@ -183,6 +183,7 @@ static void softmax(const float *in, float *out, int C, size_t hw)
 size_t kern_workspace_floats(const net *n, int layer, int nc)
 {
     const net_layer *L = &n->layers[layer];
+    if (L->kind == NET_DECONV) return convalgo_deconv_workspace(L, net_in_shape(n, layer, 0), nc);
     if (L->kind != NET_CONV) return 0;
     return kern_conv_workspace(L, net_in_shape(n, layer, 0), nc);
 }
@@ -209,6 +210,7 @@ typedef struct {
 } kern_args;
 
 static void k_conv(const kern_args *k) { kern_conv(k->L, k->x, k->alg, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
+static void k_deconv(const kern_args *k) { kern_deconv(k->L, k->x, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
 static void k_fc(const kern_args *k) { kern_fc(k->L, k->x, k->nc, k->in[0], k->w, k->out); }
 static void k_relu(const kern_args *k) { relu(k->in[0], k->out, (size_t)k->nc * k->hw, k->L->a.relu_max); }
 static void k_lrn(const kern_args *k) { lrn(k->in[0], k->out, k->L->out.c, k->hw, &k->L->a); }

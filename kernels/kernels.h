@@ -12,7 +12,8 @@
  * Tensor conventions (docs/runtime-kernels.md): input k holds the channels
  * net_chans_in names (model/rows.c, the rule the Plan sends by):
  *  - Conv, FC, LRN, Softmax, Add, Concat, Flatten read their FULL input
- *    tensors (net_in_shape), but for a grouped or depthwise Conv's slice,
+ *    tensors (net_in_shape), but for a grouped or depthwise Conv's (or
+ *    ConvTranspose's) slice,
  *    whose input 0 is only the channels of its groups (from group
  *    c0 / (out.c / groups) on); Conv and FC may compute any slice, the
  *    others only the whole layer (c0 = 0, nc = out.c).
@@ -24,6 +25,10 @@
  *
  * Weights of a slice, one contiguous float array (kern_weights_slice):
  *   Conv:      w[nc][in_c/groups][kh][kw], then bias[nc] if a.bias
+ *   ConvTranspose: w[nc][kh][kw][in_c/groups], then bias[nc] if a.bias
+ *              (the taps outside, so a slice's rows are one matrix:
+ *              kernels/deconv.c; ONNX's [in_c][out_c/groups][kh][kw] is
+ *              transposed on import and export)
  *   FC:        w[nc][in_c*in_h*in_w] (flattened input, C-major), then bias[nc]
  *   BatchNorm: scale[nc], shift[nc], mean[nc], var[nc]
  *   others:    none (0 floats)

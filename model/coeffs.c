@@ -441,7 +441,7 @@ cost_coeffs *coeffs_default(const platform *pl)
         d->mem_coefficient = coeffs_given(1.0, COEFFS_DEFAULT);
         d->mem_bias_mb = coeffs_given(0.0, COEFFS_DEFAULT);
         for (int cls = 0; cls < COST_NCLASS; cls++) {
-            double r = cls == NET_CONV || cls >= NET_KIND_COUNT ? nominal[k].conv
+            double r = cls == NET_CONV || cost_class_base(cls) == NET_CONV ? nominal[k].conv
                        : cls == NET_FC                                    ? nominal[k].fc
                                                                           : nominal[k].elementwise;
             d->cls[cls].per_cycle = coeffs_given(r, COEFFS_DEFAULT);

@@ -153,9 +153,26 @@ size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo alg)
     }
 }
 
+int convalgo_deconv_band_rows(const net_layer *L, net_shape x)
+{
+    const net_attr *a = &L->a;
+    long M = (long)(a->out_c / a->groups) * a->kh * a->kw; /* a whole group's rows */
+    long r = IM2COL_BAND_FLOATS / (M * x.w);
+    if (r < 1) r = 1;
+    return r > x.h ? x.h : (int)r;
+}
+
+size_t convalgo_deconv_workspace(const net_layer *L, net_shape x, int nc)
+{
+    const net_attr *a = &L->a;
+    int cout_g = a->out_c / a->groups, m = nc < cout_g ? nc : cout_g; /* one group at a time */
+    return (size_t)m * a->kh * a->kw * convalgo_deconv_band_rows(L, x) * x.w;
+}
+
 size_t convalgo_workspace_of(const net *n, int layer, int nc)
 {
     const net_layer *L = &n->layers[layer];
+    if (L->kind == NET_DECONV) return convalgo_deconv_workspace(L, net_in_shape(n, layer, 0), nc);
     if (L->kind != NET_CONV) return 0;
     net_shape x = net_in_shape(n, layer, 0);
     return convalgo_workspace(L, x, nc, convalgo_pick(L, x, 1));

@@ -66,7 +66,7 @@ int convalgo_gemv_gathers(const net_layer *L, net_shape x);
  * channel and non-decreasing in nc. */
 size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo a);
 /* The workspace of a slice of `layer` under the default rule, floats (0
- * for layers that are not Conv). */
+ * for layers that are not Conv or ConvTranspose). */
 size_t convalgo_workspace_of(const net *n, int layer, int nc);
 /* The workspace of output rows [h0, h0+nh) x columns [w0, w0+nw) (all
  * channels) of `layer`: a band runs the whole layer's algorithm (convalgo_pick on the layer's own
@@ -89,5 +89,14 @@ typedef struct {
                         slice in one block: its U made once per group) */
 } convalgo_wino;
 convalgo_wino convalgo_wino_geometry(const net_layer *L, net_shape x, int nc, int m);
+
+/* ConvTranspose (kernels/deconv.c): one matrix product per band of input
+ * rows, its column matrix (a group's output channels x kernel taps) x (the
+ * band's pixels) then added into the output.  Input rows per band, from the
+ * whole layer's shape only (never the slice's, so that a slice adds into
+ * each output element in the whole layer's order), and the scratch floats
+ * of a slice of nc output channels (non-decreasing in nc). */
+int convalgo_deconv_band_rows(const net_layer *L, net_shape x);
+size_t convalgo_deconv_workspace(const net_layer *L, net_shape x, int nc);
 
 #endif

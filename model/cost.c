@@ -56,6 +56,8 @@ int cost_class(const net *n, int layer)
     }
 }
 
+int cost_class_base(int cls) { return cls >= NET_KIND_COUNT || cls == NET_DECONV ? NET_CONV : -1; }
+
 const char *cost_class_name(int cls)
 {
     for (size_t i = 0; i < sizeof conv_classes / sizeof *conv_classes; i++)
@@ -334,8 +336,9 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             const coeffs_rates *lr =
                 D == F ? NULL : coeffs_find_layer(c, (plat_kind)k, n->name, L->name);
             const coeffs_rates *kr = &D->cls[cls];
-            /* An algorithm's class falls back on the file's "Conv". */
-            const coeffs_rates *cr = cls >= NET_KIND_COUNT ? &D->cls[NET_CONV] : NULL;
+            /* An algorithm's class and ConvTranspose fall back on the
+             * file's "Conv" (cost_class_base). */
+            const coeffs_rates *cr = cost_class_base(cls) >= 0 ? &D->cls[cost_class_base(cls)] : NULL;
             const coeffs_value *pc = pick(lr ? &lr->per_cycle : NULL, wr ? &wr->per_cycle : NULL,
                                           &kr->per_cycle, cr ? &cr->per_cycle : NULL, NULL);
             /* A file before version 4 rated GlobalAveragePool per element
@@ -380,7 +383,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
                       (wr && (coeffs_isset(&wr->per_cycle) || coeffs_isset(&wr->overhead_us)));
             const coeffs_curve *cv = D == F || own        ? NULL
                                      : D->curve[cls].n    ? &D->curve[cls]
-                                     : cr && !coeffs_isset(&kr->per_cycle) ? &D->curve[NET_CONV]
+                                     : cr && !coeffs_isset(&kr->per_cycle) ? &D->curve[cost_class_base(cls)]
                                                           : NULL;
             double whole = (double)(m->use_macs[i] ? net_slice_macs(n, i, 0, L->out.c)
                                                    : net_slice_ops(n, i, 0, L->out.c));

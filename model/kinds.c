@@ -22,6 +22,18 @@ static const net_akey keys_conv[] = {
     {"groups", NET_A_INT, 1, OFF(groups), 0, 1, 0, -1},
     {"bias", NET_A_BOOL, 1, OFF(bias), 0, 0, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
+/* ConvTranspose: Conv's keys and the output padding (rows and columns
+ * added at the bottom and right, which only the bias reaches). */
+static const net_akey keys_deconv[] = {
+    {"out_channels", NET_A_INT, 1, OFF(out_c), 1, 1, 0, -1},
+    {"kernel", NET_A_INTS, 2, OFF(kh), 1, 1, 0, -1},
+    {"stride", NET_A_INTS, 2, OFF(sh), 0, 1, 0, -1},
+    {"dilation", NET_A_INTS, 2, OFF(dh), 0, 1, 0, -1},
+    {"pads", NET_A_INTS, 4, OFF(pt), 0, 0, 0, -1},
+    {"output_padding", NET_A_INTS, 2, OFF(oph), 0, 0, 0, -1},
+    {"groups", NET_A_INT, 1, OFF(groups), 0, 1, 0, -1},
+    {"bias", NET_A_BOOL, 1, OFF(bias), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
 static const net_akey keys_fc[] = {
     {"out_features", NET_A_INT, 1, OFF(out_c), 1, 1, 0, -1},
     {"bias", NET_A_BOOL, 1, OFF(bias), 0, 0, 0, -1},

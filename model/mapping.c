@@ -807,6 +807,15 @@ static void ad_hazards(const mapping *m, const net *n, const platform *p, const 
                      "of %s (AutoDiCE has no halos: a band crops its input %ss from the whole "
                      "input); its bands are written as they are", mapping_cut_unit(m->cut[i]),
                      N->name[N->first[i + 1] - 1], mapping_cut_unit(m->cut[i]));
+    /* Its output-channel split (onnx_split.py, horizontal_split) builds
+     * the slices' nodes for Conv and Gemm alone: another kind's split
+     * leaves them undefined and the script stops. */
+    for (int i = 0; i < n->n; i++)
+        if (!m->cut[i] && mapping_nslices(m, i) > 1 && n->layers[i].kind != NET_CONV &&
+            n->layers[i].kind != NET_FC)
+            warn_add(w, "AutoDiCE's front end fails on this mapping: its output-channel split "
+                     "handles Conv and Gemm nodes only, not the %s %s (AutoDiCE 82d6192, "
+                     "onnx_split.py)", net_kind_name(n->layers[i].kind), n->layers[i].name);
     for (int i = 0; i < n->n; i++) {
         const net_layer *L = &n->layers[i];
         int k = mapping_nslices(m, i);

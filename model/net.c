@@ -31,6 +31,14 @@ int net_split_mask_parse(const char *s)
     return mask ? mask : -1;
 }
 
+int net_split_bit(net_kind k) { return k == NET_DECONV ? NET_CONV : (int)k; }
+
+int net_split_has(int mask, net_kind k)
+{
+    int b = net_split_bit(k);
+    return b >= 0 && b < 31 && (mask >> b & 1) && net_kind_splittable(k);
+}
+
 net_attr net_attr_default(net_kind k)
 {
     net_attr a;
@@ -245,6 +253,46 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         }
         int64_t per_out = (int64_t)(x.c / a->groups) * a->kh * a->kw;
         L->macs = (int64_t)a->out_c * oh * ow * per_out;
+        L->params = (int64_t)a->out_c * per_out + (a->bias ? a->out_c : 0);
+        L->weights = L->params;
+        break;
+    }
+    case NET_DECONV: {
+        /* Input pixel (iy, ix) adds W[.., ky, kx] times itself to output
+         * pixel (iy sh - pt + ky dh, ix sw - pl + kx dw): the transpose of
+         * Conv's window (ONNX ConvTranspose, PyTorch ConvTranspose2d). */
+        if (a->out_c <= 0 || a->kh <= 0 || a->kw <= 0 || a->sh <= 0 || a->sw <= 0 ||
+            a->dh <= 0 || a->dw <= 0 || a->groups <= 0 || a->pt < 0 || a->pl < 0 ||
+            a->pb < 0 || a->pr < 0 || a->oph < 0 || a->opw < 0) {
+            base_seterr(err, "%s: layer %s: ConvTranspose needs positive out_channels, kernel, "
+                   "stride, dilation, groups and non-negative pads and output_padding", what, L->name);
+            return -1;
+        }
+        if (x.c % a->groups || a->out_c % a->groups) {
+            base_seterr(err, "%s: layer %s: groups %d does not divide input channels %d and "
+                   "output channels %d", what, L->name, a->groups, x.c, a->out_c);
+            return -1;
+        }
+        int64_t fh = (int64_t)a->sh * (x.h - 1) + (int64_t)a->dh * (a->kh - 1) + 1 + a->oph;
+        int64_t fw = (int64_t)a->sw * (x.w - 1) + (int64_t)a->dw * (a->kw - 1) + 1 + a->opw;
+        int64_t oh = fh - a->pt - a->pb, ow = fw - a->pl - a->pr;
+        if (oh < 1 || ow < 1 || fh > INT_MAX || fw > INT_MAX) {
+            base_seterr(err, "%s: layer %s: pads %d, %d, %d, %d leave no output of the %lldx%lld "
+                   "transposed convolution", what, L->name, a->pt, a->pl, a->pb, a->pr,
+                   (long long)fh, (long long)fw);
+            return -1;
+        }
+        int64_t per_out = (int64_t)(x.c / a->groups) * a->kh * a->kw;
+        if ((double)a->out_c * per_out * x.h * x.w > COUNT_MAX ||
+            (double)a->out_c * per_out > COUNT_MAX || (double)a->out_c * oh * ow > INT_MAX) {
+            base_seterr(err, "%s: layer %s: ConvTranspose too large (more than 2^53 MACs or "
+                   "parameters, or 2^31 outputs)", what, L->name);
+            return -1;
+        }
+        y = (net_shape){a->out_c, (int)oh, (int)ow};
+        /* Every input pixel times every weight: the product the kernel
+         * runs, cropped pads included. */
+        L->macs = (int64_t)a->out_c * per_out * x.h * x.w;
         L->params = (int64_t)a->out_c * per_out + (a->bias ? a->out_c : 0);
         L->weights = L->params;
         break;
@@ -642,7 +690,7 @@ net_totals net_total(const net *n, int split_mask)
         t.ops += L->ops;
         t.params += L->params;
         t.weights += L->weights;
-        if (split_mask & (1 << L->kind)) t.nsplittable++;
+        if (net_split_has(split_mask, L->kind)) t.nsplittable++;
     }
     return t;
 }

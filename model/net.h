@@ -108,6 +108,8 @@ typedef struct {
     double clip_lo, clip_hi;  /* Clip: min(clip_hi, max(clip_lo, x)) */
     int up_h, up_w;           /* Upsample: integer scale factors (nearest); Bilinear: output size */
     int align_corners;        /* Bilinear: 1 maps the corner pixels' centres onto each other */
+    int oph, opw;             /* ConvTranspose: output padding (rows at the bottom, columns at
+                                 the right that no input reaches: the bias alone) */
 } net_attr;
 
 typedef struct {
@@ -192,6 +194,12 @@ int64_t net_box_ops(const net *n, int i, int c0, int nc, int h0, int nh, int w0,
 /* Bit mask of splittable kinds from "conv,fc" / "fc" / "conv"; -1 if bad. */
 int net_split_mask_parse(const char *s);
 #define NET_SPLIT_DEFAULT ((1 << NET_CONV) | (1 << NET_FC))
+/* The bit of a split mask that names kind k: "conv" names Conv and
+ * ConvTranspose alike (a mask is an int: there are more kinds than bits). */
+int net_split_bit(net_kind k);
+/* Whether a split mask lets layers of kind k be cut by channels (its bit
+ * set, and the kind splittable at all). */
+int net_split_has(int mask, net_kind k);
 
 /* Default attributes for a kind (stride 1, dilation 1, groups 1, ...). */
 net_attr net_attr_default(net_kind k);

@@ -283,7 +283,7 @@ static int rank_of(const int *rank, int i) { return i < 0 ? 4 : rank[i]; }
 
 static int spatial_kind(net_kind k)
 {
-    return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
+    return k == NET_CONV || k == NET_DECONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
            k == NET_PAD || k == NET_BILINEAR;
@@ -463,6 +463,37 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         at[na++] = a_ints(E, "pads", 4, p4);
         at[na++] = a_int(E, "group", a->groups);
         op = "Conv";
+        break;
+    }
+    case NET_DECONV: {
+        /* ONNX's weight is [in_c][out_c/groups][kh][kw]; ours
+         * w[out_c][kh][kw][in_c/groups] (kernels.h): transposed back. */
+        net_shape x = net_in_shape(n, i, 0);
+        int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups, kk = a->kh * a->kw;
+        int64_t wd[4] = {x.c, cout_g, a->kh, a->kw}, bd[1] = {a->out_c};
+        int64_t nw = (int64_t)a->out_c * kk * cin_g;
+        float *t = E->names_only ? NULL : ex_alloc(E, (size_t)nw * sizeof *t);
+        if (t)
+            for (int o = 0; o < a->out_c; o++)
+                for (int q = 0; q < kk; q++)
+                    for (int c = 0; c < cin_g; c++)
+                        t[(((size_t)(o / cout_g) * cin_g + c) * cout_g + o % cout_g) * kk + q] =
+                            lw[((size_t)o * kk + q) * cin_g + c];
+        in[1] = ex_weight(E, ex_str(E, "%s.weight", L->name), 4, wd, t, 0);
+        nin = 2;
+        if (a->bias) {
+            in[2] = ex_weight(E, ex_str(E, "%s.bias", L->name), 1, bd, lw, nw);
+            nin = 3;
+        }
+        int k2[2] = {a->kh, a->kw}, s2[2] = {a->sh, a->sw}, d2[2] = {a->dh, a->dw},
+            p4[4] = {a->pt, a->pl, a->pb, a->pr}, o2[2] = {a->oph, a->opw};
+        at[na++] = a_ints(E, "kernel_shape", 2, k2);
+        at[na++] = a_ints(E, "strides", 2, s2);
+        at[na++] = a_ints(E, "dilations", 2, d2);
+        at[na++] = a_ints(E, "pads", 4, p4);
+        if (a->oph || a->opw) at[na++] = a_ints(E, "output_padding", 2, o2);
+        at[na++] = a_int(E, "group", a->groups);
+        op = "ConvTranspose";
         break;
     }
     case NET_FC: {

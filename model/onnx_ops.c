@@ -152,6 +152,108 @@ static int op_conv(ox_imp *I)
     return 0;
 }
 
+/* ConvTranspose: a ConvTranspose layer.  ONNX's weight [in_c][out_c/group]
+ * [kh][kw] becomes ours, w[out_c][kh][kw][in_c/group] (kernels.h);
+ * output_shape, where given, sets the pads by ONNX's rule (and, when it
+ * asks for more than the whole transposed convolution, output padding). */
+static int op_deconv(ox_imp *I)
+{
+    if (ox_check_attrs(I, "auto_pad dilations group kernel_shape output_padding output_shape "
+                          "pads strides"))
+        return -1;
+    int x = ox_in_act(I, 0), bad;
+    if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    const Onnx__TensorProto *W = ox_in_const(I, 1, 1, &bad), *B;
+    if (bad) return -1;
+    B = ox_in_const(I, 2, 0, &bad);
+    if (bad) return -1;
+    if (W->n_dims != 4)
+        return ox_fail(I, "weight %.100s is %zu-D; a 2-D transposed convolution has a 4-D weight",
+                       ox_in_name(I, 1), W->n_dims);
+    for (int i = 0; i < 4; i++)
+        if (W->dims[i] < 1 || W->dims[i] > INT32_MAX)
+            return ox_fail(I, "weight %.100s has dimension %lld", ox_in_name(I, 1), (long long)W->dims[i]);
+    net_attr a = net_attr_default(NET_DECONV);
+    int64_t g;
+    int autopad, op[2], os[2], has_op, has_os;
+    if (ox_window_attrs(I, &a, &autopad, 0) || ox_att_int(I, "group", 1, &g) ||
+        ox_att_ints(I, "output_padding", 2, 0, op, &has_op) ||
+        ox_att_ints(I, "output_shape", 2, 1, os, &has_os))
+        return -1;
+    const Onnx__AttributeProto *apa = ox_att(I->nd, "auto_pad");
+    int valid = apa && apa->s.len == 5 && !memcmp(apa->s.data, "VALID", 5);
+    if (g < 1 || g > OX_ATTR_MAX) return ox_fail(I, "group %lld out of range", (long long)g);
+    a.groups = (int)g;
+    net_shape xs = I->t[x].shape;
+    if (W->dims[0] != xs.c)
+        return ox_fail(I, "weight %.100s has %lld input channels, the input has %d",
+                       ox_in_name(I, 1), (long long)W->dims[0], xs.c);
+    if (xs.c % a.groups || (int64_t)W->dims[1] * a.groups > OX_ATTR_MAX)
+        return ox_fail(I, "group %d does not divide the input's %d channels, or too many outputs",
+                       a.groups, xs.c);
+    if (ox_att(I->nd, "kernel_shape") && (a.kh != W->dims[2] || a.kw != W->dims[3]))
+        return ox_fail(I, "kernel_shape %dx%d but weight %.100s is %lldx%lld", a.kh, a.kw,
+                       ox_in_name(I, 1), (long long)W->dims[2], (long long)W->dims[3]);
+    a.kh = (int)W->dims[2], a.kw = (int)W->dims[3];
+    a.out_c = (int)W->dims[1] * a.groups;
+    if (has_op) a.oph = op[0], a.opw = op[1];
+    if (autopad || has_os) {
+        /* The pads that give the output shape asked for: SAME's is the input
+         * times the stride; ONNX splits the total with the odd one at the
+         * end under SAME_UPPER, at the start otherwise. */
+        if (valid) return ox_fail(I, "auto_pad VALID with output_shape");
+        int64_t in[2] = {xs.h, xs.w}, st[2] = {a.sh, a.sw}, k[2] = {a.kh, a.kw},
+                d[2] = {a.dh, a.dw}, opd[2] = {a.oph, a.opw}, beg[2], end[2];
+        for (int i = 0; i < 2; i++) {
+            int64_t want = has_os ? os[i] : in[i] * st[i];
+            int64_t total = st[i] * (in[i] - 1) + opd[i] + (k[i] - 1) * d[i] + 1 - want;
+            if (total < 0) { /* more than the whole: rows only the bias reaches, at the end */
+                beg[i] = 0, end[i] = 0, opd[i] -= total;
+            } else {
+                beg[i] = autopad == 1 ? total / 2 : total - total / 2;
+                end[i] = total - beg[i];
+            }
+            if (opd[i] > OX_ATTR_MAX) return ox_fail(I, "output_shape out of range");
+        }
+        a.pt = (int)beg[0], a.pb = (int)end[0], a.pl = (int)beg[1], a.pr = (int)end[1];
+        a.oph = (int)opd[0], a.opw = (int)opd[1];
+    }
+    a.bias = B != NULL;
+    ox_spec *s = ox_new_spec(I, NET_DECONV, &a, 1, &x, 4);
+    if (!s) return -1;
+    int64_t n;
+    float *w = ox_const_floats(I, W, "weight", 1, I->keep, &n, &bad);
+    if (bad) return -1;
+    if (I->keep) {
+        int cin_g = xs.c / a.groups, cout_g = a.out_c / a.groups, kk = a.kh * a.kw;
+        float *t = malloc((size_t)n * sizeof *t + 1);
+        if (!t) return free(w), ox_fail(I, "out of memory");
+        for (int o = 0; o < a.out_c; o++) {
+            int gi = o / cout_g, j = o % cout_g;
+            for (int q = 0; q < kk; q++)
+                for (int c = 0; c < cin_g; c++)
+                    t[((size_t)o * kk + q) * cin_g + c] =
+                        w[(((size_t)gi * cin_g + c) * cout_g + j) * kk + q];
+        }
+        free(w);
+        w = t;
+    }
+    if (ox_spec_append(I, s, w, n)) return free(w), -1;
+    free(w);
+    if (B) {
+        w = ox_const_floats(I, B, "bias", 2, I->keep, &n, &bad);
+        if (bad) return -1;
+        if (B->n_dims != 1 || n != a.out_c) {
+            free(w);
+            return ox_fail(I, "bias %.100s has %lld values, the weight has %d output channels",
+                           ox_in_name(I, 2), (long long)n, a.out_c);
+        }
+        if (ox_spec_append(I, s, w, n)) return free(w), -1;
+        free(w);
+    }
+    return 0;
+}
+
 static int op_pool(ox_imp *I, net_kind kind)
 {
     int mp = kind == NET_MAXPOOL;
@@ -892,6 +994,7 @@ int ox_import_node(ox_imp *I)
     int handled, rc = ox_fold(I, &handled);
     if (rc || handled) return rc;
     if (!strcmp(op, "Conv")) return op_conv(I);
+    if (!strcmp(op, "ConvTranspose")) return op_deconv(I);
     if (!strcmp(op, "Gemm")) return op_fc(I, 1);
     if (!strcmp(op, "MatMul")) return op_fc(I, 0);
     if (!strcmp(op, "Relu")) return op_simple(I, NET_RELU, "consumed_inputs", 0);

@@ -74,7 +74,7 @@ void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1)
 {
     const net_layer *L = &n->layers[i];
     int C = net_in_shape(n, i, k).c;
-    if (L->kind == NET_CONV && k == 0 && L->a.groups > 1) {
+    if ((L->kind == NET_CONV || L->kind == NET_DECONV) && k == 0 && L->a.groups > 1) {
         int cin_g = C / L->a.groups, cout_g = L->out.c / L->a.groups;
         *a0 = c0 / cout_g * cin_g;
         *a1 = ((c1 - 1) / cout_g + 1) * cin_g;

@@ -404,7 +404,7 @@ static int cfgs_build(configs *k, const solve_problem *p, char *err)
     for (int l = 0; l < L; l++) {
         const net_layer *Ly = &p->n->layers[l];
         int na = k->c.nallowed[l];
-        int split = (p->split_mask >> Ly->kind & 1) && net_kind_splittable(Ly->kind);
+        int split = net_split_has(p->split_mask, Ly->kind);
         int kmax = na < Ly->out.c ? na : Ly->out.c;
         k->nsingle[l] = na;
         k->ncfg[l] = na + (split && kmax >= 2 ? kmax - 1 : 0);

@@ -68,7 +68,7 @@ static int band_axis(const net *n, int i)
 static int chan_ok(const solve_problem *p, int i)
 {
     net_kind k = p->n->layers[i].kind;
-    return (p->split_mask >> k & 1) && net_kind_splittable(k) && p->n->layers[i].out.c >= 2;
+    return net_split_has(p->split_mask, k) && p->n->layers[i].out.c >= 2;
 }
 
 /* Layer l's allowed devices in index order (fixed for the run: built once

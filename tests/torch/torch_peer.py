@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""torch_peer.py DSE_BIN -- torchvision's alexnet and resnet50 (weights=None,
+"""torch_peer.py DSE_BIN [NAME...] -- torchvision's alexnet and resnet50 (weights=None,
 fixed seed) exported with torch.onnx.export and run in PyTorch on a fixed
 input; the ONNX files are imported into dse (real weights) and run with
 `dse exec` on 1 rank and on 2 ranks with a hybrid mapping (every Conv and FC
@@ -122,12 +122,44 @@ class TinyDet(torch.nn.Module):
         return self.fc(torch.flatten(s, 1)), s, m  # several outputs, as a detector's heads
 
 
+class TinyUNet(torch.nn.Module):
+    """Learned upsampling as decoders and U-Nets write it: ConvTranspose2d
+    with a 2x2 stride-2 kernel (U-Net's up-convolution, skip concatenated),
+    3x3 stride 2 with padding 1 and output_padding 1 (a decoder's), 4x4
+    stride 2 padding 1 without bias (DCGAN's), and a grouped, dilated one
+    with unequal strides and asymmetric output padding."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.e1 = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.e2 = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(16, 32, 3, 1, 1), nn.ReLU())
+        self.e3 = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(32, 48, 3, 1, 1), nn.ReLU())
+        self.up1 = nn.ConvTranspose2d(48, 32, 2, 2)
+        self.d1 = nn.Sequential(nn.Conv2d(64, 32, 3, 1, 1), nn.ReLU())
+        self.up2 = nn.ConvTranspose2d(32, 16, 3, 2, padding=1, output_padding=1)
+        self.d2 = nn.Sequential(nn.Conv2d(32, 16, 3, 1, 1), nn.ReLU())
+        self.up3 = nn.ConvTranspose2d(16, 8, 4, 2, padding=1, bias=False)
+        self.g = nn.ConvTranspose2d(8, 12, 3, (1, 2), padding=(2, 1), output_padding=(0, 1),
+                                    groups=4, dilation=2)
+        self.head = nn.Conv2d(12, 5, 1)
+
+    def forward(self, x):
+        f1 = self.e1(x)
+        f2 = self.e2(f1)
+        f3 = self.e3(f2)
+        u = self.d1(torch.cat([self.up1(f3), f2], 1))
+        u = self.d2(torch.cat([self.up2(u), f1], 1))
+        return self.head(self.g(torch.relu(self.up3(u))))
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
-    for name in ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp"):
+    names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
+                             "tinyunet")
+    for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
             seg = torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None,
@@ -142,6 +174,9 @@ def main():
                     return self.m(x)["out"]
             model = randomise(Out(seg))
             x = torch.rand(1, 3, 224, 224) * 2 - 1
+        elif name == "tinyunet":
+            model = randomise(TinyUNet().eval())
+            x = torch.rand(1, 3, 40, 56) * 2 - 1
         elif name == "tinydet":
             model = randomise(TinyDet().eval())
             x = torch.rand(1, 3, 64, 96) * 2 - 1
@@ -169,8 +204,9 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name in ("resnet18", "audio1d", "tinydet"):
-            for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3)}[name]:  # seeds that mix both
+        if name in ("resnet18", "audio1d", "tinydet", "tinyunet"):
+            for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3),
+                         "tinyunet": (1, 2, 3)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
