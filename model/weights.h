@@ -6,9 +6,12 @@
  * (topological) layer order, layer i's block holding exactly
  * n->layers[i].weights floats:
  *   Conv       W[out_c][in_c/groups][kh][kw], then bias[out_c] if bias
+ *   ConvTranspose W[out_c][kh][kw][in_c/groups], then bias[out_c] if bias
+ *              (ONNX's [in_c][out_c/groups][kh][kw], transposed on import)
  *   FC         W[out][in] (a row per output feature: Gemm transB=1), then
  *              bias[out] if bias; `in` indexes the input flattened as C,H,W
  *   BatchNorm  scale[C], shift[C], mean[C], var[C]
+ *   LayerNorm  scale[C], shift[C]; Scale scale[C]; PReLU slope[C]
  *   others     nothing
  * So layer i's block starts at weights_offset(n, i) floats.
  *

@@ -77,6 +77,28 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
                 }
         break;
     }
+    case NET_DECONV: { /* gathered, in double: the input pixels whose taps land here */
+        int cin_g = xs.c / a->groups, cout_g = a->out_c / a->groups, kk = a->kh * a->kw;
+        int K = cin_g * kk;
+        for (int oc = 0; oc < ys.c; oc++)
+            for (int oy = 0; oy < ys.h; oy++)
+                for (int ox = 0; ox < ys.w; ox++) {
+                    double s = a->bias ? w[(size_t)ys.c * K + oc] : 0.0;
+                    int g = oc / cout_g;
+                    for (int ki = 0; ki < a->kh; ki++)
+                        for (int kj = 0; kj < a->kw; kj++) {
+                            int ty = oy + a->pt - ki * a->dh, tx = ox + a->pl - kj * a->dw;
+                            if (ty < 0 || tx < 0 || ty % a->sh || tx % a->sw) continue;
+                            int iy = ty / a->sh, ix = tx / a->sw;
+                            if (iy >= xs.h || ix >= xs.w) continue;
+                            for (int ic = 0; ic < cin_g; ic++)
+                                s += (double)w[(size_t)oc * K + (size_t)(ki * a->kw + kj) * cin_g + ic] *
+                                     at(x, xs, g * cin_g + ic, iy, ix);
+                        }
+                    out[((size_t)oc * ys.h + oy) * ys.w + ox] = (float)s;
+                }
+        break;
+    }
     case NET_FC: {
         size_t nin = (size_t)net_shape_numel(xs);
         for (int o = 0; o < ys.c; o++) {

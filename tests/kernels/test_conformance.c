@@ -43,6 +43,9 @@ static const char *must[] = {
     "pytorch-converted/test_PReLU_2d", "pytorch-converted/test_Tanh", "pytorch-operator/test_operator_clip",
     "node/test_resize_upsample_scales_nearest", "node/test_upsample_nearest",
     "node/test_resize_upsample_scales_linear", "node/test_split_equal_parts_2d",
+    /* decoders' learned upsampling: output_shape, pads, output padding,
+     * dilation, SAME, and PyTorch's export */
+    "node/test_convtranspose", "pytorch-converted/test_ConvTranspose2d",
     NULL};
 static int must_ran[64];
 

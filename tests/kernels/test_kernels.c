@@ -460,6 +460,27 @@ static void misc_tests(void)
         input_scale = 1;
         net_free(m);
     }
+    /* ConvTranspose: random kernels, strides, dilations, pads that crop,
+     * output padding, groups, with and without bias; a random slice of
+     * it too (check_layer), against the gathering loop of naive.c. */
+    for (int t = 0; t < COUNT(40, 8); t++) {
+        int g = trng_int(&rng, 1, 3);
+        net_shape in = {g * trng_int(&rng, 1, 5), trng_int(&rng, 1, 7), trng_int(&rng, 1, 7)};
+        net_attr a = net_attr_default(NET_DECONV);
+        a.groups = g;
+        a.out_c = g * trng_int(&rng, 1, 5);
+        a.kh = trng_int(&rng, 1, 4), a.kw = trng_int(&rng, 1, 4);
+        a.sh = trng_int(&rng, 1, 3), a.sw = trng_int(&rng, 1, 3);
+        a.dh = trng_int(&rng, 1, 2), a.dw = trng_int(&rng, 1, 2);
+        a.pt = trng_int(&rng, 0, 2), a.pl = trng_int(&rng, 0, 2);
+        a.pb = trng_int(&rng, 0, 2), a.pr = trng_int(&rng, 0, 2);
+        a.oph = trng_int(&rng, 0, 1), a.opw = trng_int(&rng, 0, 1);
+        a.bias = t % 3 != 0;
+        net *m = build(NET_DECONV, &a, in, 0, NULL);
+        if (!m) continue; /* pads that leave no output: refused, as test_layers checks */
+        check_layer(m);
+        net_free(m);
+    }
     /* Softmax of large logits must not overflow. */
     net *n = build(NET_SOFTMAX, NULL, (net_shape){3, 1, 1}, 0, NULL);
     float x[3] = {1000.0f, 1001.0f, 1002.0f}, y[3], want[3];

@@ -410,15 +410,79 @@ static void test_detector_kinds(void)
     net_free(t.n);
 }
 
+/* One ConvTranspose on a given input; shape, MACs, parameters by hand:
+ * H' = sh (H-1) + dh (kh-1) + 1 + output_padding - top - bottom, MACs
+ * out_c * H * W * (C/groups) * kh * kw (every input pixel times every tap). */
+static void one_deconv(int c, int h, int w, net_attr a, int oh, int ow, long long macs,
+                       long long params)
+{
+    tnet t;
+    tn_init(&t, c, h, w);
+    tn_add(&t, "d", NET_DECONV, &a, "data", NULL);
+    const net_layer *L = tn_done(&t, "d");
+    if (!L) fprintf(stderr, "deconv: %s\n", t.err);
+    CHECK_OUT(L, a.out_c, oh, ow);
+    if (L) {
+        CHECK_I64(L->macs, macs);
+        CHECK_I64(L->params, params);
+        CHECK_I64(L->weights, params);
+        CHECK_I64(L->ops, 0);
+    }
+    net_free(t.n);
+}
+
+static void test_deconv(void)
+{
+    /* U-Net's up-convolution, 2x2 stride 2 on 16x7x7 -> 8: H' = 2*6 + 1 + 1
+     * = 14; MACs 8*49*16*4 = 25088; params 8*16*4 + 8 = 520. */
+    one_deconv(16, 7, 7, conv(8, 2, 2, 2, 2), 14, 14, 25088, 520);
+    /* 3x3 stride 2, pads 1, output padding 1 on 3x4x5 -> 8 (doubles the
+     * map): H' = 2*3 + 2 + 1 + 1 - 2 = 8, W' = 2*4 + 2 + 1 + 1 - 2 = 10;
+     * MACs 8*20*3*9 = 4320; params 8*27 + 8 = 224. */
+    net_attr a = conv(8, 3, 3, 2, 2);
+    a.pt = a.pl = a.pb = a.pr = 1;
+    a.oph = a.opw = 1;
+    one_deconv(3, 4, 5, a, 8, 10, 4320, 224);
+    /* Grouped (4 groups of 2 inputs, 3 outputs), dilated 2, stride 1x2,
+     * pads 2, 1, 2, 1, output padding 0x1 on 8x5x6 -> 12:
+     * H' = 4 + 4 + 1 + 0 - 4 = 5, W' = 10 + 4 + 1 + 1 - 2 = 14;
+     * MACs 12*30*2*9 = 6480; params 12*2*9 + 12 = 228; no bias: 216. */
+    a = conv(12, 3, 3, 1, 2);
+    a.groups = 4, a.dh = a.dw = 2;
+    a.pt = 2, a.pl = 1, a.pb = 2, a.pr = 1, a.opw = 1;
+    one_deconv(8, 5, 6, a, 5, 14, 6480, 228);
+    a.bias = 0;
+    one_deconv(8, 5, 6, a, 5, 14, 6480, 216);
+    /* Pads that crop everything, and groups that do not divide, are refused. */
+    tnet t;
+    tn_init(&t, 2, 1, 1);
+    a = conv(2, 1, 1, 1, 1);
+    a.pt = a.pb = 1;
+    tn_add(&t, "d", NET_DECONV, &a, "data", NULL);
+    CHECK(tn_done(&t, "d") == NULL && strstr(t.err, "leave no output"));
+    net_free(t.n);
+    tn_init(&t, 3, 4, 4);
+    a = conv(4, 2, 2, 2, 2);
+    a.groups = 2;
+    tn_add(&t, "d", NET_DECONV, &a, "data", NULL);
+    CHECK(tn_done(&t, "d") == NULL && strstr(t.err, "does not divide"));
+    net_free(t.n);
+    /* Split like a Conv, under the mask's "conv" bit. */
+    CHECK(net_kind_splittable(NET_DECONV) && !net_kind_channelwise(NET_DECONV));
+    CHECK(net_split_has(NET_SPLIT_DEFAULT, NET_DECONV) && net_split_has(net_split_mask_parse("conv"), NET_DECONV));
+    CHECK(!net_split_has(net_split_mask_parse("fc"), NET_DECONV) && !net_split_has(NET_SPLIT_DEFAULT, NET_RELU));
+}
+
 static void test_kinds(void)
 {
     for (int k = 0; k < NET_KIND_COUNT; k++) {
         net_kind back;
         CHECK(net_kind_parse(net_kind_name((net_kind)k), &back) == 0 && back == (net_kind)k);
-        CHECK_I64(net_kind_splittable((net_kind)k), k == NET_CONV || k == NET_FC);
+        CHECK_I64(net_kind_splittable((net_kind)k), k == NET_CONV || k == NET_FC || k == NET_DECONV);
     }
     net_kind dummy;
     CHECK(net_kind_parse("Deconv", &dummy) == -1);
+    CHECK(net_kind_parse("ConvTranspose", &dummy) == 0 && dummy == NET_DECONV);
     CHECK(net_kind_parse("conv", &dummy) == -1); /* names are case-sensitive */
     CHECK_STR(net_kind_name(NET_GAP), "GlobalAveragePool");
     CHECK_STR(net_kind_name(NET_AVGPOOL), "AveragePool");
@@ -506,6 +570,7 @@ int main(void)
     test_add_concat();
     test_mobile_kinds();
     test_detector_kinds();
+    test_deconv();
     test_kinds();
     test_slices();
     test_topo_order();

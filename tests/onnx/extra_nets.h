@@ -102,6 +102,20 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"lr2\", \"kind\": \"LeakyReLU\", \"inputs\": [\"fc\"], \"alpha\": -0.25},"
     "  {\"name\": \"pr2\", \"kind\": \"PReLU\", \"inputs\": [\"lr2\"]}"
     " ]}",
+    /* decoders' learned upsampling: ConvTranspose 2x2 stride 2 (U-Net),
+     * 3x3 stride 2 with output padding, and a grouped, dilated one with
+     * unequal strides, cropping pads and no bias */
+    "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"decoder\","
+    " \"input\": {\"name\": \"x\", \"shape\": [6, 5, 7]},"
+    " \"layers\": ["
+    "  {\"name\": \"c1\", \"kind\": \"Conv\", \"inputs\": [\"x\"], \"out_channels\": 8, \"kernel\": 3, \"pads\": [1, 1, 1, 1]},"
+    "  {\"name\": \"up1\", \"kind\": \"ConvTranspose\", \"inputs\": [\"c1\"], \"out_channels\": 6, \"kernel\": 2, \"stride\": 2},"
+    "  {\"name\": \"r1\", \"kind\": \"ReLU\", \"inputs\": [\"up1\"]},"
+    "  {\"name\": \"up2\", \"kind\": \"ConvTranspose\", \"inputs\": [\"r1\"], \"out_channels\": 4, \"kernel\": 3, \"stride\": 2, \"pads\": [1, 1, 1, 1], \"output_padding\": [1, 1]},"
+    "  {\"name\": \"up3\", \"kind\": \"ConvTranspose\", \"inputs\": [\"up2\"], \"out_channels\": 6, \"kernel\": [3, 2], \"stride\": [1, 2], \"dilation\": [2, 1], \"pads\": [2, 0, 1, 1], \"output_padding\": [0, 1], \"groups\": 2, \"bias\": false},"
+    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"up3\"]},"
+    "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3}"
+    " ]}",
 };
 #define N_EXTRA_NETS ((int)(sizeof extra_nets / sizeof extra_nets[0]))
 

@@ -243,6 +243,28 @@ def main():
         resize("resize_asymmetric_round3", [1, 1, 3, 3], "do not read input floor(i / scale)",
                mode="nearest", coordinate_transformation_mode="asymmetric",
                nearest_mode="round_prefer_floor")
+        # ConvTranspose: weight [C, M/group, kh, kw] must match the input,
+        # and what it cannot express is refused in one line.
+        def deconv(name, wshape, reason, yshape=(1, 2, 8, 8), xshape=(1, 3, 4, 4), **attrs):
+            nd = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", **attrs)
+            bad(tmp, name, model([nd], [vi("x", list(xshape))], [vi("y", list(yshape))],
+                                 [init("w", np.full(wshape, 0.1, np.float32))]), reason)
+        deconv("deconv_in_channels", (4, 2, 2, 2), "weight w has 4 input channels, the input has 3",
+               strides=[2, 2])
+        deconv("deconv_group", (3, 2, 2, 2), "group 2 does not divide the input's 3 channels",
+               strides=[2, 2], group=2)
+        deconv("deconv_valid_shape", (3, 2, 2, 2), "auto_pad VALID with output_shape",
+               strides=[2, 2], auto_pad="VALID", output_shape=[8, 8])
+        deconv("deconv_crop_all", (3, 2, 1, 1), "leave no output", yshape=(1, 2, 1, 1),
+               xshape=(1, 3, 1, 1), pads=[1, 0, 1, 0])
+        deconv("deconv_1d", (3, 2, 2), "is 3-D", yshape=(1, 2, 8), xshape=(1, 3, 4), strides=[2])
+        deconv("deconv_shape", (3, 2, 2, 2), "has shape 1x2x9x8 but the layers give 1x2x8x8", yshape=(1, 2, 9, 8),
+               strides=[2, 2])
+        good(tmp, "deconv_output_shape",
+             model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", strides=[2, 2],
+                                     output_shape=[9, 10])],
+                   [vi("x", [1, 3, 4, 4])], [vi("y", [1, 2, 9, 10])],
+                   [init("w", np.full((3, 2, 2, 2), 0.1, np.float32))]))
         bad(tmp, "prelu_slope_shape",
             model([helper.make_node("PRelu", ["x", "a"], ["y"], name="p")], x4, [vi("y", [1, 3, 4, 4])],
                   [init("a", np.full((4,), 0.25, np.float32))]),

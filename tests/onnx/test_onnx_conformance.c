@@ -70,6 +70,19 @@ static const tcase cases[] = {
     {"node/test_conv_with_strides_and_asymmetric_padding", NULL, NULL},
     {"node/test_conv_with_strides_no_padding", NULL, NULL},
     {"node/test_conv_with_strides_padding", NULL, NULL},
+    /* ---- ConvTranspose ---- */
+    {"node/test_convtranspose", NULL, NULL},
+    {"node/test_convtranspose_1d", "is 3-D", "1-D transposed convolution"},
+    {"node/test_convtranspose_3d", "is 5-D", "3-D transposed convolution"},
+    {"node/test_convtranspose_autopad_same", NULL, NULL},
+    {"node/test_convtranspose_dilations", NULL, NULL},
+    {"node/test_convtranspose_kernel_shape", NULL, NULL},
+    {"node/test_convtranspose_output_shape", NULL, NULL},
+    {"node/test_convtranspose_pad", NULL, NULL},
+    {"node/test_convtranspose_pads", NULL, NULL},
+    {"node/test_convtranspose_with_kernel", NULL, NULL},
+    {"pytorch-converted/test_ConvTranspose2d", NULL, B2},
+    {"pytorch-converted/test_ConvTranspose2d_no_bias", NULL, B2},
     /* ---- BatchNormalization ---- */
     {"node/test_batchnorm_epsilon", NULL, B2},
     {"node/test_batchnorm_example", NULL, B2},
@@ -245,6 +258,7 @@ static const tcase cases[] = {
     {"pytorch-operator/test_operator_clip", NULL, NULL},
     {"pytorch-operator/test_operator_concat2", "is a constant", "two graph inputs"},
     {"pytorch-operator/test_operator_conv", NULL, "batch 20 re-declared as 1, per-sample shape compared"},
+    {"pytorch-operator/test_operator_convtranspose", NULL, B2},
     {"pytorch-operator/test_operator_flatten", NULL, NULL},
     {"pytorch-operator/test_operator_maxpool", "is 3-D", "1-D pooling"},
     {"pytorch-operator/test_operator_mm", NULL, B2 "; the second matrix bound as the weight"},
@@ -465,7 +479,9 @@ static const char *supported_ops[] = {
     "ReduceMean", "LayerNormalization", "Transpose", "Split", "Slice", "Shape", "Gather",
     "Unsqueeze", "Squeeze", "Cast", "ConstantOfShape",
     /* detectors' and segmenters' activations and upsampling */
-    "LeakyRelu", "PRelu", "Elu", "Tanh", "Resize", "Upsample", NULL};
+    "LeakyRelu", "PRelu", "Elu", "Tanh", "Resize", "Upsample",
+    /* decoders' learned upsampling */
+    "ConvTranspose", NULL};
 
 static int op_supported(const char *op)
 {
