@@ -13,6 +13,17 @@
  * packed by the product while still in cache; much smaller bands starve it
  * of columns (a 3x3 conv on a 14x14 map then gets N < 100 and loses ~25%). */
 #define IM2COL_BAND_FLOATS (1024 * 1024)
+/* ... except for a product of fewer than 16 rows (a slice or group of few
+ * output channels: the last 3x3 convolution of an image-to-image network,
+ * a narrow slice of a split), which is bound by reading the columns, not
+ * by its multiply-adds: there the band stays in a core's L2 from im2col to
+ * the product, 128 Ki floats (512 KiB), but at least 128 pixels wide.
+ * Measured (bench/README.md, "Narrow convolutions"): 32 -> 1, 4, 8
+ * channels, 3x3 on 128x128, 2982 -> 1000, 3337 -> 1129, 3587 -> 1385 us;
+ * 16 and more channels unchanged. */
+#define IM2COL_NARROW_ROWS 16
+#define IM2COL_NARROW_FLOATS (128 * 1024)
+#define IM2COL_NARROW_MIN_PIXELS 128
 /* Winograd: about 2 Mi floats of transformed input per band keeps the
  * products' N in the hundreds while bounding the scratch. */
 #define WINO_BAND_FLOATS (2 * 1024 * 1024)
@@ -77,10 +88,15 @@ const char *convalgo_name(convalgo a)
     return a < CONVALGO_COUNT ? names[a] : "?";
 }
 
-int convalgo_im2col_band_rows(int K, int oh, int ow)
+int convalgo_im2col_band_rows(int K, int m, int oh, int ow)
 {
     long r = IM2COL_BAND_FLOATS / ((long)K * ow);
     if (r < 1) r = 1;
+    if (m < IM2COL_NARROW_ROWS) { /* never more rows than a wide product's band */
+        long n = IM2COL_NARROW_FLOATS / ((long)K * ow), q = (IM2COL_NARROW_MIN_PIXELS + ow - 1) / ow;
+        if (n < q) n = q;
+        if (n < r) r = n;
+    }
     return r > oh ? oh : (int)r;
 }
 
@@ -147,8 +163,9 @@ size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo alg)
     case CONVALGO_IM2COL:
     default: {
         /* every group's band has the same size; one band is reused */
-        int K = cin_g * a->kh * a->kw;
-        return (size_t)K * convalgo_im2col_band_rows(K, L->out.h, L->out.w) * L->out.w;
+        int K = cin_g * a->kh * a->kw, cout_g = a->out_c / a->groups;
+        return (size_t)K * convalgo_im2col_band_rows(K, nc < cout_g ? nc : cout_g, L->out.h,
+                                                     L->out.w) * L->out.w;
     }
     }
 }

@@ -76,8 +76,11 @@ size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, 
                                int wino_mode);
 
 /* The blocking behind those sizes, which the kernels follow. */
-/* im2col: output rows per band for a K-row column matrix. */
-int convalgo_im2col_band_rows(int K, int oh, int ow);
+/* im2col: output rows per band for a K-row column matrix multiplied by m
+ * rows of weights (the slice's output channels in one group, at most the
+ * group's: min(nc, out_c / groups)).  The band changes only the product's
+ * width, never an element's arithmetic, so it may depend on the slice. */
+int convalgo_im2col_band_rows(int K, int m, int oh, int ow);
 /* Winograd F(m x m, 3x3) (m = 2 or 4; alpha = m + 2): tiles across and
  * down the output, tiles per band of the input transform, and output
  * channels per block of transformed weights, for a slice of nc channels. */
