@@ -177,9 +177,21 @@ static int op_deconv(ox_imp *I)
     int64_t g;
     int autopad, op[2], os[2], has_op, has_os;
     if (ox_window_attrs(I, &a, &autopad, 0) || ox_att_int(I, "group", 1, &g) ||
-        ox_att_ints(I, "output_padding", 2, 0, op, &has_op) ||
-        ox_att_ints(I, "output_shape", 2, 1, os, &has_os))
+        ox_att_ints(I, "output_padding", 2, 0, op, &has_op))
         return -1;
+    /* output_shape is spatial ([H, W]); some converters write [N, C, H, W]. */
+    const Onnx__AttributeProto *aos = ox_att(I->nd, "output_shape");
+    if (aos && aos->n_ints == 4) {
+        has_os = 1;
+        for (int i = 0; i < 2; i++) {
+            if (aos->ints[2 + i] < 1 || aos->ints[2 + i] > OX_ATTR_MAX)
+                return ox_fail(I, "attribute output_shape value %lld out of range",
+                               (long long)aos->ints[2 + i]);
+            os[i] = (int)aos->ints[2 + i];
+        }
+    } else if (ox_att_ints(I, "output_shape", 2, 1, os, &has_os)) {
+        return -1;
+    }
     const Onnx__AttributeProto *apa = ox_att(I->nd, "auto_pad");
     int valid = apa && apa->s.len == 5 && !memcmp(apa->s.data, "VALID", 5);
     if (g < 1 || g > OX_ATTR_MAX) return ox_fail(I, "group %lld out of range", (long long)g);

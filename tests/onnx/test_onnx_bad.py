@@ -265,6 +265,11 @@ def main():
                                      output_shape=[9, 10])],
                    [vi("x", [1, 3, 4, 4])], [vi("y", [1, 2, 9, 10])],
                    [init("w", np.full((3, 2, 2, 2), 0.1, np.float32))]))
+        good(tmp, "deconv_output_shape_nchw",
+             model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", strides=[2, 2],
+                                     output_shape=[1, 2, 8, 8])],
+                   [vi("x", [1, 3, 4, 4])], [vi("y", [1, 2, 8, 8])],
+                   [init("w", np.full((3, 2, 2, 2), 0.1, np.float32))]))
         bad(tmp, "prelu_slope_shape",
             model([helper.make_node("PRelu", ["x", "a"], ["y"], name="p")], x4, [vi("y", [1, 3, 4, 4])],
                   [init("a", np.full((4,), 0.25, np.float32))]),
