@@ -111,12 +111,12 @@ def onnx_ops(path):
 
 
 def hybrid_mapping(net, path):
-    """Conv/FC split in halves across r0 and r1; other layers follow the
+    """Conv/ConvTranspose/FC split in halves across r0 and r1; other layers follow the
     previous split layer's first half, alternating the owner each time."""
     layers, owner = {}, "r0"
     for L in net["layers"]:
         c = L["shape"][0]
-        if L["kind"] in ("Conv", "FC") and c >= 2:
+        if L["kind"] in ("Conv", "ConvTranspose", "FC") and c >= 2:
             owner = "r1" if owner == "r0" else "r0"
             other = "r1" if owner == "r0" else "r0"
             layers[L["name"]] = [[owner, 0, c // 2], [other, c // 2, c - c // 2]]
