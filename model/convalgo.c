@@ -61,18 +61,12 @@ convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode)
         if (wino_mode == 4) return CONVALGO_WINO4;
         /* F(4x4) pays from 50x50 maps on and, from 20x20 on, with many
          * channel pairs (its products do 4x less work, its transforms cost
-         * more per pair and tile); F(2x2) elsewhere down to 13x13, but not
-         * with 2^17 channel pairs or more: on such a small map (49 tiles)
-         * transforming the weights, 16 floats per pair and call, costs more
-         * than the products save (vgg16's conv5, 512 x 512 on 14x14: 9.2
-         * ms against 7.4 by im2col; YOLOv3-tiny's 512 x 1024 on 13x13: 19.1
-         * against 13.5; 256 x 512: 3.8 against 3.4; resnet50's 256 x 256
-         * on 14x14 still 1.73 against 1.97); on 7x7 maps neither beats
-         * im2col. */
+         * more per pair and tile); F(2x2) elsewhere down to 13x13; on 7x7
+         * maps neither beats im2col. */
         int pixels = L->out.h * L->out.w;
         long pairs = (long)cin_g * cout_g;
         if (pixels >= 2500 || (pixels >= 400 && pairs >= 32768)) return CONVALGO_WINO4;
-        if (pixels >= 169 && pairs < 131072) return CONVALGO_WINO2;
+        if (pixels >= 169) return CONVALGO_WINO2;
     }
     if (a->groups > 1 && cin_g == 1) return CONVALGO_DIRECT;
     if (L->out.h == 1 && L->out.w == 1) return CONVALGO_GEMV;

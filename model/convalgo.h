@@ -12,8 +12,7 @@
  *   WINO4      3x3, stride 1, dilation 1, >= 16 input and output channels
  *              per group, on maps of >= 2500 output pixels, or >= 400
  *              pixels with >= 32768 channel pairs: Winograd F(4x4, 3x3);
- *   WINO2      the other such layers on maps of >= 169 pixels (13x13)
- *              with fewer than 2^17 channel pairs per group:
+ *   WINO2      the other such layers on maps of >= 169 pixels (13x13):
  *              Winograd F(2x2, 3x3);
  *   GEMV       one output pixel (squeeze-excitation's 1x1 maps, a kernel
  *              covering the whole map): the pixel's input column times
