@@ -7,7 +7,8 @@
 # concatenations, Tanh), 128 x 160; unet-ct: U-Net's own layout (2x2
 # transposed-convolution up-steps, BatchNorm, ReLU) at a quarter of its
 # width, 192 x 192; autoenc: a convolutional autoencoder (3x3 stride-2
-# transposed convolutions with output padding), 256 x 256.  Used by
+# transposed convolutions with output padding), 256 x 256; narrow: 3x3
+# convolutions to few channels, 32 x 128 x 128.  Used by
 # bench/README.md ("Branches on the data", "Transposed convolutions").  Needs /usr/bin/python3 with torch (scripts/bootstrap --torch).
 import os
 import sys
@@ -65,9 +66,17 @@ class AutoEnc(nn.Module):  # a convolutional autoencoder: strided 3x3 down, Conv
                               nn.Conv2d(16, 3, 3, 1, 1), nn.Sigmoid())
     def forward(s, x):
         return s.dec(s.enc(x))
+class Narrow(nn.Module):  # 3x3 convolutions from 32 channels to 1, 4, 8, 16, 24, 32, 48 (bench/README, "Narrow convolutions")
+    def __init__(s):
+        super().__init__()
+        s.c = nn.ModuleList([nn.Conv2d(32, co, 3, 1, 1) for co in (1, 4, 8, 16, 24, 32, 48)])
+    def forward(s, x):
+        return torch.cat([c(x) for c in s.c], 1)
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."
 os.makedirs(OUT, exist_ok=True)
 for n, m, sz in (("yolotiny", YoloTiny(), (416, 416)), ("unet", UNet(), (128, 160)),
-                 ("unet-ct", UNetCT(), (192, 192)), ("autoenc", AutoEnc(), (256, 256))):
-    torch.onnx.export(m.eval(), torch.randn(1, 3, *sz), os.path.join(OUT, n + ".onnx"), opset_version=13)
+                 ("unet-ct", UNetCT(), (192, 192)), ("autoenc", AutoEnc(), (256, 256)),
+                 ("narrow", Narrow(), (128, 128))):
+    cin = 32 if n == "narrow" else 3
+    torch.onnx.export(m.eval(), torch.randn(1, cin, *sz), os.path.join(OUT, n + ".onnx"), opset_version=13)
     print("wrote", os.path.join(OUT, n + ".onnx"))
