@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Bilinear, Pad, ConvTranspose; a test checks that none is
+ * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -104,10 +104,11 @@ net *calib_probe_net(int i, char *err)
     add(&b, "layernorm", NET_LAYERNORM, NULL, "shuffle", NULL);
     add(&b, "gelu", NET_GELU, NULL, "layernorm", NULL);
     add(&b, "scale", NET_SCALE, NULL, "gelu", NULL);
+    add(&b, "instnorm", NET_INSTNORM, NULL, "scale", NULL); /* style transfer, GAN generators */
     /* The detectors' and segmenters' activations. */
     a = net_attr_default(NET_LEAKYRELU);
     a.act_alpha = 0.1;
-    add(&b, "leakyrelu", NET_LEAKYRELU, &a, "scale", NULL);
+    add(&b, "leakyrelu", NET_LEAKYRELU, &a, "instnorm", NULL);
     add(&b, "prelu", NET_PRELU, NULL, "leakyrelu", NULL);
     add(&b, "elu", NET_ELU, NULL, "prelu", NULL);
     add(&b, "tanh", NET_TANH, NULL, "elu", NULL);

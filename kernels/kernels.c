@@ -374,6 +374,29 @@ static void k_layernorm(const kern_args *k)
     }
 }
 
+/* InstanceNorm: each channel's map normalised by its own mean and
+ * (biased) variance, summed in double, two passes, then scaled and
+ * shifted by the channel's weights: a slice needs only its channels. */
+static void k_instnorm(const kern_args *k)
+{
+    size_t hw = k->hw;
+    const float *sc = k->w, *sh = k->w + k->nc;
+    for (int c = 0; c < k->nc; c++) {
+        const float *x = k->in[0] + (size_t)c * hw;
+        float *y = k->out + (size_t)c * hw;
+        double m = 0, v = 0;
+        for (size_t p = 0; p < hw; p++) m += x[p];
+        m /= (double)hw;
+        for (size_t p = 0; p < hw; p++) {
+            double d = x[p] - m;
+            v += d * d;
+        }
+        double inv = 1.0 / sqrt(v / (double)hw + k->L->a.bn_eps);
+        float s = (float)(inv * sc[c]), b = (float)(sh[c] - m * inv * sc[c]);
+        for (size_t p = 0; p < hw; p++) y[p] = x[p] * s + b;
+    }
+}
+
 /* GELU: x/2 (1 + erf(x / sqrt 2)), or with tanh: x/2 (1 + tanh(sqrt(2/pi)
  * (x + 0.044715 x^3))), PyTorch's two forms. */
 static void k_gelu(const kern_args *k)
@@ -492,10 +515,38 @@ static void k_bilinear(const kern_args *k)
 
 /* Pad: zeros around each channel's plane (a ZeroPad2d before a MaxPool,
  * which pads with -inf itself: folding it would change the maximum). */
+/* Pad's source index of output index i along an axis of n inputs and
+ * `before` pads: reflect mirrors about the edge (which is not repeated),
+ * edge repeats it (a Pad layer's modes other than zeros). */
+static int pad_src(int i, int before, int n, int reflect)
+{
+    int s = i - before;
+    if (reflect) {
+        if (s < 0) s = -s;
+        if (s >= n) s = 2 * (n - 1) - s;
+        return s;
+    }
+    return s < 0 ? 0 : s >= n ? n - 1 : s;
+}
+
 static void k_pad(const kern_args *k)
 {
     const net_attr *a = &k->L->a;
     int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w;
+    if (a->pad_reflect || a->pad_edge) { /* each output row from its source row */
+        for (int c = 0; c < k->nc; c++) {
+            const float *x = k->in[0] + (size_t)c * H * W;
+            float *y = k->out + (size_t)c * OH * OW;
+            for (int r = 0; r < OH; r++) {
+                const float *src = x + (size_t)pad_src(r, a->pt, H, a->pad_reflect) * W;
+                float *row = y + (size_t)r * OW;
+                for (int q = 0; q < a->pl; q++) row[q] = src[pad_src(q, a->pl, W, a->pad_reflect)];
+                memcpy(row + a->pl, src, (size_t)W * sizeof *y);
+                for (int q = a->pl + W; q < OW; q++) row[q] = src[pad_src(q, a->pl, W, a->pad_reflect)];
+            }
+        }
+        return;
+    }
     for (int c = 0; c < k->nc; c++) {
         const float *x = k->in[0] + (size_t)c * H * W;
         float *y = k->out + (size_t)c * OH * OW;

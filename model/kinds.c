@@ -97,8 +97,10 @@ static const net_akey keys_bilin[] = {
     {"size", NET_A_INTS, 2, OFF(up_h), 1, 1, 0, -1}, /* output height, width */
     {"align_corners", NET_A_BOOL, 1, OFF(align_corners), 0, 0, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
-static const net_akey keys_pad[] = { /* zeros around H and W: top, left, bottom, right */
+static const net_akey keys_pad[] = { /* around H and W: top, left, bottom, right */
     {"pads", NET_A_INTS, 4, OFF(pt), 1, 0, 0, -1},
+    {"reflect", NET_A_BOOL, 1, OFF(pad_reflect), 0, 0, 0, -1}, /* mirror, edge excluded */
+    {"edge", NET_A_BOOL, 1, OFF(pad_edge), 0, 0, 0, -1},       /* repeat the edge */
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
 
 static const net_kind_info_t table[NET_KIND_COUNT] = {

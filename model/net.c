@@ -408,6 +408,16 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
             base_seterr(err, "%s: layer %s: Pad needs non-negative pads", what, L->name);
             return -1;
         }
+        if (a->pad_reflect && a->pad_edge) {
+            base_seterr(err, "%s: layer %s: Pad cannot both reflect and repeat the edge", what,
+                        L->name);
+            return -1;
+        }
+        if (a->pad_reflect && (a->pt >= x.h || a->pb >= x.h || a->pl >= x.w || a->pr >= x.w)) {
+            base_seterr(err, "%s: layer %s: reflecting pads %d, %d, %d, %d of a %dx%d map must be "
+                        "smaller than the map", what, L->name, a->pt, a->pl, a->pb, a->pr, x.h, x.w);
+            return -1;
+        }
         if ((double)x.h + a->pt + a->pb > INT_MAX || (double)x.w + a->pl + a->pr > INT_MAX) {
             base_seterr(err, "%s: layer %s: Pad of %dx%d is too large", what, L->name, x.h, x.w);
             return -1;

@@ -108,6 +108,8 @@ typedef struct {
     double clip_lo, clip_hi;  /* Clip: min(clip_hi, max(clip_lo, x)) */
     int up_h, up_w;           /* Upsample: integer scale factors (nearest); Bilinear: output size */
     int align_corners;        /* Bilinear: 1 maps the corner pixels' centres onto each other */
+    int pad_reflect, pad_edge; /* Pad: mirror the map (edge excluded), or repeat its edge,
+                                  instead of zeros */
     int oph, opw;             /* ConvTranspose: output padding (rows at the bottom, columns at
                                  the right that no input reaches: the bias alone) */
 } net_attr;

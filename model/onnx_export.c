@@ -286,7 +286,7 @@ static int spatial_kind(net_kind k)
     return k == NET_CONV || k == NET_DECONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
-           k == NET_PAD || k == NET_BILINEAR;
+           k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM;
 }
 
 /* A float32 scalar initializer. */
@@ -494,6 +494,15 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         if (a->oph || a->opw) at[na++] = a_ints(E, "output_padding", 2, o2);
         at[na++] = a_int(E, "group", a->groups);
         op = "ConvTranspose";
+        break;
+    }
+    case NET_INSTNORM: {
+        int64_t c = L->out.c;
+        in[1] = ex_weight(E, ex_str(E, "%s.scale", L->name), 1, &c, lw, 0);
+        in[2] = ex_weight(E, ex_str(E, "%s.B", L->name), 1, &c, lw, c);
+        nin = 3;
+        at[na++] = a_float(E, "epsilon", a->bn_eps);
+        op = "InstanceNormalization";
         break;
     }
     case NET_FC: {
@@ -705,6 +714,7 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         int64_t p8[8] = {0, 0, a->pt, a->pl, 0, 0, a->pb, a->pr};
         in[1] = ex_ints(E, ex_str(E, "%s.pads", L->name), 8, p8);
         nin = 2;
+        if (a->pad_reflect || a->pad_edge) at[na++] = a_str(E, "mode", a->pad_reflect ? "reflect" : "edge");
         op = "Pad";
         break;
     }

@@ -59,7 +59,7 @@ static int op_pad(ox_imp *I)
     int x = ox_in_act(I, 0), mode, n = 0;
     if (x < 0) return -1;
     if (ox_att_choice(I, "mode", "constant reflect edge wrap", &mode)) return -1;
-    if (mode) return ox_fail(I, "only constant (zero) padding is supported");
+    if (mode == 3) return ox_fail(I, "wrap padding is unsupported (constant, reflect and edge are)");
     int64_t v[8];
     double value = 0;
     if (old) {
@@ -77,7 +77,7 @@ static int op_pad(ox_imp *I)
     }
     int r = I->t[x].rank;
     if (n != 2 * r) return ox_fail(I, "%d pads for a %d-D tensor", n, r);
-    if (value != 0) return ox_fail(I, "padding with %g: dse pads with zeros only", value);
+    if (value != 0 && mode == 0) return ox_fail(I, "padding with %g: dse pads with zeros only", value);
     for (int k = 0; k < n; k++)
         if (v[k] < 0 || v[k] > OX_ATTR_MAX) return ox_fail(I, "pad %lld out of range (no cropping)",
                                                       (long long)v[k]);
@@ -86,9 +86,11 @@ static int op_pad(ox_imp *I)
         return ox_fail(I, "padding the batch or channel axis is unsupported");
     if (I->nd->n_output < 1 || !I->nd->output[0] || !I->nd->output[0][0])
         return ox_fail(I, "has no output 0");
-    if (spatial && !read_by_windows_only(I, I->nd->output[0])) {
+    if (spatial && (mode || !read_by_windows_only(I, I->nd->output[0]))) {
+        /* reflect and edge padding are never a window's zeros: a layer */
         net_attr a = net_attr_default(NET_PAD);
         a.pt = (int)v[2], a.pl = (int)v[3], a.pb = (int)v[6], a.pr = (int)v[7];
+        a.pad_reflect = mode == 1, a.pad_edge = mode == 2;
         return ox_new_spec(I, NET_PAD, &a, 1, &x, 4) ? 0 : -1;
     }
     if (ox_alias(I, x, 0, 0)) return -1;
@@ -261,6 +263,38 @@ static int op_deconv(ox_imp *I)
                            ox_in_name(I, 2), (long long)n, a.out_c);
         }
         if (ox_spec_append(I, s, w, n)) return free(w), -1;
+        free(w);
+    }
+    return 0;
+}
+
+/* InstanceNormalization: an InstanceNorm layer; scale and B one value per
+ * channel (1-D [C], as the operator defines them). */
+static int op_instnorm(ox_imp *I)
+{
+    if (ox_check_attrs(I, "epsilon")) return -1;
+    int x = ox_in_act(I, 0), bad;
+    if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    double eps;
+    if (ox_att_float(I, "epsilon", 1e-5, &eps)) return -1;
+    if (!(eps >= 0)) return ox_fail(I, "epsilon must be non-negative");
+    int C = I->t[x].shape.c;
+    const Onnx__TensorProto *tp[2];
+    for (int k = 0; k < 2; k++) {
+        tp[k] = ox_in_const(I, (size_t)k + 1, 1, &bad);
+        if (bad) return -1;
+        if (tp[k]->n_dims != 1 || tp[k]->dims[0] != C)
+            return ox_fail(I, "%s %.100s must be one value per channel ([%d])", k ? "B" : "scale",
+                           ox_in_name(I, (size_t)k + 1), C);
+    }
+    net_attr a = net_attr_default(NET_INSTNORM);
+    a.bn_eps = eps;
+    ox_spec *s = ox_new_spec(I, NET_INSTNORM, &a, 1, &x, 4);
+    if (!s) return -1;
+    for (int k = 0; k < 2; k++) {
+        int64_t n;
+        float *w = ox_const_floats(I, tp[k], k ? "B" : "scale", (size_t)k + 1, I->keep, &n, &bad);
+        if (bad || ox_spec_append(I, s, w, n)) return free(w), -1;
         free(w);
     }
     return 0;
@@ -1007,6 +1041,7 @@ int ox_import_node(ox_imp *I)
     if (rc || handled) return rc;
     if (!strcmp(op, "Conv")) return op_conv(I);
     if (!strcmp(op, "ConvTranspose")) return op_deconv(I);
+    if (!strcmp(op, "InstanceNormalization")) return op_instnorm(I);
     if (!strcmp(op, "Gemm")) return op_fc(I, 1);
     if (!strcmp(op, "MatMul")) return op_fc(I, 0);
     if (!strcmp(op, "Relu")) return op_simple(I, NET_RELU, "consumed_inputs", 0);

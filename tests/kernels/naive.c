@@ -318,10 +318,30 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
             for (int y = 0; y < ys.h; y++)
                 for (int xx = 0; xx < ys.w; xx++) {
                     int r = y - a->pt, q = xx - a->pl;
+                    if (a->pad_reflect) { /* mirror about the edge, ONNX's reflect */
+                        r = r < 0 ? -r : r >= xs.h ? 2 * xs.h - 2 - r : r;
+                        q = q < 0 ? -q : q >= xs.w ? 2 * xs.w - 2 - q : q;
+                    } else if (a->pad_edge) {
+                        r = r < 0 ? 0 : r >= xs.h ? xs.h - 1 : r;
+                        q = q < 0 ? 0 : q >= xs.w ? xs.w - 1 : q;
+                    }
                     out[((size_t)c * ys.h + y) * ys.w + xx] =
                         r >= 0 && r < xs.h && q >= 0 && q < xs.w ? at(x, xs, c, r, q) : 0.0f;
                 }
         break;
+    case NET_INSTNORM: { /* in double: (x - mean) / sqrt(var + eps) * scale + shift per channel */
+        size_t hw = (size_t)xs.h * xs.w;
+        for (int c = 0; c < ys.c; c++) {
+            double m = 0, v = 0;
+            for (size_t p = 0; p < hw; p++) m += x[c * hw + p];
+            m /= (double)hw;
+            for (size_t p = 0; p < hw; p++) v += (x[c * hw + p] - m) * (x[c * hw + p] - m);
+            v /= (double)hw;
+            for (size_t p = 0; p < hw; p++)
+                out[c * hw + p] = (float)((x[c * hw + p] - m) / sqrt(v + a->bn_eps) * w[c] + w[ys.c + c]);
+        }
+        break;
+    }
     case NET_UPSAMPLE: /* nearest: output (r, q) reads input (r / sh, q / sw) */
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)

@@ -46,6 +46,10 @@ static const char *must[] = {
     /* decoders' learned upsampling: output_shape, pads, output padding,
      * dilation, SAME, and PyTorch's export */
     "node/test_convtranspose", "pytorch-converted/test_ConvTranspose2d",
+    /* style transfer's and GAN generators' padding and normalisation */
+    "node/test_instancenorm", "pytorch-operator/test_operator_pad",
+    "pytorch-converted/test_ReflectionPad2d", "pytorch-converted/test_ReplicationPad2d",
+    "pytorch-converted/test_ZeroPad2d",
     NULL};
 static int must_ran[64];
 

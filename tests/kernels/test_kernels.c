@@ -459,6 +459,23 @@ static void misc_tests(void)
         check_layer(m);
         input_scale = 1;
         net_free(m);
+        a.pad_edge = t % 2, a.pad_reflect = !a.pad_edge; /* reflect: pads below the map's sides */
+        if (a.pad_reflect) {
+            if (a.pt >= in.h) a.pt = in.h - 1;
+            if (a.pb >= in.h) a.pb = in.h - 1;
+            if (a.pl >= in.w) a.pl = in.w - 1;
+            if (a.pr >= in.w) a.pr = in.w - 1;
+        }
+        m = build(NET_PAD, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a = net_attr_default(NET_INSTNORM);
+        a.bn_eps = t % 2 ? 1e-5 : 1e-3;
+        m = build(NET_INSTNORM, &a, in, 0, NULL);
+        input_scale = 3;
+        check_layer(m);
+        input_scale = 1;
+        net_free(m);
     }
     /* ConvTranspose: random kernels, strides, dilations, pads that crop,
      * output padding, groups, with and without bias; a random slice of

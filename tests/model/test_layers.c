@@ -408,6 +408,43 @@ static void test_detector_kinds(void)
     CHECK_OUT(L, 6, 6, 9);
     if (L) CHECK_I64(L->ops, 6 * 6 * 9);
     net_free(t.n);
+    /* Reflecting pads must be smaller than the map (ONNX's reflect does not
+     * repeat the edge); edge pads may be any size; not both. */
+    tn_init(&t, 6, 4, 5);
+    a = net_attr_default(NET_PAD);
+    a.pt = 3, a.pl = 4, a.pb = 3, a.pr = 4, a.pad_reflect = 1;
+    tn_add(&t, "p", NET_PAD, &a, "data", NULL);
+    L = tn_done(&t, "p");
+    CHECK_OUT(L, 6, 10, 13);
+    net_free(t.n);
+    tn_init(&t, 6, 4, 5);
+    a.pt = 4;
+    tn_add(&t, "p", NET_PAD, &a, "data", NULL);
+    CHECK(tn_done(&t, "p") == NULL && strstr(t.err, "must be smaller than the map"));
+    net_free(t.n);
+    tn_init(&t, 6, 4, 5);
+    a.pad_edge = 1, a.pt = 9;
+    tn_add(&t, "p", NET_PAD, &a, "data", NULL);
+    CHECK(tn_done(&t, "p") == NULL && strstr(t.err, "cannot both reflect and repeat"));
+    net_free(t.n);
+    tn_init(&t, 6, 4, 5);
+    a.pad_reflect = 0;
+    tn_add(&t, "p", NET_PAD, &a, "data", NULL);
+    L = tn_done(&t, "p");
+    CHECK_OUT(L, 6, 16, 13);
+    net_free(t.n);
+    /* InstanceNorm: same shape, a scale and a shift per channel, channel-wise */
+    tn_init(&t, 6, 4, 5);
+    tn_add(&t, "in", NET_INSTNORM, NULL, "data", NULL);
+    L = tn_done(&t, "in");
+    CHECK_OUT(L, 6, 4, 5);
+    if (L) {
+        CHECK_I64(L->params, 12);
+        CHECK_I64(L->weights, 12);
+        CHECK_I64(L->ops, 120);
+    }
+    net_free(t.n);
+    CHECK(net_kind_channelwise(NET_INSTNORM) && !net_kind_splittable(NET_INSTNORM));
 }
 
 /* One ConvTranspose on a given input; shape, MACs, parameters by hand:

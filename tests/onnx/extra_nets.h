@@ -113,7 +113,11 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"r1\", \"kind\": \"ReLU\", \"inputs\": [\"up1\"]},"
     "  {\"name\": \"up2\", \"kind\": \"ConvTranspose\", \"inputs\": [\"r1\"], \"out_channels\": 4, \"kernel\": 3, \"stride\": 2, \"pads\": [1, 1, 1, 1], \"output_padding\": [1, 1]},"
     "  {\"name\": \"up3\", \"kind\": \"ConvTranspose\", \"inputs\": [\"up2\"], \"out_channels\": 6, \"kernel\": [3, 2], \"stride\": [1, 2], \"dilation\": [2, 1], \"pads\": [2, 0, 1, 1], \"output_padding\": [0, 1], \"groups\": 2, \"bias\": false},"
-    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"up3\"]},"
+    "  {\"name\": \"in1\", \"kind\": \"InstanceNorm\", \"inputs\": [\"up3\"], \"epsilon\": 0.001},"
+    "  {\"name\": \"rpad\", \"kind\": \"Pad\", \"inputs\": [\"in1\"], \"pads\": [2, 1, 0, 3], \"reflect\": true},"
+    "  {\"name\": \"epad\", \"kind\": \"Pad\", \"inputs\": [\"rpad\"], \"pads\": [1, 0, 2, 1], \"edge\": true},"
+    "  {\"name\": \"c2\", \"kind\": \"Conv\", \"inputs\": [\"epad\"], \"out_channels\": 4, \"kernel\": 3},"
+    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"c2\"]},"
     "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3}"
     " ]}",
 };

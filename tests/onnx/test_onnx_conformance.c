@@ -70,6 +70,18 @@ static const tcase cases[] = {
     {"node/test_conv_with_strides_and_asymmetric_padding", NULL, NULL},
     {"node/test_conv_with_strides_no_padding", NULL, NULL},
     {"node/test_conv_with_strides_padding", NULL, NULL},
+    /* ---- Pad, InstanceNormalization ---- */
+    {"node/test_constant_pad", "dse pads with zeros only", "padding with a value other than 0"},
+    {"node/test_edge_pad", "int32", "int32 tensors: dse is float32 only"},
+    {"node/test_reflect_pad", "int32", "int32 tensors: dse is float32 only"},
+    {"node/test_instancenorm_epsilon", NULL, B2},
+    {"node/test_instancenorm_example", NULL, NULL},
+    {"pytorch-converted/test_ConstantPad2d", "dse pads with zeros only", "padding with 2"},
+    {"pytorch-converted/test_ReflectionPad2d", NULL, B2},
+    {"pytorch-converted/test_ReplicationPad2d", NULL, B2},
+    {"pytorch-converted/test_ZeroPad2d", NULL, B2},
+    {"pytorch-operator/test_operator_pad", NULL, NULL},
+    {"pytorch-operator/test_operator_symbolic_override", NULL, B2},
     /* ---- ConvTranspose ---- */
     {"node/test_convtranspose", NULL, NULL},
     {"node/test_convtranspose_1d", "is 3-D", "1-D transposed convolution"},
@@ -480,8 +492,9 @@ static const char *supported_ops[] = {
     "Unsqueeze", "Squeeze", "Cast", "ConstantOfShape",
     /* detectors' and segmenters' activations and upsampling */
     "LeakyRelu", "PRelu", "Elu", "Tanh", "Resize", "Upsample",
-    /* decoders' learned upsampling */
-    "ConvTranspose", NULL};
+    /* decoders' learned upsampling; style transfer's and GAN generators'
+     * normalisation and padding */
+    "ConvTranspose", "InstanceNormalization", "Pad", NULL};
 
 static int op_supported(const char *op)
 {
