@@ -12,8 +12,11 @@ columns are its only bands) on a 1 x 1 x 4000 input, and a small detector
 in the style of YOLO's tiny models (LeakyReLU, PReLU, ELU, Tanh, Hardtanh
 as Clip, nearest upsampling by 2 and by (2, 3) as Resize, concatenated
 with an earlier map, an asymmetric F.pad, a ZeroPad2d before a MaxPool,
-bilinear resizing, three outputs) on a 3 x 64 x 96 input; and torchvision's
-LR-ASPP segmenter (bilinear heads) on 2 ranks with the hybrid mapping.  Outputs must agree
+bilinear resizing, three outputs) on a 3 x 64 x 96 input; torchvision's
+LR-ASPP segmenter (bilinear heads) on 2 ranks with the hybrid mapping; a
+small U-Net of transposed convolutions (tinyunet) and a style-transfer
+generator (stylenet: reflection and replication padding, InstanceNorm, a
+transposed convolution) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -152,13 +155,34 @@ class TinyUNet(torch.nn.Module):
         return self.head(self.g(torch.relu(self.up3(u))))
 
 
+class StyleNet(torch.nn.Module):
+    """A fast style-transfer / CycleGAN generator in miniature: reflection
+    padding, InstanceNorm (with and without affine weights), a residual
+    block, a transposed-convolution upsampling, replication padding, Tanh."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.head = nn.Sequential(nn.ReflectionPad2d(4), nn.Conv2d(3, 8, 9), nn.InstanceNorm2d(8, affine=True),
+                                  nn.ReLU(), nn.Conv2d(8, 16, 3, 2, 1), nn.InstanceNorm2d(16), nn.ReLU())
+        self.res = nn.Sequential(nn.ReflectionPad2d(1), nn.Conv2d(16, 16, 3), nn.InstanceNorm2d(16, affine=True),
+                                 nn.ReLU(), nn.ReflectionPad2d(1), nn.Conv2d(16, 16, 3),
+                                 nn.InstanceNorm2d(16, affine=True))
+        self.tail = nn.Sequential(nn.ConvTranspose2d(16, 8, 3, 2, 1, output_padding=1),
+                                  nn.InstanceNorm2d(8, affine=True), nn.ReLU(), nn.ReplicationPad2d((1, 2, 0, 3)),
+                                  nn.Conv2d(8, 3, 3), nn.Tanh())
+
+    def forward(self, x):
+        h = self.head(x)
+        return self.tail(h + self.res(h))
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet")
+                             "tinyunet", "stylenet")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -174,6 +198,14 @@ def main():
                     return self.m(x)["out"]
             model = randomise(Out(seg))
             x = torch.rand(1, 3, 224, 224) * 2 - 1
+        elif name == "stylenet":
+            model = StyleNet().eval()
+            with torch.no_grad():  # affine weights other than 1 and 0
+                for mod in model.modules():
+                    if isinstance(mod, torch.nn.InstanceNorm2d) and mod.affine:
+                        mod.weight.uniform_(0.5, 1.5)
+                        mod.bias.uniform_(-0.3, 0.3)
+            x = torch.rand(1, 3, 48, 64) * 2 - 1
         elif name == "tinyunet":
             model = randomise(TinyUNet().eval())
             x = torch.rand(1, 3, 40, 56) * 2 - 1
@@ -204,9 +236,9 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name in ("resnet18", "audio1d", "tinydet", "tinyunet"):
+        if name in ("resnet18", "audio1d", "tinydet", "tinyunet", "stylenet"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3),
-                         "tinyunet": (1, 2, 3)}[name]:  # seeds that mix both
+                         "tinyunet": (1, 2, 3), "stylenet": (1, 3, 4)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
