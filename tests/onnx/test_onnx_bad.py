@@ -270,6 +270,23 @@ def main():
                                      output_shape=[1, 2, 8, 8])],
                    [vi("x", [1, 3, 4, 4])], [vi("y", [1, 2, 8, 8])],
                    [init("w", np.full((3, 2, 2, 2), 0.1, np.float32))]))
+        # Pad modes: reflect and edge are layers; wrap and reflecting more than the map are not.
+        def pad(name, mode, pads, yshape, reason=None):
+            nd = helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode=mode)
+            m = model([nd], [vi("x", [1, 3, 4, 4])], [vi("y", yshape)], [init("p", np.array(pads, np.int64))])
+            if reason:
+                bad(tmp, name, m, reason)
+            else:
+                good(tmp, name, m)
+        pad("pad_wrap", "wrap", [0, 0, 1, 1, 0, 0, 1, 1], [1, 3, 6, 6], "wrap padding is unsupported")
+        pad("pad_reflect_big", "reflect", [0, 0, 4, 0, 0, 0, 0, 0], [1, 3, 8, 4], "must be smaller than the map")
+        pad("pad_reflect", "reflect", [0, 0, 3, 1, 0, 0, 2, 0], [1, 3, 9, 5])
+        pad("pad_edge", "edge", [0, 0, 5, 1, 0, 0, 2, 6], [1, 3, 11, 11])
+        nd = helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], name="inorm")
+        bad(tmp, "instnorm_scale_shape", model([nd], [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                                               [init("s", np.ones((1, 3, 1, 1), np.float32)),
+                                                init("b", np.zeros(3, np.float32))]),
+            "scale s must be one value per channel ([3])")
         bad(tmp, "prelu_slope_shape",
             model([helper.make_node("PRelu", ["x", "a"], ["y"], name="p")], x4, [vi("y", [1, 3, 4, 4])],
                   [init("a", np.full((4,), 0.25, np.float32))]),
