@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm; a test checks that none is
+ * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, PixelShuffle; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -105,10 +105,21 @@ net *calib_probe_net(int i, char *err)
     add(&b, "gelu", NET_GELU, NULL, "layernorm", NULL);
     add(&b, "scale", NET_SCALE, NULL, "gelu", NULL);
     add(&b, "instnorm", NET_INSTNORM, NULL, "scale", NULL); /* style transfer, GAN generators */
+    /* Sub-pixel upsampling (super-resolution): C x H x W to C/4 x 2H x 2W,
+     * pooled back and joined four times to keep the chain's shape. */
+    a = net_attr_default(NET_SHUFFLEUP);
+    a.up_h = a.up_w = 2;
+    add(&b, "pixelshuffle", NET_SHUFFLEUP, &a, "instnorm", NULL);
+    a = net_attr_pool(NET_MAXPOOL, 2, 2, 0);
+    add(&b, "pspool", NET_MAXPOOL, &a, "pixelshuffle", NULL);
+    {
+        const char *four[4] = {"pspool", "pspool", "pspool", "pspool"};
+        if (!b.failed && net_add(b.n, "psjoin", NET_CONCAT, NULL, 4, four, b.err) < 0) b.failed = 1;
+    }
     /* The detectors' and segmenters' activations. */
     a = net_attr_default(NET_LEAKYRELU);
     a.act_alpha = 0.1;
-    add(&b, "leakyrelu", NET_LEAKYRELU, &a, "instnorm", NULL);
+    add(&b, "leakyrelu", NET_LEAKYRELU, &a, "psjoin", NULL);
     add(&b, "prelu", NET_PRELU, NULL, "leakyrelu", NULL);
     add(&b, "elu", NET_ELU, NULL, "prelu", NULL);
     add(&b, "tanh", NET_TANH, NULL, "elu", NULL);

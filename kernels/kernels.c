@@ -515,6 +515,23 @@ static void k_bilinear(const kern_args *k)
 
 /* Pad: zeros around each channel's plane (a ZeroPad2d before a MaxPool,
  * which pads with -inf itself: folding it would change the maximum). */
+/* PixelShuffle (ONNX DepthToSpace): output (c, h r + i, w r + j) is input
+ * channel c r^2 + i r + j (CRD: PyTorch's pixel_shuffle) or (i r + j) C' + c
+ * (DCR), pixel (h, w); a whole layer (its slices would scatter). */
+static void k_pixelshuffle(const kern_args *k)
+{
+    int r = k->L->a.up_h, H = k->x.h, W = k->x.w, C = k->L->out.c, OW = W * r;
+    for (int c = 0; c < C; c++)
+        for (int i = 0; i < r; i++)
+            for (int j = 0; j < r; j++) {
+                int src = k->L->a.ps_dcr ? (i * r + j) * C + c : (c * r + i) * r + j;
+                const float *x = k->in[0] + (size_t)src * H * W;
+                float *y = k->out + (size_t)c * H * r * OW + (size_t)i * OW + j;
+                for (int h = 0; h < H; h++)
+                    for (int w = 0; w < W; w++) y[(size_t)h * r * OW + (size_t)w * r] = x[(size_t)h * W + w];
+            }
+}
+
 /* Pad's source index of output index i along an axis of n inputs and
  * `before` pads: reflect mirrors about the edge (which is not repeated),
  * edge repeats it (a Pad layer's modes other than zeros). */

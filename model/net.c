@@ -394,6 +394,21 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         y.h = x.h * a->up_h;
         y.w = x.w * a->up_w;
         break;
+    case NET_SHUFFLEUP: { /* output (c, h r + i, w r + j) from input channel c r^2 + i r + j */
+        int r = a->up_h;
+        if (r < 1 || (double)r * r > x.c || x.c % (r * r)) {
+            base_seterr(err, "%s: layer %s: PixelShuffle by %d needs a multiple of %lld channels, "
+                        "got %d", what, L->name, r, (long long)r * r, x.c);
+            return -1;
+        }
+        if ((double)x.h * r > INT_MAX || (double)x.w * r > INT_MAX) {
+            base_seterr(err, "%s: layer %s: PixelShuffle of %dx%d by %d is too large", what,
+                        L->name, x.h, x.w, r);
+            return -1;
+        }
+        y = (net_shape){x.c / (r * r), x.h * r, x.w * r};
+        break;
+    }
     case NET_BILINEAR:
         if (a->up_h < 1 || a->up_w < 1) {
             base_seterr(err, "%s: layer %s: Bilinear needs an output size of at least 1x1", what,

@@ -286,7 +286,7 @@ static int spatial_kind(net_kind k)
     return k == NET_CONV || k == NET_DECONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
-           k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM;
+           k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP;
 }
 
 /* A float32 scalar initializer. */
@@ -496,6 +496,11 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         op = "ConvTranspose";
         break;
     }
+    case NET_SHUFFLEUP:
+        at[na++] = a_int(E, "blocksize", a->up_h);
+        at[na++] = a_str(E, "mode", a->ps_dcr ? "DCR" : "CRD");
+        op = "DepthToSpace";
+        break;
     case NET_INSTNORM: {
         int64_t c = L->out.c;
         in[1] = ex_weight(E, ex_str(E, "%s.scale", L->name), 1, &c, lw, 0);

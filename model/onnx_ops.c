@@ -300,6 +300,23 @@ static int op_instnorm(ox_imp *I)
     return 0;
 }
 
+/* DepthToSpace: a PixelShuffle layer (mode DCR, the default, or CRD,
+ * which torch.onnx writes for pixel_shuffle). */
+static int op_depthtospace(ox_imp *I)
+{
+    if (ox_check_attrs(I, "blocksize mode")) return -1;
+    int x = ox_in_act(I, 0), mode;
+    if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    int64_t bs;
+    if (!ox_att(I->nd, "blocksize")) return ox_fail(I, "attribute blocksize is required");
+    if (ox_att_int(I, "blocksize", 1, &bs) || ox_att_choice(I, "mode", "DCR CRD", &mode)) return -1;
+    if (bs < 1 || bs > 4096) return ox_fail(I, "blocksize %lld out of range", (long long)bs);
+    net_attr a = net_attr_default(NET_SHUFFLEUP);
+    a.up_h = a.up_w = (int)bs;
+    a.ps_dcr = mode == 0;
+    return ox_new_spec(I, NET_SHUFFLEUP, &a, 1, &x, 4) ? 0 : -1;
+}
+
 static int op_pool(ox_imp *I, net_kind kind)
 {
     int mp = kind == NET_MAXPOOL;
@@ -1042,6 +1059,7 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Conv")) return op_conv(I);
     if (!strcmp(op, "ConvTranspose")) return op_deconv(I);
     if (!strcmp(op, "InstanceNormalization")) return op_instnorm(I);
+    if (!strcmp(op, "DepthToSpace")) return op_depthtospace(I);
     if (!strcmp(op, "Gemm")) return op_fc(I, 1);
     if (!strcmp(op, "MatMul")) return op_fc(I, 0);
     if (!strcmp(op, "Relu")) return op_simple(I, NET_RELU, "consumed_inputs", 0);

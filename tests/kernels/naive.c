@@ -329,6 +329,17 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
                         r >= 0 && r < xs.h && q >= 0 && q < xs.w ? at(x, xs, c, r, q) : 0.0f;
                 }
         break;
+    case NET_SHUFFLEUP: { /* output (c, y, x) reads the input channel of its place in the r x r block */
+        int r = a->up_h;
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++) {
+                    int i = y % r, j = xx % r;
+                    int src = a->ps_dcr ? (i * r + j) * ys.c + c : c * r * r + i * r + j;
+                    out[((size_t)c * ys.h + y) * ys.w + xx] = at(x, xs, src, y / r, xx / r);
+                }
+        break;
+    }
     case NET_INSTNORM: { /* in double: (x - mean) / sqrt(var + eps) * scale + shift per channel */
         size_t hw = (size_t)xs.h * xs.w;
         for (int c = 0; c < ys.c; c++) {

@@ -469,6 +469,11 @@ static void misc_tests(void)
         m = build(NET_PAD, &a, in, 0, NULL);
         check_layer(m);
         net_free(m);
+        a = net_attr_default(NET_SHUFFLEUP);
+        a.up_h = a.up_w = t % 3 + 1, a.ps_dcr = t % 2;
+        m = build(NET_SHUFFLEUP, &a, (net_shape){a.up_h * a.up_h * trng_int(&rng, 1, 3), in.h, in.w}, 0, NULL);
+        check_layer(m);
+        net_free(m);
         a = net_attr_default(NET_INSTNORM);
         a.bn_eps = t % 2 ? 1e-5 : 1e-3;
         m = build(NET_INSTNORM, &a, in, 0, NULL);

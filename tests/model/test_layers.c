@@ -445,6 +445,20 @@ static void test_detector_kinds(void)
     }
     net_free(t.n);
     CHECK(net_kind_channelwise(NET_INSTNORM) && !net_kind_splittable(NET_INSTNORM));
+    /* PixelShuffle by 3: 18 channels to 2, each side 3 times; whole only */
+    tn_init(&t, 18, 4, 5);
+    a = net_attr_default(NET_SHUFFLEUP);
+    a.up_h = 3;
+    tn_add(&t, "ps", NET_SHUFFLEUP, &a, "data", NULL);
+    L = tn_done(&t, "ps");
+    CHECK_OUT(L, 2, 12, 15);
+    if (L) CHECK_I64(L->ops, 2 * 12 * 15);
+    net_free(t.n);
+    tn_init(&t, 8, 4, 5);
+    tn_add(&t, "ps", NET_SHUFFLEUP, &a, "data", NULL);
+    CHECK(tn_done(&t, "ps") == NULL && strstr(t.err, "needs a multiple of 9 channels"));
+    net_free(t.n);
+    CHECK(!net_kind_channelwise(NET_SHUFFLEUP) && !net_kind_splittable(NET_SHUFFLEUP));
 }
 
 /* One ConvTranspose on a given input; shape, MACs, parameters by hand:

@@ -116,8 +116,11 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"in1\", \"kind\": \"InstanceNorm\", \"inputs\": [\"up3\"], \"epsilon\": 0.001},"
     "  {\"name\": \"rpad\", \"kind\": \"Pad\", \"inputs\": [\"in1\"], \"pads\": [2, 1, 0, 3], \"reflect\": true},"
     "  {\"name\": \"epad\", \"kind\": \"Pad\", \"inputs\": [\"rpad\"], \"pads\": [1, 0, 2, 1], \"edge\": true},"
-    "  {\"name\": \"c2\", \"kind\": \"Conv\", \"inputs\": [\"epad\"], \"out_channels\": 4, \"kernel\": 3},"
-    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"c2\"]},"
+    "  {\"name\": \"c2\", \"kind\": \"Conv\", \"inputs\": [\"epad\"], \"out_channels\": 8, \"kernel\": 3},"
+    "  {\"name\": \"ps\", \"kind\": \"PixelShuffle\", \"inputs\": [\"c2\"], \"factor\": 2},"
+    "  {\"name\": \"ps2\", \"kind\": \"PixelShuffle\", \"inputs\": [\"c2\"], \"factor\": 2, \"dcr\": true},"
+    "  {\"name\": \"pcat\", \"kind\": \"Concat\", \"inputs\": [\"ps\", \"ps2\"]},"
+    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"pcat\"]},"
     "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3}"
     " ]}",
 };

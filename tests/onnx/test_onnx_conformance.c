@@ -82,6 +82,11 @@ static const tcase cases[] = {
     {"pytorch-converted/test_ZeroPad2d", NULL, B2},
     {"pytorch-operator/test_operator_pad", NULL, NULL},
     {"pytorch-operator/test_operator_symbolic_override", NULL, B2},
+    /* ---- DepthToSpace ---- */
+    {"node/test_depthtospace_crd_mode", NULL, B2},
+    {"node/test_depthtospace_crd_mode_example", NULL, NULL},
+    {"node/test_depthtospace_dcr_mode", NULL, B2},
+    {"node/test_depthtospace_example", NULL, NULL},
     /* ---- ConvTranspose ---- */
     {"node/test_convtranspose", NULL, NULL},
     {"node/test_convtranspose_1d", "is 3-D", "1-D transposed convolution"},
@@ -494,7 +499,9 @@ static const char *supported_ops[] = {
     "LeakyRelu", "PRelu", "Elu", "Tanh", "Resize", "Upsample",
     /* decoders' learned upsampling; style transfer's and GAN generators'
      * normalisation and padding */
-    "ConvTranspose", "InstanceNormalization", "Pad", NULL};
+    "ConvTranspose", "InstanceNormalization", "Pad",
+    /* super-resolution's sub-pixel upsampling */
+    "DepthToSpace", NULL};
 
 static int op_supported(const char *op)
 {

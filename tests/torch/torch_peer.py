@@ -16,7 +16,7 @@ bilinear resizing, three outputs) on a 3 x 64 x 96 input; torchvision's
 LR-ASPP segmenter (bilinear heads) on 2 ranks with the hybrid mapping; a
 small U-Net of transposed convolutions (tinyunet) and a style-transfer
 generator (stylenet: reflection and replication padding, InstanceNorm, a
-transposed convolution) on 2 ranks with mixed cuts.  Outputs must agree
+transposed convolution) and ESPCN (PixelShuffle) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -176,13 +176,26 @@ class StyleNet(torch.nn.Module):
         return self.tail(h + self.res(h))
 
 
+class ESPCN(torch.nn.Module):
+    """Shi et al.'s sub-pixel super-resolution network (x3): convolutions
+    then PixelShuffle, which torch.onnx writes as DepthToSpace (CRD)."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.f = nn.Sequential(nn.Conv2d(3, 16, 5, 1, 2), nn.Tanh(), nn.Conv2d(16, 8, 3, 1, 1), nn.Tanh(),
+                               nn.Conv2d(8, 3 * 9, 3, 1, 1), nn.PixelShuffle(3))
+
+    def forward(self, x):
+        return self.f(x)
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet")
+                             "tinyunet", "stylenet", "espcn")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -206,6 +219,9 @@ def main():
                         mod.weight.uniform_(0.5, 1.5)
                         mod.bias.uniform_(-0.3, 0.3)
             x = torch.rand(1, 3, 48, 64) * 2 - 1
+        elif name == "espcn":
+            model = ESPCN().eval()
+            x = torch.rand(1, 3, 24, 32) * 2 - 1
         elif name == "tinyunet":
             model = randomise(TinyUNet().eval())
             x = torch.rand(1, 3, 40, 56) * 2 - 1
@@ -236,9 +252,9 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name in ("resnet18", "audio1d", "tinydet", "tinyunet", "stylenet"):
+        if name in ("resnet18", "audio1d", "tinydet", "tinyunet", "stylenet", "espcn"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3),
-                         "tinyunet": (1, 2, 3), "stylenet": (1, 3, 4)}[name]:  # seeds that mix both
+                         "tinyunet": (1, 2, 3), "stylenet": (1, 3, 4), "espcn": (1, 6, 10)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
