@@ -4,7 +4,8 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, PixelShuffle; a test checks that none is
+ * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, PixelShuffle,
+ * Softplus; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -123,9 +124,10 @@ net *calib_probe_net(int i, char *err)
     add(&b, "prelu", NET_PRELU, NULL, "leakyrelu", NULL);
     add(&b, "elu", NET_ELU, NULL, "prelu", NULL);
     add(&b, "tanh", NET_TANH, NULL, "elu", NULL);
+    add(&b, "softplus", NET_SOFTPLUS, NULL, "tanh", NULL); /* YOLOv4's Mish: x tanh(softplus x) */
     a = net_attr_default(NET_CLIP);
     a.clip_lo = -0.5, a.clip_hi = 0.5;
-    add(&b, "clip", NET_CLIP, &a, "tanh", NULL);
+    add(&b, "clip", NET_CLIP, &a, "softplus", NULL);
     /* Zeros around the map (YOLO's ZeroPad2d before a MaxPool), then the
      * 3x3 pool without padding of its own: the map keeps its size. */
     a = net_attr_default(NET_PAD);

@@ -55,6 +55,7 @@ void kern_vsigmoid(const float *x, float *y, size_t n);
 void kern_vgelu(const float *x, float *y, size_t n);
 void kern_vgelu_tanh(const float *x, float *y, size_t n);
 void kern_vtanh(const float *x, float *y, size_t n);
+void kern_vsoftplus(const float *x, float *y, size_t n); /* log(1 + e^x) */
 void kern_velu(const float *x, float *y, size_t n, float alpha);
 void kern_vleaky(const float *x, float *y, size_t n, float alpha); /* LeakyReLU, PReLU */
 /* LRN's last step, in place over the sums of squares o: o[i] = x[i] (k +

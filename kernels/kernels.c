@@ -432,6 +432,7 @@ static void k_prelu(const kern_args *k)
 }
 
 static void k_tanh(const kern_args *k) { kern_vtanh(k->in[0], k->out, (size_t)k->nc * k->hw); }
+static void k_softplus(const kern_args *k) { kern_vsoftplus(k->in[0], k->out, (size_t)k->nc * k->hw); }
 
 static void k_elu(const kern_args *k)
 {

@@ -282,6 +282,10 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         }
         break;
     }
+    case NET_SOFTPLUS:
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
+            out[i] = (float)(x[i] > 0 ? x[i] + log1p(exp(-(double)x[i])) : log1p(exp((double)x[i])));
+        break;
     case NET_TANH:
         for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) out[i] = (float)tanh((double)x[i]);
         break;

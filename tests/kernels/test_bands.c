@@ -222,7 +222,7 @@ int main(void)
     net_free(n);
     static const net_kind unary[] = {NET_RELU,      NET_BN,    NET_SIGMOID, NET_HSIGMOID,
                                      NET_HSWISH,    NET_DROPOUT, NET_LEAKYRELU, NET_PRELU,
-                                     NET_TANH,      NET_ELU,   NET_CLIP};
+                                     NET_TANH,      NET_ELU,   NET_CLIP,  NET_SOFTPLUS};
     for (size_t k = 0; k < sizeof unary / sizeof *unary; k++) {
         net_attr u = net_attr_default(unary[k]);
         u.hs_alpha = 0.2, u.hs_beta = 0.5, u.bn_eps = 1e-5, u.clip_lo = -0.3, u.clip_hi = 0.4;

@@ -434,6 +434,9 @@ static void misc_tests(void)
         net_free(m);
         m = build(NET_TANH, NULL, in, 0, NULL);
         check_layer(m);
+        net_free(m);
+        m = build(NET_SOFTPLUS, NULL, in, 0, NULL);
+        check_layer(m);
         input_scale = 1;
         net_free(m);
         a = net_attr_default(NET_CLIP);
@@ -522,7 +525,8 @@ static void channelwise_slices(void)
                                      NET_GAP,      NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID,
                                      NET_HSWISH,   NET_GELU,   NET_SCALE,   NET_LEAKYRELU,
                                      NET_PRELU,    NET_TANH,   NET_ELU,     NET_CLIP,
-                                     NET_UPSAMPLE, NET_PAD,    NET_BILINEAR};
+                                     NET_UPSAMPLE, NET_PAD,    NET_BILINEAR, NET_INSTNORM,
+                                     NET_SOFTPLUS};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);
@@ -556,7 +560,8 @@ static void in_place_tests(void)
     static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_ADD,   NET_FLATTEN,
                                      NET_DROPOUT,  NET_SIGMOID, NET_HSIGMOID, NET_HSWISH,
                                      NET_LAYERNORM, NET_GELU,  NET_SCALE, NET_LEAKYRELU,
-                                     NET_PRELU,    NET_TANH,   NET_ELU,   NET_CLIP};
+                                     NET_PRELU,    NET_TANH,   NET_ELU,   NET_CLIP,
+                                     NET_INSTNORM, NET_SOFTPLUS};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int pc[3] = {5, 5, 5};

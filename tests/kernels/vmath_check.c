@@ -24,15 +24,17 @@ static double ref_of(int f, double v)
     case 0: return exp(v);
     case 1: return 1 / (1 + exp(-v));
     case 2: return 0.5 * v * (1 + erf(v / sqrt(2.0)));
+    case 4: return v > 0 ? v + log1p(exp(-v)) : log1p(exp(v)); /* softplus */
     default: return 0.5 * v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
     }
 }
 
 int vmath_check(void)
 {
-    static void (*const fn[4])(const float *, float *, size_t) = {kern_vexp, kern_vsigmoid,
-                                                                 kern_vgelu, kern_vgelu_tanh};
-    static const char *names[4] = {"exp", "sigmoid", "gelu", "gelu_tanh"};
+    static void (*const fn[5])(const float *, float *, size_t) = {kern_vexp, kern_vsigmoid,
+                                                                 kern_vgelu, kern_vgelu_tanh,
+                                                                 kern_vsoftplus};
+    static const char *names[5] = {"exp", "sigmoid", "gelu", "gelu_tanh", "softplus"};
     size_t cap = 2u * (0x7f800000u / STRIDE + 1), n = 0;
     int paths = 0;
     float *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
@@ -45,7 +47,7 @@ int vmath_check(void)
         x[n++] = v;
         x[n++] = -v;
     }
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f < 5; f++) {
         fn[f](x, y, n);
         double worst = 0;
         float at = 0;
@@ -53,7 +55,7 @@ int vmath_check(void)
         for (size_t i = 0; i < n; i++) {
             double v = x[i], r = ref_of(f, v), e;
             if (f == 0) e = v < -87 || v > 88 ? 0 : fabs(y[i] - r) / r / 2e-7;
-            else if (f == 1) e = r < 1e-30 ? 0 : fabs(y[i] - r) / r / 3e-7;
+            else if (f == 1 || f == 4) e = r < 1e-30 ? 0 : fabs(y[i] - r) / r / 3e-7;
             else e = fabs(y[i] - r) / (fabs(v) > 1 ? fabs(v) : 1) / 3e-7;
             if (!(e <= worst)) worst = e, at = x[i]; /* a NaN counts as the worst */
             /* alone (the loop's scalar tail) and at an odd offset: same bits */

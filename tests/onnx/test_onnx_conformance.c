@@ -82,6 +82,10 @@ static const tcase cases[] = {
     {"pytorch-converted/test_ZeroPad2d", NULL, B2},
     {"pytorch-operator/test_operator_pad", NULL, NULL},
     {"pytorch-operator/test_operator_symbolic_override", NULL, B2},
+    /* ---- Softplus ---- */
+    {"node/test_softplus", "is 3-D", "3-D input [3, 4, 5]: not NCHW"},
+    {"node/test_softplus_example", "is 1-D", "1-D input: no batch axis"},
+    {"pytorch-converted/test_Softplus", NULL, B2},
     /* ---- DepthToSpace ---- */
     {"node/test_depthtospace_crd_mode", NULL, B2},
     {"node/test_depthtospace_crd_mode_example", NULL, NULL},
@@ -500,8 +504,8 @@ static const char *supported_ops[] = {
     /* decoders' learned upsampling; style transfer's and GAN generators'
      * normalisation and padding */
     "ConvTranspose", "InstanceNormalization", "Pad",
-    /* super-resolution's sub-pixel upsampling */
-    "DepthToSpace", NULL};
+    /* super-resolution's sub-pixel upsampling; YOLOv4's Mish (x tanh(softplus x)) */
+    "DepthToSpace", "Softplus", NULL};
 
 static int op_supported(const char *op)
 {

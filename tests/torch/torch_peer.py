@@ -178,11 +178,12 @@ class StyleNet(torch.nn.Module):
 
 class ESPCN(torch.nn.Module):
     """Shi et al.'s sub-pixel super-resolution network (x3): convolutions
-    then PixelShuffle, which torch.onnx writes as DepthToSpace (CRD)."""
+    then PixelShuffle, which torch.onnx writes as DepthToSpace (CRD); its
+    first activation is YOLOv4's Mish (written as x * Tanh(Softplus(x)))."""
     def __init__(self):
         super().__init__()
         nn = torch.nn
-        self.f = nn.Sequential(nn.Conv2d(3, 16, 5, 1, 2), nn.Tanh(), nn.Conv2d(16, 8, 3, 1, 1), nn.Tanh(),
+        self.f = nn.Sequential(nn.Conv2d(3, 16, 5, 1, 2), nn.Mish(), nn.Conv2d(16, 8, 3, 1, 1), nn.Tanh(),
                                nn.Conv2d(8, 3 * 9, 3, 1, 1), nn.PixelShuffle(3))
 
     def forward(self, x):
