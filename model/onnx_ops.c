@@ -104,6 +104,37 @@ static int op_pad(ox_imp *I)
     return 0;
 }
 
+/* Conv's and ConvTranspose's 4-D weight: every dimension a positive int,
+ * its last two the kernel (which kernel_shape, when given, must equal). */
+static int conv_kernel(ox_imp *I, const Onnx__TensorProto *W, net_attr *a)
+{
+    for (int i = 0; i < 4; i++)
+        if (W->dims[i] < 1 || W->dims[i] > INT32_MAX)
+            return ox_fail(I, "weight %.100s has dimension %lld", ox_in_name(I, 1), (long long)W->dims[i]);
+    if (ox_att(I->nd, "kernel_shape") && (a->kh != W->dims[2] || a->kw != W->dims[3]))
+        return ox_fail(I, "kernel_shape %dx%d but weight %.100s is %lldx%lld", a->kh, a->kw,
+                       ox_in_name(I, 1), (long long)W->dims[2], (long long)W->dims[3]);
+    a->kh = (int)W->dims[2], a->kw = (int)W->dims[3];
+    return 0;
+}
+
+/* Their bias, input 2: one value per output channel, after the weights. */
+static int conv_bias(ox_imp *I, ox_spec *s, const Onnx__TensorProto *B, int out_c)
+{
+    int64_t n;
+    int bad;
+    float *w = ox_const_floats(I, B, "bias", 2, I->keep, &n, &bad);
+    if (bad) return -1;
+    if (B->n_dims != 1 || n != out_c) {
+        free(w);
+        return ox_fail(I, "bias %.100s has %lld values, the weight has %d output channels",
+                       ox_in_name(I, 2), (long long)n, out_c);
+    }
+    int rc = ox_spec_append(I, s, w, n);
+    free(w);
+    return rc;
+}
+
 static int op_conv(ox_imp *I)
 {
     if (ox_check_attrs(I, "auto_pad dilations group kernel_shape pads strides")) return -1;
@@ -122,13 +153,7 @@ static int op_conv(ox_imp *I)
     if (ox_window_attrs(I, &a, &autopad, 0) || ox_att_int(I, "group", 1, &g)) return -1;
     if (g < 1 || g > OX_ATTR_MAX) return ox_fail(I, "group %lld out of range", (long long)g);
     a.groups = (int)g;
-    for (int i = 0; i < 4; i++)
-        if (W->dims[i] < 1 || W->dims[i] > INT32_MAX)
-            return ox_fail(I, "weight %.100s has dimension %lld", ox_in_name(I, 1), (long long)W->dims[i]);
-    if (ox_att(I->nd, "kernel_shape") && (a.kh != W->dims[2] || a.kw != W->dims[3]))
-        return ox_fail(I, "kernel_shape %dx%d but weight %.100s is %lldx%lld", a.kh, a.kw,
-                     ox_in_name(I, 1), (long long)W->dims[2], (long long)W->dims[3]);
-    a.kh = (int)W->dims[2], a.kw = (int)W->dims[3];
+    if (conv_kernel(I, W, &a)) return -1;
     a.out_c = (int)W->dims[0];
     if (autopad) ox_same_guess(&a, autopad);
     if (ox_fold_pad(I, x, &a, autopad)) return -1;
@@ -140,18 +165,7 @@ static int op_conv(ox_imp *I)
     float *w = ox_const_floats(I, W, "weight", 1, I->keep, &n, &bad);
     if (bad || ox_spec_append(I, s, w, n)) return free(w), -1;
     free(w);
-    if (B) {
-        w = ox_const_floats(I, B, "bias", 2, I->keep, &n, &bad);
-        if (bad) return -1;
-        if (B->n_dims != 1 || n != a.out_c) {
-            free(w);
-            return ox_fail(I, "bias %.100s has %lld values, the weight has %d output channels",
-                         ox_in_name(I, 2), (long long)n, a.out_c);
-        }
-        if (ox_spec_append(I, s, w, n)) return free(w), -1;
-        free(w);
-    }
-    return 0;
+    return B ? conv_bias(I, s, B, a.out_c) : 0;
 }
 
 /* ConvTranspose: a ConvTranspose layer.  ONNX's weight [in_c][out_c/group]
@@ -172,9 +186,7 @@ static int op_deconv(ox_imp *I)
     if (W->n_dims != 4)
         return ox_fail(I, "weight %.100s is %zu-D; a 2-D transposed convolution has a 4-D weight",
                        ox_in_name(I, 1), W->n_dims);
-    for (int i = 0; i < 4; i++)
-        if (W->dims[i] < 1 || W->dims[i] > INT32_MAX)
-            return ox_fail(I, "weight %.100s has dimension %lld", ox_in_name(I, 1), (long long)W->dims[i]);
+
     net_attr a = net_attr_default(NET_DECONV);
     int64_t g;
     int autopad, op[2], os[2], has_op, has_os;
@@ -199,16 +211,13 @@ static int op_deconv(ox_imp *I)
     if (g < 1 || g > OX_ATTR_MAX) return ox_fail(I, "group %lld out of range", (long long)g);
     a.groups = (int)g;
     net_shape xs = I->t[x].shape;
+    if (conv_kernel(I, W, &a)) return -1;
     if (W->dims[0] != xs.c)
         return ox_fail(I, "weight %.100s has %lld input channels, the input has %d",
                        ox_in_name(I, 1), (long long)W->dims[0], xs.c);
     if (xs.c % a.groups || (int64_t)W->dims[1] * a.groups > OX_ATTR_MAX)
         return ox_fail(I, "group %d does not divide the input's %d channels, or too many outputs",
                        a.groups, xs.c);
-    if (ox_att(I->nd, "kernel_shape") && (a.kh != W->dims[2] || a.kw != W->dims[3]))
-        return ox_fail(I, "kernel_shape %dx%d but weight %.100s is %lldx%lld", a.kh, a.kw,
-                       ox_in_name(I, 1), (long long)W->dims[2], (long long)W->dims[3]);
-    a.kh = (int)W->dims[2], a.kw = (int)W->dims[3];
     a.out_c = (int)W->dims[1] * a.groups;
     if (has_op) a.oph = op[0], a.opw = op[1];
     if (autopad || has_os) {
@@ -254,18 +263,7 @@ static int op_deconv(ox_imp *I)
     }
     if (ox_spec_append(I, s, w, n)) return free(w), -1;
     free(w);
-    if (B) {
-        w = ox_const_floats(I, B, "bias", 2, I->keep, &n, &bad);
-        if (bad) return -1;
-        if (B->n_dims != 1 || n != a.out_c) {
-            free(w);
-            return ox_fail(I, "bias %.100s has %lld values, the weight has %d output channels",
-                           ox_in_name(I, 2), (long long)n, a.out_c);
-        }
-        if (ox_spec_append(I, s, w, n)) return free(w), -1;
-        free(w);
-    }
-    return 0;
+    return B ? conv_bias(I, s, B, a.out_c) : 0;
 }
 
 /* InstanceNormalization: an InstanceNorm layer; scale and B one value per
