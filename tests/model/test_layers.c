@@ -64,13 +64,14 @@ static net_attr pool(net_kind k, int kk, int s, int p, int ceil_mode)
         }                                                                               \
     } while (0)
 
-/* One conv on a given input; checks shape, MACs and parameters. */
-static void one_conv(int c, int h, int w, net_attr a, int oc, int oh, int ow, long long macs,
-                     long long params)
+/* One conv (or ConvTranspose) on a given input; checks shape, MACs and
+ * parameters. */
+static void one_kind(net_kind kind, int c, int h, int w, net_attr a, int oc, int oh, int ow,
+                     long long macs, long long params)
 {
     tnet t;
     tn_init(&t, c, h, w);
-    tn_add(&t, "c", NET_CONV, &a, "data", NULL);
+    tn_add(&t, "c", kind, &a, "data", NULL);
     const net_layer *L = tn_done(&t, "c");
     if (!L) fprintf(stderr, "conv: %s\n", t.err);
     CHECK_OUT(L, oc, oh, ow);
@@ -81,6 +82,12 @@ static void one_conv(int c, int h, int w, net_attr a, int oc, int oh, int ow, lo
         CHECK_I64(L->ops, 0);
     }
     net_free(t.n);
+}
+
+static void one_conv(int c, int h, int w, net_attr a, int oc, int oh, int ow, long long macs,
+                     long long params)
+{
+    one_kind(NET_CONV, c, h, w, a, oc, oh, ow, macs, params);
 }
 
 static void test_conv(void)
@@ -461,25 +468,14 @@ static void test_detector_kinds(void)
     CHECK(!net_kind_channelwise(NET_SHUFFLEUP) && !net_kind_splittable(NET_SHUFFLEUP));
 }
 
-/* One ConvTranspose on a given input; shape, MACs, parameters by hand:
- * H' = sh (H-1) + dh (kh-1) + 1 + output_padding - top - bottom, MACs
- * out_c * H * W * (C/groups) * kh * kw (every input pixel times every tap). */
+/* ConvTranspose's shape, MACs and parameters by hand (one_conv of kind
+ * NET_DECONV): H' = sh (H-1) + dh (kh-1) + 1 + output_padding - top -
+ * bottom, MACs out_c * H * W * (C/groups) * kh * kw (every input pixel
+ * times every tap). */
 static void one_deconv(int c, int h, int w, net_attr a, int oh, int ow, long long macs,
                        long long params)
 {
-    tnet t;
-    tn_init(&t, c, h, w);
-    tn_add(&t, "d", NET_DECONV, &a, "data", NULL);
-    const net_layer *L = tn_done(&t, "d");
-    if (!L) fprintf(stderr, "deconv: %s\n", t.err);
-    CHECK_OUT(L, a.out_c, oh, ow);
-    if (L) {
-        CHECK_I64(L->macs, macs);
-        CHECK_I64(L->params, params);
-        CHECK_I64(L->weights, params);
-        CHECK_I64(L->ops, 0);
-    }
-    net_free(t.n);
+    one_kind(NET_DECONV, c, h, w, a, a.out_c, oh, ow, macs, params);
 }
 
 static void test_deconv(void)
