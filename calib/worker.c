@@ -506,7 +506,7 @@ static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *
     cJSON *o = rec_begin(kind, rank, n, layer);
     if (!o) return -1;
     cJSON_AddBoolToObject(o, "probe", s->probe);
-    cJSON_AddStringToObject(o, "class", cost_class_name(cost_class(n, layer)));
+    cJSON_AddStringToObject(o, "class", cost_class_name(cost_class(n, layer, kern_conv_rule())));
     cJSON_AddNumberToObject(o, "share", s->shares[j]);
     cJSON_AddNumberToObject(o, "nc", s->nc[at]);
     cJSON_AddNumberToObject(o, "work", (double)calib_work(n, layer, 0, s->nc[at]));
@@ -1056,6 +1056,7 @@ int calib_worker(const calib_worker_opts *o, char *err)
     int threads = rt_threads(pl, rank);
     g_nap = rt_wait_nap(pl);
     kern_set_threads(threads);
+    kern_set_conv_rule(&pl->kernels); /* time what the model will charge */
     mallopt(M_MMAP_THRESHOLD, 1 << 30); /* as exec.c: freed memory stays in the heap */
     mallopt(M_TRIM_THRESHOLD, -1);
     const plat_device *me = &pl->dev[rank];

@@ -24,12 +24,11 @@ void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const flo
 void kern_deconv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
                  const float *w, float *out, float *ws);
 
-/* wino.c: the algorithm of a Conv under the runtime's Winograd mode
- * (kern_set_winograd): model/convalgo.h's rule, the one the cost model
- * charges; and 3x3 stride-1 Conv slices by Winograd F(2x2, 3x3) or
- * F(4x4, 3x3) for the layers it sends there. */
+/* wino.c: the algorithm of a Conv under the runtime's rule
+ * (kern_set_conv_rule, kern_set_winograd): model/convalgo.h's rule, the one
+ * the cost model charges; and 3x3 stride-1 Conv slices by Winograd
+ * F(2x2, 3x3) or F(4x4, 3x3) for the layers it sends there. */
 convalgo kern_conv_algo(const net_layer *L, net_shape x);
-int kern_get_winograd(void); /* the mode kern_set_winograd set */
 void kern_wino(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, const float *in,
                const float *w, float *out, float *ws);
 

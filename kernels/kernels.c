@@ -626,7 +626,7 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
 
 size_t kern_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw)
 {
-    return convalgo_workspace_band(n, layer, h0, nh, w0, nw, kern_get_winograd());
+    return convalgo_workspace_band(n, layer, h0, nh, w0, nw, kern_conv_rule());
 }
 
 int kern_run_band(const net *n, int layer, int h0, int nh, int w0, int nw,

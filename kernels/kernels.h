@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "convalgo.h"
 #include "net.h"
 
 /* ---- threads ---- */
@@ -59,6 +60,13 @@ int kern_get_threads(void);
  * (for benchmarks and tests).  The choice depends on the layer's shape
  * only, never on the slice. */
 void kern_set_winograd(int mode);
+/* The machine's part of that choice, from the platform the kernels run on
+ * (platform.kernels; NULL: the default, no limit).  The runtime and the
+ * calibration worker set it from their platform, so that they run what
+ * the cost model charges.  Keeps kern_set_winograd's override. */
+void kern_set_conv_rule(const convalgo_rule *r);
+/* The rule the kernels follow now (for what the cost model must be told). */
+const convalgo_rule *kern_conv_rule(void);
 /* The convolutions' matrix products: mode 1 (default) is our own AVX-512
  * product on x86-64 CPUs that have AVX-512 when OpenBLAS runs no AVX-512
  * kernels of its own (OPENBLAS_CORETYPE=Haswell, say), the BLAS's

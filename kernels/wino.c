@@ -28,13 +28,20 @@
 #include "kern_impl.h"
 #include "kernels.h"
 
-static int wino_mode = 1;
+/* The rule this process's kernels follow: the platform's (kern_set_conv_rule)
+ * with the override of kern_set_winograd. */
+static convalgo_rule rule = CONVALGO_RULE_DEFAULT;
 
-void kern_set_winograd(int mode) { wino_mode = mode == 2 || mode == 4 ? mode : mode != 0; }
+void kern_set_winograd(int mode) { rule.wino_force = mode == 2 || mode == 4 ? mode : mode ? 0 : -1; }
 
-int kern_get_winograd(void) { return wino_mode; }
+void kern_set_conv_rule(const convalgo_rule *r)
+{
+    rule.wino2_max_pairs = r ? r->wino2_max_pairs : 0; /* the override stays */
+}
 
-convalgo kern_conv_algo(const net_layer *L, net_shape x) { return convalgo_pick(L, x, wino_mode); }
+const convalgo_rule *kern_conv_rule(void) { return &rule; }
+
+convalgo kern_conv_algo(const net_layer *L, net_shape x) { return convalgo_pick(L, x, &rule); }
 
 /* Tiles transformed together: the transforms run across tiles so that
  * every inner loop is a contiguous, vectorisable loop. */

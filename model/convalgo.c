@@ -50,23 +50,27 @@ static int is_pointwise(const net_attr *a)
            a->pb == 0 && a->pr == 0;
 }
 
-convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode)
+convalgo convalgo_pick(const net_layer *L, net_shape x, const convalgo_rule *r)
 {
+    const convalgo_rule def = CONVALGO_RULE_DEFAULT;
+    if (!r) r = &def;
     const net_attr *a = &L->a;
     int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups;
     int wino_shape = a->kh == 3 && a->kw == 3 && a->sh == 1 && a->sw == 1 && a->dh == 1 &&
                      a->dw == 1 && cin_g >= 16 && cout_g >= 16;
-    if (wino_mode && wino_shape) {
-        if (wino_mode == 2) return CONVALGO_WINO2;
-        if (wino_mode == 4) return CONVALGO_WINO4;
+    if (r->wino_force >= 0 && wino_shape) {
+        if (r->wino_force == 2) return CONVALGO_WINO2;
+        if (r->wino_force == 4) return CONVALGO_WINO4;
         /* F(4x4) pays from 50x50 maps on and, from 20x20 on, with many
          * channel pairs (its products do 4x less work, its transforms cost
-         * more per pair and tile); F(2x2) elsewhere down to 13x13; on 7x7
-         * maps neither beats im2col. */
+         * more per pair and tile); F(2x2) elsewhere down to 13x13 up to
+         * the machine's limit on channel pairs (convalgo.h); on 7x7 maps
+         * neither beats im2col. */
         int pixels = L->out.h * L->out.w;
         long pairs = (long)cin_g * cout_g;
         if (pixels >= 2500 || (pixels >= 400 && pairs >= 32768)) return CONVALGO_WINO4;
-        if (pixels >= 169) return CONVALGO_WINO2;
+        if (pixels >= 169 && (r->wino2_max_pairs <= 0 || pairs < r->wino2_max_pairs))
+            return CONVALGO_WINO2;
     }
     if (a->groups > 1 && cin_g == 1) return CONVALGO_DIRECT;
     if (L->out.h == 1 && L->out.w == 1) return CONVALGO_GEMV;
@@ -74,11 +78,11 @@ convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode)
     return CONVALGO_IM2COL;
 }
 
-int convalgo_of(const net *n, int layer)
+int convalgo_of(const net *n, int layer, const convalgo_rule *r)
 {
     const net_layer *L = &n->layers[layer];
     if (L->kind != NET_CONV) return -1;
-    return (int)convalgo_pick(L, net_in_shape(n, layer, 0), 1);
+    return (int)convalgo_pick(L, net_in_shape(n, layer, 0), r);
 }
 
 const char *convalgo_name(convalgo a)
@@ -186,17 +190,17 @@ size_t convalgo_deconv_workspace(const net_layer *L, net_shape x, int nc)
     return (size_t)m * a->kh * a->kw * convalgo_deconv_band_rows(L, x) * x.w;
 }
 
-size_t convalgo_workspace_of(const net *n, int layer, int nc)
+size_t convalgo_workspace_of(const net *n, int layer, int nc, const convalgo_rule *r)
 {
     const net_layer *L = &n->layers[layer];
     if (L->kind == NET_DECONV) return convalgo_deconv_workspace(L, net_in_shape(n, layer, 0), nc);
     if (L->kind != NET_CONV) return 0;
     net_shape x = net_in_shape(n, layer, 0);
-    return convalgo_workspace(L, x, nc, convalgo_pick(L, x, 1));
+    return convalgo_workspace(L, x, nc, convalgo_pick(L, x, r));
 }
 
 size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw,
-                               int wino_mode)
+                               const convalgo_rule *r)
 {
     const net_layer *L = &n->layers[layer];
     if (L->kind != NET_CONV) return 0;
@@ -204,5 +208,5 @@ size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, 
     net_shape bx;
     net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx);
     return convalgo_workspace(&band, bx, L->out.c,
-                              convalgo_pick(L, net_in_shape(n, layer, 0), wino_mode));
+                              convalgo_pick(L, net_in_shape(n, layer, 0), r));
 }

@@ -25,11 +25,25 @@
  * The thresholds were measured in whole forward passes (bench/README.md,
  * "Kernels"); docs/runtime-kernels.md explains them.
  *
- * Overrides (kern_set_winograd of the runtime, for benchmarks and tests)
- * are passed in as `wino_mode`: 1 the rule above, 0 no Winograd, 2 or 4
- * Winograd of that size on every eligible layer.  The model always uses 1.
+ * One thing in the rule belongs to the machine the kernels run on, so the
+ * platform file states it (convalgo_rule, "kernels" in
+ * docs/platform-format.md) and both the model and the runtime take it from
+ * there: the largest number of channel pairs (input x output channels per
+ * group) Winograd F(2x2) takes on.  F(2x2) transforms every pair's weights
+ * on every call (16 floats written and read back per pair); on small maps
+ * (13x13 to 19x19, 49 to 100 tiles) and many pairs those no longer stay in
+ * cache, and whether the products' saved multiply-adds pay for that traffic
+ * is the machine's balance of arithmetic against memory.  Here (x86,
+ * AVX-512) they do not from 2^17 pairs on (bench/README.md, "Winograd on
+ * small maps"); on a board without wide vectors the products cost more and
+ * the trade can go the other way, so a platform without the field keeps
+ * F(2x2) on every such layer (as the thesis' Jetson figures assume).
  *
- * Pure functions of shapes; nothing allocates or prints.
+ * Overrides (kern_set_winograd of the runtime, for benchmarks and tests)
+ * are the rule's `wino_force`: 0 the rule above, -1 no Winograd, 2 or 4
+ * Winograd of that size on every eligible layer.  The model never forces.
+ *
+ * Pure functions of shapes and the rule; nothing allocates or prints.
  */
 #ifndef DSE_CONVALGO_H
 #define DSE_CONVALGO_H
@@ -48,11 +62,19 @@ typedef enum {
     CONVALGO_COUNT
 } convalgo;
 
+/* The machine's part of the rule (a platform's "kernels" section). */
+typedef struct {
+    int wino_force;       /* 0 the rule; -1, 2, 4 the overrides above */
+    long wino2_max_pairs; /* F(2x2) only below this many channel pairs; 0: no limit */
+} convalgo_rule;
+/* The rule of a platform that states nothing (all zero: no override, no
+ * limit).  A NULL rule anywhere below means this one. */
+#define CONVALGO_RULE_DEFAULT ((convalgo_rule){0, 0})
+
 /* The algorithm of Conv layer L whose (first) input has shape x. */
-convalgo convalgo_pick(const net_layer *L, net_shape x, int wino_mode);
-/* The same for layer `layer` of n under the default rule (wino_mode 1);
- * -1 when the layer is not a Conv. */
-int convalgo_of(const net *n, int layer);
+convalgo convalgo_pick(const net_layer *L, net_shape x, const convalgo_rule *r);
+/* The same for layer `layer` of n; -1 when the layer is not a Conv. */
+int convalgo_of(const net *n, int layer, const convalgo_rule *r);
 const char *convalgo_name(convalgo a); /* "im2col", "pointwise", ... */
 
 /* Whether a GEMV layer gathers its one input column into the workspace
@@ -65,15 +87,15 @@ int convalgo_gemv_gathers(const net_layer *L, net_shape x);
  * (0 for DIRECT, POINTWISE and a GEMV that does not gather).  Independent of the slice's first
  * channel and non-decreasing in nc. */
 size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo a);
-/* The workspace of a slice of `layer` under the default rule, floats (0
- * for layers that are not Conv or ConvTranspose). */
-size_t convalgo_workspace_of(const net *n, int layer, int nc);
+/* The workspace of a slice of `layer` under rule r, floats (0 for layers
+ * that are not Conv or ConvTranspose). */
+size_t convalgo_workspace_of(const net *n, int layer, int nc, const convalgo_rule *r);
 /* The workspace of output rows [h0, h0+nh) x columns [w0, w0+nw) (all
  * channels) of `layer`: a band runs the whole layer's algorithm (convalgo_pick on the layer's own
- * shape under wino_mode, so that its rows equal the whole layer's) on the
- * band's geometry (net_band_layer).  0 for layers that are not Conv. */
+ * shape under r, so that its rows equal the whole layer's) on the band's
+ * geometry (net_band_layer).  0 for layers that are not Conv. */
 size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw,
-                               int wino_mode);
+                               const convalgo_rule *r);
 
 /* The blocking behind those sizes, which the kernels follow. */
 /* im2col: output rows per band for a K-row column matrix multiplied by m

@@ -42,10 +42,10 @@ static const struct {
                     {COST_CLASS_CONV_POINTWISE, "ConvPointwise"},
                     {COST_CLASS_CONV_DIRECT, "ConvDirect"}};
 
-int cost_class(const net *n, int layer)
+int cost_class(const net *n, int layer, const convalgo_rule *r)
 {
     /* The runtime's algorithm, by the one rule both share (convalgo.h). */
-    switch (convalgo_of(n, layer)) {
+    switch (convalgo_of(n, layer, r)) {
     case CONVALGO_WINO2:
     case CONVALGO_WINO4: return COST_CLASS_CONV_WINOGRAD;
     case CONVALGO_POINTWISE: return COST_CLASS_CONV_POINTWISE;
@@ -314,7 +314,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
                        (C < 2 || (work(n, i, 1, C - 1) == w1 * (C - 1) &&
                                   net_slice_weights(n, i, 1, C - 1) == g1 * (C - 1)));
         m->wraw_pc[i] = 4.0 * (double)g1;
-        m->ws_full[i] = 4.0 * (double)convalgo_workspace_of(n, i, C);
+        m->ws_full[i] = 4.0 * (double)convalgo_workspace_of(n, i, C, &pl->kernels);
     }
     for (int k = 0; k < 2; k++) {
         if (!kind_used[k]) continue;
@@ -332,7 +332,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
         const coeffs_rates *wr = D == F ? NULL : coeffs_find_layer(c, (plat_kind)k, n->name, "*");
         for (int i = 0; i < nl; i++) {
             const net_layer *L = &n->layers[i];
-            int cls = cost_class(n, i);
+            int cls = cost_class(n, i, &pl->kernels);
             const coeffs_rates *lr =
                 D == F ? NULL : coeffs_find_layer(c, (plat_kind)k, n->name, L->name);
             const coeffs_rates *kr = &D->cls[cls];
@@ -845,12 +845,12 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
              * band's: its own geometry under the layer's algorithm). */
             if (band) {
                 double ws = 4.0 * (double)convalgo_workspace_band(n, l, st->h0, st->nh, st->w0,
-                                                                   st->nw, 1);
+                                                                   st->nw, &m->pl->kernels);
                 if (ws > s->ws) s->ws = ws;
             } else if (m->ws_full[l] > s->ws) {
                 double ws = st->nc == n->layers[l].out.c
                                 ? m->ws_full[l]
-                                : 4.0 * (double)convalgo_workspace_of(n, l, st->nc);
+                                : 4.0 * (double)convalgo_workspace_of(n, l, st->nc, &m->pl->kernels);
                 if (ws > s->ws) s->ws = ws;
             }
             s->wraw += w;

@@ -52,7 +52,7 @@
 #define COST_CLASS_CONV_POINTWISE (NET_KIND_COUNT + 1)  /* "ConvPointwise": 1x1, one product */
 #define COST_CLASS_CONV_DIRECT (NET_KIND_COUNT + 2)     /* "ConvDirect": depthwise, direct loop */
 #define COST_NCLASS (NET_KIND_COUNT + 3)
-int cost_class(const net *n, int layer);
+int cost_class(const net *n, int layer, const convalgo_rule *r); /* r: the platform's kernels */
 const char *cost_class_name(int cls);          /* "Conv", ..., "ConvWinograd" */
 int cost_class_base(int cls); /* the class cls falls back on: NET_CONV, or -1 for none */
 int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */

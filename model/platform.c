@@ -240,6 +240,32 @@ static int read_pace(platform *p, const cJSON *je, const char *what, char *err)
     return 0;
 }
 
+/* "kernels": the machine's part of the convolution rule (convalgo.h). */
+static int read_kernels(platform *p, const cJSON *jk, const char *what, char *err)
+{
+    p->kernels = CONVALGO_RULE_DEFAULT;
+    if (!jk) return 0;
+    if (!cJSON_IsObject(jk)) {
+        base_seterr(err, "%s: \"kernels\" must be an object (docs/platform-format.md)", what);
+        return -1;
+    }
+    for (const cJSON *c = jk->child; c; c = c->next)
+        if (strcmp(c->string, "winograd2_max_channel_pairs") && strcmp(c->string, "note")) {
+            base_seterr(err, "%s: kernels: unknown key \"%s\"", what, c->string);
+            return -1;
+        }
+    char ctx[400];
+    snprintf(ctx, sizeof ctx, "%s: kernels", what);
+    int pairs = 0;
+    if (ju_int(jk, "winograd2_max_channel_pairs", &pairs, 0, ctx, err)) return -1;
+    if (pairs < 0) {
+        base_seterr(err, "%s: \"winograd2_max_channel_pairs\" must be >= 0 (0: no limit)", ctx);
+        return -1;
+    }
+    p->kernels.wino2_max_pairs = pairs;
+    return 0;
+}
+
 platform *platform_from_json(const char *text, const char *what, char *err)
 {
     cJSON *root = ju_parse(text, what, err);
@@ -257,7 +283,8 @@ platform *platform_from_json(const char *text, const char *what, char *err)
         if (strcmp(c->string, "format") && strcmp(c->string, "version") &&
             strcmp(c->string, "name") && strcmp(c->string, "description") &&
             strcmp(c->string, "devices") && strcmp(c->string, "links") &&
-            strcmp(c->string, "source") && strcmp(c->string, "emulate")) {
+            strcmp(c->string, "source") && strcmp(c->string, "emulate") &&
+            strcmp(c->string, "kernels")) {
             base_seterr(err, "%s: unknown key \"%s\"", what, c->string);
             goto fail;
         }
@@ -433,6 +460,7 @@ platform *platform_from_json(const char *text, const char *what, char *err)
     }
     p->emulated = je != NULL;
     if (je && read_pace(p, je, what, err)) goto fail;
+    if (read_kernels(p, cJSON_GetObjectItemCaseSensitive(root, "kernels"), what, err)) goto fail;
     const char *src = NULL;
     if (ju_str(root, "source", &src, 0, what, err)) goto fail;
     if (src) {

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "convalgo.h"
 #include "net.h"
 
 /* At most 64 devices: the Plan, the model and the runtime keep device
@@ -59,6 +60,8 @@ typedef struct {
     char *text;                      /* the JSON it was read from (stored by campaigns) */
     int emulated;                    /* has an "emulate" section: its boards are network
                                         namespaces made by scripts/emulate-boards */
+    convalgo_rule kernels;           /* "kernels": the machine's part of the convolution
+                                        rule, which the model and the runtime both use */
 } platform;
 
 platform *platform_load(const char *path, char *err);

@@ -539,6 +539,7 @@ int rt_exec_plan(const net *n, const platform *pl, const plan *p, const rt_optio
      * stay in the heap: no page faults between inferences, and VmHWM then
      * tracks the peak live set. */
     kern_set_threads(rt_threads(pl, rank));
+    kern_set_conv_rule(&pl->kernels); /* the algorithms the model charges */
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, -1);
     rc = rt_rank_setup(&s, n, p, rank, o->input, o->seed, err);

@@ -322,7 +322,7 @@ static int bench_bands(const char *name, int reps)
                                  : net_box_ops(n, i, 0, L->out.c, 0, L->out.h, 0, L->out.w));
         char hw[24];
         snprintf(hw, sizeof hw, "%dx%d", L->out.h, L->out.w);
-        printf("%-22s %-16s %9s %9.3f |", L->name, L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind), hw, tw * 1e3);
+        printf("%-22s %-16s %9s %9.3f |", L->name, L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i, kern_conv_rule())) : net_kind_name(L->kind), hw, tw * 1e3);
         for (int cols = 0; cols < 2; cols++) {
             int P = cols ? L->out.w : L->out.h;
             for (int p = 0; p < 3; p++) {
@@ -512,7 +512,7 @@ static int bench_corun(const char *name, int reps)
                               (double)net_slice_weights(n, i, 0, L->out.c));
         int b = (double)net_box_macs(n, i, 0, L->out.c, 0, L->out.h, 0, L->out.w) >= 2.0 * bytes ? 0 : 1;
         printf("%-22s %-16s %-8s %9.3f | %8.2f %8.2f %8.2f\n", L->name,
-               L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i)) : net_kind_name(L->kind),
+               L->kind == NET_CONV ? convalgo_name((convalgo)convalgo_of(n, i, kern_conv_rule())) : net_kind_name(L->kind),
                b ? "memory" : "compute", med[CO_ALONE] * 1e3, med[CO_LOCAL] / med[CO_ALONE],
                med[CO_REMOTE] / med[CO_ALONE], med[CO_BESIDE] / med[CO_ALONE]);
         for (int w = 0; w < CO_WAYS; w++) {

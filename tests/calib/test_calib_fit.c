@@ -130,7 +130,7 @@ static void test_probes(void)
         for (int l = 0; l < n->n; l++) {
             const net_layer *L = &n->layers[l];
             have[L->kind] = 1;
-            have[cost_class(n, l)] = 1;
+            have[cost_class(n, l, NULL)] = 1;
             dw |= L->kind == NET_CONV && L->a.groups > 1;
             pw |= L->kind == NET_CONV && L->a.kh == 1;
             CHECK(calib_work(n, l, 0, L->out.c) > 0, "probe %d layer %s has no work", i, L->name);

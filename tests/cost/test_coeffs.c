@@ -616,7 +616,7 @@ static void test_curve(void)
     net_attr a = net_attr_conv(4, 3, 1, 1, 4, 1);
     CHECK(n && net_add(n, "dw", NET_CONV, &a, 1, in, err) >= 0 && net_finalize(n, "dw", err) == 0,
           "%s", err);
-    CHECK(n && cost_class(n, 0) == COST_CLASS_CONV_DIRECT && n->layers[0].macs == 720, "depthwise");
+    CHECK(n && cost_class(n, 0, NULL) == COST_CLASS_CONV_DIRECT && n->layers[0].macs == 720, "depthwise");
     m = c && n && pl ? cost_new(n, pl, c, NULL, err) : NULL;
     CHECK(m != NULL, "%s", err);
     if (m) {

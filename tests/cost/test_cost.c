@@ -542,9 +542,9 @@ static void test_fallbacks(void)
      * branchy's 3x3 convs have 8 channels: too few for the runtime's
      * Winograd (below); its "left" is 1x1. */
     net *br = net_zoo("branchy", err);
-    CHECK(cost_class(br, net_find(br, "right")) == NET_CONV);
-    CHECK(cost_class(br, net_find(br, "left")) == COST_CLASS_CONV_POINTWISE);
-    CHECK(cost_class(br, net_find(br, "head")) == NET_CONV); /* stride 2 */
+    CHECK(cost_class(br, net_find(br, "right"), NULL) == NET_CONV);
+    CHECK(cost_class(br, net_find(br, "left"), NULL) == COST_CLASS_CONV_POINTWISE);
+    CHECK(cost_class(br, net_find(br, "head"), NULL) == NET_CONV); /* stride 2 */
     cost_coeffs *c3 = unit_coeffs("branchy", 0, 0, 1, 0);
     c3->dev[PLAT_CPU].cls[COST_CLASS_CONV_WINOGRAD].per_cycle = coeffs_given(0, COEFFS_UNSET);
     c3->dev[PLAT_CPU].cls[COST_CLASS_CONV_POINTWISE].per_cycle = coeffs_given(0, COEFFS_UNSET);
@@ -787,7 +787,7 @@ static void test_convalgo(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         net *n = one_conv(cases[i].cin, cases[i].cout, cases[i].side, cases[i].k, cases[i].st,
                           cases[i].g);
-        int alg = convalgo_of(n, 0);
+        int alg = convalgo_of(n, 0, NULL);
         CHECK(alg == (int)cases[i].want, "case %zu (%dx%d ch, %dx%d map, k%d s%d g%d): %s, expected "
               "%s", i, cases[i].cin, cases[i].cout, cases[i].side, cases[i].side, cases[i].k,
               cases[i].st, cases[i].g, convalgo_name((convalgo)alg), convalgo_name(cases[i].want));
@@ -797,17 +797,17 @@ static void test_convalgo(void)
             [CONVALGO_IM2COL] = NET_CONV, [CONVALGO_POINTWISE] = COST_CLASS_CONV_POINTWISE,
             [CONVALGO_DIRECT] = COST_CLASS_CONV_DIRECT, [CONVALGO_WINO2] = COST_CLASS_CONV_WINOGRAD,
             [CONVALGO_WINO4] = COST_CLASS_CONV_WINOGRAD, [CONVALGO_GEMV] = NET_FC};
-        CHECK(cost_class(n, 0) == cls_of[alg], "case %zu: class %s", i, cost_class_name(cost_class(n, 0)));
+        CHECK(cost_class(n, 0, NULL) == cls_of[alg], "case %zu: class %s", i, cost_class_name(cost_class(n, 0, NULL)));
         /* workspace: none for direct, pointwise and a gemv straight on the
          * input; a slice's never above the layer's; a gathered gemv's is
          * its column; im2col's is one band of the column matrix */
-        size_t whole = convalgo_workspace_of(n, 0, cases[i].cout);
+        size_t whole = convalgo_workspace_of(n, 0, cases[i].cout, NULL);
         int gemv_direct = alg == CONVALGO_GEMV && cases[i].k == 1 && cases[i].side == 1;
         CHECK((whole == 0) == (alg == CONVALGO_DIRECT || alg == CONVALGO_POINTWISE || gemv_direct),
               "case %zu: workspace %zu floats", i, whole);
         if (alg == CONVALGO_GEMV && !gemv_direct)
             CHECK(whole == (size_t)cases[i].cin / cases[i].g * cases[i].k * cases[i].k);
-        CHECK(convalgo_workspace_of(n, 0, 1) <= whole);
+        CHECK(convalgo_workspace_of(n, 0, 1, NULL) <= whole);
         if (alg == CONVALGO_IM2COL) {
             size_t K = (size_t)cases[i].cin / cases[i].g * cases[i].k * cases[i].k;
             int ow = n->layers[0].out.w;

@@ -142,7 +142,7 @@ static net *one(net_kind kind, net_attr a, net_shape in)
 static void conv_case(net_attr a, net_shape in, int exact, const char *what)
 {
     net *n = one(NET_CONV, a, in);
-    convalgo alg = (convalgo)convalgo_of(n, 0);
+    convalgo alg = (convalgo)convalgo_of(n, 0, NULL);
     int gemm = alg == CONVALGO_IM2COL || alg == CONVALGO_POINTWISE;
     char w2[160];
     const char *how = gemm ? (kern_gemm_own() ? "own product" : "BLAS") : convalgo_name(alg);

@@ -20,6 +20,7 @@
 #include "kern_impl.h"
 #include "kernels.h"
 #include "naive.h"
+#include "platform.h"
 #include "vmath_check.h"
 
 #define RTOL 1e-4
@@ -27,10 +28,15 @@
 
 static uint64_t rng = 4242;
 
-/* Every Conv of every zoo network: the runtime's choice is the model's. */
-static void zoo_rule(void)
+/* Every Conv of every zoo network: the runtime's choice is the model's,
+ * under the rule of a platform that states nothing (r NULL) and under one
+ * with a limit on F(2x2)'s channel pairs (the kernels told by
+ * kern_set_conv_rule, as dse exec does). */
+static void zoo_rule(const convalgo_rule *r)
 {
     char err[BASE_ERRLEN];
+    kern_set_conv_rule(r);
+    printf("F(2x2) channel pairs limit: %ld\n", r ? r->wino2_max_pairs : 0L);
     int used[CONVALGO_COUNT] = {0};
     printf("%-14s", "network");
     for (int a = 0; a < CONVALGO_COUNT; a++) printf(" %10s", convalgo_name((convalgo)a));
@@ -43,7 +49,7 @@ static void zoo_rule(void)
         for (int i = 0; i < n->n; i++) {
             const net_layer *L = &n->layers[i];
             if (L->kind != NET_CONV) continue;
-            int model = convalgo_of(n, i);
+            int model = convalgo_of(n, i, r);
             net_shape x = net_in_shape(n, i, 0);
             for (int mode = 0; mode <= 2; mode++) {
                 kern_set_gemm(mode);
@@ -55,10 +61,19 @@ static void zoo_rule(void)
             kern_set_gemm(1);
             int ncs[3] = {1, (L->out.c + 1) / 2, L->out.c};
             for (int k = 0; k < 3; k++)
-                CHECK(kern_workspace_floats(n, i, ncs[k]) == convalgo_workspace_of(n, i, ncs[k]),
+                CHECK(kern_workspace_floats(n, i, ncs[k]) == convalgo_workspace_of(n, i, ncs[k], r),
                       "%s layer %s, %d channels: runtime scratch %zu floats, model %zu", n->name,
                       L->name, ncs[k], kern_workspace_floats(n, i, ncs[k]),
-                      convalgo_workspace_of(n, i, ncs[k]));
+                      convalgo_workspace_of(n, i, ncs[k], r));
+            /* the limit, worked by hand: F(2x2)'s maps (13x13 .. 19x19 here)
+             * with at least the limit's pairs go to im2col */
+            int pixels = L->out.h * L->out.w, g = L->a.groups;
+            long pairs = (long)(x.c / g) * (L->out.c / g);
+            if (r && r->wino2_max_pairs && pixels >= 169 && pixels < 400 &&
+                convalgo_of(n, i, NULL) == CONVALGO_WINO2)
+                CHECK(model == (pairs < r->wino2_max_pairs ? CONVALGO_WINO2 : CONVALGO_IM2COL),
+                      "%s layer %s: %ld pairs on %d pixels: %s", n->name, L->name, pairs, pixels,
+                      convalgo_name((convalgo)model));
             if (model >= 0 && model < CONVALGO_COUNT) count[model]++, used[model]++;
         }
         printf("%-14s", n->name);
@@ -69,6 +84,7 @@ static void zoo_rule(void)
     /* the zoo must exercise every algorithm, or this proves less than it says */
     for (int a = 0; a < CONVALGO_COUNT; a++)
         CHECK(used[a] > 0, "no zoo conv uses %s", convalgo_name((convalgo)a));
+    kern_set_conv_rule(NULL);
 }
 
 /* data (c x h x w) -> Conv L; NULL if it does not fit. */
@@ -153,7 +169,14 @@ int main(void)
     }
     kern_set_gemm(1);
     CHECK(vmath_check() == 0, "kernels/vmath.c");
-    zoo_rule();
+    zoo_rule(NULL);
+    {   /* this machine's preset states a limit (examples/platforms/local-2.json) */
+        char err[BASE_ERRLEN];
+        platform *pl = platform_open("local-2", err);
+        CHECK(pl && pl->kernels.wino2_max_pairs > 0, "local-2: %s", pl ? "no F(2x2) limit" : err);
+        if (pl) zoo_rule(&pl->kernels);
+        platform_free(pl);
+    }
     check_algo(CONVALGO_DIRECT, (net_shape){8, 12, 12}, 8, 3, 1, 1, 8);
     check_algo(CONVALGO_POINTWISE, (net_shape){16, 10, 10}, 24, 1, 1, 0, 1);
     check_algo(CONVALGO_IM2COL, (net_shape){8, 15, 15}, 12, 3, 2, 1, 1);

@@ -201,6 +201,40 @@ static void test_rules(void)
     free(path);
 }
 
+/* "kernels": the machine's part of the convolution rule; absent is the
+ * default (no limit); anything but a non-negative integer limit is refused
+ * naming the file and the section. */
+static void test_kernels(void)
+{
+    char err[BASE_ERRLEN], t[1024];
+    static const char *const cases[] = {
+        "",                                                           /* absent */
+        ",\"kernels\":{}",                                              /* empty: default */
+        ",\"kernels\":{\"winograd2_max_channel_pairs\":131072,\"note\":\"x\"}",
+        ",\"kernels\":[]",
+        ",\"kernels\":{\"winograd2_max_channel_pairs\":-1}",
+        ",\"kernels\":{\"winograd2_max_channel_pairs\":1.5}",
+        ",\"kernels\":{\"winograd4_max_channel_pairs\":1}",
+    };
+    static const long want[] = {0, 0, 131072, -1, -1, -1, -1};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(t, sizeof t,
+                 "{\"format\":\"dse-platform\",\"devices\":[{\"name\":\"x\",\"board\":\"h\","
+                 "\"freq_mhz\":1000,\"cores\":1,\"memory_mb\":100,\"idle_w\":0,\"busy_w\":1}],"
+                 "\"links\":{}%s}",
+                 cases[i]);
+        platform *p = platform_from_json(t, "k.json", err);
+        if (want[i] < 0) {
+            CHECK(p == NULL, "case %zu accepted", i);
+            if (!p) CHECK(strstr(err, "k.json") && strstr(err, "kernels"), "case %zu: %s", i, err);
+        } else {
+            CHECK(p != NULL, "case %zu: %s", i, err);
+            if (p) CHECK(p->kernels.wino2_max_pairs == want[i] && p->kernels.wino_force == 0);
+        }
+        platform_free(p);
+    }
+}
+
 /* emulate.cpu_limit "pace": devices of fractional shares are paced to
  * them, whole shares and "quota" (the default) pace nothing. */
 static void test_pace(void)
@@ -254,6 +288,7 @@ int main(void)
     test_local();
     test_doc_example();
     test_rules();
+    test_kernels();
     scratch_cleanup();
     return check_done("test_platform");
 }
