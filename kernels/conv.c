@@ -151,7 +151,7 @@ void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
         kern_parallel_for(nc, (double)nc * ohw * K, direct_channels, &j);
         return;
     }
-    int band = convalgo_im2col_band_rows(K, nc < cout_g ? nc : cout_g, oh, ow), g0 = c0 / cout_g;
+    int band = convalgo_im2col_band_rows(K, cout_g, oh, ow), g0 = c0 / cout_g;
     for (int g = g0; g * cout_g < c0 + nc; g++) {
         int lo = g * cout_g > c0 ? g * cout_g : c0;
         int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc;

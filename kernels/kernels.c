@@ -392,8 +392,10 @@ static void k_instnorm(const kern_args *k)
             v += d * d;
         }
         double inv = 1.0 / sqrt(v / (double)hw + k->L->a.bn_eps);
-        float s = (float)(inv * sc[c]), b = (float)(sh[c] - m * inv * sc[c]);
-        for (size_t p = 0; p < hw; p++) y[p] = x[p] * s + b;
+        /* centred before scaling: a channel whose mean is far above its
+         * spread keeps its digits (x s + (shift - m s) would cancel) */
+        float s = (float)(inv * sc[c]), mf = (float)m, b = sh[c];
+        for (size_t p = 0; p < hw; p++) y[p] = (x[p] - mf) * s + b;
     }
 }
 
@@ -514,8 +516,6 @@ static void k_bilinear(const kern_args *k)
     }
 }
 
-/* Pad: zeros around each channel's plane (a ZeroPad2d before a MaxPool,
- * which pads with -inf itself: folding it would change the maximum). */
 /* PixelShuffle (ONNX DepthToSpace): output (c, h r + i, w r + j) is input
  * channel c r^2 + i r + j (CRD: PyTorch's pixel_shuffle) or (i r + j) C' + c
  * (DCR), pixel (h, w); a whole layer (its slices would scatter). */
@@ -547,6 +547,9 @@ static int pad_src(int i, int before, int n, int reflect)
     return s < 0 ? 0 : s >= n ? n - 1 : s;
 }
 
+/* Pad: zeros around each channel's plane (a ZeroPad2d before a MaxPool,
+ * which pads with -inf itself: folding it would change the maximum), or
+ * the plane reflected or its edge repeated (pad_src). */
 static void k_pad(const kern_args *k)
 {
     const net_attr *a = &k->L->a;

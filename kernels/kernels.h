@@ -2,7 +2,7 @@
  * model/net.h on float32 NCHW tensors of batch 1, independent of MPI.
  *
  * The unit of work is a SLICE: output channels [c0, c0+nc) of one layer.
- * Invariant: for Conv and FC the concatenation (along channels) of the
+ * Invariant: for Conv, ConvTranspose and FC the concatenation (along channels) of the
  * slices of any partition of [0, out.c) equals the whole layer's output
  * (same arithmetic per output element, so equal to float rounding of the
  * BLAS; tests/kernels checks it), and the weights of a slice are exactly
@@ -15,7 +15,7 @@
  *    tensors (net_in_shape), but for a grouped or depthwise Conv's (or
  *    ConvTranspose's) slice,
  *    whose input 0 is only the channels of its groups (from group
- *    c0 / (out.c / groups) on); Conv and FC may compute any slice, the
+ *    c0 / (out.c / groups) on); Conv, ConvTranspose and FC may compute any slice, the
  *    others only the whole layer (c0 = 0, nc = out.c).
  *  - Channel-wise kinds (net_kind_channelwise: ReLU, BatchNorm, pools,
  *    GlobalAveragePool, Dropout) may compute any slice; their input is then

@@ -13,9 +13,10 @@
  * packed by the product while still in cache; much smaller bands starve it
  * of columns (a 3x3 conv on a 14x14 map then gets N < 100 and loses ~25%). */
 #define IM2COL_BAND_FLOATS (1024 * 1024)
-/* ... except for a product of fewer than 16 rows (a slice or group of few
- * output channels: the last 3x3 convolution of an image-to-image network,
- * a narrow slice of a split), which is bound by reading the columns, not
+/* ... except for a product of fewer than 16 rows (a layer whose groups have
+ * few output channels: the last 3x3 convolution of an image-to-image
+ * network; not a narrow slice of a wide layer, convalgo.h says why), which
+ * is bound by reading the columns, not
  * by its multiply-adds: there the band stays in a core's L2 from im2col to
  * the product, 128 Ki floats (512 KiB), but at least 128 pixels wide.
  * Measured (bench/README.md, "Narrow convolutions"): 32 -> 1, 4, 8
@@ -168,7 +169,7 @@ size_t convalgo_workspace(const net_layer *L, net_shape x, int nc, convalgo alg)
     default: {
         /* every group's band has the same size; one band is reused */
         int K = cin_g * a->kh * a->kw, cout_g = a->out_c / a->groups;
-        return (size_t)K * convalgo_im2col_band_rows(K, nc < cout_g ? nc : cout_g, L->out.h,
+        return (size_t)K * convalgo_im2col_band_rows(K, cout_g, L->out.h,
                                                      L->out.w) * L->out.w;
     }
     }

@@ -98,10 +98,12 @@ size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, 
                                const convalgo_rule *r);
 
 /* The blocking behind those sizes, which the kernels follow. */
-/* im2col: output rows per band for a K-row column matrix multiplied by m
- * rows of weights (the slice's output channels in one group, at most the
- * group's: min(nc, out_c / groups)).  The band changes only the product's
- * width, never an element's arithmetic, so it may depend on the slice. */
+/* im2col: output rows per band for a K-row column matrix multiplied by the
+ * layer's m = out_c / groups rows of weights per group.  From the layer's
+ * shape only, never the slice's: the BLAS (OpenBLAS, the boards' path) sums
+ * an element in an order that depends on the product's width, so a band
+ * that followed the slice would make a slice differ from the whole layer in
+ * the last bits. */
 int convalgo_im2col_band_rows(int K, int m, int oh, int ow);
 /* Winograd F(m x m, 3x3) (m = 2 or 4; alpha = m + 2): tiles across and
  * down the output, tiles per band of the input transform, and output

@@ -189,6 +189,23 @@ static int window_out(int in, int k, int s, int d, int p0, int p1, int ceil_mode
     return o > INT_MAX ? INT_MAX : (int)o;
 }
 
+/* The kernels' matrix products take int sides: a group's input channels
+ * times the kernel's taps (Conv's column height, im2col's K), and its output
+ * channels times the taps (ConvTranspose's product rows) must stay below
+ * 2^30, far beyond any real layer (vgg16's widest: 4608). */
+static int window_too_large(const net_layer *L, net_shape x, const char *what, char *err)
+{
+    const net_attr *a = &L->a;
+    double taps = (double)a->kh * a->kw;
+    if (taps * (x.c / a->groups) <= (1 << 30) && taps * (a->out_c / a->groups) <= (1 << 30))
+        return 0;
+    base_seterr(err, "%s: layer %s: %s window too large (%d channels per group x %dx%d taps "
+                "over 2^30)", what, L->name, net_kind_name(L->kind),
+                x.c / a->groups > a->out_c / a->groups ? x.c / a->groups : a->out_c / a->groups,
+                a->kh, a->kw);
+    return -1;
+}
+
 /* Largest count a layer may have (net.h): each count is at most 2^53, so
  * a sum of two cannot overflow int64 and the totals are checked as they
  * are summed (net_finalize). */
@@ -251,6 +268,7 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
                    what, L->name);
             return -1;
         }
+        if (window_too_large(L, x, what, err)) return -1;
         int64_t per_out = (int64_t)(x.c / a->groups) * a->kh * a->kw;
         L->macs = (int64_t)a->out_c * oh * ow * per_out;
         L->params = (int64_t)a->out_c * per_out + (a->bias ? a->out_c : 0);
@@ -282,6 +300,7 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
                    (long long)fh, (long long)fw);
             return -1;
         }
+        if (window_too_large(L, x, what, err)) return -1;
         int64_t per_out = (int64_t)(x.c / a->groups) * a->kh * a->kw;
         if ((double)a->out_c * per_out * x.h * x.w > COUNT_MAX ||
             (double)a->out_c * per_out > COUNT_MAX || (double)a->out_c * oh * ow > INT_MAX) {

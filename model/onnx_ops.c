@@ -127,6 +127,9 @@ static int conv_bias(ox_imp *I, ox_spec *s, const Onnx__TensorProto *B, int out_
     if (bad) return -1;
     if (B->n_dims != 1 || n != out_c) {
         free(w);
+        if (B->n_dims != 1)
+            return ox_fail(I, "bias %.100s has %d dimensions, not 1", ox_in_name(I, 2),
+                           (int)B->n_dims);
         return ox_fail(I, "bias %.100s has %lld values, the weight has %d output channels",
                        ox_in_name(I, 2), (long long)n, out_c);
     }
@@ -195,8 +198,12 @@ static int op_deconv(ox_imp *I)
         return -1;
     /* output_shape is spatial ([H, W]); some converters write [N, C, H, W]. */
     const Onnx__AttributeProto *aos = ox_att(I->nd, "output_shape");
+    int64_t os_c = -1; /* [N, C, H, W]'s C, checked against the weight below */
     if (aos && aos->n_ints == 4) {
         has_os = 1;
+        if (aos->ints[0] != 1)
+            return ox_fail(I, "output_shape's batch %lld is not 1", (long long)aos->ints[0]);
+        os_c = aos->ints[1];
         for (int i = 0; i < 2; i++) {
             if (aos->ints[2 + i] < 1 || aos->ints[2 + i] > OX_ATTR_MAX)
                 return ox_fail(I, "attribute output_shape value %lld out of range",
@@ -219,6 +226,9 @@ static int op_deconv(ox_imp *I)
         return ox_fail(I, "group %d does not divide the input's %d channels, or too many outputs",
                        a.groups, xs.c);
     a.out_c = (int)W->dims[1] * a.groups;
+    if (os_c >= 0 && os_c != a.out_c)
+        return ox_fail(I, "output_shape has %lld channels, the weight gives %d", (long long)os_c,
+                       a.out_c);
     if (has_op) a.oph = op[0], a.opw = op[1];
     if (autopad || has_os) {
         /* The pads that give the output shape asked for: SAME's is the input
@@ -310,7 +320,7 @@ static int op_depthtospace(ox_imp *I)
     if (ox_att_int(I, "blocksize", 1, &bs) || ox_att_choice(I, "mode", "DCR CRD", &mode)) return -1;
     if (bs < 1 || bs > 4096) return ox_fail(I, "blocksize %lld out of range", (long long)bs);
     net_attr a = net_attr_default(NET_SHUFFLEUP);
-    a.up_h = a.up_w = (int)bs;
+    a.up_h = (int)bs; /* the factor, both ways (up_w stays 1, as a network file leaves it) */
     a.ps_dcr = mode == 0;
     return ox_new_spec(I, NET_SHUFFLEUP, &a, 1, &x, 4) ? 0 : -1;
 }

@@ -11,7 +11,7 @@
  *   FC         W[out][in] (a row per output feature: Gemm transB=1), then
  *              bias[out] if bias; `in` indexes the input flattened as C,H,W
  *   BatchNorm  scale[C], shift[C], mean[C], var[C]
- *   LayerNorm  scale[C], shift[C]; Scale scale[C]; PReLU slope[C]
+ *   LayerNorm, InstanceNorm  scale[C], shift[C]; Scale scale[C]; PReLU slope[C]
  *   others     nothing
  * So layer i's block starts at weights_offset(n, i) floats.
  *

@@ -255,6 +255,10 @@ def main():
                strides=[2, 2], group=2)
         deconv("deconv_valid_shape", (3, 2, 2, 2), "auto_pad VALID with output_shape",
                strides=[2, 2], auto_pad="VALID", output_shape=[8, 8])
+        deconv("deconv_shape_channels", (3, 2, 2, 2), "output_shape has 5 channels, the weight gives 2",
+               strides=[2, 2], output_shape=[1, 5, 8, 8])
+        deconv("deconv_shape_batch", (3, 2, 2, 2), "output_shape's batch 2 is not 1",
+               strides=[2, 2], output_shape=[2, 2, 8, 8])
         deconv("deconv_crop_all", (3, 2, 1, 1), "leave no output", yshape=(1, 2, 1, 1),
                xshape=(1, 3, 1, 1), pads=[1, 0, 1, 0])
         deconv("deconv_1d", (3, 2, 2), "is 3-D", yshape=(1, 2, 8), xshape=(1, 3, 4), strides=[2])
