@@ -38,6 +38,11 @@ static void show_text(const platform *p)
             if (platform_supports(p, i, (net_kind)k)) printf(" %s", net_kind_name((net_kind)k));
         putchar('\n');
     }
+    if (p->kernels.wino2_max_pairs > 0)
+        printf("kernels: Winograd F(2x2) below %ld channel pairs (im2col from there)\n",
+               p->kernels.wino2_max_pairs);
+    else
+        printf("kernels: Winograd F(2x2) without a channel-pairs limit\n");
     printf("link classes:\n");
     for (int c = 0; c < LINK_CLASS_COUNT; c++)
         printf("  %-12s latency %10g us  bandwidth %12g MB/s\n", link_class_name((link_class)c),
@@ -99,6 +104,8 @@ static void show_json(const platform *p)
         }
         cJSON_AddItemToArray(ds, j);
     }
+    cJSON *kj = cJSON_AddObjectToObject(o, "kernels");
+    cJSON_AddNumberToObject(kj, "winograd2_max_channel_pairs", (double)p->kernels.wino2_max_pairs);
     cJSON *cls = cJSON_AddObjectToObject(o, "classes");
     for (int c = 0; c < LINK_CLASS_COUNT; c++)
         cJSON_AddItemToObject(cls, link_class_name((link_class)c), link_json(&p->cls[c], NULL));
