@@ -12,6 +12,12 @@
  *   HardSwish   Mul(X, HardSigmoid(X; 1/6, 1/2)): torch.onnx below opset 14
  *   shuffle     Reshape [1, g, C/g, H, W] -> Transpose [0, 2, 1, 3, 4] ->
  *               Reshape [1, C, H, W]: a ChannelShuffle of g groups
+ *   pixel       Reshape [1, C', r, r, H, W] -> Transpose [0, 1, 4, 2, 5, 3]
+ *   shuffle     -> Reshape [1, C', H r, W r]: a PixelShuffle (CRD), what
+ *               torch.onnx writes for nn.PixelShuffle below opset 11 (the
+ *               ONNX model zoo's super-resolution model); Reshape
+ *               [1, r, r, C', H, W] -> Transpose [0, 3, 4, 1, 5, 2] -> the
+ *               same Reshape: DepthToSpace's own definition (DCR)
  *   NHWC        Transpose [0, 2, 3, 1] gives an NHWC view of an activation
  *               (no layer: dse's floats stay C x H x W); elementwise
  *               operators keep it, MatMul on it is a 1x1 Conv, ReduceMean
@@ -184,7 +190,9 @@ static const char *sym_what(int sym)
     case OX_S_XERF1: return "x (1 + erf(x / sqrt 2)) of a GELU";
     case OX_S_HALFERF1: return "(1 + erf(x / sqrt 2)) / 2 of a GELU";
     case OX_S_GROUPED: return "the 5-D view of a channel shuffle";
-    default: return "the transposed 5-D view of a channel shuffle";
+    case OX_S_GROUPEDT: return "the transposed 5-D view of a channel shuffle";
+    case OX_S_VIEW6: return "a 6-D view (dse takes only a pixel shuffle's)";
+    default: return "the transposed 6-D view of a pixel shuffle";
     }
 }
 
@@ -245,6 +253,20 @@ int ox_op_transpose(ox_imp *I)
     if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GROUPED && np == 5 &&
         !memcmp(perm, shuf, sizeof shuf))
         return sym_out(I, OX_S_GROUPEDT, I->t[t].sym_src, I->t[t].sym_val);
+    if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6 && np == 6) {
+        /* [1, a, b, c, H, W]: CRD moves (b, c) beside (H, W) and needs b = c;
+         * DCR moves (a, b) and needs a = b */
+        static const int crd[6] = {0, 1, 4, 2, 5, 3}, dcr[6] = {0, 3, 4, 1, 5, 2};
+        int64_t v = (int64_t)I->t[t].sym_val, a = v / 8192, b = v % 8192;
+        int64_t c = I->t[I->t[t].sym_src].shape.c / (a * b);
+        if (!memcmp(perm, crd, sizeof crd) && b == c)
+            return sym_out(I, OX_S_VIEW6T, I->t[t].sym_src, (double)b);
+        if (!memcmp(perm, dcr, sizeof dcr) && a == b)
+            return sym_out(I, OX_S_VIEW6T, I->t[t].sym_src, -(double)a);
+        return ox_fail(I, "Transpose of the 6-D view [1, %lld, %lld, %lld, H, W]: dse takes only "
+                       "a pixel shuffle's ([0,1,4,2,5,3] of [1, C, r, r, H, W], [0,3,4,1,5,2] "
+                       "of [1, r, r, C, H, W])", (long long)a, (long long)b, (long long)c);
+    }
     int x = ox_in_act(I, 0);
     if (x < 0) return -1;
     int r = I->t[x].rank, nhwc = I->t[x].nhwc;
@@ -669,14 +691,15 @@ int ox_op_reshape5(ox_imp *I, int *handled)
     int t = ox_in_tensor(I, 0), bad, n = 0;
     if (t < 0 || ox_in_kind(I, 1) != OX_CONST) return 0;
     int grouped_t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GROUPEDT;
+    int view6t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6T;
     int act = I->t[t].kind == OX_ACT && !I->t[t].nhwc && !I->t[t].flat &&
               !(I->t[t].pad[0] | I->t[t].pad[1] | I->t[t].pad[2] | I->t[t].pad[3]);
-    if (!grouped_t && !act) return 0;
+    if (!grouped_t && !view6t && !act) return 0;
     const Onnx__TensorProto *sh = ox_in_const(I, 1, 1, &bad);
     int64_t tg[8], allowzero = 0;
     if (!sh || ox_tp_ints(ox_dc(I, "shape", ox_in_name(I, 1)), sh, tg, 8, &n)) return -1;
     if (ox_att_int(I, "allowzero", 0, &allowzero)) return -1;
-    int x = grouped_t ? I->t[t].sym_src : t;
+    int x = grouped_t || view6t ? I->t[t].sym_src : t;
     net_shape s = I->t[x].shape;
     int64_t out[8];
     if (grouped_t) {
@@ -693,10 +716,33 @@ int ox_op_reshape5(ox_imp *I, int *handled)
         a.groups = g;
         return ox_new_spec(I, NET_SHUFFLE, &a, 1, &x, 4) ? 0 : -1;
     }
+    if (view6t) { /* [1, C', H, r, W, r] -> [1, C', H r, W r]: the pixel shuffle */
+        int f = (int)fabs(I->t[t].sym_val), cp = s.c / (f * f);
+        int64_t in6[6] = {1, cp, s.h, f, s.w, f};
+        if (n != 4) return ox_fail(I, "Reshape of a pixel shuffle's 6-D view to %d-D", n);
+        if (resolve(I, in6, 6, tg, n, (int)allowzero, out)) return -1;
+        if (out[0] != 1 || out[1] != cp || out[2] != (int64_t)s.h * f || out[3] != (int64_t)s.w * f)
+            return ox_fail(I, "Reshape of a pixel shuffle's 6-D view to other than [1, %d, %lld, "
+                           "%lld]", cp, (long long)s.h * f, (long long)s.w * f);
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        net_attr a = net_attr_default(NET_SHUFFLEUP);
+        a.up_h = f;
+        a.ps_dcr = I->t[t].sym_val < 0;
+        return ox_new_spec(I, NET_SHUFFLEUP, &a, 1, &x, 4) ? 0 : -1;
+    }
     int r = I->t[x].rank;
     int64_t in[4] = {1, s.c, s.h, s.w};
     if (r == 2) in[1] = net_shape_numel(s);
-    if (n < 1 || n > 5 || resolve(I, in, r, tg, n, (int)allowzero, out)) return 0; /* op_reshape says why */
+    if (n < 1 || n > 6 || resolve(I, in, r, tg, n, (int)allowzero, out)) return 0; /* op_reshape says why */
+    if (n == 6) { /* [1, a, b, c, H, W] of a pixel shuffle (either order) begins */
+        if (r != 4 || out[0] != 1 || out[4] != s.h || out[5] != s.w || out[2] > 4096 ||
+            (out[2] != out[3] && out[1] != out[2]))
+            return 0;
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        return sym_out(I, OX_S_VIEW6, x, (double)(out[1] * 8192 + out[2]));
+    }
     if (n == 5) { /* [1, g, C/g, H, W]: a channel shuffle begins */
         if (r != 4 || out[0] != 1 || out[1] < 1 || out[1] * out[2] != s.c || out[3] != s.h ||
             out[4] != s.w)

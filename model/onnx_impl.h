@@ -86,6 +86,9 @@ enum {
     OX_S_HALFERF1,  /* (1 + erf(X / sqrt 2)) / 2 */
     OX_S_GROUPED,   /* X viewed as [1, g, C/g, H, W] (sym_val = g) */
     OX_S_GROUPEDT,  /* that view transposed to [1, C/g, g, H, W] */
+    OX_S_VIEW6,     /* X viewed as [1, a, b, c, H, W] (sym_val = a 8192 + b) */
+    OX_S_VIEW6T,    /* that view transposed as a pixel shuffle of factor r:
+                       [1, C/r^2, H, r, W, r] (sym_val = r CRD, -r DCR) */
 };
 
 typedef struct {

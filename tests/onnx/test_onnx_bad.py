@@ -9,6 +9,7 @@ refusal is the one intended.
 usage: test_onnx_bad.py DSE_BIN
 Exit 77 (skipped) when this python has no onnx module.
 """
+import json
 import os
 import subprocess
 import sys
@@ -274,6 +275,31 @@ def main():
                                      output_shape=[1, 2, 8, 8])],
                    [vi("x", [1, 3, 4, 4])], [vi("y", [1, 2, 8, 8])],
                    [init("w", np.full((3, 2, 2, 2), 0.1, np.float32))]))
+        # A pixel shuffle written as 6-D Reshape, Transpose, Reshape (torch.onnx below
+        # opset 11: CRD; DepthToSpace's definition: DCR) is a PixelShuffle layer of that
+        # order; other 6-D views and transposes are refused in one line.
+        def ps6(name, view, perm, reason=None, dcr=None, xshape=(1, 12, 3, 5), out=(1, 3, 6, 10)):
+            nodes = [helper.make_node("Reshape", ["x", "s6"], ["v"], name="v6"),
+                     helper.make_node("Transpose", ["v"], ["t"], name="t6", perm=perm),
+                     helper.make_node("Reshape", ["t", "s4"], ["y"], name="ps")]
+            m = model(nodes, [vi("x", list(xshape))], [vi("y", list(out))],
+                      [init("s6", np.array(view, np.int64)), init("s4", np.array(out, np.int64))])
+            if reason:
+                bad(tmp, name, m, reason)
+                return
+            good(tmp, name, m)
+            layers = json.load(open(os.path.join(tmp, name + ".json")))["layers"]
+            check([(L["kind"], L.get("factor"), L.get("dcr")) for L in layers] ==
+                  [("PixelShuffle", 2, dcr)],
+                  "%s: imported as %r" % (name, [(L["kind"], L.get("dcr")) for L in layers]))
+        ps6("ps6_crd", [1, 3, 2, 2, 3, 5], [0, 1, 4, 2, 5, 3], dcr=False)
+        ps6("ps6_dcr", [1, 2, 2, 3, 3, 5], [0, 3, 4, 1, 5, 2], dcr=True)
+        ps6("ps6_other_perm", [1, 3, 2, 2, 3, 5], [0, 1, 4, 3, 5, 2],
+            "dse takes only a pixel shuffle's")
+        ps6("ps6_dcr_perm_on_crd_view", [1, 3, 2, 2, 3, 5], [0, 3, 4, 1, 5, 2],
+            "Transpose of the 6-D view [1, 3, 2, 2, H, W]")
+        ps6("ps6_wrong_target", [1, 3, 2, 2, 3, 5], [0, 1, 4, 2, 5, 3],
+            "Reshape of a pixel shuffle's 6-D view to other than [1, 3, 6, 10]", out=(1, 3, 10, 6))
         # Pad modes: reflect and edge are layers; wrap and reflecting more than the map are not.
         def pad(name, mode, pads, yshape, reason=None):
             nd = helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode=mode)
@@ -392,7 +418,6 @@ def main():
         path, js, wb, p = run_import(tmp, "names", dup.SerializeToString())
         check(p.returncode == 0, "names: %s" % p.stderr)
         if p.returncode == 0:
-            import json
             with open(js) as f:
                 names = [l["name"] for l in json.load(f)["layers"]]
             check(names == ["same", "same_2", "y"], "names: %s" % names)

@@ -196,7 +196,7 @@ def main():
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn")
+                             "tinyunet", "stylenet", "espcn", "espcn9")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -220,8 +220,8 @@ def main():
                         mod.weight.uniform_(0.5, 1.5)
                         mod.bias.uniform_(-0.3, 0.3)
             x = torch.rand(1, 3, 48, 64) * 2 - 1
-        elif name == "espcn":
-            model = ESPCN().eval()
+        elif name in ("espcn", "espcn9"):  # espcn9: exported at opset 9, PixelShuffle as a
+            model = ESPCN().eval()            # 6-D Reshape, Transpose, Reshape (the ONNX zoo's)
             x = torch.rand(1, 3, 24, 32) * 2 - 1
         elif name == "tinyunet":
             model = randomise(TinyUNet().eval())
@@ -241,7 +241,8 @@ def main():
                 y = torch.cat([t.flatten() for t in y])
             y = y.numpy().astype(np.float32).ravel()
         onnx = os.path.join(tmp, name + ".onnx")
-        torch.onnx.export(model, x, onnx, opset_version=13, input_names=["data"],
+        torch.onnx.export(model, x, onnx, opset_version=9 if name == "espcn9" else 13,
+                          input_names=["data"],
                           output_names=["out"])
         netj = os.path.join(tmp, name + ".json")
         run(DSE, "net", "import", onnx, "-o", netj, "--weights", os.path.join(tmp, name + ".bin"))
@@ -253,9 +254,9 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name in ("resnet18", "audio1d", "tinydet", "tinyunet", "stylenet", "espcn"):
+        if name in ("resnet18", "audio1d", "tinydet", "tinyunet", "stylenet", "espcn", "espcn9"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3),
-                         "tinyunet": (1, 2, 3), "stylenet": (1, 3, 4), "espcn": (1, 6, 10)}[name]:  # seeds that mix both
+                         "tinyunet": (1, 2, 3), "stylenet": (1, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
