@@ -37,6 +37,7 @@
  */
 #include "onnx_impl.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,33 @@ static int scale_layer(ox_imp *I, int x, const float *c, int64_t n)
 {
     static const float one[1] = {1};
     return vec_layer(I, NET_SCALE, NULL, x, c, n, 1, one) ? 0 : -1;
+}
+
+/* A shift: x plus c (one value or one per channel; NULL when the values
+ * are not kept), times `mul` (one value).  A BatchNorm layer of mean 0,
+ * variance 1 and epsilon 0 computes exactly x mul + c (its kernel folds it
+ * to that multiply-add): what an exported model's input normalization
+ * (Sub of a mean) and ImageScaler compute. */
+static int shift_layer(ox_imp *I, int x, const float *c, int64_t n, float mul)
+{
+    net_attr a = net_attr_default(NET_BN);
+    a.bn_eps = 0;
+    ox_spec *s = ox_new_spec(I, NET_BN, &a, 1, &x, I->t[x].rank);
+    if (!s) return -1;
+    int64_t C = I->t[x].shape.c;
+    if (!I->keep) {
+        s->nw = 4 * C;
+        return 0;
+    }
+    float *w = malloc((size_t)(4 * C) * sizeof *w + 1);
+    if (!w) return ox_fail(I, "out of memory");
+    for (int64_t k = 0; k < C; k++) {
+        w[k] = mul, w[C + k] = c[n == 1 ? 0 : k];
+        w[2 * C + k] = 0, w[3 * C + k] = 1;
+    }
+    int rc = ox_spec_append(I, s, w, 4 * C);
+    free(w);
+    return rc;
 }
 
 /* ---- symbolic values read as activations ---- */
@@ -364,13 +392,45 @@ int ox_op_reducemean(ox_imp *I)
 
 /* ---- the steps of LayerNorm and GELU ---- */
 
+/* ImageScaler (an old opset's input normalization, tiny-YOLOv2's first
+ * node): y = scale x + bias[c], a shift layer. */
+int ox_op_imagescaler(ox_imp *I)
+{
+    if (ox_check_attrs(I, "scale bias")) return -1;
+    double scale;
+    if (ox_att_float(I, "scale", 1.0, &scale)) return -1;
+    if (!isfinite(scale) || fabs(scale) > FLT_MAX) return ox_fail(I, "scale %g out of range", scale);
+    int x = ox_in_act(I, 0);
+    if (x < 0) return -1;
+    const Onnx__AttributeProto *ab = ox_att(I->nd, "bias");
+    int64_t C = I->t[x].shape.c, n = ab ? (int64_t)ab->n_floats : 0;
+    if (I->t[x].rank != 4 || I->t[x].nhwc) return ox_fail(I, "input must be a 4-D NCHW activation");
+    if (ab && n != C)
+        return ox_fail(I, "bias has %lld values, the input %lld channels", (long long)n, (long long)C);
+    float *b = malloc((size_t)C * sizeof *b + 1);
+    if (!b) return ox_fail(I, "out of memory");
+    for (int64_t c = 0; c < C; c++) {
+        double v = ab ? ox_float_dec(ab->floats[c]) : 0;
+        if (!isfinite(v)) return free(b), ox_fail(I, "bias value %lld is not finite", (long long)c);
+        b[c] = (float)v;
+    }
+    int rc = shift_layer(I, x, b, C, (float)scale);
+    free(b);
+    return rc;
+}
+
+static int add_const(ox_imp *I, int xi, size_t k, int neg);
+
 int ox_op_sub(ox_imp *I)
 {
     if (ox_check_attrs(I, "broadcast axis")) return -1;
     int m = in_sym(I, 1, OX_S_MEANC), x = ox_in_tensor(I, 0);
     if (m >= 0 && x >= 0 && same_act(I, x, I->t[m].sym_src))
         return sym_out(I, OX_S_CENT, I->t[m].sym_src, 0);
-    return ox_fail(I, "Sub is imported only as x - mean(x) of a LayerNorm (docs/onnx.md)");
+    if (ox_in_count(I) == 2 && ox_in_kind(I, 1) == OX_CONST && ox_in_kind(I, 0) != OX_CONST)
+        return add_const(I, 0, 1, 1); /* x - c: an input normalization's mean */
+    return ox_fail(I, "Sub is imported only as x - mean(x) of a LayerNorm or an activation minus "
+                   "a constant (docs/onnx.md)");
 }
 
 int ox_op_pow(ox_imp *I)
@@ -535,9 +595,10 @@ int ox_op_mul(ox_imp *I)
     return ox_new_spec(I, NET_MUL, NULL, 2, ins, I->t[x].rank) ? 0 : -1;
 }
 
-/* Add of a constant: a MatMul's bias (FC, or the 1x1 Conv of an NHWC
- * MatMul), a LayerNorm's shift, epsilon or the 1 of a GELU. */
-static int add_const(ox_imp *I, int xi, size_t k)
+/* Add of a constant (input k) to input xi, or its Sub when neg: a
+ * MatMul's bias (FC, or the 1x1 Conv of an NHWC MatMul), a LayerNorm's
+ * shift, epsilon or the 1 of a GELU; else a shift layer. */
+static int add_const(ox_imp *I, int xi, size_t k, int neg)
 {
     int t = ox_in_tensor(I, xi), is;
     double v;
@@ -545,13 +606,13 @@ static int add_const(ox_imp *I, int xi, size_t k)
     if (I->t[t].kind == OX_SYM) {
         if (scalar(I, k, &is, &v)) return -1;
         int sym = I->t[t].sym, src = I->t[t].sym_src;
-        if (is && sym == OX_S_VAR) return sym_out(I, OX_S_VARE, src, ox_float_dec((float)v));
-        if (is && sym == OX_S_ERF && v == 1) return sym_out(I, OX_S_ERF1, src, 0);
+        if (!neg && is && sym == OX_S_VAR) return sym_out(I, OX_S_VARE, src, ox_float_dec((float)v));
+        if (!neg && is && sym == OX_S_ERF && v == 1) return sym_out(I, OX_S_ERF1, src, 0);
     }
     int x = ox_in_act(I, (size_t)xi);
     if (x < 0) return -1;
     ox_spec *s = &I->s[I->t[x].spec >= 0 ? I->t[x].spec : 0];
-    if (I->t[x].spec >= 0 && (s->kind == NET_FC || s->kind == NET_CONV) && s->bias_open &&
+    if (!neg && I->t[x].spec >= 0 && (s->kind == NET_FC || s->kind == NET_CONV) && s->bias_open &&
         s->out == x && I->t[x].nuse == 1) {
         int bad;
         int64_t n, N = s->a.out_c;
@@ -577,12 +638,16 @@ static int add_const(ox_imp *I, int xi, size_t k)
         return ox_alias(I, x, 0, 0);
     }
     ox_spec *ln = sole_spec(I, x, NET_LAYERNORM);
-    if (!ln)
-        return ox_fail(I, "adding constant %.100s is only supported as the bias of a MatMul (whose "
-                       "result nothing else reads) or the shift of a LayerNorm", ox_in_name(I, k));
     float *f;
     int64_t n;
     if (perchan(I, k, x, I->keep, &f, &n)) return -1;
+    if (I->keep && neg)
+        for (int64_t i = 0; i < n; i++) f[i] = -f[i];
+    if (!ln) { /* anything else: a shift layer */
+        int rc = shift_layer(I, x, f, n, 1);
+        free(f);
+        return rc;
+    }
     if (I->keep) {
         int64_t C = I->t[x].shape.c;
         for (int64_t c = 0; c < C; c++) ln->w[C + c] += f[n == 1 ? 0 : c];
@@ -606,7 +671,7 @@ int ox_op_add(ox_imp *I, int sum)
         if (sum || nin != 2)
             return ox_fail(I, "adding constant %.100s in a Sum is unsupported",
                            ox_in_name(I, (size_t)cst));
-        return add_const(I, 1 - cst, (size_t)cst);
+        return add_const(I, 1 - cst, (size_t)cst, 0);
     }
     int ins[64];
     if (nin > 64) return ox_fail(I, "more than 64 inputs");

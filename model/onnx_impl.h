@@ -233,6 +233,7 @@ int ox_sym_realize(ox_imp *I, int t);
 int ox_op_transpose(ox_imp *I);
 int ox_op_reducemean(ox_imp *I);
 int ox_op_sub(ox_imp *I);
+int ox_op_imagescaler(ox_imp *I);
 int ox_op_pow(ox_imp *I);
 int ox_op_sqrt(ox_imp *I);
 int ox_op_erf(ox_imp *I);

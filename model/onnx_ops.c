@@ -1106,6 +1106,7 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Resize") || !strcmp(op, "Upsample")) return op_resize(I);
     if (!strcmp(op, "Identity")) return op_identity(I);
     if (!strcmp(op, "Pad")) return op_pad(I);
+    if (!strcmp(op, "ImageScaler")) return ox_op_imagescaler(I);
     if (!strcmp(op, "Constant")) return op_constant(I);
     int k = table_kind(op);
     if (k >= 0) return op_simple(I, (net_kind)k, "", 0);

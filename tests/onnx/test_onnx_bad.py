@@ -336,7 +336,15 @@ def main():
         bad(tmp, "add_const", model([helper.make_node("Add", ["x", "k"], ["y"], name="a")],
                                     [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
                                     [init("k", np.ones((1, 3, 4, 4), np.float32))]),
-            "only supported as the bias of a MatMul")
+            "constant k is not one value per channel of x")
+        bad(tmp, "sub_from_const", model([helper.make_node("Sub", ["k", "x"], ["y"], name="s")],
+                                         [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
+                                         [init("k", np.ones((1, 3, 1, 1), np.float32))]),
+            "Sub is imported only as x - mean(x) of a LayerNorm or an activation minus a constant")
+        bad(tmp, "imagescaler_bias", model([helper.make_node("ImageScaler", ["x"], ["y"], name="s",
+                                                             bias=[1.0, 2.0])],
+                                           [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])], opset=8),
+            "bias has 2 values, the input 3 channels")
         bad(tmp, "reshape_numel", model([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
                                         [vi("x", [1, 3, 4, 4])], [vi("y", [1, 7])],
                                         [init("s", np.array([1, 7], np.int64))]),

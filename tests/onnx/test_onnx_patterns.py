@@ -20,6 +20,13 @@ and the layers dse made compared with what each pattern must become.
              by a per-channel constant (Scale), Div by a constant
   gelu20     Gelu (opset 20, both approximations; not checked by onnx's
              checker, which knows opsets up to 17 here)
+  normalize  an exported model's input normalization: Sub of a per-channel
+             mean, Div by a per-channel deviation; Add of a per-channel
+             constant and Sub of a scalar after a ReLU (shift layers)
+  scaler     ImageScaler (opset 8, tiny-YOLOv2's first node; not checked
+             by onnx's checker, which no longer knows it)
+  pixel6     a pixel shuffle as 6-D Reshape, Transpose, Reshape: CRD
+             (torch.onnx below opset 11) and DCR (DepthToSpace's definition)
 
 Tolerance: 1e-4 relative + 1e-5 of the output's range.
 usage: test_onnx_patterns.py DSE_BIN     (exit 77 without onnx/numpy)
@@ -103,6 +110,8 @@ def evaluate(model, x):
             y = f(i[0], i[1])
             if i[0].dtype.kind == "i" and op == "Div":
                 y = i[0] // i[1]
+        elif op == "ImageScaler":
+            y = a.get("scale", 1.0) * i[0] + np.asarray(a["bias"], np.float64).reshape(1, -1, 1, 1)
         elif op == "Sqrt":
             y = np.sqrt(i[0])
         elif op == "Erf":
@@ -287,6 +296,39 @@ def gelu20(tanh):
     return model("gelu20" + ("t" if tanh else ""), nodes, [], [1, 4, 3, 3], [1, 4, 3, 3], 20), {"GELU": 1}
 
 
+def normalize():
+    C, H = 3, 6
+    inits = [init("mean", R(1, C, 1, 1, s=0.5)), init("std", np.abs(R(1, C, 1, 1)) + 0.2),
+             init("w", R(4, C, 3, 3)), init("b", R(4)), init("sh", R(1, 4, 1, 1)),
+             init("half", np.float32(0.5))]
+    nodes = [N("Sub", ["x", "mean"], "xm"), N("Div", ["xm", "std"], "xn"),
+             N("Conv", ["xn", "w", "b"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Relu", ["c"], "r"), N("Add", ["r", "sh"], "rs"), N("Sub", ["rs", "half"], "y")]
+    kinds = {"BatchNorm": 3, "Scale": 1, "Conv": 1, "ReLU": 1}
+    return model("normalize", nodes, inits, [1, C, H, H], [1, 4, H, H], 13), kinds
+
+
+def scaler():
+    C, H = 3, 5
+    inits = [init("w", R(2, C, 1, 1))]
+    nodes = [N("ImageScaler", ["x"], "s", scale=1 / 255, bias=[-0.4, 0.1, 0.25]),
+             N("Conv", ["s", "w"], "y", kernel_shape=[1, 1])]
+    return model("scaler", nodes, inits, [1, C, H, H], [1, 2, H, H], 8), {"BatchNorm": 1, "Conv": 1}
+
+
+def pixel6(dcr):
+    C, r, H, W = 2, 3, 4, 5
+    view = [1, r, r, C, H, W] if dcr else [1, C, r, r, H, W]
+    perm = [0, 3, 4, 1, 5, 2] if dcr else [0, 1, 4, 2, 5, 3]
+    inits = [init("w", R(C * r * r, 3, 3, 3)), init("v6", np.array(view, np.int64)),
+             init("s4", np.array([1, C, H * r, W * r], np.int64))]
+    nodes = [N("Conv", ["x", "w"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Reshape", ["c", "v6"], "v"), N("Transpose", ["v"], "t", perm=perm),
+             N("Reshape", ["t", "s4"], "y")]
+    return (model("pixel6" + ("dcr" if dcr else "crd"), nodes, inits, [1, 3, H, W],
+                  [1, C, H * r, W * r], 9), {"Conv": 1, "PixelShuffle": 1})
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="dse-onnx-patterns-")
     plat = os.path.join(tmp, "p1.json")
@@ -295,10 +337,10 @@ def main():
                             "cores": 1, "memory_mb": 4096, "idle_w": 1, "busy_w": 2}]},
               open(plat, "w"))
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
-             gelu20(True)]
+             gelu20(True), normalize(), scaler(), pixel6(False), pixel6(True)]
     for m, kinds in cases:
         name = m.graph.name
-        if m.opset_import[0].version <= 17:
+        if m.opset_import[0].version <= 17 and name != "scaler":
             onnx.checker.check_model(m, full_check=True)  # the models themselves are valid
         path, js, wb = (os.path.join(tmp, name + e) for e in (".onnx", ".json", ".bin"))
         onnx.save(m, path)
