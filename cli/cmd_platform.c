@@ -39,7 +39,8 @@ static void show_text(const platform *p)
         putchar('\n');
     }
     if (p->kernels.wino2_max_pairs > 0)
-        printf("kernels: Winograd F(2x2) below %ld channel pairs (im2col from there)\n",
+        printf("kernels: Winograd F(2x2) on 13x13-19x19 maps below %ld channel pairs (im2col "
+               "from there)\n",
                p->kernels.wino2_max_pairs);
     else
         printf("kernels: Winograd F(2x2) without a channel-pairs limit\n");

@@ -203,6 +203,8 @@ static int op_deconv(ox_imp *I)
         has_os = 1;
         if (aos->ints[0] != 1)
             return ox_fail(I, "output_shape's batch %lld is not 1", (long long)aos->ints[0]);
+        if (aos->ints[1] < 1 || aos->ints[1] > OX_ATTR_MAX)
+            return ox_fail(I, "output_shape's channels %lld out of range", (long long)aos->ints[1]);
         os_c = aos->ints[1];
         for (int i = 0; i < 2; i++) {
             if (aos->ints[2 + i] < 1 || aos->ints[2 + i] > OX_ATTR_MAX)

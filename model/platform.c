@@ -254,15 +254,20 @@ static int read_kernels(platform *p, const cJSON *jk, const char *what, char *er
             base_seterr(err, "%s: kernels: unknown key \"%s\"", what, c->string);
             return -1;
         }
-    char ctx[400];
-    snprintf(ctx, sizeof ctx, "%s: kernels", what);
-    int pairs = 0;
-    if (ju_int(jk, "winograd2_max_channel_pairs", &pairs, 0, ctx, err)) return -1;
-    if (pairs < 0) {
-        base_seterr(err, "%s: \"winograd2_max_channel_pairs\" must be >= 0 (0: no limit)", ctx);
+    const cJSON *jn = cJSON_GetObjectItemCaseSensitive(jk, "note");
+    if (jn && !cJSON_IsString(jn)) {
+        base_seterr(err, "%s: kernels: \"note\" must be a string", what);
         return -1;
     }
-    p->kernels.wino2_max_pairs = pairs;
+    const cJSON *jp = cJSON_GetObjectItemCaseSensitive(jk, "winograd2_max_channel_pairs");
+    if (!jp) return 0;
+    double v = cJSON_IsNumber(jp) ? jp->valuedouble : -1;
+    if (v < 0 || v > 1e15 || v != floor(v)) {
+        base_seterr(err, "%s: kernels: \"winograd2_max_channel_pairs\" must be a whole number "
+                    "from 0 (no limit) to 1e15", what);
+        return -1;
+    }
+    p->kernels.wino2_max_pairs = (long)v;
     return 0;
 }
 

@@ -976,6 +976,45 @@ static void test_corun_random(void)
     platform_free(pl);
 }
 
+/* The model prices a Conv by the algorithm its platform's rule gives:
+ * local-2 states an F(2x2) limit of 2^17 channel pairs, so vgg16's conv5
+ * layers (512 x 512 on 14x14) are im2col there ("Conv"), and without the
+ * limit F(2x2) ("ConvWinograd"): the same mapping then costs another
+ * latency (cost_new must hand the platform's rule on), and the layer
+ * another scratch. */
+static void test_platform_rule(void)
+{
+    platform *pl = platform_open("local-2", err);
+    net *n = net_zoo("vgg16", err);
+    cost_coeffs *c = coeffs_load(DSE_SOURCE_DIR "/examples/coeffs/jetson-nx-thesis.json", err);
+    CHECK(pl && n && c, "%s", err);
+    if (!pl || !n || !c) return;
+    int l = net_find(n, "conv5_1");
+    CHECK(l >= 0 && pl->kernels.wino2_max_pairs == 131072);
+    CHECK_I64(cost_class(n, l, &pl->kernels), NET_CONV);
+    CHECK_I64(cost_class(n, l, NULL), COST_CLASS_CONV_WINOGRAD);
+    mapping *m = mapping_new(n->n, pl->ndev);
+    mapping_set_single(m, n, 0);
+    cost_result r[2];
+    cost_device *d = calloc((size_t)pl->ndev, sizeof *d);
+    CHECK(run(n, pl, c, m, &r[0], d) == 0);
+    pl->kernels.wino2_max_pairs = 0; /* the same platform without the limit */
+    CHECK(run(n, pl, c, m, &r[1], d) == 0);
+    CHECK(r[0].latency_ms != r[1].latency_ms, "latency %g both ways", r[0].latency_ms);
+    /* (the device's peak memory is set by an earlier layer's scratch; the
+     * layer's own scratch follows its algorithm) */
+    int C = n->layers[l].out.c;
+    pl->kernels.wino2_max_pairs = 131072;
+    CHECK(convalgo_workspace_of(n, l, C, &pl->kernels) != convalgo_workspace_of(n, l, C, NULL));
+    printf("vgg16 on local-2: %.2f ms with the limit, %.2f ms without\n", r[0].latency_ms,
+           r[1].latency_ms);
+    free(d);
+    mapping_free(m);
+    coeffs_free(c);
+    net_free(n);
+    platform_free(pl);
+}
+
 int main(void)
 {
     test_convalgo();
@@ -992,5 +1031,6 @@ int main(void)
     test_fallbacks();
     test_table2();
     test_mismatch();
+    test_platform_rule();
     return check_done("test_cost");
 }

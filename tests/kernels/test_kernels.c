@@ -559,8 +559,8 @@ static void channelwise_slices(void)
  * layer's shape, never the slice's), and to float rounding under the BLAS,
  * whose order of summation may follow the product's shape (OpenBLAS's
  * Haswell kernels, the path without AVX-512, differ in the last bits for
- * any slice; its SkylakeX kernels happen to agree, and do here since the
- * bands follow the layer).  The case is the review's (64 -> 32, 5x5 on
+ * any slice; its SkylakeX kernels agree on the slices here since the bands
+ * follow the layer, not on every slice of every shape).  The case is the review's (64 -> 32, 5x5 on
  * 96x96: im2col, bands of several rows). */
 static void conv_slices_bitwise(void)
 {

@@ -293,7 +293,7 @@ static const bad_case cases[] = {
     {"plat_kernels_negative", PLAT,
      "{\"format\":\"dse-platform\",\"devices\":[" DEV("d0", "a", "") "]," LINKS
      ",\"kernels\":{\"winograd2_max_channel_pairs\":-5}}",
-     {"kernels", "\"winograd2_max_channel_pairs\" must be >= 0"}},
+     {"kernels", "\"winograd2_max_channel_pairs\" must be a whole number"}},
     {"plat_65_devices", PLAT, NULL, {"65 devices", "at most 64"}},
     {"plat_board_not_host", PLAT, PLATF(DEV("d0", "a;touch PWNED", ""), LINKS),
      {"device d0", "is not a host name"}},

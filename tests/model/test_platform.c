@@ -215,8 +215,10 @@ static void test_kernels(void)
         ",\"kernels\":{\"winograd2_max_channel_pairs\":-1}",
         ",\"kernels\":{\"winograd2_max_channel_pairs\":1.5}",
         ",\"kernels\":{\"winograd4_max_channel_pairs\":1}",
+        ",\"kernels\":{\"note\":5}",
+        ",\"kernels\":{\"winograd2_max_channel_pairs\":4294967296}",
     };
-    static const long want[] = {0, 0, 131072, -1, -1, -1, -1};
+    static const long want[] = {0, 0, 131072, -1, -1, -1, -1, -1, 4294967296L};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(t, sizeof t,
                  "{\"format\":\"dse-platform\",\"devices\":[{\"name\":\"x\",\"board\":\"h\","
