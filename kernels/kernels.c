@@ -207,6 +207,12 @@ typedef struct {
     const float *w;
     float *out, *ws;
     convalgo alg; /* Conv: the whole layer's algorithm */
+    /* A band (kern_run_band): its first output row and column in the whole
+     * layer's output, and the first input row and column of the box it
+     * reads; 0 for whole layers and channel slices.  Kinds that move
+     * positions (Upsample, Bilinear, PixelShuffle) or read the whole map
+     * (InstanceNorm) index the whole layer's geometry with them. */
+    int oy, ox, iy, ix;
 } kern_args;
 
 static void k_conv(const kern_args *k) { kern_conv(k->L, k->x, k->alg, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
@@ -379,11 +385,14 @@ static void k_layernorm(const kern_args *k)
  * shifted by the channel's weights: a slice needs only its channels. */
 static void k_instnorm(const kern_args *k)
 {
-    size_t hw = k->hw;
+    /* Statistics over the input's whole map (a band's box is all of it:
+     * net_rows_in), outputs over the band (rows oy.., columns ox..). */
+    size_t hw = (size_t)k->x.h * k->x.w;
+    int OH = k->L->out.h, OW = k->L->out.w, W = k->x.w;
     const float *sc = k->w, *sh = k->w + k->nc;
     for (int c = 0; c < k->nc; c++) {
         const float *x = k->in[0] + (size_t)c * hw;
-        float *y = k->out + (size_t)c * hw;
+        float *y = k->out + (size_t)c * OH * OW;
         double m = 0, v = 0;
         for (size_t p = 0; p < hw; p++) m += x[p];
         m /= (double)hw;
@@ -395,7 +404,15 @@ static void k_instnorm(const kern_args *k)
         /* centred before scaling: a channel whose mean is far above its
          * spread keeps its digits (x s + (shift - m s) would cancel) */
         float s = (float)(inv * sc[c]), mf = (float)m, b = sh[c];
-        for (size_t p = 0; p < hw; p++) y[p] = (x[p] - mf) * s + b;
+        if ((size_t)OH * OW == hw) {
+            for (size_t p = 0; p < hw; p++) y[p] = (x[p] - mf) * s + b;
+            continue;
+        }
+        for (int r = 0; r < OH; r++) {
+            const float *xr = x + (size_t)(r + k->oy) * W + k->ox;
+            float *yr = y + (size_t)r * OW;
+            for (int q = 0; q < OW; q++) yr[q] = (xr[q] - mf) * s + b;
+        }
     }
 }
 
@@ -455,56 +472,59 @@ static void k_clip(const kern_args *k)
 }
 
 /* Upsample (nearest, integer factors): output row r, column q of channel c
- * is input row r / sh, column q / sw. */
+ * is input row r / sh, column q / sw (of the whole layer: a band's r is
+ * r + oy, its box's rows start at iy).  A row equal to the one above is
+ * copied. */
 static void k_upsample(const kern_args *k)
 {
-    int sh = k->L->a.up_h, sw = k->L->a.up_w, H = k->x.h, W = k->x.w, OW = W * sw;
+    int sh = k->L->a.up_h, sw = k->L->a.up_w, H = k->x.h, W = k->x.w;
+    int OH = k->L->out.h, OW = k->L->out.w;
     for (int c = 0; c < k->nc; c++) {
         const float *x = k->in[0] + (size_t)c * H * W;
-        float *y = k->out + (size_t)c * H * sh * OW;
-        for (int r = 0; r < H; r++) {
-            float *row = y + (size_t)r * sh * OW;
-            for (int q = 0; q < W; q++)
-                for (int j = 0; j < sw; j++) row[q * sw + j] = x[(size_t)r * W + q];
-            for (int i = 1; i < sh; i++) memcpy(row + (size_t)i * OW, row, (size_t)OW * sizeof *row);
+        float *y = k->out + (size_t)c * OH * OW;
+        for (int r = 0; r < OH; r++) {
+            float *row = y + (size_t)r * OW;
+            int src = (r + k->oy) / sh;
+            if (r > 0 && src == (r - 1 + k->oy) / sh) {
+                memcpy(row, row - OW, (size_t)OW * sizeof *row);
+                continue;
+            }
+            const float *xr = x + (size_t)(src - k->iy) * W;
+            int j = k->ox % sw, q = k->ox / sw - k->ix;
+            for (int o = 0; o < OW; o++) {
+                row[o] = xr[q];
+                if (++j == sw) j = 0, q++;
+            }
         }
     }
 }
 
-/* Bilinear: output index o of an axis of n inputs and m outputs reads
- * source coordinate s = o (n-1)/(m-1) with align_corners, else
- * (o + 1/2) n/m - 1/2 clamped at 0 (PyTorch's align_corners=False, ONNX's
- * half_pixel; pytorch_half_pixel differs only where m = 1, and the
- * importer refuses it there), between inputs i0 = floor(s) and i1 = min(i0 + 1, n - 1)
- * with weight s - i0 on i1.  Columns in chunks whose coordinates sit on
- * the stack (no allocation in a kernel). */
-static void bilin_at(int n, int m, int align, int o, int *i0, int *i1, float *l)
-{
-    double s = align ? (m > 1 ? (double)o * (n - 1) / (m - 1) : 0) : (o + 0.5) * ((double)n / m) - 0.5;
-    if (s < 0) s = 0;
-    int f = (int)s;
-    if (f > n - 1) f = n - 1;
-    *i0 = f, *i1 = f + 1 < n ? f + 1 : n - 1;
-    *l = (float)(s - f);
-}
-
+/* Bilinear: output index o of an axis reads net_bilinear_src's two inputs
+ * and weight (of the whole layer's axis: a band's o is o + oy, its box
+ * starts at iy).  Columns in chunks whose coordinates sit on the stack
+ * (no allocation in a kernel). */
 #define BILIN_CHUNK 256
 static void k_bilinear(const kern_args *k)
 {
     int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w, al = k->L->a.align_corners;
+    net_shape whole = net_in_shape(k->n, k->layer, 0);
+    const net_layer *WL = &k->n->layers[k->layer];
     int x0[BILIN_CHUNK], x1[BILIN_CHUNK];
     float lx[BILIN_CHUNK];
     for (int q0 = 0; q0 < OW; q0 += BILIN_CHUNK) {
         int nq = OW - q0 < BILIN_CHUNK ? OW - q0 : BILIN_CHUNK;
-        for (int q = 0; q < nq; q++) bilin_at(W, OW, al, q0 + q, &x0[q], &x1[q], &lx[q]);
+        for (int q = 0; q < nq; q++) {
+            net_bilinear_src(whole.w, WL->out.w, al, q0 + q + k->ox, &x0[q], &x1[q], &lx[q]);
+            x0[q] -= k->ix, x1[q] -= k->ix;
+        }
         for (int c = 0; c < k->nc; c++) {
             const float *x = k->in[0] + (size_t)c * H * W;
             float *y = k->out + (size_t)c * OH * OW + q0;
             for (int r = 0; r < OH; r++) {
                 int y0, y1;
                 float v;
-                bilin_at(H, OH, al, r, &y0, &y1, &v);
-                const float *a = x + (size_t)y0 * W, *b = x + (size_t)y1 * W;
+                net_bilinear_src(whole.h, WL->out.h, al, r + k->oy, &y0, &y1, &v);
+                const float *a = x + (size_t)(y0 - k->iy) * W, *b = x + (size_t)(y1 - k->iy) * W;
                 float u = 1.0f - v;
                 for (int q = 0; q < nq; q++) {
                     float t = a[x0[q]] + lx[q] * (a[x1[q]] - a[x0[q]]);
@@ -518,67 +538,60 @@ static void k_bilinear(const kern_args *k)
 
 /* PixelShuffle (ONNX DepthToSpace): output (c, h r + i, w r + j) is input
  * channel c r^2 + i r + j (CRD: PyTorch's pixel_shuffle) or (i r + j) C' + c
- * (DCR), pixel (h, w); a whole layer (its slices would scatter). */
+ * (DCR), pixel (h, w) (of the whole layer: a band's rows start at oy, its
+ * box's at iy); whole channels only (a slice would scatter). */
 static void k_pixelshuffle(const kern_args *k)
 {
-    int r = k->L->a.up_h, H = k->x.h, W = k->x.w, C = k->L->out.c, OW = W * r;
+    int r = k->L->a.up_h, H = k->x.h, W = k->x.w, C = k->L->out.c;
+    int OH = k->L->out.h, OW = k->L->out.w;
     for (int c = 0; c < C; c++)
-        for (int i = 0; i < r; i++)
-            for (int j = 0; j < r; j++) {
+        for (int o = 0; o < OH; o++) {
+            int h = (o + k->oy) / r - k->iy, i = (o + k->oy) % r;
+            float *y = k->out + ((size_t)c * OH + o) * OW;
+            int w = k->ox / r - k->ix, j = k->ox % r;
+            for (int q = 0; q < OW; q++) {
                 int src = k->L->a.ps_dcr ? (i * r + j) * C + c : (c * r + i) * r + j;
-                const float *x = k->in[0] + (size_t)src * H * W;
-                float *y = k->out + (size_t)c * H * r * OW + (size_t)i * OW + j;
-                for (int h = 0; h < H; h++)
-                    for (int w = 0; w < W; w++) y[(size_t)h * r * OW + (size_t)w * r] = x[(size_t)h * W + w];
+                y[q] = k->in[0][((size_t)src * H + h) * W + w];
+                if (++j == r) j = 0, w++;
             }
-}
-
-/* Pad's source index of output index i along an axis of n inputs and
- * `before` pads: reflect mirrors about the edge (which is not repeated),
- * edge repeats it (a Pad layer's modes other than zeros). */
-static int pad_src(int i, int before, int n, int reflect)
-{
-    int s = i - before;
-    if (reflect) {
-        if (s < 0) s = -s;
-        if (s >= n) s = 2 * (n - 1) - s;
-        return s;
-    }
-    return s < 0 ? 0 : s >= n ? n - 1 : s;
+        }
 }
 
 /* Pad: zeros around each channel's plane (a ZeroPad2d before a MaxPool,
  * which pads with -inf itself: folding it would change the maximum), or
- * the plane reflected or its edge repeated (pad_src). */
+ * the plane reflected or its edge repeated (net_pad_src).  Only the top
+ * and left pads are read (a band's may be negative: it starts inside the
+ * map, net_band_layer), so a band indexes its box as the whole layer its
+ * map. */
 static void k_pad(const kern_args *k)
 {
     const net_attr *a = &k->L->a;
     int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w;
-    if (a->pad_reflect || a->pad_edge) { /* each output row from its source row */
-        for (int c = 0; c < k->nc; c++) {
-            const float *x = k->in[0] + (size_t)c * H * W;
-            float *y = k->out + (size_t)c * OH * OW;
-            for (int r = 0; r < OH; r++) {
-                const float *src = x + (size_t)pad_src(r, a->pt, H, a->pad_reflect) * W;
-                float *row = y + (size_t)r * OW;
-                for (int q = 0; q < a->pl; q++) row[q] = src[pad_src(q, a->pl, W, a->pad_reflect)];
-                memcpy(row + a->pl, src, (size_t)W * sizeof *y);
-                for (int q = a->pl + W; q < OW; q++) row[q] = src[pad_src(q, a->pl, W, a->pad_reflect)];
-            }
-        }
-        return;
-    }
+    int rf = a->pad_reflect, ed = a->pad_edge;
+    /* The columns read straight from the map: [qa, qb). */
+    int qa = a->pl < 0 ? 0 : a->pl > OW ? OW : a->pl;
+    int qb = a->pl + W < qa ? qa : a->pl + W > OW ? OW : a->pl + W;
     for (int c = 0; c < k->nc; c++) {
         const float *x = k->in[0] + (size_t)c * H * W;
         float *y = k->out + (size_t)c * OH * OW;
-        memset(y, 0, (size_t)a->pt * OW * sizeof *y);
-        for (int r = 0; r < H; r++) {
-            float *row = y + (size_t)(r + a->pt) * OW;
-            memset(row, 0, (size_t)a->pl * sizeof *y);
-            memcpy(row + a->pl, x + (size_t)r * W, (size_t)W * sizeof *y);
-            memset(row + a->pl + W, 0, (size_t)a->pr * sizeof *y);
+        for (int r = 0; r < OH; r++) {
+            int s = net_pad_src(r, a->pt, H, rf, ed);
+            float *row = y + (size_t)r * OW;
+            if (s < 0) {
+                memset(row, 0, (size_t)OW * sizeof *row);
+                continue;
+            }
+            const float *src = x + (size_t)s * W;
+            for (int q = 0; q < qa; q++) {
+                int t = net_pad_src(q, a->pl, W, rf, ed);
+                row[q] = t < 0 ? 0.0f : src[t];
+            }
+            if (qb > qa) memcpy(row + qa, src + (qa - a->pl), (size_t)(qb - qa) * sizeof *row);
+            for (int q = qb; q < OW; q++) {
+                int t = net_pad_src(q, a->pl, W, rf, ed);
+                row[q] = t < 0 ? 0.0f : src[t];
+            }
         }
-        memset(y + (size_t)(a->pt + H) * OW, 0, (size_t)a->pb * OW * sizeof *y);
     }
 }
 
@@ -622,7 +635,8 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
         return -1;
     }
     kern_args k = {n, layer, L, x, c0, nc, (size_t)L->out.h * L->out.w, inputs, weights,
-                   out, workspace, L->kind == NET_CONV ? kern_conv_algo(L, x) : CONVALGO_IM2COL};
+                   out, workspace, L->kind == NET_CONV ? kern_conv_algo(L, x) : CONVALGO_IM2COL,
+                   0, 0, 0, 0};
     kernels[L->kind](&k);
     return 0;
 }
@@ -667,11 +681,13 @@ int kern_run_band(const net *n, int layer, int h0, int nh, int w0, int nw,
     }
     net_layer band;
     net_shape bx;
-    net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx);
+    int r0, q0;
+    net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx, &r0, &q0);
     /* The whole layer's algorithm on the band's geometry (convalgo.h). */
     kern_args k = {n, layer, &band, bx, 0, L->out.c, (size_t)nh * nw, inputs, weights,
                    out, workspace,
-                   L->kind == NET_CONV ? kern_conv_algo(L, net_in_shape(n, layer, 0)) : CONVALGO_IM2COL};
+                   L->kind == NET_CONV ? kern_conv_algo(L, net_in_shape(n, layer, 0)) : CONVALGO_IM2COL,
+                   h0, w0, r0, q0};
     kernels[L->kind](&k);
     return 0;
 }

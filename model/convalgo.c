@@ -207,7 +207,7 @@ size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, 
     if (L->kind != NET_CONV) return 0;
     net_layer band;
     net_shape bx;
-    net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx);
+    net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx, NULL, NULL);
     return convalgo_workspace(&band, bx, L->out.c,
                               convalgo_pick(L, net_in_shape(n, layer, 0), r));
 }

@@ -168,13 +168,30 @@ int net_layer_colsplit(const net *n, int i);
 /* The rows [*i0, *i1) of input k of layer i that its output rows [o0, o1)
  * read.  Windows (Conv, pools; stride S, top pad P, dilated kernel
  * tK = (K-1)*D+1, input height H): [max(0, S*o0 - P), min(H, S*(o1-1) - P
- * + tK)), empty (i0 == i1) when every window of the band lies in the
- * padding; other kinds: the same rows, or the whole input when it has
- * another height than the output (a C x 1 x 1 Mul scale). */
+ * + tK)); Pad: the hull of net_pad_src over the band, reaching the
+ * map's edge where the band mirrors or repeats it;
+ * Upsample, PixelShuffle (factor s): [o0 / s, (o1-1) / s + 1); Bilinear:
+ * from the first source row of o0 to the second of o1 - 1
+ * (net_bilinear_src); InstanceNorm: every row (its statistics); other
+ * kinds: the same rows, or the whole input when it has another height
+ * than the output (a C x 1 x 1 Mul scale).  Never empty: a band whose
+ * windows all lie in padding (of a Pad's zeros) reads the row nearest to
+ * them (the Plan moves boxes of at least one row). */
 void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1);
 /* The same for columns: stride, left pad, kernel width and dilation along
  * the width, input width W. */
 void net_cols_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1);
+/* Pad's source of output position o along an axis of n inputs with
+ * `before` pads: o - before inside the map; outside it the map mirrored
+ * about its edge (reflect: the edge not repeated), its edge repeated
+ * (edge), or -1 (zeros). */
+int net_pad_src(int o, int before, int n, int reflect, int edge);
+/* Bilinear's sources of output position o along an axis of n inputs and m
+ * outputs: coordinate s = o (n-1)/(m-1) with align, else (o + 1/2) n/m -
+ * 1/2 clamped at 0 (PyTorch's align_corners=False, ONNX's half_pixel),
+ * between inputs *i0 = floor(s) and *i1 = min(*i0 + 1, n - 1), weight
+ * *l = s - *i0 on *i1; s grows with o. */
+void net_bilinear_src(int n, int m, int align, int o, int *i0, int *i1, float *l);
 /* The channels [*a0, *a1) of input k of layer i that its output channels
  * [c0, c1) read: a grouped or depthwise Conv's input 0, the input channels
  * of the groups those outputs belong to; a channel-wise kind's input,
@@ -186,10 +203,14 @@ void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1);
  * the box of input 0 (*x: input 0's shape with the needed rows and
  * columns; all of them along an axis the box does not cut, as the Plan
  * sends them) exactly as the whole layer reads them (top pad max(0, P -
- * S*h0); bottom pad H + pb - i1; left and right alike), counts scaled to
- * the band.  Kernels run it; the cost model sizes its workspace. */
+ * S*h0); bottom pad H + pb - i1; left and right alike; a Pad's with
+ * stride 1, the far pads closing the band), counts scaled to the band.
+ * Kinds that move positions (Upsample, Bilinear, PixelShuffle) or read the
+ * whole map (InstanceNorm) need where the band and its box start in the
+ * whole: the first input row and column of the box in *r0, *q0 (either
+ * may be NULL).  Kernels run it; the cost model sizes its workspace. */
 void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_layer *band,
-                    net_shape *x);
+                    net_shape *x, int *r0, int *q0);
 /* MACs or ops of channels [c0, c0+nc) x output rows [h0, h0+nh) x columns
  * [w0, w0+nw) of layer i: the slice's count x nh / out.h x nw / out.w
  * (every output position of a layer costs the same). */

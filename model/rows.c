@@ -28,7 +28,9 @@ int net_layer_colsplit(const net *n, int i)
 }
 
 /* Sliding-window kinds read a window of rows and columns; the others read
- * the same ones (or everything, for an input of another size). */
+ * the same ones (or everything, for an input of another size), except the
+ * kinds below that move positions (Pad, Upsample, Bilinear, PixelShuffle)
+ * or read the whole map (InstanceNorm). */
 static int windowed(net_kind k) { return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL; }
 
 /* Input positions [*i0, *i1) (of IN) that output positions [o0, o1) read
@@ -44,30 +46,113 @@ static void window_in(int S, int P, int K, int D, int IN, int o0, int o1, int *i
     *i1 = (int)hi;
 }
 
-void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1)
+int net_pad_src(int o, int before, int n, int reflect, int edge)
+{
+    int s = o - before;
+    if (s >= 0 && s < n) return s;
+    if (reflect) {
+        if (s < 0) s = -s;
+        if (s >= n) s = 2 * (n - 1) - s;
+        return s;
+    }
+    if (edge) return s < 0 ? 0 : n - 1;
+    return -1;
+}
+
+void net_bilinear_src(int n, int m, int align, int o, int *i0, int *i1, float *l)
+{
+    double s = align ? (m > 1 ? (double)o * (n - 1) / (m - 1) : 0) : (o + 0.5) * ((double)n / m) - 0.5;
+    if (s < 0) s = 0;
+    int f = (int)s;
+    if (f > n - 1) f = n - 1;
+    *i0 = f, *i1 = f + 1 < n ? f + 1 : n - 1;
+    *l = (float)(s - f);
+}
+
+/* Pad: the hull of the sources of [o0, o1) (net_pad_src; empty when the
+ * band lies in zero padding), reaching the edge a band mirrors or repeats
+ * at: its kernel indexes the box as the whole layer indexes the map, with
+ * the pads moved by the box's start, which mirrors about the box's edge. */
+static void pad_in(int P, int IN, int reflect, int edge, int o0, int o1, int *i0, int *i1)
+{
+    int lo = IN, hi = 0;
+    for (int o = o0; o < o1; o++) {
+        int s = net_pad_src(o, P, IN, reflect, edge);
+        if (s < 0) continue;
+        if (s < lo) lo = s;
+        if (s + 1 > hi) hi = s + 1;
+    }
+    if (hi <= lo) lo = hi = o0 < P ? 0 : IN; /* all padding: nothing read */
+    if (reflect || edge) {
+        if (o0 < P) lo = 0;
+        if (o1 > P + IN) hi = IN;
+    }
+    *i0 = lo, *i1 = hi;
+}
+
+/* Input positions [*i0, *i1) of input k of layer i that output positions
+ * [o0, o1) read along rows (cols 0) or columns (cols 1): the one rule. */
+static void axis_in(const net *n, int i, int k, int cols, int o0, int o1, int *i0, int *i1)
 {
     const net_layer *L = &n->layers[i];
-    int H = net_in_shape(n, i, k).h;
-    if (!windowed(L->kind)) {
-        if (H == L->out.h) *i0 = o0, *i1 = o1;
-        else *i0 = 0, *i1 = H;
+    const net_attr *a = &L->a;
+    net_shape x = net_in_shape(n, i, k);
+    int IN = cols ? x.w : x.h, OUT = cols ? L->out.w : L->out.h;
+    switch (L->kind) {
+    case NET_CONV:
+    case NET_MAXPOOL:
+    case NET_AVGPOOL:
+        window_in(cols ? a->sw : a->sh, cols ? a->pl : a->pt, cols ? a->kw : a->kh,
+                  L->kind == NET_CONV ? (cols ? a->dw : a->dh) : 1, IN, o0, o1, i0, i1);
+        return;
+    case NET_PAD:
+        pad_in(cols ? a->pl : a->pt, IN, a->pad_reflect, a->pad_edge, o0, o1, i0, i1);
+        return;
+    case NET_UPSAMPLE:
+    case NET_SHUFFLEUP: { /* output o is input o / s */
+        int s = L->kind == NET_SHUFFLEUP || !cols ? a->up_h : a->up_w;
+        *i0 = o0 / s, *i1 = (o1 - 1) / s + 1;
         return;
     }
-    const net_attr *a = &L->a;
-    window_in(a->sh, a->pt, a->kh, L->kind == NET_CONV ? a->dh : 1, H, o0, o1, i0, i1);
+    case NET_BILINEAR: { /* the source coordinate grows with o */
+        int lo, hi, t;
+        float l;
+        net_bilinear_src(IN, OUT, a->align_corners, o0, &lo, &t, &l);
+        net_bilinear_src(IN, OUT, a->align_corners, o1 - 1, &t, &hi, &l);
+        *i0 = lo, *i1 = hi + 1;
+        return;
+    }
+    case NET_INSTNORM: /* every position: the map's mean and variance */
+        *i0 = 0, *i1 = IN;
+        return;
+    default:
+        if (IN == OUT) *i0 = o0, *i1 = o1;
+        else *i0 = 0, *i1 = IN;
+    }
+}
+
+/* Never empty: a band whose windows all lie in padding (a band of a Pad's
+ * zeros) reads the row nearest to them, which it does not use, because
+ * the Plan moves boxes and a box has at least one row. */
+static void axis_in_nonempty(const net *n, int i, int k, int cols, int o0, int o1, int *i0,
+                             int *i1)
+{
+    axis_in(n, i, k, cols, o0, o1, i0, i1);
+    if (*i1 > *i0) return;
+    net_shape x = net_in_shape(n, i, k);
+    int IN = cols ? x.w : x.h;
+    if (*i0 >= IN) *i0 = IN - 1;
+    *i1 = *i0 + 1;
+}
+
+void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1)
+{
+    axis_in_nonempty(n, i, k, 0, o0, o1, i0, i1);
 }
 
 void net_cols_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1)
 {
-    const net_layer *L = &n->layers[i];
-    int W = net_in_shape(n, i, k).w;
-    if (!windowed(L->kind)) {
-        if (W == L->out.w) *i0 = o0, *i1 = o1;
-        else *i0 = 0, *i1 = W;
-        return;
-    }
-    const net_attr *a = &L->a;
-    window_in(a->sw, a->pl, a->kw, L->kind == NET_CONV ? a->dw : 1, W, o0, o1, i0, i1);
+    axis_in_nonempty(n, i, k, 1, o0, o1, i0, i1);
 }
 
 void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1)
@@ -86,7 +171,7 @@ void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1)
 }
 
 void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_layer *band,
-                    net_shape *x)
+                    net_shape *x, int *r0p, int *q0p)
 {
     const net_layer *L = &n->layers[i];
     *band = *L;
@@ -107,7 +192,16 @@ void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_lay
         band->a.pb = H + L->a.pb - r1;
         band->a.pl = L->a.pl - L->a.sw * w0 + q0;
         band->a.pr = W + L->a.pr - q1;
+    } else if (L->kind == NET_PAD) {
+        /* The same with stride 1 (may be negative: a band below the top
+         * padding starts inside the map); the far pads close the band. */
+        band->a.pt = L->a.pt - h0 + r0;
+        band->a.pl = L->a.pl - w0 + q0;
+        band->a.pb = band->out.h - band->a.pt - x->h;
+        band->a.pr = band->out.w - band->a.pl - x->w;
     }
+    if (r0p) *r0p = r0;
+    if (q0p) *q0p = q0;
     band->macs = net_box_macs(n, i, 0, L->out.c, h0, h1 - h0, w0, w1 - w0);
     band->ops = net_box_ops(n, i, 0, L->out.c, h0, h1 - h0, w0, w1 - w0);
 }

@@ -230,6 +230,71 @@ int main(void)
         check_layer(n, 0, 0, net_kind_name(unary[k]));
         net_free(n);
     }
+    /* Kinds that keep positions but read other channels or all of a
+     * pixel's channels (bands carry every channel). */
+    static const net_kind pixel[] = {NET_GELU, NET_SCALE, NET_LAYERNORM, NET_SLICE, NET_SHUFFLE};
+    for (size_t k = 0; k < sizeof pixel / sizeof *pixel; k++) {
+        net_attr u = net_attr_default(pixel[k]);
+        u.bn_eps = 1e-5, u.start = 1, u.out_c = 3, u.groups = 2;
+        n = one(pixel[k], u, (net_shape){4, 7, 5});
+        check_layer(n, 0, 0, net_kind_name(pixel[k]));
+        net_free(n);
+    }
+    net_attr g = net_attr_default(NET_GELU);
+    g.gelu_tanh = 1;
+    n = one(NET_GELU, g, (net_shape){2, 5, 6});
+    check_layer(n, 0, 0, "GELU tanh");
+    net_free(n);
+    /* Kinds that move positions or read the whole map: each band indexes
+     * the whole layer's geometry from its origin (kern_args oy, iy). */
+    static const struct { int pt, pl, pb, pr, reflect, edge; const char *what; } pads[] = {
+        {2, 1, 3, 0, 0, 0, "Pad zeros 2/1/3/0"},
+        {0, 3, 1, 2, 0, 0, "Pad zeros 0/3/1/2"},
+        {3, 2, 1, 4, 1, 0, "Pad reflect 3/2/1/4"},
+        {1, 4, 3, 1, 0, 1, "Pad edge 1/4/3/1"},
+        {4, 0, 4, 3, 1, 0, "Pad reflect 4/0/4/3"},
+    };
+    for (size_t k = 0; k < sizeof pads / sizeof *pads; k++) {
+        net_attr u = net_attr_default(NET_PAD);
+        u.pt = pads[k].pt, u.pl = pads[k].pl, u.pb = pads[k].pb, u.pr = pads[k].pr;
+        u.pad_reflect = pads[k].reflect, u.pad_edge = pads[k].edge;
+        n = one(NET_PAD, u, (net_shape){2, 6, 5});
+        check_layer(n, 0, 0, pads[k].what);
+        net_free(n);
+    }
+    static const int ups[][2] = {{2, 2}, {3, 2}, {1, 4}};
+    for (size_t k = 0; k < sizeof ups / sizeof *ups; k++) {
+        net_attr u = net_attr_default(NET_UPSAMPLE);
+        u.up_h = ups[k][0], u.up_w = ups[k][1];
+        char what[64];
+        snprintf(what, sizeof what, "Upsample %dx%d", ups[k][0], ups[k][1]);
+        n = one(NET_UPSAMPLE, u, (net_shape){2, 5, 4});
+        check_layer(n, 0, 0, what);
+        net_free(n);
+    }
+    static const int bil[][3] = {{13, 9, 0}, {13, 9, 1}, {3, 11, 0}, {3, 11, 1}, {16, 1, 0}};
+    for (size_t k = 0; k < sizeof bil / sizeof *bil; k++) {
+        net_attr u = net_attr_default(NET_BILINEAR);
+        u.up_h = bil[k][0], u.up_w = bil[k][1], u.align_corners = bil[k][2];
+        char what[64];
+        snprintf(what, sizeof what, "Bilinear 6x5 to %dx%d%s", bil[k][0], bil[k][1],
+                 bil[k][2] ? " align_corners" : "");
+        n = one(NET_BILINEAR, u, (net_shape){2, 6, 5});
+        check_layer(n, 0, 0, what);
+        net_free(n);
+    }
+    for (int dcr = 0; dcr < 2; dcr++) {
+        net_attr u = net_attr_default(NET_SHUFFLEUP);
+        u.up_h = 3, u.ps_dcr = dcr;
+        n = one(NET_SHUFFLEUP, u, (net_shape){18, 3, 2});
+        check_layer(n, 0, 0, dcr ? "PixelShuffle 3 DCR" : "PixelShuffle 3 CRD");
+        net_free(n);
+    }
+    net_attr in = net_attr_default(NET_INSTNORM);
+    in.bn_eps = 1e-5;
+    n = one(NET_INSTNORM, in, (net_shape){3, 7, 6});
+    check_layer(n, 0, 0, "InstanceNorm");
+    net_free(n);
     /* Add, Concat, Mul (elementwise and the C x 1 x 1 scale of
      * squeeze-excitation: its second input stays whole). */
     char err[BASE_ERRLEN];

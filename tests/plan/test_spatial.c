@@ -17,6 +17,8 @@
 #include "check.h"
 #include "group_chans.h"
 #include "randmap.h"
+#include "bandkinds.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,61 @@
 static int nrandom = 400;
 
 /* ---- the rule ---- */
+
+/* A zoo network, or the test network of the kinds that move positions. */
+static net *open_net(const char *name, char *err)
+{
+    return !strcmp(name, "bandkinds") ? bandkinds_net(err) : net_zoo(name, err);
+}
+
+/* Kinds whose output position o reads input positions other than o. */
+static int moves(net_kind k)
+{
+    return k == NET_PAD || k == NET_UPSAMPLE || k == NET_SHUFFLEUP || k == NET_BILINEAR ||
+           k == NET_INSTNORM;
+}
+
+/* Their input positions, from the kinds' definitions (docs/network-format.md)
+ * position by position: Pad mirrors (reflect: -s, 2(H-1) - s), repeats its
+ * edge or reads zeros outside the map, and a band that mirrors or repeats
+ * at an edge reads from that edge (the kernel indexes its box as the
+ * whole map: docs/spatial.md); Upsample and PixelShuffle read o / s;
+ * Bilinear its two neighbours of PyTorch's source coordinate;
+ * InstanceNorm every position. */
+static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int o1, int *r0, int *r1)
+{
+    const net_attr *a = &L->a;
+    int lo = 1 << 30, hi = -1;
+    for (int o = o0; o < o1; o++) {
+        int src[2] = {-1, -1};
+        if (L->kind == NET_PAD) {
+            int s = o - (cols ? a->pl : a->pt);
+            if (s >= 0 && s < H) src[0] = s;
+            else if (a->pad_reflect) src[0] = s < 0 ? -s : 2 * (H - 1) - s;
+            else if (a->pad_edge) src[0] = s < 0 ? 0 : H - 1;
+            if ((a->pad_reflect || a->pad_edge) && s < 0) src[1] = 0;
+            if ((a->pad_reflect || a->pad_edge) && s >= H) src[1] = H - 1;
+        } else if (L->kind == NET_UPSAMPLE || L->kind == NET_SHUFFLEUP) {
+            src[0] = o / (L->kind == NET_SHUFFLEUP || !cols ? a->up_h : a->up_w);
+        } else if (L->kind == NET_BILINEAR) {
+            double c = a->align_corners ? (OH > 1 ? (double)o * (H - 1) / (OH - 1) : 0)
+                                        : (o + 0.5) * H / OH - 0.5;
+            int f = c < 0 ? 0 : (int)floor(c);
+            if (f > H - 1) f = H - 1;
+            src[0] = f, src[1] = f + 1 < H ? f + 1 : H - 1;
+        } else {
+            src[0] = 0, src[1] = H - 1;
+        }
+        for (int t = 0; t < 2; t++) {
+            if (src[t] < 0) continue;
+            if (src[t] < lo) lo = src[t];
+            if (src[t] > hi) hi = src[t];
+        }
+    }
+    /* all zeros: the nearest row (a box is never empty) */
+    if (hi < 0) *r0 = o0 < (cols ? a->pl : a->pt) ? 0 : H - 1, *r1 = *r0 + 1;
+    else *r0 = lo, *r1 = hi + 1;
+}
 
 /* The rows a band reads, by enumerating every input row of the (dilated)
  * window span of every output row, or only its taps (taps_only): the same
@@ -37,6 +94,10 @@ static void scan_axis(const net *n, int i, int k, int cols, int o0, int o1, int 
     net_shape in = net_in_shape(n, i, k);
     int H = cols ? in.w : in.h, OH = cols ? L->out.w : L->out.h, lo = 1 << 30, hi = -1;
     int win = L->kind == NET_CONV || L->kind == NET_MAXPOOL || L->kind == NET_AVGPOOL;
+    if (moves(L->kind)) {
+        moved_axis(L, H, OH, cols, o0, o1, r0, r1);
+        return;
+    }
     if (!win) {
         if (H != OH) *r0 = 0, *r1 = H;
         else *r0 = o0, *r1 = o1;
@@ -52,7 +113,8 @@ static void scan_axis(const net *n, int i, int k, int cols, int o0, int o1, int 
             if (r < lo) lo = r;
             if (r > hi) hi = r;
         }
-    if (hi < 0) *r0 = *r1 = 0;
+    if (hi < 0 && taps_only) *r0 = *r1 = 0;
+    else if (hi < 0) *r0 = o0 * S - P >= H ? H - 1 : 0, *r1 = *r0 + 1; /* the nearest row */
     else *r0 = lo, *r1 = hi + 1;
 }
 
@@ -654,12 +716,13 @@ static void recompute_by_hand(void)
 
 static void random_plans(void)
 {
-    static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "mobilenetv2", "densenet121", "vgg16"};
+    static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "mobilenetv2", "densenet121", "vgg16",
+                                 "bandkinds"};
     char err[BASE_ERRLEN];
     unsigned seed = 99;
     long plans = 0, banded = 0, halos = 0, recomp = 0;
     for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
-        net *n = net_zoo(nets[z], err);
+        net *n = open_net(nets[z], err);
         CHECK(n, "%s", err);
         if (!n) continue;
         int runs = z >= 3 ? nrandom / 8 + 1 : nrandom;
@@ -751,13 +814,13 @@ static void random_plans(void)
  * a flag) and its memory violation never larger. */
 static void halo_rule_random(void)
 {
-    static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50"};
+    static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "bandkinds"};
     static const double lat_us[] = {20, 2000, 50000};
     char err[BASE_ERRLEN];
     unsigned seed = 7;
     long runs = 0, kept = 0, flags = 0;
     for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
-        net *n = net_zoo(nets[z], err);
+        net *n = open_net(nets[z], err);
         CHECK(n, "%s", err);
         if (!n) continue;
         for (int nd = 2; nd <= 4; nd += 2)
@@ -904,11 +967,12 @@ static void spatial_chromosome(void)
     net_free(n);
 
     /* Decode is total; with every cut gene 0 it is hybrid's decode. */
-    static const char *nets[] = {"toy6", "branchy", "alexnet", "vgg16", "resnet50", "mobilenetv2", "densenet121"};
+    static const char *nets[] = {"toy6", "branchy", "alexnet", "vgg16", "resnet50", "mobilenetv2", "densenet121",
+                                 "bandkinds"};
     unsigned seed = 5;
     long decoded = 0, cut = 0, cols = 0;
     for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
-        n = net_zoo(nets[z], err);
+        n = open_net(nets[z], err);
         for (int nd = 2; nd <= 16; nd *= 4) {
             int p = nd < 3 ? nd : 3;
             chrom *cs = chrom_new(n, nd, CHROM_SPATIAL, p, NET_SPLIT_DEFAULT, err);

@@ -1,0 +1,82 @@
+/* bandkinds.h -- a small network of every kind that moves positions or
+ * reads more than its own rows when cut into bands (Pad of each mode,
+ * Upsample, Bilinear both ways, InstanceNorm, PixelShuffle) and of the
+ * kinds that keep positions but read other channels (GELU, Scale,
+ * LayerNorm, ChannelShuffle, Slice), between convolutions: the tests of
+ * bands run it through the Plan, the model and the runtime as they run
+ * the zoo (docs/spatial.md). */
+#ifndef DSE_TEST_BANDKINDS_H
+#define DSE_TEST_BANDKINDS_H
+
+#include "net.h"
+
+static inline net *bandkinds_net(char *err)
+{
+    net *n = net_new("bandkinds", "data", (net_shape){3, 12, 10});
+    if (!n) return NULL;
+    const char *prev = "data";
+    int ok = 1;
+#define BK_ADD(name, kind, a)                                                  \
+    do {                                                                       \
+        const char *in_[1] = {prev};                                           \
+        ok = ok && net_add(n, name, kind, &(a), 1, in_, err) >= 0;             \
+        prev = name;                                                           \
+    } while (0)
+    net_attr c = net_attr_conv(8, 3, 1, 1, 1, 1);
+    BK_ADD("c1", NET_CONV, c);
+    net_attr p = net_attr_default(NET_PAD);
+    p.pt = 2, p.pl = 1, p.pb = 1, p.pr = 2, p.pad_reflect = 1;
+    BK_ADD("pad_reflect", NET_PAD, p); /* 8x15x13 */
+    c = net_attr_conv(8, 3, 2, 0, 1, 1);
+    BK_ADD("c2", NET_CONV, c); /* 8x7x6 */
+    net_attr u = net_attr_default(NET_UPSAMPLE);
+    u.up_h = 2, u.up_w = 3;
+    BK_ADD("up", NET_UPSAMPLE, u); /* 8x14x18 */
+    c = net_attr_conv(8, 3, 1, 1, 1, 1);
+    BK_ADD("c3", NET_CONV, c);
+    net_attr b = net_attr_default(NET_BILINEAR);
+    b.up_h = 19, b.up_w = 9;
+    BK_ADD("bil", NET_BILINEAR, b); /* 8x19x9 */
+    net_attr in = net_attr_default(NET_INSTNORM);
+    in.bn_eps = 1e-5;
+    BK_ADD("inorm", NET_INSTNORM, in);
+    net_attr g = net_attr_default(NET_GELU);
+    BK_ADD("gelu", NET_GELU, g);
+    net_attr s = net_attr_default(NET_SCALE);
+    BK_ADD("scale", NET_SCALE, s);
+    net_attr ln = net_attr_default(NET_LAYERNORM);
+    ln.bn_eps = 1e-5;
+    BK_ADD("ln", NET_LAYERNORM, ln);
+    c = net_attr_conv(16, 1, 1, 0, 1, 1);
+    BK_ADD("c4", NET_CONV, c); /* 16x19x9 */
+    net_attr ps = net_attr_default(NET_SHUFFLEUP);
+    ps.up_h = 2;
+    BK_ADD("ps", NET_SHUFFLEUP, ps); /* 4x38x18 */
+    net_attr sh = net_attr_default(NET_SHUFFLE);
+    sh.groups = 2;
+    BK_ADD("shuffle", NET_SHUFFLE, sh);
+    net_attr sl = net_attr_default(NET_SLICE);
+    sl.start = 1, sl.out_c = 3;
+    BK_ADD("slice", NET_SLICE, sl); /* 3x38x18 */
+    p = net_attr_default(NET_PAD);
+    p.pt = 0, p.pl = 2, p.pb = 3, p.pr = 1, p.pad_edge = 1;
+    BK_ADD("pad_edge", NET_PAD, p); /* 3x41x21 */
+    c = net_attr_conv(6, 3, 2, 1, 1, 1);
+    BK_ADD("c5", NET_CONV, c); /* 6x21x11 */
+    b = net_attr_default(NET_BILINEAR);
+    b.up_h = 8, b.up_w = 5, b.align_corners = 1;
+    BK_ADD("bil_ac", NET_BILINEAR, b); /* 6x8x5 */
+    p = net_attr_default(NET_PAD);
+    p.pt = 1, p.pl = 0, p.pb = 2, p.pr = 1;
+    BK_ADD("pad_zeros", NET_PAD, p); /* 6x11x6 */
+    c = net_attr_conv(4, 3, 1, 0, 1, 1);
+    BK_ADD("c6", NET_CONV, c); /* 4x9x4 */
+#undef BK_ADD
+    if (!ok || net_finalize(n, "bandkinds", err)) {
+        net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+#endif
