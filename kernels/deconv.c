@@ -2,7 +2,10 @@
  * and decoders' learned upsampling).
  *
  * Per group the slice touches and per band of input rows
- * (convalgo_deconv_band_rows, model/convalgo.h), one matrix product
+ * (convalgo_deconv_band_rows of the whole layer, model/convalgo.h; a band
+ * of output rows or columns, net_band_layer, reads a box of the input and
+ * has its pads moved so that the box's rows land where the whole layer's
+ * land: its products start where the whole layer's do), one matrix product
  *     col = A (rows (oc, ky, kx) of the slice's part of the group, cin_g
  *              columns: the weight layout w[nc][kh][kw][in_c/groups] makes
  *              it a plain row-major matrix)
@@ -17,8 +20,9 @@
  * its own weight rows and its group's input channels, the band rows come
  * from the whole layer's shape, and each output element receives its
  * contributions in one order (bands, then taps, then input pixels) on one
- * thread, whatever the slice: a slice equals the whole layer's channels
- * bit for bit.
+ * thread, whatever the slice: a slice equals the whole layer's channels,
+ * and a band its rows, bit for bit (but for a BLAS's order of summation
+ * on a narrower product).
  */
 #include <string.h>
 
@@ -76,8 +80,8 @@ static void scatter_channels(void *ctx, int o0, int o1)
     }
 }
 
-void kern_deconv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
-                 const float *w, float *out, float *ws)
+void kern_deconv(const net_layer *L, net_shape x, int band, int iy0, int c0, int nc,
+                 const float *in, const float *w, float *out, float *ws)
 {
     const net_attr *a = &L->a;
     int cin_g = x.c / a->groups, cout_g = a->out_c / a->groups, kk = a->kh * a->kw;
@@ -89,17 +93,21 @@ void kern_deconv(const net_layer *L, net_shape x, int c0, int nc, const float *i
         if (b == 0.0f) memset(o, 0, ohw * sizeof *o);
         else for (size_t i = 0; i < ohw; i++) o[i] = b;
     }
-    int band = convalgo_deconv_band_rows(L, x), g0 = c0 / cout_g;
+    int g0 = c0 / cout_g;
     for (int g = g0; g * cout_g < c0 + nc; g++) {
         int lo = g * cout_g > c0 ? g * cout_g : c0;
         int hi = (g + 1) * cout_g < c0 + nc ? (g + 1) * cout_g : c0 + nc;
         const float *A = w + (size_t)(lo - c0) * K;
         const float *gin = in + (size_t)(g - g0) * cin_g * plane; /* in starts at group g0 */
-        for (int iy0 = 0; iy0 < x.h; iy0 += band) {
-            int iy1 = iy0 + band < x.h ? iy0 + band : x.h, nb = (iy1 - iy0) * x.w;
-            kern_sgemm((hi - lo) * kk, nb, cin_g, A, cin_g, gin + (size_t)iy0 * x.w, (int)plane, 0,
+        /* Products over the whole input's bands [k band, (k+1) band), cut
+         * to x's rows (a band's box starts at whole row iy0). */
+        for (int b0 = 0; b0 < x.h; b0 = (b0 + iy0) / band * band + band - iy0) {
+            int b1 = (b0 + iy0) / band * band + band - iy0;
+            if (b1 > x.h) b1 = x.h;
+            int nb = (b1 - b0) * x.w;
+            kern_sgemm((hi - lo) * kk, nb, cin_g, A, cin_g, gin + (size_t)b0 * x.w, (int)plane, 0,
                        ws, nb);
-            scatter_job j = {a, ws, out + (size_t)(lo - c0) * ohw, x.w, iy0, iy1, oh, ow};
+            scatter_job j = {a, ws, out + (size_t)(lo - c0) * ohw, x.w, b0, b1, oh, ow};
             kern_parallel_for(hi - lo, (double)(hi - lo) * kk * nb, scatter_channels, &j);
         }
     }

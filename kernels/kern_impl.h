@@ -18,11 +18,15 @@ void kern_conv(const net_layer *L, net_shape x, convalgo alg, int c0, int nc, co
 void kern_fc(const net_layer *L, net_shape x, int nc, const float *in, const float *w,
              float *out);
 
-/* deconv.c: ConvTranspose slices; in is the input of the slice's first
- * group on (kernels.h), w the slice's weights, ws
- * convalgo_deconv_workspace(L, x, nc) floats. */
-void kern_deconv(const net_layer *L, net_shape x, int c0, int nc, const float *in,
-                 const float *w, float *out, float *ws);
+/* deconv.c: ConvTranspose slices and bands; in is the input of the
+ * slice's first group on (kernels.h), w the slice's weights, ws
+ * convalgo_deconv_workspace(L, x, nc) floats (a band's:
+ * convalgo_workspace_band).  band: the whole layer's input rows per matrix
+ * product (convalgo_deconv_band_rows of the whole layer), iy0: the row of
+ * the whole input that x's first row is (0 but for a band, whose L is
+ * net_band_layer's), so that products start at the whole layer's rows. */
+void kern_deconv(const net_layer *L, net_shape x, int band, int iy0, int c0, int nc,
+                 const float *in, const float *w, float *out, float *ws);
 
 /* wino.c: the algorithm of a Conv under the runtime's rule
  * (kern_set_conv_rule, kern_set_winograd): model/convalgo.h's rule, the one

@@ -216,7 +216,12 @@ typedef struct {
 } kern_args;
 
 static void k_conv(const kern_args *k) { kern_conv(k->L, k->x, k->alg, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
-static void k_deconv(const kern_args *k) { kern_deconv(k->L, k->x, k->c0, k->nc, k->in[0], k->w, k->out, k->ws); }
+static void k_deconv(const kern_args *k)
+{
+    const net_layer *WL = &k->n->layers[k->layer];
+    int band = convalgo_deconv_band_rows(WL, net_in_shape(k->n, k->layer, 0));
+    kern_deconv(k->L, k->x, band, k->iy, k->c0, k->nc, k->in[0], k->w, k->out, k->ws);
+}
 static void k_fc(const kern_args *k) { kern_fc(k->L, k->x, k->nc, k->in[0], k->w, k->out); }
 static void k_relu(const kern_args *k) { relu(k->in[0], k->out, (size_t)k->nc * k->hw, k->L->a.relu_max); }
 static void k_lrn(const kern_args *k) { lrn(k->in[0], k->out, k->L->out.c, k->hw, &k->L->a); }

@@ -204,10 +204,16 @@ size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, 
                                const convalgo_rule *r)
 {
     const net_layer *L = &n->layers[layer];
-    if (L->kind != NET_CONV) return 0;
+    if (L->kind != NET_CONV && L->kind != NET_DECONV) return 0;
     net_layer band;
     net_shape bx;
     net_band_layer(n, layer, h0, h0 + nh, w0, w0 + nw, &band, &bx, NULL, NULL);
+    if (L->kind == NET_DECONV) { /* the whole layer's products, cut to the box's rows */
+        int rows = convalgo_deconv_band_rows(L, net_in_shape(n, layer, 0));
+        if (rows > bx.h) rows = bx.h;
+        int cout_g = L->a.out_c / L->a.groups;
+        return (size_t)cout_g * L->a.kh * L->a.kw * rows * bx.w;
+    }
     return convalgo_workspace(&band, bx, L->out.c,
                               convalgo_pick(L, net_in_shape(n, layer, 0), r));
 }

@@ -213,7 +213,11 @@ void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_lay
                     net_shape *x, int *r0, int *q0);
 /* MACs or ops of channels [c0, c0+nc) x output rows [h0, h0+nh) x columns
  * [w0, w0+nw) of layer i: the slice's count x nh / out.h x nw / out.w
- * (every output position of a layer costs the same). */
+ * (every output position of a layer costs the same), except an
+ * InstanceNorm band's: two thirds of the slice's count (its statistics
+ * read the whole map) plus a third scaled; and a ConvTranspose band's:
+ * the count x the share of the input its box is (it multiplies every tap
+ * of every input position it reads). */
 int64_t net_box_macs(const net *n, int i, int c0, int nc, int h0, int nh, int w0, int nw);
 int64_t net_box_ops(const net *n, int i, int c0, int nc, int h0, int nh, int w0, int nw);
 

@@ -33,6 +33,19 @@ int net_layer_colsplit(const net *n, int i)
  * or read the whole map (InstanceNorm). */
 static int windowed(net_kind k) { return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL; }
 
+/* ConvTranspose: input position h reaches outputs h S - P + k D (k <
+ * K), so outputs [o0, o1) gather inputs [ceil((o0 + P - (K-1) D) / S),
+ * floor((o1 - 1 + P) / S)] within [0, IN): the hull (with stride or
+ * dilation some of them reach none of the band). */
+static void scatter_in(int S, int P, int K, int D, int IN, int o0, int o1, int *i0, int *i1)
+{
+    int64_t a = (int64_t)o0 + P - (int64_t)(K - 1) * D, b = (int64_t)o1 - 1 + P;
+    int64_t lo = a <= 0 ? 0 : (a + S - 1) / S, hi = b < 0 ? 0 : b / S + 1;
+    if (hi > IN) hi = IN;
+    if (lo > hi) lo = hi;
+    *i0 = (int)lo, *i1 = (int)hi;
+}
+
 /* Input positions [*i0, *i1) (of IN) that output positions [o0, o1) read
  * along one axis: stride S, leading pad P, kernel K, dilation D. */
 static void window_in(int S, int P, int K, int D, int IN, int o0, int o1, int *i0, int *i1)
@@ -104,6 +117,10 @@ static void axis_in(const net *n, int i, int k, int cols, int o0, int o1, int *i
     case NET_AVGPOOL:
         window_in(cols ? a->sw : a->sh, cols ? a->pl : a->pt, cols ? a->kw : a->kh,
                   L->kind == NET_CONV ? (cols ? a->dw : a->dh) : 1, IN, o0, o1, i0, i1);
+        return;
+    case NET_DECONV:
+        scatter_in(cols ? a->sw : a->sh, cols ? a->pl : a->pt, cols ? a->kw : a->kh,
+                   cols ? a->dw : a->dh, IN, o0, o1, i0, i1);
         return;
     case NET_PAD:
         pad_in(cols ? a->pl : a->pt, IN, a->pad_reflect, a->pad_edge, o0, o1, i0, i1);
@@ -192,6 +209,12 @@ void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_lay
         band->a.pb = H + L->a.pb - r1;
         band->a.pl = L->a.pl - L->a.sw * w0 + q0;
         band->a.pr = W + L->a.pr - q1;
+    } else if (L->kind == NET_DECONV) {
+        /* Local input row r - r0 reaches S*r - P + k*D - h0: the local top
+         * pad is P + h0 - S*r0 (may be negative); outputs outside the band
+         * are dropped, as the whole layer drops those outside its map. */
+        band->a.pt = L->a.pt + h0 - L->a.sh * r0;
+        band->a.pl = L->a.pl + w0 - L->a.sw * q0;
     } else if (L->kind == NET_PAD) {
         /* The same with stride 1 (may be negative: a band below the top
          * padding starts inside the map); the far pads close the band. */
@@ -217,12 +240,30 @@ static int64_t scale_box(int64_t count, const net_layer *L, int nh, int nw)
 
 int64_t net_box_macs(const net *n, int i, int c0, int nc, int h0, int nh, int w0, int nw)
 {
-    (void)h0, (void)w0;
-    return scale_box(net_slice_macs(n, i, c0, nc), &n->layers[i], nh, nw);
+    const net_layer *L = &n->layers[i];
+    int64_t whole = net_slice_macs(n, i, c0, nc);
+    if (L->kind == NET_DECONV && (nh != L->out.h || nw != L->out.w)) {
+        /* A ConvTranspose band multiplies every tap of the input box it
+         * reads (then drops what lands outside it): its share of the
+         * input, not of the output. */
+        net_shape x = net_in_shape(n, i, 0);
+        int r0 = 0, r1 = x.h, q0 = 0, q1 = x.w;
+        if (nh != L->out.h) net_rows_in(n, i, 0, h0, h0 + nh, &r0, &r1);
+        if (nw != L->out.w) net_cols_in(n, i, 0, w0, w0 + nw, &q0, &q1);
+        return whole * (r1 - r0) / x.h * (q1 - q0) / x.w;
+    }
+    return scale_box(whole, L, nh, nw);
 }
 
 int64_t net_box_ops(const net *n, int i, int c0, int nc, int h0, int nh, int w0, int nw)
 {
     (void)h0, (void)w0;
-    return scale_box(net_slice_ops(n, i, c0, nc), &n->layers[i], nh, nw);
+    const net_layer *L = &n->layers[i];
+    int64_t whole = net_slice_ops(n, i, c0, nc);
+    /* An InstanceNorm band reads the whole map twice (its mean, then its
+     * variance) before writing its own positions: two of the kernel's
+     * three passes do not shrink with the band. */
+    if (L->kind == NET_INSTNORM && (nh != L->out.h || nw != L->out.w))
+        return whole / 3 * 2 + scale_box(whole, L, nh, nw) / 3;
+    return scale_box(whole, L, nh, nw);
 }

@@ -1,6 +1,6 @@
 /* bandkinds.h -- a small network of every kind that moves positions or
  * reads more than its own rows when cut into bands (Pad of each mode,
- * Upsample, Bilinear both ways, InstanceNorm, PixelShuffle) and of the
+ * Upsample, Bilinear both ways, InstanceNorm, PixelShuffle, ConvTranspose) and of the
  * kinds that keep positions but read other channels (GELU, Scale,
  * LayerNorm, ChannelShuffle, Slice), between convolutions: the tests of
  * bands run it through the Plan, the model and the runtime as they run
@@ -71,6 +71,12 @@ static inline net *bandkinds_net(char *err)
     BK_ADD("pad_zeros", NET_PAD, p); /* 6x11x6 */
     c = net_attr_conv(4, 3, 1, 0, 1, 1);
     BK_ADD("c6", NET_CONV, c); /* 4x9x4 */
+    net_attr d = net_attr_default(NET_DECONV);
+    d.out_c = 4, d.kh = d.kw = 3, d.sh = d.sw = 2, d.pt = d.pb = d.pl = d.pr = 1, d.bias = 1;
+    d.oph = d.opw = 1;
+    BK_ADD("deconv", NET_DECONV, d); /* 4x18x8 */
+    c = net_attr_conv(3, 3, 1, 1, 1, 1);
+    BK_ADD("c7", NET_CONV, c);
 #undef BK_ADD
     if (!ok || net_finalize(n, "bandkinds", err)) {
         net_free(n);

@@ -19,6 +19,7 @@
 #include <math.h>
 #include "check.h"
 #include "randmap.h"
+#include "bandkinds.h"
 #include "run.h"
 #include "tfile.h"
 #include <stdio.h>
@@ -49,7 +50,7 @@ static cJSON *run_json(const char *cmd, const char *path, char *ebuf, size_t ele
 static void mixed(const char *netname, int nd, int trials, unsigned seed)
 {
     char err[BASE_ERRLEN], plat[300], map[300], out[300], js[300], cmd[2048], ebuf[4096];
-    net *n = net_zoo(netname, err);
+    net *n = net_open(netname, err);
     snprintf(plat, sizeof plat, "%s/plat%d.json", tmpdir, nd);
     write_local_platform(plat, nd, 0);
     platform *pl = platform_load(plat, err);
@@ -155,6 +156,14 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "mkdir -p %s", tmpdir);
     if (system(cmd)) return 1;
     mixed("toy6", 2, small ? 2 : 4, 11);
+    /* Pads, upsamplings, bilinear resizes, pixel shuffles and norms in bands. */
+    char err[BASE_ERRLEN], bk[300];
+    net *kinds = bandkinds_net(err);
+    snprintf(bk, sizeof bk, "%s/bandkinds.json", tmpdir);
+    CHECK(kinds && !net_save(kinds, bk, err), "%s", err);
+    net_free(kinds);
+    mixed(bk, 2, small ? 3 : 6, 16);
+    if (!small) mixed(bk, 3, 4, 17);
     mixed("branchy", small ? 2 : 3, small ? 2 : 4, 12);
     if (!small) {
         mixed("alexnet-bvlc", 2, 2, 13);

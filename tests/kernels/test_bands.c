@@ -290,6 +290,40 @@ int main(void)
         check_layer(n, 0, 0, dcr ? "PixelShuffle 3 DCR" : "PixelShuffle 3 CRD");
         net_free(n);
     }
+    /* ConvTranspose: a band gathers the input rows whose taps land in it
+     * (net_rows_in) and starts its products at the whole layer's rows. */
+    static const struct { int k, s, p, d, g, op, pl, pr; const char *what; } dc[] = {
+        {3, 2, 1, 1, 1, 1, 1, 1, "ConvTranspose 3x3 s2 p1 output_padding 1"},
+        {4, 2, 1, 1, 1, 0, 1, 1, "ConvTranspose 4x4 s2 p1"},
+        {3, 1, 0, 2, 2, 0, 0, 2, "ConvTranspose 3x3 dilation 2 groups 2, pads 0/2"},
+        {2, 3, 0, 1, 1, 2, 0, 0, "ConvTranspose 2x2 s3 output_padding 2"},
+    };
+    for (size_t k = 0; k < sizeof dc / sizeof *dc; k++) {
+        net_attr u = net_attr_default(NET_DECONV);
+        u.out_c = 4, u.kh = u.kw = dc[k].k, u.sh = u.sw = dc[k].s, u.dh = u.dw = dc[k].d;
+        u.pt = u.pb = dc[k].p, u.pl = dc[k].pl, u.pr = dc[k].pr, u.groups = dc[k].g, u.bias = 1;
+        u.oph = u.opw = dc[k].op;
+        for (int mode = 2; mode >= 0; mode -= 2) { /* our product where the CPU allows, then the BLAS */
+            kern_set_gemm(mode);
+            n = one(NET_DECONV, u, (net_shape){4, 5, 6});
+            char what[96];
+            snprintf(what, sizeof what, "%s, %s", dc[k].what, kern_gemm_own() ? "own product" : "BLAS");
+            check_layer(n, 0, kern_gemm_own() ? 0 : GEMM_TOL, what);
+            net_free(n);
+        }
+    }
+    { /* several products (16 input rows each): bands start theirs at the whole layer's */
+        net_attr u = net_attr_default(NET_DECONV);
+        u.out_c = 32, u.kh = u.kw = 4, u.sh = u.sw = 2, u.pt = u.pb = u.pl = u.pr = 1, u.bias = 1;
+        kern_set_gemm(2);
+        n = one(NET_DECONV, u, (net_shape){2, 40, 128});
+        net_shape x = net_in_shape(n, 0, 0);
+        CHECK(convalgo_deconv_band_rows(&n->layers[0], x) == 16, "%d rows per product",
+              convalgo_deconv_band_rows(&n->layers[0], x));
+        check_layer(n, 0, kern_gemm_own() ? 0 : GEMM_TOL, "ConvTranspose 4x4 s2, 3 products");
+        net_free(n);
+    }
+    kern_set_gemm(1);
     net_attr in = net_attr_default(NET_INSTNORM);
     in.bn_eps = 1e-5;
     n = one(NET_INSTNORM, in, (net_shape){3, 7, 6});

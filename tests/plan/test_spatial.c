@@ -37,7 +37,7 @@ static net *open_net(const char *name, char *err)
 static int moves(net_kind k)
 {
     return k == NET_PAD || k == NET_UPSAMPLE || k == NET_SHUFFLEUP || k == NET_BILINEAR ||
-           k == NET_INSTNORM;
+           k == NET_INSTNORM || k == NET_DECONV;
 }
 
 /* Their input positions, from the kinds' definitions (docs/network-format.md)
@@ -46,7 +46,8 @@ static int moves(net_kind k)
  * at an edge reads from that edge (the kernel indexes its box as the
  * whole map: docs/spatial.md); Upsample and PixelShuffle read o / s;
  * Bilinear its two neighbours of PyTorch's source coordinate;
- * InstanceNorm every position. */
+ * InstanceNorm every position; ConvTranspose every input position one of
+ * whose taps lands on o (h S - P + k D = o), the hull. */
 static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int o1, int *r0, int *r1)
 {
     const net_attr *a = &L->a;
@@ -62,6 +63,15 @@ static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int 
             if ((a->pad_reflect || a->pad_edge) && s >= H) src[1] = H - 1;
         } else if (L->kind == NET_UPSAMPLE || L->kind == NET_SHUFFLEUP) {
             src[0] = o / (L->kind == NET_SHUFFLEUP || !cols ? a->up_h : a->up_w);
+        } else if (L->kind == NET_DECONV) {
+            int S = cols ? a->sw : a->sh, P = cols ? a->pl : a->pt, K = cols ? a->kw : a->kh;
+            int D = cols ? a->dw : a->dh;
+            for (int h = 0; h < H; h++)
+                for (int t = 0; t < K; t++)
+                    if (h * S - P + t * D == o) {
+                        if (src[0] < 0 || h < src[0]) src[0] = h;
+                        if (h > src[1]) src[1] = h;
+                    }
         } else if (L->kind == NET_BILINEAR) {
             double c = a->align_corners ? (OH > 1 ? (double)o * (H - 1) / (OH - 1) : 0)
                                         : (o + 0.5) * H / OH - 0.5;
@@ -274,6 +284,52 @@ static void hand_cases(void)
     /* ReLU: the same rows. */
     n = one_layer(NET_RELU, net_attr_default(NET_RELU), (net_shape){2, 7, 7}, err);
     expect_rows(n, 2, 5, 2, 5);
+    net_free(n);
+    /* Kinds that move rows, worked by hand from their definitions. */
+    net_attr ua = net_attr_default(NET_UPSAMPLE);
+    ua.up_h = 2, ua.up_w = 3;
+    n = one_layer(NET_UPSAMPLE, ua, (net_shape){2, 5, 4}, err); /* 10 x 12 */
+    expect_rows(n, 3, 7, 1, 4);                                 /* rows 3..6 of x2: 1..3 */
+    expect_cols(n, 4, 9, 1, 3);                                 /* columns 4..8 of x3: 1, 2 */
+    net_free(n);
+    net_attr ba = net_attr_default(NET_BILINEAR);
+    ba.up_h = 13, ba.up_w = 13;
+    n = one_layer(NET_BILINEAR, ba, (net_shape){2, 6, 6}, err);
+    expect_rows(n, 4, 7, 1, 4); /* s(4) = 4.5*6/13 - 0.5 = 1.58, s(6) = 2.5: rows 1..3 */
+    expect_rows(n, 0, 1, 0, 2); /* s(0) = -0.27, clamped to 0: rows 0 and 1 */
+    expect_rows(n, 12, 13, 5, 6); /* s(12) = 5.27: row 5 twice */
+    net_free(n);
+    ba.align_corners = 1;
+    n = one_layer(NET_BILINEAR, ba, (net_shape){2, 6, 6}, err);
+    expect_rows(n, 5, 8, 2, 4); /* s = o * 5/12: 2.08 .. 2.92 */
+    net_free(n);
+    net_attr pa2 = net_attr_default(NET_PAD);
+    pa2.pt = 2, pa2.pb = 3, pa2.pad_reflect = 1;
+    n = one_layer(NET_PAD, pa2, (net_shape){2, 6, 6}, err); /* 11 rows */
+    expect_rows(n, 0, 2, 0, 3);                             /* mirrors rows 2, 1 about row 0 */
+    expect_rows(n, 3, 6, 1, 4);                             /* inside: rows 1..3 */
+    expect_rows(n, 8, 11, 2, 6);                            /* mirrors 4, 3, 2 about row 5 */
+    net_free(n);
+    pa2.pad_reflect = 0;
+    n = one_layer(NET_PAD, pa2, (net_shape){2, 6, 6}, err);
+    expect_rows(n, 0, 2, 0, 1);  /* zeros: the nearest row, unused */
+    expect_rows(n, 1, 4, 0, 2);  /* a zero row, then rows 0, 1 */
+    expect_rows(n, 9, 11, 5, 6); /* zeros below */
+    net_free(n);
+    net_attr da = net_attr_default(NET_DECONV);
+    da.out_c = 2, da.kh = da.kw = 3, da.sh = da.sw = 2, da.pt = da.pb = da.pl = da.pr = 1;
+    da.oph = da.opw = 1;
+    n = one_layer(NET_DECONV, da, (net_shape){2, 5, 5}, err); /* 10 rows: o = 2h - 1 + k */
+    expect_rows(n, 0, 1, 0, 1);  /* o = 0: h = 0 (k = 1) */
+    expect_rows(n, 3, 6, 1, 4);  /* o = 3: h = 1, 2; o = 5: h = 2, 3 */
+    expect_rows(n, 9, 10, 4, 5); /* o = 9 (output padding): h = 4 (k = 2) */
+    net_free(n);
+    net_attr ia = net_attr_default(NET_INSTNORM);
+    n = one_layer(NET_INSTNORM, ia, (net_shape){2, 6, 6}, err);
+    expect_rows(n, 2, 3, 0, 6); /* the whole map: its mean and variance */
+    /* 72 ops: a band of half the rows costs 48 (statistics) + 12 */
+    CHECK_I64(net_box_ops(n, 0, 0, 2, 0, 3, 0, 6), 60);
+    CHECK_I64(net_box_ops(n, 0, 0, 2, 0, 6, 0, 6), 72);
     net_free(n);
 
     /* The closed form against brute force on many shapes and bands. */
