@@ -144,10 +144,11 @@ static ox_spec *sole_spec(ox_imp *I, int t, net_kind kind)
     return s->kind == kind && s->out == t ? s : NULL;
 }
 
-/* A layer of kind (LayerNorm, Scale) on x whose C-vector weights are
- * `vecs` vectors: vals (n values, 1 = broadcast) then the rest `fill`. */
+/* A layer of kind (LayerNorm, Scale, BatchNorm) on x whose C-vector
+ * weights are `vecs` vectors: vector `at` the values vals (n values, 1 =
+ * broadcast; NULL: fill[at]), vector q != at the value fill[q]. */
 static ox_spec *vec_layer(ox_imp *I, net_kind kind, const net_attr *a, int x, const float *vals,
-                          int64_t n, int vecs, const float *fill)
+                          int64_t n, int at, int vecs, const float *fill)
 {
     ox_spec *s = ox_new_spec(I, kind, a, 1, &x, I->t[x].rank);
     if (!s) return NULL;
@@ -160,7 +161,7 @@ static ox_spec *vec_layer(ox_imp *I, net_kind kind, const net_attr *a, int x, co
     if (!w) return ox_fail(I, "out of memory"), NULL;
     for (int q = 0; q < vecs; q++)
         for (int64_t c = 0; c < C; c++)
-            w[q * C + c] = q == 0 && vals ? vals[n == 1 ? 0 : c] : fill[q];
+            w[q * C + c] = q == at && vals ? vals[n == 1 ? 0 : c] : fill[q];
     int rc = ox_spec_append(I, s, w, vecs * C);
     free(w);
     return rc ? NULL : s;
@@ -171,7 +172,7 @@ static ox_spec *vec_layer(ox_imp *I, net_kind kind, const net_attr *a, int x, co
 static int scale_layer(ox_imp *I, int x, const float *c, int64_t n)
 {
     static const float one[1] = {1};
-    return vec_layer(I, NET_SCALE, NULL, x, c, n, 1, one) ? 0 : -1;
+    return vec_layer(I, NET_SCALE, NULL, x, c, n, 0, 1, one) ? 0 : -1;
 }
 
 /* A shift: x plus c (one value or one per channel; NULL when the values
@@ -183,22 +184,8 @@ static int shift_layer(ox_imp *I, int x, const float *c, int64_t n, float mul)
 {
     net_attr a = net_attr_default(NET_BN);
     a.bn_eps = 0;
-    ox_spec *s = ox_new_spec(I, NET_BN, &a, 1, &x, I->t[x].rank);
-    if (!s) return -1;
-    int64_t C = I->t[x].shape.c;
-    if (!I->keep) {
-        s->nw = 4 * C;
-        return 0;
-    }
-    float *w = malloc((size_t)(4 * C) * sizeof *w + 1);
-    if (!w) return ox_fail(I, "out of memory");
-    for (int64_t k = 0; k < C; k++) {
-        w[k] = mul, w[C + k] = c[n == 1 ? 0 : k];
-        w[2 * C + k] = 0, w[3 * C + k] = 1;
-    }
-    int rc = ox_spec_append(I, s, w, 4 * C);
-    free(w);
-    return rc;
+    const float fill[4] = {mul, 0, 0, 1}; /* scale, shift (c), mean, variance */
+    return vec_layer(I, NET_BN, &a, x, c, n, 1, 4, fill) ? 0 : -1;
 }
 
 /* ---- symbolic values read as activations ---- */
@@ -468,7 +455,7 @@ static int layernorm(ox_imp *I, int x, double eps)
     static const float fill[2] = {1, 0};
     net_attr a = net_attr_default(NET_LAYERNORM);
     a.bn_eps = eps;
-    return vec_layer(I, NET_LAYERNORM, &a, x, NULL, 0, 2, fill) ? 0 : -1;
+    return vec_layer(I, NET_LAYERNORM, &a, x, NULL, 0, 0, 2, fill) ? 0 : -1;
 }
 
 int ox_op_div(ox_imp *I)
@@ -714,7 +701,7 @@ int ox_op_layernorm(ox_imp *I)
     static const float fill[2] = {1, 0};
     net_attr a = net_attr_default(NET_LAYERNORM);
     a.bn_eps = eps;
-    ox_spec *ln = vec_layer(I, NET_LAYERNORM, &a, x, sc, nsc, 2, fill);
+    ox_spec *ln = vec_layer(I, NET_LAYERNORM, &a, x, sc, nsc, 0, 2, fill);
     if (ln && sh && I->keep)
         for (int64_t c = 0; c < s.c; c++) ln->w[s.c + c] = sh[nsh == 1 ? 0 : c];
     free(sc);
