@@ -582,8 +582,9 @@ int ox_op_mul(ox_imp *I)
     return ox_new_spec(I, NET_MUL, NULL, 2, ins, I->t[x].rank) ? 0 : -1;
 }
 
-/* Add of a constant (input k) to input xi, or its Sub when neg: a
- * MatMul's bias (FC, or the 1x1 Conv of an NHWC MatMul), a LayerNorm's
+/* Add of a constant (input k) to input xi, or its Sub when neg: the bias
+ * of a Conv or FC that has none yet (a MatMul's, the 1x1 Conv of an NHWC
+ * MatMul, a bias-free Conv's added or subtracted after it), a LayerNorm's
  * shift, epsilon or the 1 of a GELU; else a shift layer. */
 static int add_const(ox_imp *I, int xi, size_t k, int neg)
 {
@@ -599,7 +600,7 @@ static int add_const(ox_imp *I, int xi, size_t k, int neg)
     int x = ox_in_act(I, (size_t)xi);
     if (x < 0) return -1;
     ox_spec *s = &I->s[I->t[x].spec >= 0 ? I->t[x].spec : 0];
-    if (!neg && I->t[x].spec >= 0 && (s->kind == NET_FC || s->kind == NET_CONV) && s->bias_open &&
+    if (I->t[x].spec >= 0 && (s->kind == NET_FC || s->kind == NET_CONV) && s->bias_open &&
         s->out == x && I->t[x].nuse == 1) {
         int bad;
         int64_t n, N = s->a.out_c;
@@ -614,7 +615,7 @@ static int add_const(ox_imp *I, int xi, size_t k, int neg)
         }
         float *b = malloc((size_t)N * sizeof *b + 1);
         if (!b) return free(w), ox_fail(I, "out of memory");
-        for (int64_t o = 0; o < N; o++) b[o] = w[n == 1 ? 0 : o];
+        for (int64_t o = 0; o < N; o++) b[o] = neg ? -w[n == 1 ? 0 : o] : w[n == 1 ? 0 : o];
         free(w);
         int rc = I->keep ? ox_spec_append(I, s, b, N) : (s->nw += N, 0);
         free(b);

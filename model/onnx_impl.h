@@ -122,7 +122,8 @@ typedef struct {
     int autopad;         /* 1 SAME_UPPER, 2 SAME_LOWER: pads from the input size */
     int64_t flat_n;      /* Reshape: required features (>0), -2: = input channels */
     int flat_softmax;    /* Softmax < opset 13 on 4-D: ours only when H = W = 1 */
-    int bias_open;       /* FC or Conv (a MatMul) without bias that a following Add may give one */
+    int bias_open;       /* FC or Conv without bias that a following Add or Sub of a constant
+                            may give one */
     int out;             /* tensor holding the layer's result */
 } ox_spec;
 

@@ -164,6 +164,7 @@ static int op_conv(ox_imp *I)
     ox_spec *s = ox_new_spec(I, NET_CONV, &a, 1, &x, 4);
     if (!s) return -1;
     s->autopad = autopad;
+    s->bias_open = B == NULL; /* a constant added or subtracted next is its bias */
     int64_t n;
     float *w = ox_const_floats(I, W, "weight", 1, I->keep, &n, &bad);
     if (bad || ox_spec_append(I, s, w, n)) return free(w), -1;

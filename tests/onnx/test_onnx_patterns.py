@@ -23,6 +23,7 @@ and the layers dse made compared with what each pattern must become.
   normalize  an exported model's input normalization: Sub of a per-channel
              mean, Div by a per-channel deviation; Add of a per-channel
              constant and Sub of a scalar after a ReLU (shift layers)
+  convsub    a constant subtracted after a Conv: its bias (none yet) or a shift
   scaler     ImageScaler (opset 8, tiny-YOLOv2's first node; not checked
              by onnx's checker, which no longer knows it)
   pixel6     a pixel shuffle as 6-D Reshape, Transpose, Reshape: CRD
@@ -308,6 +309,19 @@ def normalize():
     return model("normalize", nodes, inits, [1, C, H, H], [1, 4, H, H], 13), kinds
 
 
+def convsub():
+    """A constant subtracted after a bias-free Conv is its bias; after a
+    Conv that has one, a shift layer."""
+    C, H = 3, 5
+    inits = [init("w", R(4, C, 3, 3)), init("m", R(1, 4, 1, 1)), init("w2", R(2, 4, 1, 1)),
+             init("b2", R(2)), init("m2", R(1, 2, 1, 1))]
+    nodes = [N("Conv", ["x", "w"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Sub", ["c", "m"], "cm"), N("Relu", ["cm"], "r"),
+             N("Conv", ["r", "w2", "b2"], "c2", kernel_shape=[1, 1]), N("Sub", ["c2", "m2"], "y")]
+    return model("convsub", nodes, inits, [1, C, H, H], [1, 2, H, H], 13), \
+        {"Conv": 2, "ReLU": 1, "BatchNorm": 1}
+
+
 def scaler():
     C, H = 3, 5
     inits = [init("w", R(2, C, 1, 1))]
@@ -337,7 +351,7 @@ def main():
                             "cores": 1, "memory_mb": 4096, "idle_w": 1, "busy_w": 2}]},
               open(plat, "w"))
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
-             gelu20(True), normalize(), scaler(), pixel6(False), pixel6(True)]
+             gelu20(True), normalize(), convsub(), scaler(), pixel6(False), pixel6(True)]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":
