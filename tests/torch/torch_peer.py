@@ -13,7 +13,7 @@ in the style of YOLO's tiny models (LeakyReLU, PReLU, ELU, Tanh, Hardtanh
 as Clip, nearest upsampling by 2 and by (2, 3) as Resize, concatenated
 with an earlier map, an asymmetric F.pad, a ZeroPad2d before a MaxPool,
 bilinear resizing, three outputs) on a 3 x 64 x 96 input; torchvision's
-LR-ASPP segmenter (bilinear heads) on 2 ranks with the hybrid mapping; a
+LR-ASPP segmenter (bilinear heads, cut into bands too) on 2 ranks with mixed cuts; a
 small U-Net of transposed convolutions (tinyunet) and a style-transfer
 generator (stylenet: reflection and replication padding, InstanceNorm, a
 transposed convolution) and ESPCN (PixelShuffle) on 2 ranks with mixed cuts.  Outputs must agree
@@ -254,8 +254,8 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name in ("resnet18", "audio1d", "tinydet", "tinyunet", "stylenet", "espcn", "espcn9"):
-            for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3),
+        if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9"):
+            for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
