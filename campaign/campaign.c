@@ -194,6 +194,7 @@ static int setup(camp *c, int threads, char *err)
         base_seterr(err, "--cuts is for the spatial chromosome, not %s", chrom_kind_name(kind));
         return -1;
     }
+    if (kind == CHROM_SPATIAL && c->bands1) chrom_band_kinds(c->ch, CAMP_BANDS_1);
     if (chrom_restrict(c->ch, c->plat, e)) { /* devices with a "supports" list */
         base_seterr(err, "%s", e);
         return -1;
@@ -300,8 +301,10 @@ static int build_config(camp *c, const char *coeffs_text, char *err)
     cJSON_AddItemToObject(o, "coeffs", parse_or_null(coeffs_text));
     cJSON_AddStringToObject(o, "chromosome", c->opt.chromosome);
     if (c->halos) cJSON_AddStringToObject(o, "halos", CAMP_HALO_RULE);
-    if (chrom_get_kind(c->ch) == CHROM_SPATIAL)
+    if (chrom_get_kind(c->ch) == CHROM_SPATIAL) {
         cJSON_AddStringToObject(o, "cuts", chrom_cut_mode_name((chrom_cut_mode)c->cuts));
+        if (!c->bands1) cJSON_AddStringToObject(o, "bands", CAMP_BAND_RULE);
+    }
     cJSON_AddNumberToObject(o, "splits", c->opt.splits);
     cJSON_AddStringToObject(o, "split_kinds", c->opt.split_kinds);
     cJSON_AddNumberToObject(o, "seed", (double)c->opt.seed);
@@ -516,6 +519,17 @@ camp *camp_from_config(const char *config, int threads, char *err)
         goto fail;
     }
     c->cuts = cm;
+    /* Kinds cut into bands: "bands" names the set, absent in configurations
+     * stored before 2026-11-29 (CAMP_BANDS_1's kinds alone: they resume and
+     * export as they were evaluated); another name is refused. */
+    const char *bands = jstr(o, "bands");
+    if (cJSON_GetObjectItemCaseSensitive(o, "bands") && (!bands || strcmp(bands, CAMP_BAND_RULE))) {
+        base_seterr(err, "stored campaign configuration has \"bands\" %s%s%s, a set of kinds this "
+                    "dse does not have (it has \"%s\")", bands ? "\"" : "",
+                    bands ? bands : "(not a string)", bands ? "\"" : "", CAMP_BAND_RULE);
+        goto fail;
+    }
+    c->bands1 = bands == NULL;
     /* Seed copies: "seeds": "distinct", absent in configurations stored
      * before (their first population had every --init genome, copies too:
      * they start again so after a crash); anything else is refused. */

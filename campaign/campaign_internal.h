@@ -19,6 +19,19 @@
  * a rule they were not evaluated with (docs/results-schema.md). */
 #define CAMP_HALO_RULE "cost-1"
 
+/* The name stored in a spatial campaign's configuration ("bands") for the
+ * set of kinds that may be cut into bands (kinds.def's NET_KF_ROWS): a
+ * change of that set gets a new name.  A configuration without it was
+ * stored when only the kinds of CAMP_BANDS_1 could be (before 2026-11-29):
+ * its genomes decode with those alone, as they were evaluated. */
+#define CAMP_BAND_RULE "kinds-2"
+#define CAMP_BANDS_1                                                                         \
+    ((1ull << NET_CONV) | (1ull << NET_RELU) | (1ull << NET_LRN) | (1ull << NET_MAXPOOL) |      \
+     (1ull << NET_AVGPOOL) | (1ull << NET_BN) | (1ull << NET_ADD) | (1ull << NET_CONCAT) |      \
+     (1ull << NET_DROPOUT) | (1ull << NET_SIGMOID) | (1ull << NET_HSIGMOID) |                  \
+     (1ull << NET_HSWISH) | (1ull << NET_MUL) | (1ull << NET_LEAKYRELU) | (1ull << NET_PRELU) | \
+     (1ull << NET_TANH) | (1ull << NET_ELU) | (1ull << NET_CLIP) | (1ull << NET_SOFTPLUS))
+
 typedef struct {
     mapping *map;
     plan *pl;
@@ -38,6 +51,8 @@ struct camp {
     int halos; /* 1: the cost model chooses each row cut's halos (recompute or fetch,
                 * cost_pick_halos; configuration "halos": CAMP_HALO_RULE); 0: every
                 * halo is fetched (configurations stored before the choice existed) */
+    int bands1; /* spatial: 1 for configurations without "bands" (CAMP_BANDS_1's kinds
+                   alone are cut into bands), 0: every NET_KF_ROWS kind (CAMP_BAND_RULE) */
     int cuts;  /* spatial: what its cut genes choose (chrom_cut_mode; configuration
                 * "cuts", its name): --cuts, default channels,bands, for new
                 * campaigns; channels,rows for those stored before columns */

@@ -150,6 +150,14 @@ oom:
     return NULL;
 }
 
+void chrom_band_kinds(chrom *c, uint64_t kinds)
+{
+    for (int i = 0; i < c->L; i++) {
+        unsigned k = (unsigned)c->n->layers[i].kind;
+        if (k >= 64 || !(kinds >> k & 1)) c->bandable[i] = 0;
+    }
+}
+
 int chrom_length(const chrom *c) { return c->len; }
 chrom_kind chrom_get_kind(const chrom *c) { return c->kind; }
 int chrom_ndev(const chrom *c) { return c->ndev; }

@@ -35,6 +35,7 @@
 #define DSE_CHROM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mapping.h"
 #include "net.h"
@@ -74,6 +75,13 @@ int chrom_decode(const chrom *c, const int *genome, int len, mapping *m, char *e
  * threads.  Returns 0, or -1 with err when p's device count differs or
  * some layer of the net runs on no device. */
 int chrom_restrict(chrom *c, const platform *p, char *err);
+
+/* Only layers of the kinds in `kinds` (bit k: net_kind k) may be cut into
+ * bands from now on (the others' bands become channel cuts or whole
+ * layers, as for a kind that cannot be cut so): how a campaign stored
+ * when fewer kinds could be cut into bands decodes its genomes as it did
+ * (campaign.c).  Call before sharing the chrom between threads. */
+void chrom_band_kinds(chrom *c, uint64_t kinds);
 
 /* Write into genome (chrom_length entries) a genome decoding to every layer
  * whole on device dev.  Returns 0, or -1 if dev is out of range or the

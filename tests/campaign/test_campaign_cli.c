@@ -6,6 +6,7 @@
  * the halo choices of a spatial campaign and of an older configuration,
  * and every bad-input case (exit 2, one line, nothing written). */
 #include "cutil.h"
+#include "bandkinds.h"
 
 #include "chrom.h"
 #include "cost.h"
@@ -528,6 +529,86 @@ static void test_halos(void)
            colpts);
 }
 
+/* Layers of mapping file `map` whose kind (in net n) is not one of
+ * CAMP_BANDS_1's (the kinds cut into bands before 2026-11-29) and that
+ * the file cuts into bands of rows or columns. */
+static int new_kind_bands(const char *map, const net *n)
+{
+    static const net_kind old[] = {NET_CONV, NET_RELU, NET_LRN, NET_MAXPOOL, NET_AVGPOOL, NET_BN,
+                                   NET_ADD, NET_CONCAT, NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID,
+                                   NET_HSWISH, NET_MUL, NET_LEAKYRELU, NET_PRELU, NET_TANH, NET_ELU,
+                                   NET_CLIP, NET_SOFTPLUS};
+    char *t = tfile_read(map, NULL);
+    cJSON *o = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(o, "layers"), *L;
+    int count = 0;
+    cJSON_ArrayForEach(L, ls) {
+        if (!cJSON_IsObject(L)) continue; /* a device name, or channel slices */
+        int i = net_find(n, L->string), was = 0;
+        for (size_t k = 0; i >= 0 && k < sizeof old / sizeof *old; k++) was |= n->layers[i].kind == old[k];
+        count += i >= 0 && !was;
+    }
+    cJSON_Delete(o);
+    return count;
+}
+
+/* The kinds cut into bands are named in a spatial campaign's
+ * configuration ("bands": "kinds-2"): on the network of every kind that
+ * moves rows (tests/bandkinds.h) its front cuts some of them into bands;
+ * a configuration without the name (stored before they could be) decodes
+ * the same genomes with the older kinds alone (none of those layers in
+ * bands), and one naming another set is refused in one line. */
+static void test_band_kinds(void)
+{
+    char err[BASE_ERRLEN];
+    const char *db = tpath("bk.db"), *nf = tpath("bandkinds.json");
+    net *n = bandkinds_net(err);
+    CHECK(n && !net_save(n, nf, err), "%s", err);
+    if (!n) return;
+    CHECK(dse_run(NULL, NULL, "run", "--network", nf, "--platform", "local-4", "--chromosome",
+                  "spatial", "--cuts", "channels,rows", "--pop", "24", "--gens", "10", "--seed", "3",
+                  "--db", db, "--quiet", NULL) == 0);
+    sqlite3 *h = db_open(db);
+    if (!h) {
+        CHECK(0);
+        net_free(n);
+        return;
+    }
+    CHECK(db_int(h, "SELECT json_extract(config, '$.bands') = 'kinds-2' FROM campaigns WHERE id = 1") == 1);
+    int np = (int)db_int(h, "SELECT count(*) FROM front WHERE campaign = 1"), now = 0, before = 0;
+    sqlite3 *wr = NULL;
+    CHECK(sqlite3_open_v2(db, &wr, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_remove(config, '$.bands')", 0, 0,
+                               0) == 0);
+        for (int k = 0; k < np; k++) {
+            char pt[16], dir[32];
+            snprintf(pt, sizeof pt, "%d", k);
+            snprintf(dir, sizeof dir, "bk%d-%d", pass, k);
+            CHECK(dse_run(NULL, NULL, "export", "--db", db, "--campaign", "1", "--point", pt, "-o",
+                          tpath(dir), NULL) == 0);
+            snprintf(dir, sizeof dir, "bk%d-%d/dse-mapping.json", pass, k);
+            int b = new_kind_bands(tpath(dir), n);
+            if (pass) before += b;
+            else now += b;
+        }
+    }
+    CHECK(now > 0 && before == 0, "%d front points: %d bands of the new kinds, %d under a "
+          "configuration without \"bands\"", np, now, before);
+    CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.bands', 'kinds-9')", 0, 0,
+                       0) == 0);
+    CHECK(dse_run(NULL, tpath("bkbad.err"), "export", "--db", db, "--campaign", "1", "--point", "0",
+                  "-o", tpath("bkbad"), NULL) != 0);
+    CHECK(file_lines(tpath("bkbad.err")) == 1 && contains(tpath("bkbad.err"), "\"bands\""));
+    sqlite3_close(wr);
+    sqlite3_close(h);
+    net_free(n);
+    printf("ok: band kinds: %d front points cut %d layers of the newer kinds into bands; none under a "
+           "configuration stored before them; an unknown set is refused\n", np, now);
+}
+
 /* dse run --cuts channels,rows: a spatial campaign keeping to row cuts
  * stores that mode and its genomes' cut genes are 0..1 (alexnet-bvlc on
  * local-2: 4 split-point genes, 8 cut genes); without --cuts it stores
@@ -777,6 +858,7 @@ int main(void)
     test_exhaust();
     test_halos();
     test_cuts();
+    test_band_kinds();
     test_bad_input();
     test_readers_leave_nothing();
     rm_tdir();
