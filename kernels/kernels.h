@@ -141,8 +141,8 @@ int kern_run(const net *n, int layer, int c0, int nc, const float *const *inputs
  * weights are the whole layer's; the workspace holds kern_workspace_band()
  * floats.  The band runs the whole layer's convolution algorithm on the
  * band's geometry (net_band_layer), so its outputs equal the whole
- * layer's: bit for bit for im2col, pointwise and direct convolutions and
- * every other kind, to float rounding for Winograd (its tiles start at
+ * layer's: bit for bit for im2col, pointwise and direct convolutions,
+ * ConvTranspose and every other kind, to float rounding for Winograd (its tiles start at
  * the band's first row and column) and for products
  * a BLAS computes (kern_gemm_own() false), whose order of summation may
  * depend on the matrix's width (OpenBLAS's AVX-512 small-matrix

@@ -93,7 +93,8 @@ size_t convalgo_workspace_of(const net *n, int layer, int nc, const convalgo_rul
 /* The workspace of output rows [h0, h0+nh) x columns [w0, w0+nw) (all
  * channels) of `layer`: a band runs the whole layer's algorithm (convalgo_pick on the layer's own
  * shape under r, so that its rows equal the whole layer's) on the band's
- * geometry (net_band_layer).  0 for layers that are not Conv. */
+ * geometry (net_band_layer); a ConvTranspose band, its products on the
+ * box's rows (kern_deconv).  0 for other kinds. */
 size_t convalgo_workspace_band(const net *n, int layer, int h0, int nh, int w0, int nw,
                                const convalgo_rule *r);
 

@@ -174,9 +174,11 @@ int net_layer_colsplit(const net *n, int i);
  * from the first source row of o0 to the second of o1 - 1
  * (net_bilinear_src); InstanceNorm: every row (its statistics); other
  * kinds: the same rows, or the whole input when it has another height
- * than the output (a C x 1 x 1 Mul scale).  Never empty: a band whose
- * windows all lie in padding (of a Pad's zeros) reads the row nearest to
- * them (the Plan moves boxes of at least one row). */
+ * than the output (a C x 1 x 1 Mul scale); ConvTranspose: the hull over
+ * its taps of the input rows that land in the band.  Never empty: a band
+ * that reads nothing (in padding, or reached by no tap) reads one row,
+ * unused: its interval's start clamped into the map (the Plan moves boxes
+ * of at least one row). */
 void net_rows_in(const net *n, int i, int k, int o0, int o1, int *i0, int *i1);
 /* The same for columns: stride, left pad, kernel width and dilation along
  * the width, input width W. */

@@ -602,12 +602,11 @@ static int add_const(ox_imp *I, int xi, size_t k, int neg)
     ox_spec *s = &I->s[I->t[x].spec >= 0 ? I->t[x].spec : 0];
     if (I->t[x].spec >= 0 && (s->kind == NET_FC || s->kind == NET_CONV) && s->bias_open &&
         s->out == x && I->t[x].nuse == 1) {
-        int bad;
         int64_t n, N = s->a.out_c;
-        const Onnx__TensorProto *C = ox_in_const(I, k, 1, &bad);
-        if (bad) return -1;
-        float *w = ox_const_floats(I, C, "bias", k, 1, &n, &bad);
-        if (bad) return -1;
+        float *w;
+        /* one value per output channel along the channel axis, or one
+         * (a [W]-shaped constant on an NCHW map runs along its width) */
+        if (perchan(I, k, x, 1, &w, &n)) return -1;
         if (n != N && n != 1) {
             free(w);
             return ox_fail(I, "bias %.100s has %lld values; dse needs %lld (one per output) or 1",

@@ -6,8 +6,9 @@
  * (what to send and assemble), its checker, the cost model and the
  * kernels all ask here, so a slice computed from the rows, columns and
  * channels named here equals the same part of the whole layer's output.
- * Rows and columns follow one rule (window_in), each with its own
- * stride, padding, kernel and dilation.
+ * Rows and columns follow one rule per kind (axis_in: window_in for
+ * Conv and the pools, scatter_in for ConvTranspose, pad_in for Pad, ...),
+ * each axis with its own stride, padding, kernel and dilation.
  */
 #include "net.h"
 
@@ -33,16 +34,34 @@ int net_layer_colsplit(const net *n, int i)
  * or read the whole map (InstanceNorm). */
 static int windowed(net_kind k) { return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL; }
 
+/* Floor and ceiling of a / b for b > 0, a of either sign. */
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
 /* ConvTranspose: input position h reaches outputs h S - P + k D (k <
- * K), so outputs [o0, o1) gather inputs [ceil((o0 + P - (K-1) D) / S),
- * floor((o1 - 1 + P) / S)] within [0, IN): the hull (with stride or
- * dilation some of them reach none of the band). */
+ * K), so tap k brings outputs [o0, o1) inputs [ceil((o0 + P - k D) / S),
+ * floor((o1 - 1 + P - k D) / S)] of the map: the hull over the taps that
+ * reach the band (exact: with a stride or dilation the span from the
+ * last tap's first input to the first tap's last may hold inputs that
+ * reach none of it at its ends).  When no tap reaches the band (stride
+ * gaps, output padding), empty at the row the span would start at. */
 static void scatter_in(int S, int P, int K, int D, int IN, int o0, int o1, int *i0, int *i1)
 {
-    int64_t a = (int64_t)o0 + P - (int64_t)(K - 1) * D, b = (int64_t)o1 - 1 + P;
-    int64_t lo = a <= 0 ? 0 : (a + S - 1) / S, hi = b < 0 ? 0 : b / S + 1;
-    if (hi > IN) hi = IN;
-    if (lo > hi) lo = hi;
+    int64_t lo = IN, hi = 0;
+    for (int k = 0; k < K; k++) {
+        int64_t c = (int64_t)P - (int64_t)k * D;
+        int64_t a = ceil_div(o0 + c, S), b = floor_div(o1 - 1 + c, S) + 1;
+        if (a < 0) a = 0;
+        if (b > IN) b = IN;
+        if (a >= b) continue;
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    if (hi <= lo) {
+        lo = ceil_div((int64_t)o0 + P - (int64_t)(K - 1) * D, S);
+        lo = lo < 0 ? 0 : lo > IN ? IN : lo;
+        hi = lo;
+    }
     *i0 = (int)lo, *i1 = (int)hi;
 }
 
@@ -148,9 +167,10 @@ static void axis_in(const net *n, int i, int k, int cols, int o0, int o1, int *i
     }
 }
 
-/* Never empty: a band whose windows all lie in padding (a band of a Pad's
- * zeros) reads the row nearest to them, which it does not use, because
- * the Plan moves boxes and a box has at least one row. */
+/* Never empty: a band that reads nothing (in padding, or reached by no
+ * tap of a ConvTranspose) reads one row, unused, its interval's start
+ * clamped into the map, because the Plan moves boxes and a box has at
+ * least one row. */
 static void axis_in_nonempty(const net *n, int i, int k, int cols, int o0, int o1, int *i0,
                              int *i1)
 {

@@ -22,6 +22,7 @@
 #include "bandkinds.h"
 #include "run.h"
 #include "tfile.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,9 @@ static void mixed(const char *netname, int nd, int trials, unsigned seed)
     double scale = 0, worst = 0;
     for (size_t i = 0; i < on; i++) scale = fmax(scale, fabs(ref[i]));
     int nbands = 0, ncols = 0, nrecomp = 0;
+    uint64_t kinds_cut = 0, kinds_in = 0; /* bit k: a layer of kind k (cut into bands) */
+    for (int i = 0; i < n->n; i++)
+        if (net_layer_rowsplit(n, i) || net_layer_colsplit(n, i)) kinds_in |= 1ull << n->layers[i].kind;
     plan *p = plan_new();
     for (int t = 0; t < trials; t++) {
         randmap_mixed(m, n, nd, &seed);
@@ -75,7 +79,10 @@ static void mixed(const char *netname, int nd, int trials, unsigned seed)
             seed = seed * 1103515245u + 12345u;
             nrecomp += m->recompute[i];
         }
-        for (int i = 0; i < n->n; i++) nbands += m->cut[i] != 0, ncols += m->cut[i] == MAP_CUT_COLS;
+        for (int i = 0; i < n->n; i++) {
+            nbands += m->cut[i] != 0, ncols += m->cut[i] == MAP_CUT_COLS;
+            if (m->cut[i]) kinds_cut |= 1ull << n->layers[i].kind;
+        }
         CHECK(!mapping_validate(m, n, err), "%s", err);
         CHECK(!plan_build(p, n, m, pl->source, err), "%s", err);
         snprintf(map, sizeof map, "%s/map.json", tmpdir);
@@ -136,6 +143,11 @@ static void mixed(const char *netname, int nd, int trials, unsigned seed)
     CHECK(nbands > ncols && ncols > 0, "%d band cuts drawn, %d by columns: not both kinds", nbands,
           ncols);
     CHECK(trials < 2 || nrecomp > 0, "no recomputed halo drawn");
+    /* Every kind of the network of kinds that move rows was cut into bands
+     * in some trial. */
+    CHECK(!strstr(netname, "bandkinds") || trials < 4 || kinds_cut == kinds_in,
+          "%s: kinds never cut into bands: %#llx", netname,
+          (unsigned long long)(kinds_in & ~kinds_cut));
     printf("ok: %s, %d ranks, %d random mixed mappings (%d band-cut layers, %d by columns, %d "
            "recomputing their halos) equal the single-device output (max |error| %.3g of max "
            "|output| %.3g); bytes and steps as the Plan's and the model's\n", netname, nd, trials,

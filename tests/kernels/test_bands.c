@@ -175,6 +175,7 @@ int main(void)
         {16, 3, 1, 1, 1, 1, 1, -1, 0, 0, 0, {16, 14, 14}, 0, "conv 3x3 16->16 14x14 (Winograd F2)"},
         {16, 3, 1, 1, 1, 1, 1, -1, 0, 0, 0, {16, 52, 52}, 0, "conv 3x3 16->16 52x52 (Winograd F4)"},
         {4, 3, 1, 1, 1, 1, 1, 0, 2, 1, 0, {3, 7, 10}, 1, "conv 3x3 pads 0/2 1/0, wide input"},
+        {4, 1, 1, 2, 1, 1, 1, 3, 2, 2, 3, {3, 4, 5}, 1, "conv 1x1 pads 3/2 2/3 (bands in padding)"},
     };
     /* Height and width unlike: kernel 3x5, stride 1x2, dilation 2x1. */
     {

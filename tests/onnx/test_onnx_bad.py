@@ -341,6 +341,15 @@ def main():
                                          [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
                                          [init("k", np.ones((1, 3, 1, 1), np.float32))]),
             "Sub is imported only as x - mean(x) of a LayerNorm or an activation minus a constant")
+        # a constant added after a bias-free Conv folds into its bias only
+        # when it runs along the channels: [4] broadcasts along the width
+        bad(tmp, "conv_add_width", model([helper.make_node("Conv", ["x", "w"], ["c"], name="cv",
+                                                           kernel_shape=[1, 1]),
+                                          helper.make_node("Add", ["c", "k"], ["y"], name="a")],
+                                         [vi("x", [1, 3, 4, 4])], [vi("y", [1, 4, 4, 4])],
+                                         [init("w", np.ones((4, 3, 1, 1), np.float32)),
+                                          init("k", np.arange(4, dtype=np.float32))]),
+            "constant k is not one value per channel")
         bad(tmp, "imagescaler_bias", model([helper.make_node("ImageScaler", ["x"], ["y"], name="s",
                                                              bias=[1.0, 2.0])],
                                            [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])], opset=8),

@@ -87,9 +87,20 @@ static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int 
             if (src[t] > hi) hi = src[t];
         }
     }
-    /* all zeros: the nearest row (a box is never empty) */
-    if (hi < 0) *r0 = o0 < (cols ? a->pl : a->pt) ? 0 : H - 1, *r1 = *r0 + 1;
-    else *r0 = lo, *r1 = hi + 1;
+    /* Nothing read: one row, as a box is never empty -- a Pad's nearest to
+     * the band; a ConvTranspose band that no tap reaches (stride gaps, output
+     * padding), the row its interval would start at, in the map. */
+    if (hi < 0 && L->kind == NET_DECONV) {
+        int S = cols ? a->sw : a->sh, P = cols ? a->pl : a->pt, K = cols ? a->kw : a->kh;
+        int D = cols ? a->dw : a->dh, lo0 = o0 + P - (K - 1) * D;
+        *r0 = lo0 <= 0 ? 0 : (lo0 + S - 1) / S;
+        if (*r0 > H - 1) *r0 = H - 1;
+        *r1 = *r0 + 1;
+    } else if (hi < 0) {
+        *r0 = o0 < (cols ? a->pl : a->pt) ? 0 : H - 1, *r1 = *r0 + 1;
+    } else {
+        *r0 = lo, *r1 = hi + 1;
+    }
 }
 
 /* The rows a band reads, by enumerating every input row of the (dilated)
@@ -359,7 +370,57 @@ static void hand_cases(void)
         net_free(m);
     }
     CHECK(bad == 0, "%d band(s) disagree with brute force", bad);
-    printf("ok: input rows of bands (hand-worked cases, brute force)\n");
+    /* The kinds that move rows, on random shapes: every band of rows and
+     * of columns against moved_axis's enumeration. */
+    bad = 0;
+    int moved = 0;
+    for (int t = 0; t < 1500; t++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned r = seed >> 8;
+        int H = 1 + r % 9, W = 1 + (r >> 4) % 9, kind = (r >> 8) % 4;
+        net_attr a;
+        net_kind k;
+        if (kind == 0) {
+            k = NET_PAD, a = net_attr_default(NET_PAD);
+            a.pt = (r >> 10) % 4, a.pb = (r >> 12) % 4, a.pl = (r >> 14) % 4, a.pr = (r >> 16) % 4;
+            int mode = (r >> 18) % 3;
+            a.pad_reflect = mode == 1, a.pad_edge = mode == 2;
+            if (a.pad_reflect && (a.pt >= H || a.pb >= H || a.pl >= W || a.pr >= W)) continue;
+        } else if (kind == 1) {
+            k = NET_UPSAMPLE, a = net_attr_default(NET_UPSAMPLE);
+            a.up_h = 1 + (r >> 10) % 4, a.up_w = 1 + (r >> 12) % 4;
+        } else if (kind == 2) {
+            k = NET_BILINEAR, a = net_attr_default(NET_BILINEAR);
+            a.up_h = 1 + (r >> 10) % 17, a.up_w = 1 + (r >> 15) % 17, a.align_corners = (r >> 20) & 1;
+        } else {
+            k = NET_DECONV, a = net_attr_default(NET_DECONV);
+            a.out_c = 2, a.kh = 1 + (r >> 10) % 4, a.kw = 1 + (r >> 12) % 4;
+            a.sh = 1 + (r >> 14) % 4, a.sw = 1 + (r >> 16) % 4; /* kernels smaller than strides too */
+            a.dh = 1 + (r >> 18) % 2, a.dw = 1 + (r >> 19) % 2;
+            a.pt = a.pb = (r >> 20) % a.kh, a.pl = a.pr = (r >> 22) % a.kw;
+            a.oph = (r >> 24) % a.sh, a.opw = (r >> 26) % a.sw;
+        }
+        net *m = one_layer(k, a, (net_shape){2, H, W}, err);
+        if (!m) continue;
+        for (int cols = 0; cols < 2; cols++) {
+            int OH = cols ? m->layers[0].out.w : m->layers[0].out.h;
+            for (int o0 = 0; o0 < OH; o0++)
+                for (int o1 = o0 + 1; o1 <= OH; o1++) {
+                    int r0, r1, b0, b1;
+                    if (cols) net_cols_in(m, 0, 0, o0, o1, &r0, &r1);
+                    else net_rows_in(m, 0, 0, o0, o1, &r0, &r1);
+                    scan_axis(m, 0, 0, cols, o0, o1, 0, &b0, &b1);
+                    moved++;
+                    if ((r0 != b0 || r1 != b1) && bad++ < 5)
+                        CHECK(0, "%s %s [%d,%d) of %d: [%d,%d) vs enumerated [%d,%d)", net_kind_name(k),
+                              cols ? "columns" : "rows", o0, o1, OH, r0, r1, b0, b1);
+                }
+        }
+        net_free(m);
+    }
+    CHECK(bad == 0 && moved > 10000, "%d of %d bands of kinds that move rows disagree", bad, moved);
+    printf("ok: input rows of bands (hand-worked cases, brute force; %d bands of Pad, Upsample, "
+           "Bilinear and ConvTranspose)\n", moved);
 }
 
 /* ---- mappings and their files ---- */
