@@ -1138,28 +1138,34 @@ static void spatial_chromosome(void)
      * spatial decodes valid (merged bands become a whole layer). */
     platform *acc = platform_open("jetson-nx-4-cpudla", err);
     CHECK(acc, "%s", err);
-    for (size_t z = 0; acc && z < 3; z++) {
-        n = net_zoo(nets[z], err);
+    static const char *rnets[] = {"toy6", "branchy", "alexnet", "bandkinds"};
+    long repaired = 0;
+    for (size_t z = 0; acc && z < sizeof rnets / sizeof *rnets; z++) {
+        n = open_net(rnets[z], err);
         chrom *cs = chrom_new(n, acc->ndev, CHROM_SPATIAL, 2, NET_SPLIT_DEFAULT, err);
         CHECK(cs && !chrom_restrict(cs, acc, err), "%s", err);
         int len = chrom_length(cs), *lo = malloc(len * sizeof(int)), *hi = malloc(len * sizeof(int));
         int *gg = malloc(len * sizeof(int));
         chrom_bounds(cs, lo, hi);
         mapping *ms = mapping_new(n->n, acc->ndev);
+        plan *pr = plan_new();
         for (int r = 0; r < 300; r++) {
             for (int k = 0; k < len; k++) {
                 seed = seed * 1103515245u + 12345u;
                 gg[k] = lo[k] + (int)((seed >> 8) % (unsigned)(hi[k] - lo[k] + 1));
             }
-            int bad = chrom_decode(cs, gg, len, ms, err) || mapping_validate(ms, n, err);
+            int bad = chrom_decode(cs, gg, len, ms, err) || mapping_validate(ms, n, err) ||
+                      plan_build(pr, n, ms, 0, err) || plan_check(pr, n, err);
             for (int i = 0; !bad && i < n->n; i++)
                 for (int k = 0; k < mapping_nslices(ms, i); k++)
                     bad |= !platform_supports(acc, mapping_slices(ms, i)[k].dev, n->layers[i].kind);
             if (bad) {
-                CHECK(0, "%s on %s, genome %d: %s", nets[z], acc->name, r, err);
+                CHECK(0, "%s on %s, genome %d: %s", rnets[z], acc->name, r, err);
                 break;
             }
+            repaired++;
         }
+        plan_free(pr);
         mapping_free(ms);
         free(lo), free(hi), free(gg);
         chrom_free(cs);
@@ -1167,8 +1173,8 @@ static void spatial_chromosome(void)
     }
     platform_free(acc);
     printf("ok: spatial chromosome: hand-worked decode (rows, columns), %ld random genomes decode, "
-           "plan and check (%ld band-cut layers, %ld by columns); no cut = hybrid\n", decoded, cut,
-           cols);
+           "plan and check (%ld band-cut layers, %ld by columns); no cut = hybrid; %ld genomes "
+           "repaired for a DLA plan and check\n", decoded, cut, cols, repaired);
 }
 
 int main(int argc, char **argv)
