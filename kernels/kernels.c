@@ -573,6 +573,7 @@ static void k_pad(const kern_args *k)
     const net_attr *a = &k->L->a;
     int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w;
     int rf = a->pad_reflect, ed = a->pad_edge;
+    float v = (float)a->pad_value; /* constant padding's value (0: zeros) */
     /* The columns read straight from the map: [qa, qb). */
     int qa = a->pl < 0 ? 0 : a->pl > OW ? OW : a->pl;
     int qb = a->pl + W < qa ? qa : a->pl + W > OW ? OW : a->pl + W;
@@ -583,18 +584,19 @@ static void k_pad(const kern_args *k)
             int s = net_pad_src(r, a->pt, H, rf, ed);
             float *row = y + (size_t)r * OW;
             if (s < 0) {
-                memset(row, 0, (size_t)OW * sizeof *row);
+                if (v == 0.0f) memset(row, 0, (size_t)OW * sizeof *row);
+                else for (int q = 0; q < OW; q++) row[q] = v;
                 continue;
             }
             const float *src = x + (size_t)s * W;
             for (int q = 0; q < qa; q++) {
                 int t = net_pad_src(q, a->pl, W, rf, ed);
-                row[q] = t < 0 ? 0.0f : src[t];
+                row[q] = t < 0 ? v : src[t];
             }
             if (qb > qa) memcpy(row + qa, src + (qa - a->pl), (size_t)(qb - qa) * sizeof *row);
             for (int q = qb; q < OW; q++) {
                 int t = net_pad_src(q, a->pl, W, rf, ed);
-                row[q] = t < 0 ? 0.0f : src[t];
+                row[q] = t < 0 ? v : src[t];
             }
         }
     }

@@ -105,6 +105,7 @@ static const net_akey keys_pad[] = { /* around H and W: top, left, bottom, right
     {"pads", NET_A_INTS, 4, OFF(pt), 1, 0, 0, -1},
     {"reflect", NET_A_BOOL, 1, OFF(pad_reflect), 0, 0, 0, -1}, /* mirror, edge excluded */
     {"edge", NET_A_BOOL, 1, OFF(pad_edge), 0, 0, 0, -1},       /* repeat the edge */
+    {"value", NET_A_NUM, 1, OFF(pad_value), 0, -1e308, 1, -1}, /* constant, when not 0 */
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
 
 static const net_kind_info_t table[NET_KIND_COUNT] = {

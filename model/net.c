@@ -9,6 +9,7 @@
 
 #include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,11 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         if (a->pad_reflect && a->pad_edge) {
             base_seterr(err, "%s: layer %s: Pad cannot both reflect and repeat the edge", what,
                         L->name);
+            return -1;
+        }
+        if (a->pad_value != 0 && (a->pad_reflect || a->pad_edge || !isfinite(a->pad_value))) {
+            base_seterr(err, "%s: layer %s: Pad's value %g is for constant padding (a finite "
+                        "number, neither reflect nor edge)", what, L->name, a->pad_value);
             return -1;
         }
         if (a->pad_reflect && (a->pt >= x.h || a->pb >= x.h || a->pl >= x.w || a->pr >= x.w)) {

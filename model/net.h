@@ -113,6 +113,7 @@ typedef struct {
                                  c r^2 + i r + j (PyTorch, ONNX CRD) */
     int pad_reflect, pad_edge; /* Pad: mirror the map (edge excluded), or repeat its edge,
                                   instead of zeros */
+    double pad_value;         /* Pad: the constant around the map (0: zeros; neither mode) */
     int oph, opw;             /* ConvTranspose: output padding (rows at the bottom, columns at
                                  the right that no input reaches: the bias alone) */
 } net_attr;

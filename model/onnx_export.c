@@ -720,6 +720,10 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         in[1] = ex_ints(E, ex_str(E, "%s.pads", L->name), 8, p8);
         nin = 2;
         if (a->pad_reflect || a->pad_edge) at[na++] = a_str(E, "mode", a->pad_reflect ? "reflect" : "edge");
+        if (a->pad_value != 0) { /* constant_value, a float scalar */
+            in[2] = ex_scalar(E, ex_str(E, "%s.value", L->name), a->pad_value);
+            nin = 3;
+        }
         op = "Pad";
         break;
     }

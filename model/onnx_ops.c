@@ -77,7 +77,8 @@ static int op_pad(ox_imp *I)
     }
     int r = I->t[x].rank;
     if (n != 2 * r) return ox_fail(I, "%d pads for a %d-D tensor", n, r);
-    if (value != 0 && mode == 0) return ox_fail(I, "padding with %g: dse pads with zeros only", value);
+    if (value != 0 && mode == 0 && !isfinite(value))
+        return ox_fail(I, "padding with %g: dse pads with finite values", value);
     for (int k = 0; k < n; k++)
         if (v[k] < 0 || v[k] > OX_ATTR_MAX) return ox_fail(I, "pad %lld out of range (no cropping)",
                                                       (long long)v[k]);
@@ -86,11 +87,12 @@ static int op_pad(ox_imp *I)
         return ox_fail(I, "padding the batch or channel axis is unsupported");
     if (I->nd->n_output < 1 || !I->nd->output[0] || !I->nd->output[0][0])
         return ox_fail(I, "has no output 0");
-    if (spatial && (mode || !read_by_windows_only(I, I->nd->output[0]))) {
-        /* reflect and edge padding are never a window's zeros: a layer */
+    if (spatial && (mode || (value != 0 && mode == 0) || !read_by_windows_only(I, I->nd->output[0]))) {
+        /* reflect, edge and non-zero padding are never a window's zeros: a layer */
         net_attr a = net_attr_default(NET_PAD);
         a.pt = (int)v[2], a.pl = (int)v[3], a.pb = (int)v[6], a.pr = (int)v[7];
         a.pad_reflect = mode == 1, a.pad_edge = mode == 2;
+        a.pad_value = mode == 0 ? value : 0;
         return ox_new_spec(I, NET_PAD, &a, 1, &x, 4) ? 0 : -1;
     }
     if (ox_alias(I, x, 0, 0)) return -1;

@@ -254,11 +254,13 @@ int main(void)
         {3, 2, 1, 4, 1, 0, "Pad reflect 3/2/1/4"},
         {1, 4, 3, 1, 0, 1, "Pad edge 1/4/3/1"},
         {4, 0, 4, 3, 1, 0, "Pad reflect 4/0/4/3"},
+        {3, 2, 0, 1, 2, 0, "Pad 0.75 3/2/0/1"}, /* reflect 2: constant padding with 0.75 */
     };
     for (size_t k = 0; k < sizeof pads / sizeof *pads; k++) {
         net_attr u = net_attr_default(NET_PAD);
         u.pt = pads[k].pt, u.pl = pads[k].pl, u.pb = pads[k].pb, u.pr = pads[k].pr;
-        u.pad_reflect = pads[k].reflect, u.pad_edge = pads[k].edge;
+        u.pad_reflect = pads[k].reflect == 1, u.pad_edge = pads[k].edge;
+        if (pads[k].reflect == 2) u.pad_value = 0.75;
         n = one(NET_PAD, u, (net_shape){2, 6, 5});
         check_layer(n, 0, 0, pads[k].what);
         net_free(n);

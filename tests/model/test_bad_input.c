@@ -290,6 +290,9 @@ static const bad_case cases[] = {
      NETF(L("t", "ConvTranspose", "\"data\"",
             ",\"out_channels\":2,\"kernel\":[40000,40000],\"pads\":[20000,20000,20000,20000]")),
      {"layer t", "ConvTranspose window too large"}},
+    {"pad_value_reflect", NET,
+     NETF(L("p", "Pad", "\"data\"", ",\"pads\":[1,1,1,1],\"reflect\":true,\"value\":2")),
+     {"layer p", "value 2 is for constant padding"}},
     {"plat_kernels_negative", PLAT,
      "{\"format\":\"dse-platform\",\"devices\":[" DEV("d0", "a", "") "]," LINKS
      ",\"kernels\":{\"winograd2_max_channel_pairs\":-5}}",

@@ -309,6 +309,11 @@ def main():
             else:
                 good(tmp, name, m)
         pad("pad_wrap", "wrap", [0, 0, 1, 1, 0, 0, 1, 1], [1, 3, 6, 6], "wrap padding is unsupported")
+        bad(tmp, "pad_inf", model([helper.make_node("Pad", ["x", "p", "v"], ["y"], name="pad")],
+                                  [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 6, 6])],
+                                  [init("p", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64)),
+                                   init("v", np.float32(-np.inf))]),
+            "padding with -inf: dse pads with finite values")
         pad("pad_reflect_big", "reflect", [0, 0, 4, 0, 0, 0, 0, 0], [1, 3, 8, 4], "must be smaller than the map")
         pad("pad_reflect", "reflect", [0, 0, 3, 1, 0, 0, 2, 0], [1, 3, 9, 5])
         pad("pad_edge", "edge", [0, 0, 5, 1, 0, 0, 2, 6], [1, 3, 11, 11])

@@ -24,6 +24,7 @@ and the layers dse made compared with what each pattern must become.
              mean, Div by a per-channel deviation; Add of a per-channel
              constant and Sub of a scalar after a ReLU (shift layers)
   convsub    a constant subtracted after a Conv: its bias (none yet) or a shift
+  padvalue   constant padding with 0.75 (opset 13: an input; opset 9: an attribute)
   scaler     ImageScaler (opset 8, tiny-YOLOv2's first node; not checked
              by onnx's checker, which no longer knows it)
   pixel6     a pixel shuffle as 6-D Reshape, Transpose, Reshape: CRD
@@ -111,6 +112,11 @@ def evaluate(model, x):
             y = f(i[0], i[1])
             if i[0].dtype.kind == "i" and op == "Div":
                 y = i[0] // i[1]
+        elif op == "Pad":  # constant mode
+            p = [int(t) for t in (a["pads"] if "pads" in a else i[1])]
+            val = a.get("value", 0.0) if len(i) < 3 or i[2] is None else float(i[2])
+            r = i[0].ndim
+            y = np.pad(i[0], [(p[k], p[k + r]) for k in range(r)], constant_values=val)
         elif op == "ImageScaler":
             y = a.get("scale", 1.0) * i[0] + np.asarray(a["bias"], np.float64).reshape(1, -1, 1, 1)
         elif op == "Sqrt":
@@ -322,6 +328,22 @@ def convsub():
         {"Conv": 2, "ReLU": 1, "BatchNorm": 1}
 
 
+def padvalue(opset):
+    """Constant padding with a value other than 0 (a Pad layer: a window's
+    zeros could not hold it), as opset 11+ (an input) and 9 (an attribute)
+    write it."""
+    C, H = 3, 5
+    inits = [init("w", R(2, C, 3, 3))]
+    if opset >= 11:
+        inits += [init("p", np.array([0, 0, 2, 1, 0, 0, 0, 3], np.int64)), init("v", np.float32(0.75))]
+        nodes = [N("Pad", ["x", "p", "v"], "xp")]
+    else:
+        nodes = [N("Pad", ["x"], "xp", pads=[0, 0, 2, 1, 0, 0, 0, 3], value=0.75)]
+    nodes.append(N("Conv", ["xp", "w"], "y", kernel_shape=[3, 3]))
+    return (model("padvalue%d" % opset, nodes, inits, [1, C, H, H], [1, 2, H, H + 2], opset),
+            {"Pad": 1, "Conv": 1})
+
+
 def scaler():
     C, H = 3, 5
     inits = [init("w", R(2, C, 1, 1))]
@@ -351,7 +373,8 @@ def main():
                             "cores": 1, "memory_mb": 4096, "idle_w": 1, "busy_w": 2}]},
               open(plat, "w"))
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
-             gelu20(True), normalize(), convsub(), scaler(), pixel6(False), pixel6(True)]
+             gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
+             pixel6(True)]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":
