@@ -549,15 +549,19 @@ static void k_pixelshuffle(const kern_args *k)
 {
     int r = k->L->a.up_h, H = k->x.h, W = k->x.w, C = k->L->out.c;
     int OH = k->L->out.h, OW = k->L->out.w;
+    int dcr = k->L->a.ps_dcr;
     for (int c = 0; c < C; c++)
         for (int o = 0; o < OH; o++) {
             int h = (o + k->oy) / r - k->iy, i = (o + k->oy) % r;
             float *y = k->out + ((size_t)c * OH + o) * OW;
-            int w = k->ox / r - k->ix, j = k->ox % r;
-            for (int q = 0; q < OW; q++) {
-                int src = k->L->a.ps_dcr ? (i * r + j) * C + c : (c * r + i) * r + j;
-                y[q] = k->in[0][((size_t)src * H + h) * W + w];
-                if (++j == r) j = 0, w++;
+            /* Phase j: output columns q with (q + ox) % r == j read input
+             * channel src(j), columns (q + ox) / r - ix: one strided copy. */
+            for (int j = 0; j < r; j++) {
+                int q0 = ((j - k->ox) % r + r) % r;
+                if (q0 >= OW) continue;
+                int src = dcr ? (i * r + j) * C + c : (c * r + i) * r + j;
+                const float *x = k->in[0] + ((size_t)src * H + h) * W + (q0 + k->ox) / r - k->ix;
+                for (int q = q0, w = 0; q < OW; q += r, w++) y[q] = x[w];
             }
         }
 }

@@ -193,8 +193,16 @@ int net_pad_src(int o, int before, int n, int reflect, int edge);
  * outputs: coordinate s = o (n-1)/(m-1) with align, else (o + 1/2) n/m -
  * 1/2 clamped at 0 (PyTorch's align_corners=False, ONNX's half_pixel),
  * between inputs *i0 = floor(s) and *i1 = min(*i0 + 1, n - 1), weight
- * *l = s - *i0 on *i1; s grows with o. */
-void net_bilinear_src(int n, int m, int align, int o, int *i0, int *i1, float *l);
+ * *l = s - *i0 on *i1; s grows with o.  Inline: the Bilinear kernel calls it for every output row and column. */
+static inline void net_bilinear_src(int n, int m, int align, int o, int *i0, int *i1, float *l)
+{
+    double s = align ? (m > 1 ? (double)o * (n - 1) / (m - 1) : 0) : (o + 0.5) * ((double)n / m) - 0.5;
+    if (s < 0) s = 0;
+    int f = (int)s;
+    if (f > n - 1) f = n - 1;
+    *i0 = f, *i1 = f + 1 < n ? f + 1 : n - 1;
+    *l = (float)(s - f);
+}
 /* The channels [*a0, *a1) of input k of layer i that its output channels
  * [c0, c1) read: a grouped or depthwise Conv's input 0, the input channels
  * of the groups those outputs belong to; a channel-wise kind's input,

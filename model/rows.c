@@ -91,15 +91,6 @@ int net_pad_src(int o, int before, int n, int reflect, int edge)
     return -1;
 }
 
-void net_bilinear_src(int n, int m, int align, int o, int *i0, int *i1, float *l)
-{
-    double s = align ? (m > 1 ? (double)o * (n - 1) / (m - 1) : 0) : (o + 0.5) * ((double)n / m) - 0.5;
-    if (s < 0) s = 0;
-    int f = (int)s;
-    if (f > n - 1) f = n - 1;
-    *i0 = f, *i1 = f + 1 < n ? f + 1 : n - 1;
-    *l = (float)(s - f);
-}
 
 /* Pad: the hull of the sources of [o0, o1) (net_pad_src; empty when the
  * band lies in zero padding), reaching the edge a band mirrors or repeats
