@@ -409,11 +409,7 @@ static void k_instnorm(const kern_args *k)
         /* centred before scaling: a channel whose mean is far above its
          * spread keeps its digits (x s + (shift - m s) would cancel) */
         float s = (float)(inv * sc[c]), mf = (float)m, b = sh[c];
-        if ((size_t)OH * OW == hw) {
-            for (size_t p = 0; p < hw; p++) y[p] = (x[p] - mf) * s + b;
-            continue;
-        }
-        for (int r = 0; r < OH; r++) {
+        for (int r = 0; r < OH; r++) { /* the whole layer is the band at 0, 0 */
             const float *xr = x + (size_t)(r + k->oy) * W + k->ox;
             float *yr = y + (size_t)r * OW;
             for (int q = 0; q < OW; q++) yr[q] = (xr[q] - mf) * s + b;

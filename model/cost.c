@@ -117,6 +117,8 @@ typedef struct {
 
 typedef struct {
     int pc, blocked, ndef;
+    int packs; /* messages packed by this device whose send is in flight (a list through
+                  cost_model.packnext, -1 ends it): their buffers are live until reaped */
     double t, compute, concat, send, wait, ebusy;
     double live, peak, wraw, wmem, ws;
     double txfree[LINK_CLASS_COUNT];
@@ -146,6 +148,7 @@ struct cost_model {
     unsigned char *sent;
     double *sdone; /* per tensor (global index): arrival of its last send so far */
     int *deferred; /* per tensor slot: device d's frees waiting on sends, at tensor0[d] */
+    int *packnext; /* per message: the next in its sender's dev_state.packs list */
     dev_state st[MAXDEV];
     int stack[MAXDEV];
     double *sched0, *sched1; /* cost_schedule: per global step, start and end; else NULL */
@@ -184,6 +187,7 @@ void cost_free(cost_model *m)
     free(m->h_t1);
     free(m->arrival);
     free(m->sent);
+    free(m->packnext);
     free(m->sdone);
     free(m->deferred);
     free(m->c_t0);
@@ -498,9 +502,11 @@ static int ensure_scratch(cost_model *m, const plan *p)
         int c = p->nmsgs > 2 * m->cap_msgs ? p->nmsgs : 2 * m->cap_msgs;
         free(m->arrival);
         free(m->sent);
+        free(m->packnext);
         m->arrival = malloc((size_t)c * sizeof *m->arrival);
         m->sent = malloc((size_t)c);
-        m->cap_msgs = m->arrival && m->sent ? c : 0;
+        m->packnext = malloc((size_t)c * sizeof *m->packnext);
+        m->cap_msgs = m->arrival && m->sent && m->packnext ? c : 0;
         if (!m->cap_msgs) return -1;
     }
     if (p->ntensors > m->cap_tensors) {
@@ -872,9 +878,18 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
         case PLAN_SEND: {
             int g = st->msg, ab = d * nd + st->peer, lc = m->lcls[ab];
             double xfer = (double)p->msgs[g].bytes * m->spb[ab]; /* the box sent */
-            te = t + v->send_ovh_s;
-            s->send += v->send_ovh_s;
-            s->ebusy += v->send_ovh_s * v->busy_w;
+            double dur = v->send_ovh_s;
+            if (plan_send_offset(p, d, st) < 0) { /* packed first, into a buffer of its own */
+                double bytes = (double)p->msgs[g].bytes;
+                dur += cost_concat_s(m, d, bytes);
+                s->live += bytes;
+                if (s->live > s->peak) s->peak = s->live;
+                m->packnext[g] = s->packs;
+                s->packs = g;
+            }
+            te = t + dur;
+            s->send += dur;
+            s->ebusy += dur * v->busy_w;
             /* One outgoing channel per link class: sends queue behind earlier ones. */
             double start = te > s->txfree[lc] ? te : s->txfree[lc];
             s->txfree[lc] = start + xfer;
@@ -932,6 +947,14 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                     k++;
                 }
             }
+            for (int *g = &s->packs; *g >= 0;) {
+                if (m->arrival[*g] <= te) {
+                    s->live -= (double)p->msgs[*g].bytes;
+                    *g = m->packnext[*g];
+                } else {
+                    g = &m->packnext[*g];
+                }
+            }
         }
     }
     s->t = t;
@@ -943,7 +966,7 @@ static int simulate(cost_model *m, const plan *p, double *latency)
 {
     int nd = m->nd;
     memset(m->st, 0, (size_t)nd * sizeof *m->st);
-    for (int d = 0; d < nd; d++) m->st[d].blocked = -1;
+    for (int d = 0; d < nd; d++) m->st[d].blocked = -1, m->st[d].packs = -1;
     if (p->nmsgs) memset(m->sent, 0, (size_t)p->nmsgs);
     for (int t = 0; t < p->ntensors; t++) m->sdone[t] = 0;
     /* Receive buffers exist from the start (every MPI_Irecv is posted then);

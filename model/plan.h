@@ -10,7 +10,8 @@
  *            channels) from, for each input, all its channels x the rows
  *            and columns net_rows_in and net_cols_in say the band reads
  *   SEND     a box of a local tensor (all of it, or the rows or columns a
- *            peer lacks: the halo) to a peer
+ *            peer lacks: the halo) to a peer, from the tensor in place or
+ *            packed first (plan_send_offset)
  *   RECV     a tensor from a peer (matching exactly one SEND)
  *   CONCAT   assemble a box from pieces (local or received tensors of the
  *            same layer), each giving its intersection with the box: the
@@ -122,6 +123,20 @@ static inline const plan_step *plan_steps_dev(const plan *p, int d) { return p->
 static inline const plan_tensor *plan_tensor_of(const plan *p, int d, int id)
 {
     return &p->tensors[p->tensor0[d] + id];
+}
+/* Where the box of SEND step s of device d lies in its tensor (stored
+ * (nc, nh, nw)) when it is one run of floats there (all the tensor's
+ * columns, and all its rows or a single channel: a channel slice of a
+ * whole map, a band of a full-width tensor, the tensor itself): its offset
+ * in floats, and the runtime sends it in place.  -1 otherwise: the runtime
+ * first packs the box into a buffer of its own, a copy the cost model
+ * charges the sender as it charges a concat of those bytes.  The one rule
+ * of both interpreters. */
+static inline int64_t plan_send_offset(const plan *p, int d, const plan_step *s)
+{
+    const plan_tensor *T = plan_tensor_of(p, d, s->tensor);
+    if (s->nw != T->nw || (s->nh != T->nh && s->nc != 1)) return -1;
+    return ((int64_t)(s->c0 - T->c0) * T->nh + (s->h0 - T->h0)) * T->nw;
 }
 /* The bytes of step i of device d: its message's for a SEND or RECV (a
  * SEND may carry part of its tensor), else its tensor's.  What traces and

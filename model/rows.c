@@ -92,35 +92,44 @@ int net_pad_src(int o, int before, int n, int reflect, int edge)
 }
 
 
-/* Pad: the hull of the sources of [o0, o1) (net_pad_src; empty when the
- * band lies in zero padding), reaching the edge a band mirrors or repeats
- * at: its kernel indexes the box as the whole layer indexes the map, with
- * the pads moved by the box's start, which mirrors about the box's edge. */
+/* Pad: the hull of the sources of [o0, o1) (what net_pad_src gives each
+ * position, in closed form: empty when the band lies in zero padding),
+ * reaching the edge a band mirrors or repeats at: its kernel indexes the
+ * box as the whole layer indexes the map, with the pads moved by the box's
+ * start, which mirrors about the box's edge.  The interior reads rows
+ * o - P; a reflected top row o < P reads P - o (at most P - o0, and P < IN
+ * is checked when the layer is read), a reflected bottom row o >= P + IN
+ * reads 2 (IN - 1) - (o - P), least at o = o1 - 1; edge rows read 0 and
+ * IN - 1. */
 static void pad_in(int P, int IN, int reflect, int edge, int o0, int o1, int *i0, int *i1)
 {
-    int lo = IN, hi = 0;
-    for (int o = o0; o < o1; o++) {
-        int s = net_pad_src(o, P, IN, reflect, edge);
-        if (s < 0) continue;
-        if (s < lo) lo = s;
-        if (s + 1 > hi) hi = s + 1;
+    int lo = o0 - P > 0 ? o0 - P : 0, hi = o1 - P < IN ? o1 - P : IN;
+    if (!reflect && !edge) {
+        if (hi <= lo) lo = hi = o0 < P ? 0 : IN; /* all padding: nothing read */
+        *i0 = lo, *i1 = hi;
+        return;
     }
-    if (hi <= lo) lo = hi = o0 < P ? 0 : IN; /* all padding: nothing read */
-    if (reflect || edge) {
-        if (o0 < P) lo = 0;
-        if (o1 > P + IN) hi = IN;
+    if (o0 < P) {
+        int top = reflect ? P - o0 + 1 : 1;
+        lo = 0;
+        if (hi < top) hi = top;
+    }
+    if (o1 > P + IN) {
+        int bottom = edge ? IN - 1 : 2 * (IN - 1) - (o1 - 1 - P);
+        hi = IN;
+        if (lo > bottom) lo = bottom;
     }
     *i0 = lo, *i1 = hi;
 }
 
-/* Input positions [*i0, *i1) of input k of layer i that output positions
- * [o0, o1) read along rows (cols 0) or columns (cols 1): the one rule. */
-static void axis_in(const net *n, int i, int k, int cols, int o0, int o1, int *i0, int *i1)
+/* Input positions [*i0, *i1) of an input of layer i, IN positions long,
+ * that output positions [o0, o1) read along rows (cols 0) or columns
+ * (cols 1): the one rule. */
+static void axis_in(const net *n, int i, int cols, int IN, int o0, int o1, int *i0, int *i1)
 {
     const net_layer *L = &n->layers[i];
     const net_attr *a = &L->a;
-    net_shape x = net_in_shape(n, i, k);
-    int IN = cols ? x.w : x.h, OUT = cols ? L->out.w : L->out.h;
+    int OUT = cols ? L->out.w : L->out.h;
     switch (L->kind) {
     case NET_CONV:
     case NET_MAXPOOL:
@@ -165,10 +174,10 @@ static void axis_in(const net *n, int i, int k, int cols, int o0, int o1, int *i
 static void axis_in_nonempty(const net *n, int i, int k, int cols, int o0, int o1, int *i0,
                              int *i1)
 {
-    axis_in(n, i, k, cols, o0, o1, i0, i1);
-    if (*i1 > *i0) return;
     net_shape x = net_in_shape(n, i, k);
     int IN = cols ? x.w : x.h;
+    axis_in(n, i, cols, IN, o0, o1, i0, i1);
+    if (*i1 > *i0) return;
     if (*i0 >= IN) *i0 = IN - 1;
     *i1 = *i0 + 1;
 }

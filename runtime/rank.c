@@ -347,13 +347,17 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
             break;
         }
         case PLAN_SEND: {
-            /* The step's box of the tensor: all of it, or packed first. */
+            /* The step's box of the tensor: in place where it is one run
+             * of floats there (a channel slice, a full-width band), else
+             * packed first (plan_send_offset: the model charges the copy). */
             const plan_tensor *T = plan_tensor_of(p, d, st->tensor);
             const plan_msg *G = &p->msgs[st->msg];
             size_t nf = (size_t)(G->bytes / 4);
             const float *src = s->buf[st->tensor];
-            if (st->c0 != T->c0 || st->nc != T->nc || st->h0 != T->h0 || st->nh != T->nh ||
-                st->w0 != T->w0 || st->nw != T->nw) {
+            int64_t off = plan_send_offset(p, d, st);
+            if (off >= 0) {
+                src += off;
+            } else {
                 plan_tensor X = {st->layer, st->c0, st->nc, st->h0, st->nh, st->w0, st->nw, G->bytes};
                 if (!(s->pack[i] = malloc(nf * sizeof(float) + 1))) goto oom;
                 copy_box(s->pack[i], &X, src, T,

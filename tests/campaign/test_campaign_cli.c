@@ -7,6 +7,7 @@
  * and every bad-input case (exit 2, one line, nothing written). */
 #include "cutil.h"
 #include "bandkinds.h"
+#include "campaign_internal.h" /* CAMP_BANDS_1: the kinds older campaigns cut */
 
 #include "chrom.h"
 #include "cost.h"
@@ -534,10 +535,6 @@ static void test_halos(void)
  * the file cuts into bands of rows or columns. */
 static int new_kind_bands(const char *map, const net *n)
 {
-    static const net_kind old[] = {NET_CONV, NET_RELU, NET_LRN, NET_MAXPOOL, NET_AVGPOOL, NET_BN,
-                                   NET_ADD, NET_CONCAT, NET_DROPOUT, NET_SIGMOID, NET_HSIGMOID,
-                                   NET_HSWISH, NET_MUL, NET_LEAKYRELU, NET_PRELU, NET_TANH, NET_ELU,
-                                   NET_CLIP, NET_SOFTPLUS};
     char *t = tfile_read(map, NULL);
     cJSON *o = t ? cJSON_Parse(t) : NULL;
     free(t);
@@ -545,9 +542,8 @@ static int new_kind_bands(const char *map, const net *n)
     int count = 0;
     cJSON_ArrayForEach(L, ls) {
         if (!cJSON_IsObject(L)) continue; /* a device name, or channel slices */
-        int i = net_find(n, L->string), was = 0;
-        for (size_t k = 0; i >= 0 && k < sizeof old / sizeof *old; k++) was |= n->layers[i].kind == old[k];
-        count += i >= 0 && !was;
+        int i = net_find(n, L->string);
+        count += i >= 0 && !(CAMP_BANDS_1 >> n->layers[i].kind & 1);
     }
     cJSON_Delete(o);
     return count;

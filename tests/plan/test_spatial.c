@@ -831,13 +831,47 @@ static void recompute_by_hand(void)
     printf("ok: recomputed halos by hand, and the cost model's choice on a slow and a fast link\n");
 }
 
+/* Position of element (c, h, w) of tensor T in its storage (nc, nh, nw). */
+static int64_t stored_at(const plan_tensor *T, int c, int h, int w)
+{
+    return ((int64_t)(c - T->c0) * T->nh + (h - T->h0)) * T->nw + (w - T->w0);
+}
+
+/* plan_send_offset of every SEND of p against the box's span in its
+ * tensor: a box's elements lie in storage order, so they are one run iff
+ * its last element's position less its first's is its size less one, and
+ * the run starts at the first's.  Counts sends in place and packed. */
+static int send_offsets(const plan *p, long *inplace, long *packed)
+{
+    int bad = 0;
+    for (int d = 0; d < p->ndev; d++) {
+        const plan_step *st = plan_steps_dev(p, d);
+        for (int i = 0; i < plan_nsteps_dev(p, d); i++, st++) {
+            if (st->op != PLAN_SEND) continue;
+            const plan_tensor *T = plan_tensor_of(p, d, st->tensor);
+            int64_t first = stored_at(T, st->c0, st->h0, st->w0),
+                    last = stored_at(T, st->c0 + st->nc - 1, st->h0 + st->nh - 1, st->w0 + st->nw - 1);
+            int64_t want = last - first + 1 == (int64_t)st->nc * st->nh * st->nw ? first : -1;
+            int64_t got = plan_send_offset(p, d, st);
+            if (got != want) {
+                CHECK(0, "device %d step %d: send offset %lld, the box's span says %lld", d, i,
+                      (long long)got, (long long)want);
+                bad++;
+            }
+            if (got >= 0) (*inplace)++;
+            else (*packed)++;
+        }
+    }
+    return bad;
+}
+
 static void random_plans(void)
 {
     static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "mobilenetv2", "densenet121", "vgg16",
                                  "bandkinds"};
     char err[BASE_ERRLEN];
     unsigned seed = 99;
-    long plans = 0, banded = 0, halos = 0, recomp = 0;
+    long plans = 0, banded = 0, halos = 0, recomp = 0, inplace = 0, packed = 0;
     for (size_t z = 0; z < sizeof nets / sizeof *nets; z++) {
         net *n = open_net(nets[z], err);
         CHECK(n, "%s", err);
@@ -862,6 +896,7 @@ static void random_plans(void)
                 }
                 int64_t want = expected_bytes(n, m, src);
                 plans++;
+                bad += send_offsets(p, &inplace, &packed);
                 banded += plan_has_bands(p, n);
                 for (int g = 0; g < p->nmsgs; g++) {
                     const plan_msg *G = &p->msgs[g];
@@ -915,12 +950,13 @@ static void random_plans(void)
         }
         net_free(n);
     }
-    CHECK(banded > plans / 2 && halos > plans && recomp > plans,
-          "%ld plans, %ld with bands, %ld partial-row messages, %ld recomputing layers", plans,
-          banded, halos, recomp);
+    CHECK(banded > plans / 2 && halos > plans && recomp > plans && inplace > plans && packed > plans,
+          "%ld plans, %ld with bands, %ld partial-row messages, %ld recomputing layers, %ld sends "
+          "in place, %ld packed", plans, banded, halos, recomp, inplace, packed);
     printf("ok: %ld random row/channel/whole mappings (%ld with bands, %ld partial-row messages) "
-           "plan and check, bytes from the mapping alone; again with %ld layers recomputing their "
-           "halos\n", plans, banded, halos, recomp);
+           "plan and check, bytes from the mapping alone, every send's offset in its tensor (%ld in "
+           "place, %ld packed) as its box's span says; again with %ld layers recomputing their "
+           "halos\n", plans, banded, halos, inplace, packed, recomp);
 }
 
 /* cost_pick_halos on random mixed mappings, on links from a shared-memory
