@@ -676,14 +676,16 @@ static int corun_net(const net *n, int me, int first, int peer, int reps, uint64
 static volatile char copy_sink;
 
 /* CONCAT: malloc the output and copy two slices into it, as exec.c does,
- * with the caches cold: before each copy the core reads COPY_EVICT bytes
- * (more than a last-level cache holds; outside the timing), since in `dse
- * exec` a concat writes a buffer last touched long before and reads pieces
- * that received messages and other steps have pushed out.  Timed hot (the
- * same copy again and again), copies up to 1 MB ran at 30-110 GB/s here
- * and the fitted bandwidth came out at 80-90 GB/s, while the concats of a
- * split efficientnet_b0 ran at 11-17 GB/s (0.5-5 MB, `dse exec --trace`);
- * cold, this machine copies 12-15 GB/s at every size from 64 KB. */
+ * and as a concat meets its data: the pieces fresh (a slice this device
+ * just computed, one it just received), the output cold (a buffer last
+ * touched long before).  Before each copy the core reads COPY_EVICT bytes
+ * (more than a last-level cache holds), then the two pieces, outside the
+ * timing.  Timed hot (the same copy again and again), copies up to 1 MB
+ * ran at 30-110 GB/s here and the fitted bandwidth came out at 80-90 GB/s,
+ * while the concats of a split efficientnet_b0 ran at 8 GB/s (below 64 KB)
+ * and 16-19 GB/s (64 KB to 5 MB) in `dse exec --trace`; so timed, this
+ * machine copies 12 GB/s at 16 KB, 19-25 GB/s from 64 KB to 1 MB, 15 GB/s
+ * from 4 MB (all cold: 8-15 GB/s). */
 enum { COPY_EVICT = 64 << 20 };
 
 static int time_copies(int quick, int reps, int threads, const char *kind, int rank, cJSON *arr,
@@ -710,6 +712,7 @@ static int time_copies(int quick, int reps, int threads, const char *kind, int r
             int pre;
             char acc = 0;
             for (size_t k = 0; k < COPY_EVICT; k += 64) acc += ev[k];
+            for (size_t k = 0; k < bytes / 2; k += 64) acc += a[k] + b[k];
             copy_sink += acc;
             sw_start(&sw);
             char *o = malloc(bytes);
