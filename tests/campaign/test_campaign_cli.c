@@ -549,12 +549,25 @@ static int new_kind_bands(const char *map, const net *n)
     return count;
 }
 
+/* Layers of net n of kinds outside CAMP_BANDS_1 that mapping m cuts into
+ * bands of rows or columns. */
+static int new_kind_bands_of(const mapping *m, const net *n)
+{
+    int count = 0;
+    for (int i = 0; i < n->n; i++)
+        count += m->cut[i] != MAP_CUT_CHANNELS && !(CAMP_BANDS_1 >> n->layers[i].kind & 1);
+    return count;
+}
+
 /* The kinds cut into bands are named in a spatial campaign's
  * configuration ("bands": "kinds-2"): on the network of every kind that
- * moves rows (tests/bandkinds.h) its front cuts some of them into bands;
- * a configuration without the name (stored before they could be) decodes
- * the same genomes with the older kinds alone (none of those layers in
- * bands), and one naming another set is refused in one line. */
+ * moves rows (tests/bandkinds.h) the campaign's genomes decode to bands
+ * of some of them; a configuration without the name (stored before they
+ * could be) decodes the same genomes with the older kinds alone (none of
+ * those layers in bands), and one naming another set is refused in one
+ * line.  Every genome of every generation is decoded from the stored
+ * configuration (camp_from_config, as `dse export` and resume do), and
+ * `dse export` of every front point writes what that decode says. */
 static void test_band_kinds(void)
 {
     char err[BASE_ERRLEN];
@@ -572,27 +585,61 @@ static void test_band_kinds(void)
         return;
     }
     CHECK(db_int(h, "SELECT json_extract(config, '$.bands') = 'kinds-2' FROM campaigns WHERE id = 1") == 1);
-    int np = (int)db_int(h, "SELECT count(*) FROM front WHERE campaign = 1"), now = 0, before = 0;
+    int np = (int)db_int(h, "SELECT count(*) FROM front WHERE campaign = 1");
+    long decoded[2] = {0, 0}, banded[2] = {0, 0}, exported[2] = {0, 0}, differ = 0;
     sqlite3 *wr = NULL;
     CHECK(sqlite3_open_v2(db, &wr, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
     for (int pass = 0; pass < 2; pass++) {
         if (pass)
             CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_remove(config, '$.bands')", 0, 0,
                                0) == 0);
-        for (int k = 0; k < np; k++) {
-            char pt[16], dir[32];
-            snprintf(pt, sizeof pt, "%d", k);
-            snprintf(dir, sizeof dir, "bk%d-%d", pass, k);
+        char *config = db_text(h, "SELECT config FROM campaigns WHERE id = 1");
+        camp *c = config ? camp_from_config(config, 1, err) : NULL;
+        free(config);
+        CHECK(c, "%s", err);
+        if (!c) break;
+        mapping *m = mapping_new(n->n, camp_platform(c)->ndev);
+        int nv = camp_nvar(c), *g = malloc((size_t)nv * sizeof *g);
+        sqlite3_stmt *st = NULL;
+        CHECK(m && g && sqlite3_prepare_v2(h, "SELECT genome, 0 FROM individuals WHERE campaign = 1 UNION ALL "
+                                         "SELECT genome, idx + 1 FROM front WHERE campaign = 1",
+                                         -1, &st, NULL) == SQLITE_OK);
+        while (m && g && st && sqlite3_step(st) == SQLITE_ROW) {
+            const char *s = (const char *)sqlite3_column_text(st, 0);
+            int j = 0, point = sqlite3_column_int(st, 1) - 1;
+            for (char *e; s && *s && j < nv; j++, s = e) {
+                g[j] = (int)strtol(s, &e, 10);
+                if (e == s) break;
+            }
+            if (j != nv || camp_decode(c, g, m, err)) {
+                CHECK(0, "genome %d of %d values: %s", j, nv, err);
+                continue;
+            }
+            int b = new_kind_bands_of(m, n);
+            if (point < 0) {
+                decoded[pass]++;
+                banded[pass] += b;
+                continue;
+            }
+            char pt[16], dir[40];
+            snprintf(pt, sizeof pt, "%d", point);
+            snprintf(dir, sizeof dir, "bk%d-%d", pass, point);
             CHECK(dse_run(NULL, NULL, "export", "--db", db, "--campaign", "1", "--point", pt, "-o",
                           tpath(dir), NULL) == 0);
-            snprintf(dir, sizeof dir, "bk%d-%d/dse-mapping.json", pass, k);
-            int b = new_kind_bands(tpath(dir), n);
-            if (pass) before += b;
-            else now += b;
+            snprintf(dir, sizeof dir, "bk%d-%d/dse-mapping.json", pass, point);
+            int x = new_kind_bands(tpath(dir), n);
+            exported[pass] += x;
+            differ += x != b;
         }
+        sqlite3_finalize(st);
+        free(g);
+        mapping_free(m);
+        camp_free(c);
     }
-    CHECK(now > 0 && before == 0, "%d front points: %d bands of the new kinds, %d under a "
-          "configuration without \"bands\"", np, now, before);
+    CHECK(decoded[0] > 200 && decoded[1] == decoded[0] && banded[0] > 0 && banded[1] == 0 && differ == 0,
+          "%ld genomes: %ld bands of the new kinds, %ld under a configuration without \"bands\"; %d "
+          "front points exported: %ld differ from their decode", decoded[0], banded[0], banded[1], np,
+          differ);
     CHECK(sqlite3_exec(wr, "UPDATE campaigns SET config = json_set(config, '$.bands', 'kinds-9')", 0, 0,
                        0) == 0);
     CHECK(dse_run(NULL, tpath("bkbad.err"), "export", "--db", db, "--campaign", "1", "--point", "0",
@@ -601,8 +648,10 @@ static void test_band_kinds(void)
     sqlite3_close(wr);
     sqlite3_close(h);
     net_free(n);
-    printf("ok: band kinds: %d front points cut %d layers of the newer kinds into bands; none under a "
-           "configuration stored before them; an unknown set is refused\n", np, now);
+    printf("ok: band kinds: %ld genomes of every generation decode to %ld bands of the newer kinds "
+           "from the stored configuration, none under one stored before them; %d front points "
+           "exported as decoded (%ld such bands); an unknown set is refused\n", decoded[0], banded[0],
+           np, exported[0]);
 }
 
 /* dse run --cuts channels,rows: a spatial campaign keeping to row cuts
