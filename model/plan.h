@@ -125,19 +125,22 @@ static inline const plan_tensor *plan_tensor_of(const plan *p, int d, int id)
     return &p->tensors[p->tensor0[d] + id];
 }
 /* Where the box of SEND step s of device d lies in its tensor (stored
- * (nc, nh, nw)) when it is one run of floats there (all the tensor's
- * columns, and all its rows or a single channel: a channel slice of a
- * whole map, a band of a full-width tensor, the tensor itself): its offset
- * in floats, and the runtime sends it in place.  -1 otherwise: the runtime
- * first packs the box into a buffer of its own, a copy the cost model
- * charges the sender as it charges a concat of those bytes.  The one rule
- * of both interpreters. */
+ * (nc, nh, nw)) when it is one run of floats there: the whole tensor, a
+ * channel range of all its rows and columns, rows of all its columns in one
+ * channel, or part of one row of one channel.  Its offset in floats, and
+ * the runtime sends it in place.  -1 otherwise (a band of some rows or
+ * columns over several channels, as a halo is): the runtime first packs
+ * the box into a buffer of its own, a copy the cost model charges the
+ * sender as it charges a concat of those bytes.  The one rule of both
+ * interpreters. */
 static inline int64_t plan_send_offset(const plan *p, int d, const plan_step *s)
 {
     const plan_tensor *T = plan_tensor_of(p, d, s->tensor);
-    if (s->nw != T->nw || (s->nh != T->nh && s->nc != 1)) return -1;
-    return ((int64_t)(s->c0 - T->c0) * T->nh + (s->h0 - T->h0)) * T->nw;
+    int whole_planes = s->nh == T->nh && s->nw == T->nw, whole_rows = s->nw == T->nw;
+    if (!(s->nc == 1 || whole_planes) || !(s->nh == 1 || whole_rows)) return -1;
+    return ((int64_t)(s->c0 - T->c0) * T->nh + (s->h0 - T->h0)) * T->nw + (s->w0 - T->w0);
 }
+
 /* The bytes of step i of device d: its message's for a SEND or RECV (a
  * SEND may carry part of its tensor), else its tensor's.  What traces and
  * stored validation steps call a step's bytes. */

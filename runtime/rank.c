@@ -7,7 +7,9 @@
  * checked against the Plan; every tensor buffer is released exactly once
  * per inference (after its free-list step, or after its pending sends
  * complete).  Tensors are boxes (plan.h): a SEND of part of a tensor
- * (rows a peer lacks) packs that box first; a CONCAT copies each piece's
+ * sends it in place when it is one run of floats there and packs it first
+ * otherwise (plan_send_offset; rows a peer lacks, over several channels,
+ * are packed); a CONCAT copies each piece's
  * intersection with its box; a COMPUTE of a row or column band runs kern_run_band.
  */
 #include "rt_internal.h"
@@ -348,8 +350,9 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
         }
         case PLAN_SEND: {
             /* The step's box of the tensor: in place where it is one run
-             * of floats there (a channel slice, a full-width band), else
-             * packed first (plan_send_offset: the model charges the copy). */
+             * of floats there (a channel range of whole planes, rows of one
+             * channel), else packed first (plan_send_offset: the model
+             * charges the copy). */
             const plan_tensor *T = plan_tensor_of(p, d, st->tensor);
             const plan_msg *G = &p->msgs[st->msg];
             size_t nf = (size_t)(G->bytes / 4);

@@ -865,6 +865,37 @@ static int send_offsets(const plan *p, long *inplace, long *packed)
     return bad;
 }
 
+/* plan_send_offset on every box of a 3 x 3 x 4 tensor (channels 2..4, rows
+ * 1..3, columns 3..6 of its layer) against the box's span: the random
+ * Plans do not meet every shape (a part of one row of one channel). */
+static void send_offset_boxes(void)
+{
+    plan_tensor T = {0, 2, 3, 1, 3, 3, 4, 36 * 4};
+    int t0[2] = {0, 1};
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.tensors = &T, p.tensor0 = t0;
+    long boxes = 0, inplace = 0, packed = 0;
+    int bad = 0;
+    for (int c0 = 2; c0 < 5; c0++)
+        for (int nc = 1; c0 + nc <= 5; nc++)
+            for (int h0 = 1; h0 < 4; h0++)
+                for (int nh = 1; h0 + nh <= 4; nh++)
+                    for (int w0 = 3; w0 < 7; w0++)
+                        for (int nw = 1; w0 + nw <= 7; nw++) {
+                            plan_step st = {.op = PLAN_SEND, .c0 = c0, .nc = nc, .h0 = h0, .nh = nh,
+                                            .w0 = w0, .nw = nw, .tensor = 0};
+                            int64_t first = stored_at(&T, c0, h0, w0),
+                                    last = stored_at(&T, c0 + nc - 1, h0 + nh - 1, w0 + nw - 1);
+                            int64_t want = last - first + 1 == (int64_t)nc * nh * nw ? first : -1;
+                            bad += plan_send_offset(&p, 0, &st) != want;
+                            boxes++, inplace += want >= 0, packed += want < 0;
+                        }
+    CHECK(bad == 0, "%d of %ld boxes: plan_send_offset against the span", bad, boxes);
+    printf("ok: plan_send_offset on all %ld boxes of a 3x3x4 tensor: %ld one run, %ld packed\n", boxes,
+           inplace, packed);
+}
+
 static void random_plans(void)
 {
     static const char *nets[] = {"toy6", "branchy", "alexnet", "resnet50", "mobilenetv2", "densenet121", "vgg16",
@@ -1221,6 +1252,7 @@ int main(int argc, char **argv)
     files();
     halo_by_hand();
     recompute_by_hand();
+    send_offset_boxes();
     random_plans();
     halo_rule_random();
     spatial_chromosome();
