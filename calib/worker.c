@@ -675,6 +675,17 @@ static int corun_net(const net *n, int me, int first, int peer, int reps, uint64
 
 static volatile char copy_sink;
 
+/* Read bytes at p a cache line at a time (into copy_sink, so the reads
+ * stay): brings them into this core's caches, and pushes out what was
+ * there when bytes exceed the last-level cache. */
+static void read_lines(const void *p, size_t bytes)
+{
+    const char *c = p;
+    char acc = 0;
+    for (size_t k = 0; k < bytes; k += 64) acc += c[k];
+    copy_sink += acc;
+}
+
 /* CONCAT: malloc the output and copy two slices into it, as exec.c does,
  * and as a concat meets its data: the pieces fresh (a slice this device
  * just computed, one it just received), the output cold (a buffer last
@@ -710,10 +721,9 @@ static int time_copies(int quick, int reps, int threads, const char *kind, int r
         int npre = 0;
         for (int r = -2; r < reps; r++) {
             int pre;
-            char acc = 0;
-            for (size_t k = 0; k < COPY_EVICT; k += 64) acc += ev[k];
-            for (size_t k = 0; k < bytes / 2; k += 64) acc += a[k] + b[k];
-            copy_sink += acc;
+            read_lines(ev, COPY_EVICT);
+            read_lines(a, bytes / 2);
+            read_lines(b, bytes / 2);
             sw_start(&sw);
             char *o = malloc(bytes);
             if (!o) break;
@@ -801,7 +811,6 @@ static double late_pickup(int me, int a, int b, char *buf, int count, int reps, 
         free(t);
         return -1;
     }
-    volatile float sink = 0;
     for (int r = -1; r < k; r++) {
         int tok = 0;
         MPI_Request q;
@@ -826,9 +835,7 @@ static double late_pickup(int me, int a, int b, char *buf, int count, int reps, 
             wait_req(&q);
             continue;
         }
-        float acc = 0;
-        for (int i = 0; i < LATE_WORK; i += 16) acc += work[i];
-        sink += acc;
+        read_lines(work, LATE_WORK * sizeof *work);
         double t0 = MPI_Wtime();
         wait_req(&q);
         if (r >= 0) t[r] = MPI_Wtime() - t0;

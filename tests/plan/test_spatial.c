@@ -837,10 +837,18 @@ static int64_t stored_at(const plan_tensor *T, int c, int h, int w)
     return ((int64_t)(c - T->c0) * T->nh + (h - T->h0)) * T->nw + (w - T->w0);
 }
 
-/* plan_send_offset of every SEND of p against the box's span in its
- * tensor: a box's elements lie in storage order, so they are one run iff
- * its last element's position less its first's is its size less one, and
- * the run starts at the first's.  Counts sends in place and packed. */
+/* Where box (c0, nc, h0, nh, w0, nw) of T starts in T's storage when it
+ * is one run there, else -1: a box's elements lie in storage order, so
+ * they are one run iff its last element's position less its first's is
+ * its size less one (the oracle for plan_send_offset). */
+static int64_t span_offset(const plan_tensor *T, int c0, int nc, int h0, int nh, int w0, int nw)
+{
+    int64_t first = stored_at(T, c0, h0, w0), last = stored_at(T, c0 + nc - 1, h0 + nh - 1, w0 + nw - 1);
+    return last - first + 1 == (int64_t)nc * nh * nw ? first : -1;
+}
+
+/* plan_send_offset of every SEND of p against span_offset.  Counts sends
+ * in place and packed. */
 static int send_offsets(const plan *p, long *inplace, long *packed)
 {
     int bad = 0;
@@ -849,9 +857,7 @@ static int send_offsets(const plan *p, long *inplace, long *packed)
         for (int i = 0; i < plan_nsteps_dev(p, d); i++, st++) {
             if (st->op != PLAN_SEND) continue;
             const plan_tensor *T = plan_tensor_of(p, d, st->tensor);
-            int64_t first = stored_at(T, st->c0, st->h0, st->w0),
-                    last = stored_at(T, st->c0 + st->nc - 1, st->h0 + st->nh - 1, st->w0 + st->nw - 1);
-            int64_t want = last - first + 1 == (int64_t)st->nc * st->nh * st->nw ? first : -1;
+            int64_t want = span_offset(T, st->c0, st->nc, st->h0, st->nh, st->w0, st->nw);
             int64_t got = plan_send_offset(p, d, st);
             if (got != want) {
                 CHECK(0, "device %d step %d: send offset %lld, the box's span says %lld", d, i,
@@ -885,9 +891,7 @@ static void send_offset_boxes(void)
                         for (int nw = 1; w0 + nw <= 7; nw++) {
                             plan_step st = {.op = PLAN_SEND, .c0 = c0, .nc = nc, .h0 = h0, .nh = nh,
                                             .w0 = w0, .nw = nw, .tensor = 0};
-                            int64_t first = stored_at(&T, c0, h0, w0),
-                                    last = stored_at(&T, c0 + nc - 1, h0 + nh - 1, w0 + nw - 1);
-                            int64_t want = last - first + 1 == (int64_t)nc * nh * nw ? first : -1;
+                            int64_t want = span_offset(&T, c0, nc, h0, nh, w0, nw);
                             bad += plan_send_offset(&p, 0, &st) != want;
                             boxes++, inplace += want >= 0, packed += want < 0;
                         }
