@@ -671,8 +671,9 @@ static int halo_sched_room(cost_model *m, const plan *p)
 /* One round of the rule on plan p of mp (scheduled into h_t0, h_t1):
  * flags the layers cut by rows or columns, not flagged yet, whose bands' extra
  * compute and extra input take less time, summed over their devices, than
- * their halo cost them there (the receives' waits and pickups and the
- * assemblies of that layer on its band devices).  Returns how many it
+ * their halo cost them there (the receives' waits and pickups, the
+ * senders' SEND steps with their packing, and the assemblies of that
+ * layer on its band devices).  Returns how many it
  * flagged; *best gets the one that gained most, if any. */
 static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int *best,
                       double *best_gain)
@@ -693,7 +694,11 @@ static int halo_round(cost_model *m, mapping *mp, const plan *p, int source, int
         int x = ms->layer * nd + ms->to;
         /* A device without a band of the layer fetches it either way. */
         if (ms->layer < 0 || m->h_lo[x] < 0) continue;
-        m->h_saved[x] += m->h_t1[ms->recv_step] - m->h_t0[ms->recv_step];
+        /* Its receive, and its sender's SEND (the send overhead, and the
+         * packing of a box that is no run of floats there: a halo over
+         * several channels is packed, plan_send_offset). */
+        m->h_saved[x] += m->h_t1[ms->recv_step] - m->h_t0[ms->recv_step] +
+                         m->h_t1[ms->send_step] - m->h_t0[ms->send_step];
         /* The band's axis: rows, or columns for a layer cut by columns. */
         int cols = mp->cut[ms->layer] == MAP_CUT_COLS;
         int lo = cols ? ms->w0 : ms->h0, hi = lo + (cols ? ms->nw : ms->nh);
@@ -879,7 +884,8 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             int g = st->msg, ab = d * nd + st->peer, lc = m->lcls[ab];
             double xfer = (double)p->msgs[g].bytes * m->spb[ab]; /* the box sent */
             double dur = v->send_ovh_s;
-            if (plan_send_offset(p, d, st) < 0) { /* packed first, into a buffer of its own */
+            int packed = plan_send_offset(p, d, st) < 0;
+            if (packed) { /* packed first, into a buffer of its own */
                 double bytes = (double)p->msgs[g].bytes;
                 dur += cost_concat_s(m, d, bytes);
                 s->live += bytes;
@@ -896,7 +902,8 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             double arr = start + xfer + m->lat_s[ab];
             m->arrival[g] = arr;
             m->sent[g] = 1;
-            if (arr > m->sdone[base + st->tensor]) m->sdone[base + st->tensor] = arr;
+            /* A packed send holds its pack (packs above), not the tensor. */
+            if (!packed && arr > m->sdone[base + st->tensor]) m->sdone[base + st->tensor] = arr;
             if (m->st[st->peer].blocked == g) {
                 m->st[st->peer].blocked = -1;
                 m->stack[(*sp)++] = st->peer;

@@ -386,8 +386,9 @@ double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh, int 
  * Round 1 simulates the Plan that fetches every halo (cost_schedule); for
  * each layer not yet flagged and each of its bands that received rows of
  * it, saved = the durations of those receives in the schedule (waits,
- * pickups, the payload) plus its assemblies of that layer (CONCATs of two
- * pieces or more), extra = the band's compute with those rows minus
+ * pickups, the payload) and of their SENDs (the send overhead and the
+ * packing of a box that is no run of floats, plan_send_offset) plus its
+ * assemblies of that layer (CONCATs of two pieces or more), extra = the band's compute with those rows minus
  * without (cost_band_s) plus moving the extra input rows the wider band
  * reads (bytes / bandwidth where a message from their holder exists or
  * the producer is cut into bands on that device, a whole cost_message_s

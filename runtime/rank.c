@@ -236,7 +236,7 @@ static void reap_sends(rt_rank *s, int wait_all)
         free(s->pack[i]);
         s->pack[i] = NULL;
         int t = s->sreq_tensor[i];
-        if (--s->sending[t] == 0 && s->dead[t]) release(s, t);
+        if (t >= 0 && --s->sending[t] == 0 && s->dead[t]) release(s, t);
     }
 }
 
@@ -368,8 +368,10 @@ int rt_rank_run(rt_rank *s, float *out, char *err)
                 src = s->pack[i];
             }
             MPI_Isend(src, (int)nf, MPI_FLOAT, st->peer, st->msg, MPI_COMM_WORLD, &s->sreq[i]);
-            s->sreq_tensor[i] = st->tensor;
-            s->sending[st->tensor]++;
+            /* A packed send holds its pack, not the tensor: the tensor may
+             * be freed at its last reader, as the model frees it. */
+            s->sreq_tensor[i] = off >= 0 ? st->tensor : -1;
+            if (off >= 0) s->sending[st->tensor]++;
             s->sent += (int64_t)nf * 4;
             s->sent_to[st->peer] += (int64_t)nf * 4;
             break;

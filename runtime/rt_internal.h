@@ -43,7 +43,7 @@ typedef struct {
     int *dead;          /* per local tensor: freed once sends complete */
     MPI_Request *rreq;  /* per step (RECV) */
     MPI_Request *sreq;  /* per step (SEND) */
-    int *sreq_tensor;   /* per step (SEND): its tensor */
+    int *sreq_tensor;   /* per step (SEND): its tensor, -1 when packed (the pack is sent) */
     float **pack;       /* per step (SEND of part of a tensor): the packed box, or NULL */
     float *input;       /* network input (source rank), owned */
     rt_fault fault;

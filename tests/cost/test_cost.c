@@ -1015,6 +1015,68 @@ static void test_platform_rule(void)
     platform_free(pl);
 }
 
+/* A ReLU on a 2x4x4 input cut into rows [0, 2) on a and [2, 4) on b, the
+ * input and the output on a: the input's rows [2, 4) of both channels are
+ * no run of floats in a's tensor (plan_send_offset), so a packs them before
+ * its send, and the model charges that copy and holds its buffer; b's band
+ * goes back whole, in place.  Round numbers as above (network link 100 us +
+ * 1 B/us, 1 us step overhead, 2 us send overhead, 0.01 us per copied byte). */
+static void test_packed_send(void)
+{
+    net *n = net_new("packed", "x", (net_shape){2, 4, 4});
+    net_attr a = net_attr_default(NET_RELU);
+    const char *x[] = {"x"};
+    net_add(n, "r", NET_RELU, &a, 1, x, err);
+    CHECK(!net_finalize(n, "packed", err), "%s", err);
+    platform *pl = plat2(1000, 2, 100, 1);
+    cost_coeffs *c = unit_coeffs("packed", 1, 2, 1, 0);
+    mapping *m = mapping_new(1, 2);
+    m->cut[0] = MAP_CUT_ROWS;
+    m->slices[0] = (map_slice){0, 0, 2};
+    m->slices[1] = (map_slice){1, 2, 2};
+    m->first[0] = 0, m->first[1] = 2;
+    plan *p = plan_new();
+    CHECK(!mapping_validate(m, n, err) && !plan_build(p, n, m, 0, err) && !plan_check(p, n, err),
+          "%s", err);
+    int packed = 0, inplace = 0;
+    for (int i = 0; i < p->nsteps; i++)
+        if (p->steps[i].op == PLAN_SEND) {
+            int d = i >= p->step0[1];
+            if (plan_send_offset(p, d, &p->steps[i]) < 0) packed += d == 0;
+            else inplace += d == 1;
+        }
+    CHECK(p->nmsgs == 2 && packed == 1 && inplace == 1, "%d messages, %d packed on a, %d in place on b",
+          p->nmsgs, packed, inplace);
+    cost_result r;
+    cost_device d[2];
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    /* a: send of 64 bytes, packed: 2 + (1 + 64 * 0.01) = 3.64 us; its 64
+     * bytes arrive at 3.64 + 64 + 100 = 167.64.  a's band reads a crop of
+     * the input's rows [0, 2) (a CONCAT of one piece, 1 + 0.64 -> 5.28),
+     * then 1 + 16 ns -> 6.296.  b: 167.64, its band -> 168.656, its send
+     * (in place, 2 us) -> 170.656, arrives at 334.656.  a: 334.656, the
+     * output's concat of 128 bytes 1 + 1.28 -> 336.936 us. */
+    CLOSE(d[0].send_s, 3.64 * US);
+    CLOSE(d[1].send_s, 2 * US);
+    CLOSE(d[0].concat_s, (1.64 + 2.28) * US);
+    CLOSE(d[0].busy_s, (3.64 + 1.64 + 1.016 + 2.28) * US);
+    CLOSE(d[1].wait_s, 167.64 * US);
+    CLOSE(r.latency_ms, 0.336936);
+    /* a's live bytes at the crop: the input 128 + the receive buffer of
+     * b's band 64 (posted from the start) + the packed buffer 64 (until its
+     * message arrives, 167.64) + the crop 64 = 320; the input is freed after
+     * the crop, its last reader (the send in flight holds the pack, not the
+     * input), so its band adds 64 to 256.  b: receive buffer 64 + its band
+     * 64. */
+    CLOSE(d[0].peak_act_bytes, 320);
+    CLOSE(d[1].peak_act_bytes, 128);
+    plan_free(p);
+    mapping_free(m);
+    coeffs_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
 int main(void)
 {
     test_convalgo();
@@ -1032,5 +1094,6 @@ int main(void)
     test_table2();
     test_mismatch();
     test_platform_rule();
+    test_packed_send();
     return check_done("test_cost");
 }
