@@ -4,8 +4,8 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, PixelShuffle,
- * Softplus; a test checks that none is
+ * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, GroupNorm,
+ * PixelShuffle, Softplus; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -106,11 +106,14 @@ net *calib_probe_net(int i, char *err)
     add(&b, "gelu", NET_GELU, NULL, "layernorm", NULL);
     add(&b, "scale", NET_SCALE, NULL, "gelu", NULL);
     add(&b, "instnorm", NET_INSTNORM, NULL, "scale", NULL); /* style transfer, GAN generators */
+    a = net_attr_default(NET_GROUPNORM); /* ResNet-GN, BiT, detection heads: 8 groups of 2C / 8 */
+    a.groups = 8;
+    add(&b, "groupnorm", NET_GROUPNORM, &a, "instnorm", NULL);
     /* Sub-pixel upsampling (super-resolution): C x H x W to C/4 x 2H x 2W,
      * pooled back and joined four times to keep the chain's shape. */
     a = net_attr_default(NET_SHUFFLEUP);
     a.up_h = a.up_w = 2;
-    add(&b, "pixelshuffle", NET_SHUFFLEUP, &a, "instnorm", NULL);
+    add(&b, "pixelshuffle", NET_SHUFFLEUP, &a, "groupnorm", NULL);
     a = net_attr_pool(NET_MAXPOOL, 2, 2, 0);
     add(&b, "pspool", NET_MAXPOOL, &a, "pixelshuffle", NULL);
     {

@@ -211,7 +211,7 @@ typedef struct {
      * layer's output, and the first input row and column of the box it
      * reads; 0 for whole layers and channel slices.  Kinds that move
      * positions (Upsample, Bilinear, PixelShuffle) or read the whole map
-     * (InstanceNorm) index the whole layer's geometry with them. */
+     * (InstanceNorm, GroupNorm) index the whole layer's geometry with them. */
     int oy, ox, iy, ix;
 } kern_args;
 
@@ -413,6 +413,44 @@ static void k_instnorm(const kern_args *k)
             const float *xr = x + (size_t)(r + k->oy) * W + k->ox;
             float *yr = y + (size_t)r * OW;
             for (int q = 0; q < OW; q++) yr[q] = (xr[q] - mf) * s + b;
+        }
+    }
+}
+
+/* GroupNorm: each group of C/G channels normalised by the mean and
+ * (biased) variance over all its channels' maps, summed in double, then
+ * each channel scaled and shifted by its own weights (PyTorch's
+ * nn.GroupNorm).  A slice [c0, c0+nc) receives the input channels of the
+ * groups it touches, from group c0 / (C/G) on (net_chans_in); a band
+ * receives the whole map and writes its rows and columns, as InstanceNorm. */
+static void k_groupnorm(const kern_args *k)
+{
+    size_t hw = (size_t)k->x.h * k->x.w;
+    int OH = k->L->out.h, OW = k->L->out.w, W = k->x.w;
+    int cg = k->L->out.c / k->L->a.groups, g0 = k->c0 / cg, c1 = k->c0 + k->nc;
+    const float *sc = k->w, *sh = k->w + k->nc;
+    for (int g = g0; g * cg < c1; g++) {
+        const float *xg = k->in[0] + (size_t)(g - g0) * cg * hw;
+        size_t cnt = (size_t)cg * hw;
+        double m = 0, v = 0;
+        for (size_t p = 0; p < cnt; p++) m += xg[p];
+        m /= (double)cnt;
+        for (size_t p = 0; p < cnt; p++) {
+            double d = xg[p] - m;
+            v += d * d;
+        }
+        double inv = 1.0 / sqrt(v / (double)cnt + k->L->a.bn_eps);
+        float mf = (float)m;
+        int lo = g * cg > k->c0 ? g * cg : k->c0, hi = (g + 1) * cg < c1 ? (g + 1) * cg : c1;
+        for (int c = lo; c < hi; c++) {
+            const float *x = k->in[0] + (size_t)(c - g0 * cg) * hw;
+            float *y = k->out + (size_t)(c - k->c0) * OH * OW;
+            float s = (float)(inv * sc[c - k->c0]), b = sh[c - k->c0];
+            for (int r = 0; r < OH; r++) { /* the whole layer is the band at 0, 0 */
+                const float *xr = x + (size_t)(r + k->oy) * W + k->ox;
+                float *yr = y + (size_t)r * OW;
+                for (int q = 0; q < OW; q++) yr[q] = (xr[q] - mf) * s + b;
+            }
         }
     }
 }

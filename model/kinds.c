@@ -77,6 +77,10 @@ static const net_akey keys_slice[] = {
 static const net_akey keys_shuffle[] = {
     {"groups", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_gn[] = { /* GroupNorm: groups of channels share their statistics */
+    {"groups", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},
+    {"epsilon", NET_A_NUM, 1, OFF(bn_eps), 0, 0, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
 static const net_akey keys_ln[] = {
     {"epsilon", NET_A_NUM, 1, OFF(bn_eps), 0, 0, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};

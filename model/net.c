@@ -394,9 +394,10 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         y.c = a->out_c;
         break;
     case NET_SHUFFLE:
+    case NET_GROUPNORM:
         if (a->groups < 1 || x.c % a->groups) {
-            base_seterr(err, "%s: layer %s: ChannelShuffle groups %d does not divide %d channels", what,
-                   L->name, a->groups, x.c);
+            base_seterr(err, "%s: layer %s: %s groups %d does not divide %d channels", what,
+                   L->name, net_kind_name(L->kind), a->groups, x.c);
             return -1;
         }
         break;

@@ -173,7 +173,7 @@ int net_layer_colsplit(const net *n, int i);
  * map's edge where the band mirrors or repeats it;
  * Upsample, PixelShuffle (factor s): [o0 / s, (o1-1) / s + 1); Bilinear:
  * from the first source row of o0 to the second of o1 - 1
- * (net_bilinear_src); InstanceNorm: every row (its statistics); other
+ * (net_bilinear_src); InstanceNorm, GroupNorm: every row (their statistics); other
  * kinds: the same rows, or the whole input when it has another height
  * than the output (a C x 1 x 1 Mul scale); ConvTranspose: the hull over
  * its taps of the input rows that land in the band.  Never empty: a band
@@ -204,8 +204,8 @@ static inline void net_bilinear_src(int n, int m, int align, int o, int *i0, int
     *l = (float)(s - f);
 }
 /* The channels [*a0, *a1) of input k of layer i that its output channels
- * [c0, c1) read: a grouped or depthwise Conv's input 0, the input channels
- * of the groups those outputs belong to; a channel-wise kind's input,
+ * [c0, c1) read: a grouped or depthwise Conv's (ConvTranspose's, GroupNorm's)
+ * input 0, the input channels of the groups those outputs belong to; a channel-wise kind's input,
  * [c0, c1); any other, all of it.  The Plan sends and assembles exactly
  * these, and kern_run reads them (kernels.h). */
 void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1);
@@ -217,7 +217,7 @@ void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1);
  * S*h0); bottom pad H + pb - i1; left and right alike; a Pad's with
  * stride 1, the far pads closing the band), counts scaled to the band.
  * Kinds that move positions (Upsample, Bilinear, PixelShuffle) or read the
- * whole map (InstanceNorm) need where the band and its box start in the
+ * whole map (InstanceNorm, GroupNorm) need where the band and its box start in the
  * whole: the first input row and column of the box in *r0, *q0 (either
  * may be NULL).  Kernels run it; the cost model sizes its workspace. */
 void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_layer *band,
@@ -225,7 +225,7 @@ void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_lay
 /* MACs or ops of channels [c0, c0+nc) x output rows [h0, h0+nh) x columns
  * [w0, w0+nw) of layer i: the slice's count x nh / out.h x nw / out.w
  * (every output position of a layer costs the same), except an
- * InstanceNorm band's: two thirds of the slice's count (its statistics
+ * InstanceNorm or GroupNorm band's: two thirds of the slice's count (its statistics
  * read the whole map) plus a third scaled; and a ConvTranspose band's:
  * the count x the share of the input its box is (it multiplies every tap
  * of every input position it reads). */

@@ -286,7 +286,8 @@ static int spatial_kind(net_kind k)
     return k == NET_CONV || k == NET_DECONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
-           k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP;
+           k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP ||
+           k == NET_GROUPNORM;
 }
 
 /* A float32 scalar initializer. */
@@ -660,6 +661,34 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
                                  ex_weight(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, 0), 0, NULL);
         in[0] = sc;
         in[1] = ex_weight(E, ex_str(E, "%s.shift", L->name), 3, d3, lw, c);
+        nin = 2;
+        node = ex_str(E, "%s.add", L->name);
+        op = "Add";
+        break;
+    }
+    case NET_GROUPNORM: { /* GroupNormalization is opset 18: torch.onnx's form below it */
+        /* [1, G, C/G H W], InstanceNormalization (scale 1, shift 0 per
+         * group), back to [1, C, H, W], then the channels' scale and shift. */
+        net_shape x = L->out;
+        int64_t G = a->groups, g3[3] = {1, G, -1}, b4[4] = {1, x.c, x.h, x.w}, d3[3] = {x.c, 1, 1};
+        float *f = ex_alloc(E, (size_t)(2 * G) * sizeof *f);
+        if (!f) return -1;
+        for (int64_t g = 0; g < G; g++) f[g] = 1, f[G + g] = 0;
+        ox_le_bytes((uint8_t *)f, (size_t)(2 * G), 4);
+        const char *v = ex_step(E, "Reshape", ex_str(E, "%s.group", L->name), in[0],
+                                ex_ints(E, ex_str(E, "%s.group_shape", L->name), 3, g3), 0, NULL);
+        const char *ii[3] = {v, ex_init(E, ex_str(E, "%s.ones", L->name), 1, &G, f, NULL),
+                             ex_init(E, ex_str(E, "%s.zeros", L->name), 1, &G, f + G, NULL)};
+        Onnx__AttributeProto *ep[1] = {a_float(E, "epsilon", a->bn_eps)};
+        /* The InstanceNormalization, which the importer makes the layer of,
+         * carries its name. */
+        const char *nm = ex_str(E, "%s.norm", L->name);
+        if (!nm || !ii[0] || !ex_node(E, "InstanceNormalization", L->name, nm, 3, ii, 1, ep)) return -1;
+        v = ex_step(E, "Reshape", ex_str(E, "%s.ungroup", L->name), nm,
+                    ex_ints(E, ex_str(E, "%s.shape", L->name), 4, b4), 0, NULL);
+        in[0] = ex_step(E, "Mul", ex_str(E, "%s.scaled", L->name), v,
+                        ex_weight(E, ex_str(E, "%s.scale", L->name), 3, d3, lw, 0), 0, NULL);
+        in[1] = ex_weight(E, ex_str(E, "%s.shift", L->name), 3, d3, lw, x.c);
         nin = 2;
         node = ex_str(E, "%s.add", L->name);
         op = "Add";

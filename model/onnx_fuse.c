@@ -18,6 +18,11 @@
  *               ONNX model zoo's super-resolution model); Reshape
  *               [1, r, r, C', H, W] -> Transpose [0, 3, 4, 1, 5, 2] -> the
  *               same Reshape: DepthToSpace's own definition (DCR)
+ *   GroupNorm   Reshape [1, G, -1] -> InstanceNormalization (one scale and
+ *               shift per group) -> Reshape [1, C, H, W], then optionally
+ *               Mul by a per-channel scale and Add of a per-channel shift
+ *               (folded into the layer's weights): torch.onnx's nn.GroupNorm
+ *               (GroupNormalization is opset 18)
  *   NHWC        Transpose [0, 2, 3, 1] gives an NHWC view of an activation
  *               (no layer: dse's floats stay C x H x W); elementwise
  *               operators keep it, MatMul on it is a 1x1 Conv, ReduceMean
@@ -144,6 +149,15 @@ static ox_spec *sole_spec(ox_imp *I, int t, net_kind kind)
     return s->kind == kind && s->out == t ? s : NULL;
 }
 
+/* A LayerNorm or GroupNorm whose output is exactly activation t, read by
+ * this node only: its scale and shift (NET_W_VEC(2, 2)) take in a Mul
+ * or Add by per-channel constants after it. */
+static ox_spec *norm_spec(ox_imp *I, int t)
+{
+    ox_spec *s = sole_spec(I, t, NET_LAYERNORM);
+    return s ? s : sole_spec(I, t, NET_GROUPNORM);
+}
+
 /* A layer of kind (LayerNorm, Scale, BatchNorm) on x whose C-vector
  * weights are `vecs` vectors: vector `at` the values vals (n values, 1 =
  * broadcast; NULL: fill[at]), vector q != at the value fill[q]. */
@@ -207,6 +221,8 @@ static const char *sym_what(int sym)
     case OX_S_GROUPED: return "the 5-D view of a channel shuffle";
     case OX_S_GROUPEDT: return "the transposed 5-D view of a channel shuffle";
     case OX_S_VIEW6: return "a 6-D view (dse takes only a pixel shuffle's)";
+    case OX_S_GVIEW: return "a 3-D view [1, G, -1] (dse takes only a GroupNorm's)";
+    case OX_S_GNORM: return "the 3-D view of a GroupNorm";
     default: return "the transposed 6-D view of a pixel shuffle";
     }
 }
@@ -504,7 +520,7 @@ static int mul_const(ox_imp *I, int xi, size_t k)
     }
     int x = ox_in_act(I, (size_t)xi);
     if (x < 0) return -1;
-    ox_spec *ln = sole_spec(I, x, NET_LAYERNORM);
+    ox_spec *ln = norm_spec(I, x);
     if (!ln && is) return sym_out(I, OX_S_SCALED, x, v);
     float *f;
     int64_t n;
@@ -514,7 +530,7 @@ static int mul_const(ox_imp *I, int xi, size_t k)
         free(f);
         return rc;
     }
-    /* LayerNorm's affine scale: scale and shift (so far) times f. */
+    /* LayerNorm's (GroupNorm's) affine scale: scale and shift (so far) times f. */
     if (I->keep) {
         int64_t C = I->t[x].shape.c;
         for (int64_t c = 0; c < 2 * C; c++) ln->w[c] *= f[n == 1 ? 0 : c % C];
@@ -624,7 +640,7 @@ static int add_const(ox_imp *I, int xi, size_t k, int neg)
         if (ox_extra_outputs_unused(I)) return -1;
         return ox_alias(I, x, 0, 0);
     }
-    ox_spec *ln = sole_spec(I, x, NET_LAYERNORM);
+    ox_spec *ln = norm_spec(I, x);
     float *f;
     int64_t n;
     if (perchan(I, k, x, I->keep, &f, &n)) return -1;
@@ -709,6 +725,79 @@ int ox_op_layernorm(ox_imp *I)
     return ln ? 0 : -1;
 }
 
+/* ---- GroupNorm ---- */
+
+/* The InstanceNormalization I->nd of x viewed in G groups: its epsilon,
+ * its scale and B (one value per group, [G]); with w and I->keep, the
+ * layer's weights they make (each channel its group's scale, then its
+ * shift: 2 C floats, malloc'd) in *w. */
+static int gn_read(ox_imp *I, int x, int G, double *eps, float **w)
+{
+    if (w) *w = NULL;
+    if (ox_check_attrs(I, "epsilon") || ox_att_float(I, "epsilon", 1e-5, eps)) return -1;
+    if (!(*eps >= 0)) return ox_fail(I, "epsilon must be non-negative");
+    const Onnx__TensorProto *tp[2];
+    int bad;
+    for (int k = 0; k < 2; k++) {
+        tp[k] = ox_in_const(I, (size_t)k + 1, 1, &bad);
+        if (bad) return -1;
+        if (tp[k]->n_dims != 1 || tp[k]->dims[0] != G)
+            return ox_fail(I, "%s %.100s must be one value per group of the GroupNorm's view ([%d])",
+                           k ? "B" : "scale", ox_in_name(I, (size_t)k + 1), G);
+    }
+    if (!w || !I->keep) return 0;
+    int C = I->t[x].shape.c, cg = C / G;
+    float *o = malloc((size_t)(2 * C) * sizeof *o + 1);
+    if (!o) return ox_fail(I, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        int64_t n;
+        float *v = ox_const_floats(I, tp[k], k ? "B" : "scale", (size_t)k + 1, 1, &n, &bad);
+        if (bad || !v) return free(o), free(v), -1;
+        for (int c = 0; c < C; c++) o[k * C + c] = v[c / cg];
+        free(v);
+    }
+    *w = o;
+    return 0;
+}
+
+int ox_op_instnorm_grouped(ox_imp *I, int *handled)
+{
+    *handled = 0;
+    int t = ox_in_tensor(I, 0);
+    if (t < 0 || I->t[t].kind != OX_SYM || I->t[t].sym != OX_S_GVIEW) return 0;
+    *handled = 1;
+    int x = I->t[t].sym_src, G = (int)I->t[t].sym_val;
+    double eps;
+    if (gn_read(I, x, G, &eps, NULL)) return -1;
+    return sym_out(I, OX_S_GNORM, x, G);
+}
+
+/* The GroupNorm layer of x in G groups, made at its InstanceNormalization
+ * (node `node`, whose name it takes): its output tensor, or -1. */
+static int gn_layer(ox_imp *I, int node, int x, int G)
+{
+    const Onnx__NodeProto *nd = I->nd;
+    int nd_idx = I->nd_idx;
+    I->nd = I->g->node[node];
+    I->nd_idx = node;
+    int out = ox_smap_get(&I->tmap, I->nd->output[0]);
+    I->t[out].kind = OX_UNDEF;
+    double eps;
+    float *w = NULL;
+    ox_spec *s = NULL;
+    if (!gn_read(I, x, G, &eps, &w)) {
+        net_attr a = net_attr_default(NET_GROUPNORM);
+        a.groups = G;
+        a.bn_eps = eps;
+        s = ox_new_spec(I, NET_GROUPNORM, &a, 1, &x, 4);
+        if (s && ox_spec_append(I, s, w, 2 * (int64_t)I->t[x].shape.c)) s = NULL;
+    }
+    free(w);
+    I->nd = nd;
+    I->nd_idx = nd_idx;
+    return s ? out : -1;
+}
+
 /* ---- the channel shuffle's Reshapes ---- */
 
 /* A Reshape's target against input dims in[0..nin): 0 copies, -1 infers. */
@@ -744,14 +833,15 @@ int ox_op_reshape5(ox_imp *I, int *handled)
     if (t < 0 || ox_in_kind(I, 1) != OX_CONST) return 0;
     int grouped_t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GROUPEDT;
     int view6t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6T;
+    int gnorm = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GNORM;
     int act = I->t[t].kind == OX_ACT && !I->t[t].nhwc && !I->t[t].flat &&
               !(I->t[t].pad[0] | I->t[t].pad[1] | I->t[t].pad[2] | I->t[t].pad[3]);
-    if (!grouped_t && !view6t && !act) return 0;
+    if (!grouped_t && !view6t && !gnorm && !act) return 0;
     const Onnx__TensorProto *sh = ox_in_const(I, 1, 1, &bad);
     int64_t tg[8], allowzero = 0;
     if (!sh || ox_tp_ints(ox_dc(I, "shape", ox_in_name(I, 1)), sh, tg, 8, &n)) return -1;
     if (ox_att_int(I, "allowzero", 0, &allowzero)) return -1;
-    int x = grouped_t || view6t ? I->t[t].sym_src : t;
+    int x = grouped_t || view6t || gnorm ? I->t[t].sym_src : t;
     net_shape s = I->t[x].shape;
     int64_t out[8];
     if (grouped_t) {
@@ -767,6 +857,19 @@ int ox_op_reshape5(ox_imp *I, int *handled)
         net_attr a = net_attr_default(NET_SHUFFLE);
         a.groups = g;
         return ox_new_spec(I, NET_SHUFFLE, &a, 1, &x, 4) ? 0 : -1;
+    }
+    if (gnorm) { /* [1, G, C/G H W] -> [1, C, H, W]: the GroupNorm */
+        int G = (int)I->t[t].sym_val;
+        int64_t in3[3] = {1, G, (int64_t)(s.c / G) * s.h * s.w};
+        if (n != 4) return ox_fail(I, "Reshape of a GroupNorm's 3-D view to %d-D", n);
+        if (resolve(I, in3, 3, tg, n, (int)allowzero, out)) return -1;
+        if (out[0] != 1 || out[1] != s.c || out[2] != s.h || out[3] != s.w)
+            return ox_fail(I, "Reshape of a GroupNorm's 3-D view to other than [1, %d, %d, %d]",
+                           s.c, s.h, s.w);
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        int o = gn_layer(I, I->t[t].sym_node, x, G);
+        return o < 0 ? -1 : ox_alias(I, o, 4, 0);
     }
     if (view6t) { /* [1, C', H, r, W, r] -> [1, C', H r, W r]: the pixel shuffle */
         int f = (int)fabs(I->t[t].sym_val), cp = s.c / (f * f);
@@ -794,6 +897,14 @@ int ox_op_reshape5(ox_imp *I, int *handled)
         *handled = 1;
         if (ox_check_attrs(I, "allowzero")) return -1;
         return sym_out(I, OX_S_VIEW6, x, (double)(out[1] * 8192 + out[2]));
+    }
+    if (n == 3) { /* [1, G, C/G H W]: a GroupNorm begins */
+        if (r != 4 || out[0] != 1 || out[1] < 1 || s.c % out[1] ||
+            out[2] != (int64_t)(s.c / out[1]) * s.h * s.w)
+            return 0;
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        return sym_out(I, OX_S_GVIEW, x, (double)out[1]);
     }
     if (n == 5) { /* [1, g, C/g, H, W]: a channel shuffle begins */
         if (r != 4 || out[0] != 1 || out[1] < 1 || out[1] * out[2] != s.c || out[3] != s.h ||

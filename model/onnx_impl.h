@@ -89,6 +89,9 @@ enum {
     OX_S_VIEW6,     /* X viewed as [1, a, b, c, H, W] (sym_val = a 8192 + b) */
     OX_S_VIEW6T,    /* that view transposed as a pixel shuffle of factor r:
                        [1, C/r^2, H, r, W, r] (sym_val = r CRD, -r DCR) */
+    OX_S_GVIEW,     /* X viewed as [1, G, C/G H W] (sym_val = G) */
+    OX_S_GNORM,     /* that view through InstanceNormalization, a GroupNorm of
+                       G groups (sym_node: the InstanceNormalization) */
 };
 
 typedef struct {
@@ -243,6 +246,9 @@ int ox_op_mul(ox_imp *I);
 int ox_op_add(ox_imp *I, int sum);
 int ox_op_layernorm(ox_imp *I);
 int ox_op_reshape5(ox_imp *I, int *handled);
+/* InstanceNormalization of a GroupNorm's 3-D view (*handled 1), else
+ * nothing (*handled 0: op_instnorm imports it). */
+int ox_op_instnorm_grouped(ox_imp *I, int *handled);
 
 /* ---- onnx_ops.c ---- */
 /* Import the current node (I->nd): dispatch on its operator. */

@@ -285,6 +285,8 @@ static int op_deconv(ox_imp *I)
  * channel (1-D [C], as the operator defines them). */
 static int op_instnorm(ox_imp *I)
 {
+    int handled, rc = ox_op_instnorm_grouped(I, &handled);
+    if (rc || handled) return rc;
     if (ox_check_attrs(I, "epsilon")) return -1;
     int x = ox_in_act(I, 0), bad;
     if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;

@@ -31,7 +31,7 @@ int net_layer_colsplit(const net *n, int i)
 /* Sliding-window kinds read a window of rows and columns; the others read
  * the same ones (or everything, for an input of another size), except the
  * kinds below that move positions (Pad, Upsample, Bilinear, PixelShuffle)
- * or read the whole map (InstanceNorm). */
+ * or read the whole map (InstanceNorm, GroupNorm). */
 static int windowed(net_kind k) { return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL; }
 
 /* Floor and ceiling of a / b for b > 0, a of either sign. */
@@ -159,6 +159,7 @@ static void axis_in(const net *n, int i, int cols, int IN, int o0, int o1, int *
         return;
     }
     case NET_INSTNORM: /* every position: the map's mean and variance */
+    case NET_GROUPNORM:
         *i0 = 0, *i1 = IN;
         return;
     default:
@@ -196,7 +197,8 @@ void net_chans_in(const net *n, int i, int k, int c0, int c1, int *a0, int *a1)
 {
     const net_layer *L = &n->layers[i];
     int C = net_in_shape(n, i, k).c;
-    if ((L->kind == NET_CONV || L->kind == NET_DECONV) && k == 0 && L->a.groups > 1) {
+    if ((L->kind == NET_CONV || L->kind == NET_DECONV || L->kind == NET_GROUPNORM) && k == 0 &&
+        L->a.groups > 1) {
         int cin_g = C / L->a.groups, cout_g = L->out.c / L->a.groups;
         *a0 = c0 / cout_g * cin_g;
         *a1 = ((c1 - 1) / cout_g + 1) * cin_g;
@@ -280,10 +282,10 @@ int64_t net_box_ops(const net *n, int i, int c0, int nc, int h0, int nh, int w0,
     (void)h0, (void)w0;
     const net_layer *L = &n->layers[i];
     int64_t whole = net_slice_ops(n, i, c0, nc);
-    /* An InstanceNorm band reads the whole map twice (its mean, then its
-     * variance) before writing its own positions: two of the kernel's
-     * three passes do not shrink with the band. */
-    if (L->kind == NET_INSTNORM && (nh != L->out.h || nw != L->out.w))
+    /* An InstanceNorm or GroupNorm band reads the whole map twice (its
+     * mean, then its variance) before writing its own positions: two of
+     * the kernel's three passes do not shrink with the band. */
+    if ((L->kind == NET_INSTNORM || L->kind == NET_GROUPNORM) && (nh != L->out.h || nw != L->out.w))
         return whole / 3 * 2 + scale_box(whole, L, nh, nw) / 3;
     return scale_box(whole, L, nh, nw);
 }

@@ -1,6 +1,6 @@
 /* bandkinds.h -- a small network of every kind that moves positions or
  * reads more than its own rows when cut into bands (Pad of each mode,
- * Upsample, Bilinear both ways, InstanceNorm, PixelShuffle, ConvTranspose) and of the
+ * Upsample, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, ConvTranspose) and of the
  * kinds that keep positions but read other channels (GELU, Scale,
  * LayerNorm, ChannelShuffle, Slice), between convolutions: the tests of
  * bands run it through the Plan, the model and the runtime as they run
@@ -40,6 +40,9 @@ static inline net *bandkinds_net(char *err)
     net_attr in = net_attr_default(NET_INSTNORM);
     in.bn_eps = 1e-5;
     BK_ADD("inorm", NET_INSTNORM, in);
+    net_attr gn = net_attr_default(NET_GROUPNORM);
+    gn.groups = 4;
+    BK_ADD("gnorm", NET_GROUPNORM, gn);
     net_attr g = net_attr_default(NET_GELU);
     BK_ADD("gelu", NET_GELU, g);
     net_attr s = net_attr_default(NET_SCALE);

@@ -357,6 +357,21 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         }
         break;
     }
+    case NET_GROUPNORM: { /* in double: each group's mean and variance over its channels' maps */
+        size_t hw = (size_t)xs.h * xs.w, cg = (size_t)(ys.c / a->groups);
+        for (int g = 0; g < a->groups; g++) {
+            const float *xg = x + g * cg * hw;
+            double m = 0, v = 0;
+            for (size_t p = 0; p < cg * hw; p++) m += xg[p];
+            m /= (double)(cg * hw);
+            for (size_t p = 0; p < cg * hw; p++) v += (xg[p] - m) * (xg[p] - m);
+            v /= (double)(cg * hw);
+            for (size_t c = g * cg; c < (g + 1) * cg; c++)
+                for (size_t p = 0; p < hw; p++)
+                    out[c * hw + p] = (float)((x[c * hw + p] - m) / sqrt(v + a->bn_eps) * w[c] + w[ys.c + c]);
+        }
+        break;
+    }
     case NET_UPSAMPLE: /* nearest: output (r, q) reads input (r / sh, q / sw) */
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)

@@ -332,6 +332,11 @@ int main(void)
     n = one(NET_INSTNORM, in, (net_shape){3, 7, 6});
     check_layer(n, 0, 0, "InstanceNorm");
     net_free(n);
+    net_attr gn = net_attr_default(NET_GROUPNORM);
+    gn.groups = 2, gn.bn_eps = 1e-5;
+    n = one(NET_GROUPNORM, gn, (net_shape){6, 7, 6});
+    check_layer(n, 0, 0, "GroupNorm");
+    net_free(n);
     /* Add, Concat, Mul (elementwise and the C x 1 x 1 scale of
      * squeeze-excitation: its second input stays whole). */
     char err[BASE_ERRLEN];

@@ -123,10 +123,16 @@ static void check_layer(const net *n)
     if (net_kind_splittable(L->kind) && L->out.c > 1) {
         int c0 = trng_int(&rng, 0, L->out.c - 1), nc = trng_int(&rng, 1, L->out.c - c0);
         size_t per = (size_t)net_slice_weights(n, li, 0, 1), hw = (size_t)L->out.h * L->out.w;
-        size_t K = L->a.bias ? per - 1 : per;
-        float *sw = malloc((size_t)nc * per * sizeof *sw);
-        memcpy(sw, w + (size_t)c0 * K, (size_t)nc * K * sizeof *sw);
-        if (L->a.bias) memcpy(sw + (size_t)nc * K, w + (size_t)L->out.c * K + c0, (size_t)nc * sizeof *sw);
+        float *sw = malloc((size_t)nc * per * sizeof *sw + 1);
+        int wl = net_kind_info(L->kind)->wlayout;
+        if (wl == NET_W_ROWS) { /* rows of the slice's channels, then their biases */
+            size_t K = L->a.bias ? per - 1 : per;
+            memcpy(sw, w + (size_t)c0 * K, (size_t)nc * K * sizeof *sw);
+            if (L->a.bias) memcpy(sw + (size_t)nc * K, w + (size_t)L->out.c * K + c0, (size_t)nc * sizeof *sw);
+        } else { /* each vector's values of the slice's channels (weights.h) */
+            for (int q = 0; q < net_wvecs(wl); q++)
+                memcpy(sw + (size_t)q * nc, w + (size_t)q * L->out.c + c0, (size_t)nc * sizeof *sw);
+        }
         float *ws2 = NULL;
         size_t nws2 = kern_workspace_floats(n, li, nc);
         if (nws2) ws2 = malloc(nws2 * sizeof *ws2);
@@ -481,6 +487,15 @@ static void misc_tests(void)
         a.bn_eps = t % 2 ? 1e-5 : 1e-3;
         m = build(NET_INSTNORM, &a, in, 0, NULL);
         input_scale = 3;
+        check_layer(m);
+        /* GroupNorm: 1 to 4 groups of 1 to 3 channels (one group is a
+         * LayerNorm over the map, one channel per group an InstanceNorm);
+         * check_layer's slice starts anywhere, inside a group too. */
+        a = net_attr_default(NET_GROUPNORM);
+        a.groups = trng_int(&rng, 1, 4);
+        a.bn_eps = t % 2 ? 1e-5 : 1e-3;
+        net_free(m);
+        m = build(NET_GROUPNORM, &a, (net_shape){a.groups * trng_int(&rng, 1, 3), in.h, in.w}, 0, NULL);
         check_layer(m);
         input_scale = 1;
         net_free(m);

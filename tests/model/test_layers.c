@@ -452,6 +452,27 @@ static void test_detector_kinds(void)
     }
     net_free(t.n);
     CHECK(net_kind_channelwise(NET_INSTNORM) && !net_kind_splittable(NET_INSTNORM));
+    /* GroupNorm of 3 groups: same shape, a scale and a shift per channel;
+     * split by channels (a slice reads its groups' channels), not
+     * channel-wise; groups that do not divide the channels refused */
+    tn_init(&t, 6, 4, 5);
+    a = net_attr_default(NET_GROUPNORM);
+    a.groups = 3;
+    tn_add(&t, "gn", NET_GROUPNORM, &a, "data", NULL);
+    L = tn_done(&t, "gn");
+    CHECK_OUT(L, 6, 4, 5);
+    if (L) {
+        CHECK_I64(L->params, 12);
+        CHECK_I64(L->weights, 12);
+        CHECK_I64(L->ops, 120);
+    }
+    net_free(t.n);
+    CHECK(!net_kind_channelwise(NET_GROUPNORM) && net_kind_splittable(NET_GROUPNORM));
+    tn_init(&t, 6, 4, 5);
+    a.groups = 4;
+    tn_add(&t, "gn", NET_GROUPNORM, &a, "data", NULL);
+    CHECK(tn_done(&t, "gn") == NULL && strstr(t.err, "GroupNorm groups 4 does not divide 6"), "%s", t.err);
+    net_free(t.n);
     /* PixelShuffle by 3: 18 channels to 2, each side 3 times; whole only */
     tn_init(&t, 18, 4, 5);
     a = net_attr_default(NET_SHUFFLEUP);
@@ -525,7 +546,7 @@ static void test_kinds(void)
     for (int k = 0; k < NET_KIND_COUNT; k++) {
         net_kind back;
         CHECK(net_kind_parse(net_kind_name((net_kind)k), &back) == 0 && back == (net_kind)k);
-        CHECK_I64(net_kind_splittable((net_kind)k), k == NET_CONV || k == NET_FC || k == NET_DECONV);
+        CHECK_I64(net_kind_splittable((net_kind)k), k == NET_CONV || k == NET_FC || k == NET_DECONV || k == NET_GROUPNORM);
     }
     net_kind dummy;
     CHECK(net_kind_parse("Deconv", &dummy) == -1);

@@ -104,7 +104,8 @@ static const char *const extra_nets[] = {
     " ]}",
     /* decoders' learned upsampling: ConvTranspose 2x2 stride 2 (U-Net),
      * 3x3 stride 2 with output padding, and a grouped, dilated one with
-     * unequal strides, cropping pads and no bias */
+     * unequal strides, cropping pads and no bias; GroupNorm (of 3 groups
+     * and of one, torch.onnx's pattern of three nodes and a scale and shift) */
     "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"decoder\","
     " \"input\": {\"name\": \"x\", \"shape\": [6, 5, 7]},"
     " \"layers\": ["
@@ -114,7 +115,9 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"up2\", \"kind\": \"ConvTranspose\", \"inputs\": [\"r1\"], \"out_channels\": 4, \"kernel\": 3, \"stride\": 2, \"pads\": [1, 1, 1, 1], \"output_padding\": [1, 1]},"
     "  {\"name\": \"up3\", \"kind\": \"ConvTranspose\", \"inputs\": [\"up2\"], \"out_channels\": 6, \"kernel\": [3, 2], \"stride\": [1, 2], \"dilation\": [2, 1], \"pads\": [2, 0, 1, 1], \"output_padding\": [0, 1], \"groups\": 2, \"bias\": false},"
     "  {\"name\": \"in1\", \"kind\": \"InstanceNorm\", \"inputs\": [\"up3\"], \"epsilon\": 0.001},"
-    "  {\"name\": \"rpad\", \"kind\": \"Pad\", \"inputs\": [\"in1\"], \"pads\": [2, 1, 0, 3], \"reflect\": true},"
+    "  {\"name\": \"gn1\", \"kind\": \"GroupNorm\", \"inputs\": [\"in1\"], \"groups\": 3, \"epsilon\": 0.0001},"
+    "  {\"name\": \"gn2\", \"kind\": \"GroupNorm\", \"inputs\": [\"gn1\"], \"groups\": 1},"
+    "  {\"name\": \"rpad\", \"kind\": \"Pad\", \"inputs\": [\"gn2\"], \"pads\": [2, 1, 0, 3], \"reflect\": true},"
     "  {\"name\": \"epad\", \"kind\": \"Pad\", \"inputs\": [\"rpad\"], \"pads\": [1, 0, 2, 1], \"edge\": true},"
     "  {\"name\": \"c2\", \"kind\": \"Conv\", \"inputs\": [\"epad\"], \"out_channels\": 8, \"kernel\": 3},"
     "  {\"name\": \"ps\", \"kind\": \"PixelShuffle\", \"inputs\": [\"c2\"], \"factor\": 2},"

@@ -322,6 +322,31 @@ def main():
                                                [init("s", np.ones((1, 3, 1, 1), np.float32)),
                                                 init("b", np.zeros(3, np.float32))]),
             "scale s must be one value per channel ([3])")
+        # GroupNorm's pattern (Reshape [1, G, -1], InstanceNormalization,
+        # Reshape back): a scale per channel instead of per group; the view
+        # read by anything else; the view reshaped to another shape
+        g3 = init("g", np.array([1, 3, -1], np.int64))
+        gnb = [init("gs", np.ones(3, np.float32)), init("gb", np.zeros(3, np.float32))]
+        back = init("s4", np.array([1, 6, 4, 4], np.int64))
+        bad(tmp, "groupnorm_scale_shape",
+            model([helper.make_node("Reshape", ["x", "g"], ["v"], name="view"),
+                   helper.make_node("InstanceNormalization", ["v", "s", "gb"], ["n"], name="gnorm"),
+                   helper.make_node("Reshape", ["n", "s4"], ["y"], name="back")],
+                  [vi("x", [1, 6, 4, 4])], [vi("y", [1, 6, 4, 4])],
+                  [g3, back, gnb[1], init("s", np.ones(6, np.float32))]),
+            "scale s must be one value per group of the GroupNorm's view ([3])")
+        bad(tmp, "groupnorm_view_elsewhere",
+            model([helper.make_node("Reshape", ["x", "g"], ["v"], name="view"),
+                   helper.make_node("Relu", ["v"], ["y"], name="relu")],
+                  [vi("x", [1, 6, 4, 4])], [vi("y", [1, 3, 32])], [g3]),
+            "a 3-D view [1, G, -1] (dse takes only a GroupNorm's)")
+        bad(tmp, "groupnorm_back_shape",
+            model([helper.make_node("Reshape", ["x", "g"], ["v"], name="view"),
+                   helper.make_node("InstanceNormalization", ["v", "gs", "gb"], ["n"], name="gnorm"),
+                   helper.make_node("Reshape", ["n", "s4"], ["y"], name="back")],
+                  [vi("x", [1, 6, 4, 4])], [vi("y", [1, 6, 2, 8])],
+                  [g3, gnb[0], gnb[1], init("s4", np.array([1, 6, 2, 8], np.int64))]),
+            "Reshape of a GroupNorm's 3-D view to other than [1, 6, 4, 4]")
         bad(tmp, "prelu_slope_shape",
             model([helper.make_node("PRelu", ["x", "a"], ["y"], name="p")], x4, [vi("y", [1, 3, 4, 4])],
                   [init("a", np.full((4,), 0.25, np.float32))]),

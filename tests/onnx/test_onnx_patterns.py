@@ -29,6 +29,11 @@ and the layers dse made compared with what each pattern must become.
              by onnx's checker, which no longer knows it)
   pixel6     a pixel shuffle as 6-D Reshape, Transpose, Reshape: CRD
              (torch.onnx below opset 11) and DCR (DepthToSpace's definition)
+  groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
+             InstanceNormalization (here with a scale and shift per group
+             besides torch's ones and zeros), Reshape back to Shape(x), Mul
+             and Add per channel (folded, or Unsqueezed as without constant
+             folding)
 
 Tolerance: 1e-4 relative + 1e-5 of the output's range.
 usage: test_onnx_patterns.py DSE_BIN     (exit 77 without onnx/numpy)
@@ -138,6 +143,12 @@ def evaluate(model, x):
             mu = i[0].mean(axis=axes, keepdims=True)
             var = ((i[0] - mu) ** 2).mean(axis=axes, keepdims=True)
             y = (i[0] - mu) / np.sqrt(var + a.get("epsilon", 1e-5)) * i[1] + i[2]
+        elif op == "InstanceNormalization":  # over every axis after the channels
+            axes = tuple(range(2, i[0].ndim))
+            mu = i[0].mean(axis=axes, keepdims=True)
+            var = ((i[0] - mu) ** 2).mean(axis=axes, keepdims=True)
+            cs = (1, -1) + (1,) * (i[0].ndim - 2)
+            y = (i[0] - mu) / np.sqrt(var + a.get("epsilon", 1e-5)) * i[1].reshape(cs) + i[2].reshape(cs)
         elif op == "MatMul":
             y = np.matmul(i[0], i[1])
         elif op == "Gemm":
@@ -365,6 +376,25 @@ def pixel6(dcr):
                   [1, C, H * r, W * r], 9), {"Conv": 1, "PixelShuffle": 1})
 
 
+def groupnorm(fold):
+    C, G, H, W = 6, 3, 5, 4
+    inits = [init("w", R(C, 3, 3, 3)), init("g3", np.array([0, G, -1], np.int64)),
+             init("gs", R(G) + 1), init("gb", R(G)), init("cs", R(C) + 1), init("cb", R(C))]
+    nodes = [N("Conv", ["x", "w"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Reshape", ["c", "g3"], "v"),
+             N("InstanceNormalization", ["v", "gs", "gb"], "n", epsilon=1e-3),
+             N("Shape", ["c"], "shp"), N("Reshape", ["n", "shp"], "b")]
+    if fold:
+        inits[-2:] = [init("cs", R(C, 1, 1) + 1), init("cb", R(C, 1, 1))]
+        nodes += [N("Mul", ["b", "cs"], "m"), N("Add", ["m", "cb"], "y")]
+    else:
+        inits.append(init("ax", np.array([1, 2], np.int64)))
+        nodes += [N("Unsqueeze", ["cs", "ax"], "cs3"), N("Mul", ["b", "cs3"], "m"),
+                  N("Unsqueeze", ["cb", "ax"], "cb3"), N("Add", ["m", "cb3"], "y")]
+    return (model("groupnorm" + ("" if fold else "_unfolded"), nodes, inits, [1, 3, H, W],
+                  [1, C, H, W], 13), {"Conv": 1, "GroupNorm": 1})
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="dse-onnx-patterns-")
     plat = os.path.join(tmp, "p1.json")
@@ -374,7 +404,7 @@ def main():
               open(plat, "w"))
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
-             pixel6(True)]
+             pixel6(True), groupnorm(True), groupnorm(False)]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":

@@ -37,7 +37,7 @@ static net *open_net(const char *name, char *err)
 static int moves(net_kind k)
 {
     return k == NET_PAD || k == NET_UPSAMPLE || k == NET_SHUFFLEUP || k == NET_BILINEAR ||
-           k == NET_INSTNORM || k == NET_DECONV;
+           k == NET_INSTNORM || k == NET_GROUPNORM || k == NET_DECONV;
 }
 
 /* Their input positions, from the kinds' definitions (docs/network-format.md)
@@ -46,7 +46,7 @@ static int moves(net_kind k)
  * at an edge reads from that edge (the kernel indexes its box as the
  * whole map: docs/spatial.md); Upsample and PixelShuffle read o / s;
  * Bilinear its two neighbours of PyTorch's source coordinate;
- * InstanceNorm every position; ConvTranspose every input position one of
+ * InstanceNorm and GroupNorm every position; ConvTranspose every input position one of
  * whose taps lands on o (h S - P + k D = o), the hull. */
 static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int o1, int *r0, int *r1)
 {
@@ -341,6 +341,21 @@ static void hand_cases(void)
     /* 72 ops: a band of half the rows costs 48 (statistics) + 12 */
     CHECK_I64(net_box_ops(n, 0, 0, 2, 0, 3, 0, 6), 60);
     CHECK_I64(net_box_ops(n, 0, 0, 2, 0, 6, 0, 6), 72);
+    net_free(n);
+    net_attr ga = net_attr_default(NET_GROUPNORM);
+    ga.groups = 2;
+    n = one_layer(NET_GROUPNORM, ga, (net_shape){4, 6, 6}, err);
+    expect_rows(n, 2, 3, 0, 6); /* the whole map: its groups' mean and variance */
+    expect_cols(n, 5, 6, 0, 6);
+    /* 144 ops: a band of half the rows costs 96 (statistics) + 24 */
+    CHECK_I64(net_box_ops(n, 0, 0, 4, 0, 3, 0, 6), 120);
+    /* output channels [1, 3) read the input channels of both groups, [0, 4);
+     * [2, 4) those of the second, [2, 4) */
+    int a0, a1;
+    net_chans_in(n, 0, 0, 1, 3, &a0, &a1);
+    CHECK(a0 == 0 && a1 == 4, "GroupNorm [1, 3) reads [%d, %d)", a0, a1);
+    net_chans_in(n, 0, 0, 2, 4, &a0, &a1);
+    CHECK(a0 == 2 && a1 == 4, "GroupNorm [2, 4) reads [%d, %d)", a0, a1);
     net_free(n);
 
     /* The closed form against brute force on many shapes and bands. */

@@ -16,7 +16,10 @@ bilinear resizing, three outputs) on a 3 x 64 x 96 input; torchvision's
 LR-ASPP segmenter (bilinear heads, cut into bands too) on 2 ranks with mixed cuts; a
 small U-Net of transposed convolutions (tinyunet) and a style-transfer
 generator (stylenet: reflection and replication padding, InstanceNorm, a
-transposed convolution) and ESPCN (PixelShuffle) on 2 ranks with mixed cuts.  Outputs must agree
+transposed convolution) and ESPCN (PixelShuffle) and a ResNet block with
+GroupNorm (gnnet: groups of 4, 2 and all channels, affine weights; torch.onnx
+writes it as Reshape, InstanceNormalization, Reshape, Mul, Add; its channel
+cuts start inside groups) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -190,13 +193,31 @@ class ESPCN(torch.nn.Module):
         return self.f(x)
 
 
+class GNNet(torch.nn.Module):
+    """A ResNet block with GroupNorm (as ResNet-GN, BiT and detection heads
+    use it), then a strided convolution, GroupNorm of one group, pooling."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.GroupNorm(4, 16), nn.ReLU())
+        self.block = nn.Sequential(nn.Conv2d(16, 16, 3, 1, 1), nn.GroupNorm(8, 16), nn.ReLU(),
+                                   nn.Conv2d(16, 16, 3, 1, 1), nn.GroupNorm(8, 16))
+        self.down = nn.Sequential(nn.Conv2d(16, 24, 3, 2, 1), nn.GroupNorm(1, 24), nn.SiLU())
+        self.head = nn.Linear(24, 10)
+
+    def forward(self, x):
+        h = self.stem(x)
+        h = torch.relu(h + self.block(h))
+        return self.head(self.down(h).mean((2, 3)))
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -220,6 +241,14 @@ def main():
                         mod.weight.uniform_(0.5, 1.5)
                         mod.bias.uniform_(-0.3, 0.3)
             x = torch.rand(1, 3, 48, 64) * 2 - 1
+        elif name == "gnnet":
+            model = GNNet().eval()
+            with torch.no_grad():  # affine weights other than 1 and 0
+                for mod in model.modules():
+                    if isinstance(mod, torch.nn.GroupNorm):
+                        mod.weight.uniform_(0.5, 1.5)
+                        mod.bias.uniform_(-0.3, 0.3)
+            x = torch.rand(1, 3, 32, 40) * 2 - 1
         elif name in ("espcn", "espcn9"):  # espcn9: exported at opset 9, PixelShuffle as a
             model = ESPCN().eval()            # 6-D Reshape, Transpose, Reshape (the ONNX zoo's)
             x = torch.rand(1, 3, 24, 32) * 2 - 1
@@ -254,9 +283,11 @@ def main():
             "--output", out1)
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
-        if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9"):
+        if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
+                    "gnnet"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
-                         "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10)}[name]:  # seeds that mix both
+                         "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
+                         "gnnet": (1, 2, 3)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
