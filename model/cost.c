@@ -56,7 +56,10 @@ int cost_class(const net *n, int layer, const convalgo_rule *r)
     }
 }
 
-int cost_class_base(int cls) { return cls >= NET_KIND_COUNT || cls == NET_DECONV ? NET_CONV : -1; }
+int cost_class_base(int cls)
+{
+    return cls >= NET_KIND_COUNT || cls == NET_DECONV ? NET_CONV : cls == NET_GROUPNORM ? NET_INSTNORM : -1;
+}
 
 const char *cost_class_name(int cls)
 {

@@ -47,14 +47,16 @@
  * convolution is memory-bound, a pointwise one a plain product).  A file
  * without an entry for one of them uses its "Conv" entry, and so does one
  * without "ConvTranspose" (a matrix product per MAC as im2col's; files
- * older than the kind have none): cost_class_base names that fallback. */
+ * older than the kind have none); a file without "GroupNorm" uses its
+ * "InstanceNorm" (the same three passes per element): cost_class_base
+ * names that fallback. */
 #define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT         /* "ConvWinograd": F(2x2) and F(4x4) */
 #define COST_CLASS_CONV_POINTWISE (NET_KIND_COUNT + 1)  /* "ConvPointwise": 1x1, one product */
 #define COST_CLASS_CONV_DIRECT (NET_KIND_COUNT + 2)     /* "ConvDirect": depthwise, direct loop */
 #define COST_NCLASS (NET_KIND_COUNT + 3)
 int cost_class(const net *n, int layer, const convalgo_rule *r); /* r: the platform's kernels */
 const char *cost_class_name(int cls);          /* "Conv", ..., "ConvWinograd" */
-int cost_class_base(int cls); /* the class cls falls back on: NET_CONV, or -1 for none */
+int cost_class_base(int cls); /* the class cls falls back on: NET_CONV, NET_INSTNORM, or -1 */
 int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 
 /* ---- coefficients ----

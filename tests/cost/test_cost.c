@@ -558,6 +558,26 @@ static void test_fallbacks(void)
     CLOSE(r.latency_ms, ((55296 + 16384 + 147456 + 147456) / 2.0 + 2048 + 2048 + 2048 + 4096 +
                          1024 + 1024 + 16 + 160 + 10) *
                             1e-6);
+    /* GroupNorm, a kind newer than most files, falls back to InstanceNorm
+     * (same passes per element): 4 x 5 x 5 = 100 ops at 4 per cycle. */
+    net *gn = net_new("gn", "x", (net_shape){4, 5, 5});
+    net_attr ga = net_attr_default(NET_GROUPNORM);
+    ga.groups = 2;
+    const char *gx[1] = {"x"};
+    net_add(gn, "g", NET_GROUPNORM, &ga, 1, gx, err);
+    CHECK(!net_finalize(gn, "gn", err), "%s", err);
+    CHECK(cost_class_base(NET_GROUPNORM) == NET_INSTNORM);
+    cost_coeffs *c4 = unit_coeffs("gn", 0, 0, 1, 0);
+    c4->dev[PLAT_CPU].cls[NET_GROUPNORM].per_cycle = coeffs_given(0, COEFFS_UNSET);
+    c4->dev[PLAT_CPU].cls[NET_INSTNORM].per_cycle = coeffs_given(4, COEFFS_ASSUMPTION);
+    mapping *mg = mapping_new(gn->n, 2);
+    mapping_set_single(mg, gn, 0);
+    CHECK(run(gn, pl, c4, mg, &r, d) == 0);
+    CHECK_STR(warn, "");
+    CLOSE(r.latency_ms, 100 / 4.0 * 1e-6);
+    mapping_free(mg);
+    coeffs_free(c4);
+    net_free(gn);
     /* A gpu device on the platform and no gpu section. */
     const char *gtext =
         "{\"format\":\"dse-platform\",\"version\":1,\"name\":\"two\",\"devices\":["
