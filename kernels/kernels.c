@@ -385,49 +385,19 @@ static void k_layernorm(const kern_args *k)
     }
 }
 
-/* InstanceNorm: each channel's map normalised by its own mean and
- * (biased) variance, summed in double, two passes, then scaled and
- * shifted by the channel's weights: a slice needs only its channels. */
-static void k_instnorm(const kern_args *k)
-{
-    /* Statistics over the input's whole map (a band's box is all of it:
-     * net_rows_in), outputs over the band (rows oy.., columns ox..). */
-    size_t hw = (size_t)k->x.h * k->x.w;
-    int OH = k->L->out.h, OW = k->L->out.w, W = k->x.w;
-    const float *sc = k->w, *sh = k->w + k->nc;
-    for (int c = 0; c < k->nc; c++) {
-        const float *x = k->in[0] + (size_t)c * hw;
-        float *y = k->out + (size_t)c * OH * OW;
-        double m = 0, v = 0;
-        for (size_t p = 0; p < hw; p++) m += x[p];
-        m /= (double)hw;
-        for (size_t p = 0; p < hw; p++) {
-            double d = x[p] - m;
-            v += d * d;
-        }
-        double inv = 1.0 / sqrt(v / (double)hw + k->L->a.bn_eps);
-        /* centred before scaling: a channel whose mean is far above its
-         * spread keeps its digits (x s + (shift - m s) would cancel) */
-        float s = (float)(inv * sc[c]), mf = (float)m, b = sh[c];
-        for (int r = 0; r < OH; r++) { /* the whole layer is the band at 0, 0 */
-            const float *xr = x + (size_t)(r + k->oy) * W + k->ox;
-            float *yr = y + (size_t)r * OW;
-            for (int q = 0; q < OW; q++) yr[q] = (xr[q] - mf) * s + b;
-        }
-    }
-}
-
-/* GroupNorm: each group of C/G channels normalised by the mean and
- * (biased) variance over all its channels' maps, summed in double, then
- * each channel scaled and shifted by its own weights (PyTorch's
- * nn.GroupNorm).  A slice [c0, c0+nc) receives the input channels of the
- * groups it touches, from group c0 / (C/G) on (net_chans_in); a band
- * receives the whole map and writes its rows and columns, as InstanceNorm. */
-static void k_groupnorm(const kern_args *k)
+/* InstanceNorm and GroupNorm: each group of cg channels normalised by the
+ * mean and (biased) variance over all its channels' maps, summed in
+ * double, two passes (no cancellation), then each channel scaled and
+ * shifted by its own weights (PyTorch's InstanceNorm2d, cg = 1, and
+ * GroupNorm).  A slice [c0, c0+nc) receives the input channels of the
+ * groups it touches, from group c0 / cg on (net_chans_in: for
+ * InstanceNorm, its own channels); a band receives the whole map (its
+ * statistics: net_rows_in) and writes its rows and columns (oy, ox). */
+static void norm_groups(const kern_args *k, int cg)
 {
     size_t hw = (size_t)k->x.h * k->x.w;
     int OH = k->L->out.h, OW = k->L->out.w, W = k->x.w;
-    int cg = k->L->out.c / k->L->a.groups, g0 = k->c0 / cg, c1 = k->c0 + k->nc;
+    int g0 = k->c0 / cg, c1 = k->c0 + k->nc;
     const float *sc = k->w, *sh = k->w + k->nc;
     for (int g = g0; g * cg < c1; g++) {
         const float *xg = k->in[0] + (size_t)(g - g0) * cg * hw;
@@ -445,6 +415,8 @@ static void k_groupnorm(const kern_args *k)
         for (int c = lo; c < hi; c++) {
             const float *x = k->in[0] + (size_t)(c - g0 * cg) * hw;
             float *y = k->out + (size_t)(c - k->c0) * OH * OW;
+            /* centred before scaling: a channel whose mean is far above its
+             * spread keeps its digits (x s + (shift - m s) would cancel) */
             float s = (float)(inv * sc[c - k->c0]), b = sh[c - k->c0];
             for (int r = 0; r < OH; r++) { /* the whole layer is the band at 0, 0 */
                 const float *xr = x + (size_t)(r + k->oy) * W + k->ox;
@@ -454,6 +426,9 @@ static void k_groupnorm(const kern_args *k)
         }
     }
 }
+
+static void k_instnorm(const kern_args *k) { norm_groups(k, 1); }
+static void k_groupnorm(const kern_args *k) { norm_groups(k, k->L->out.c / k->L->a.groups); }
 
 /* GELU: x/2 (1 + erf(x / sqrt 2)), or with tanh: x/2 (1 + tanh(sqrt(2/pi)
  * (x + 0.044715 x^3))), PyTorch's two forms. */

@@ -440,34 +440,27 @@ static void test_detector_kinds(void)
     L = tn_done(&t, "p");
     CHECK_OUT(L, 6, 16, 13);
     net_free(t.n);
-    /* InstanceNorm: same shape, a scale and a shift per channel, channel-wise */
-    tn_init(&t, 6, 4, 5);
-    tn_add(&t, "in", NET_INSTNORM, NULL, "data", NULL);
-    L = tn_done(&t, "in");
-    CHECK_OUT(L, 6, 4, 5);
-    if (L) {
-        CHECK_I64(L->params, 12);
-        CHECK_I64(L->weights, 12);
-        CHECK_I64(L->ops, 120);
+    /* InstanceNorm and GroupNorm of 3 groups: same shape, a scale and a
+     * shift per channel; InstanceNorm channel-wise, GroupNorm split by
+     * channels (a slice reads its groups' channels) */
+    for (int k = 0; k < 2; k++) {
+        net_kind kind = k ? NET_GROUPNORM : NET_INSTNORM;
+        tn_init(&t, 6, 4, 5);
+        a = net_attr_default(kind);
+        a.groups = 3;
+        tn_add(&t, "norm", kind, &a, "data", NULL);
+        L = tn_done(&t, "norm");
+        CHECK_OUT(L, 6, 4, 5);
+        if (L) {
+            CHECK_I64(L->params, 12);
+            CHECK_I64(L->weights, 12);
+            CHECK_I64(L->ops, 120);
+        }
+        net_free(t.n);
     }
-    net_free(t.n);
     CHECK(net_kind_channelwise(NET_INSTNORM) && !net_kind_splittable(NET_INSTNORM));
-    /* GroupNorm of 3 groups: same shape, a scale and a shift per channel;
-     * split by channels (a slice reads its groups' channels), not
-     * channel-wise; groups that do not divide the channels refused */
-    tn_init(&t, 6, 4, 5);
-    a = net_attr_default(NET_GROUPNORM);
-    a.groups = 3;
-    tn_add(&t, "gn", NET_GROUPNORM, &a, "data", NULL);
-    L = tn_done(&t, "gn");
-    CHECK_OUT(L, 6, 4, 5);
-    if (L) {
-        CHECK_I64(L->params, 12);
-        CHECK_I64(L->weights, 12);
-        CHECK_I64(L->ops, 120);
-    }
-    net_free(t.n);
     CHECK(!net_kind_channelwise(NET_GROUPNORM) && net_kind_splittable(NET_GROUPNORM));
+    /* groups that do not divide the channels: refused */
     tn_init(&t, 6, 4, 5);
     a.groups = 4;
     tn_add(&t, "gn", NET_GROUPNORM, &a, "data", NULL);
