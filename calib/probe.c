@@ -2,7 +2,7 @@
  * kind of kinds.def (Conv in each of its algorithms and cost classes, FC
  * and squeeze-excitation's 1x1 convolutions on a 1x1 map, ReLU, ReLU6,
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
- * Sigmoid, HardSigmoid, HardSwish, Mul both ways, ReduceMean, Slice,
+ * Sigmoid, HardSigmoid, HardSwish, Mul the three ways, ReduceMean, ReduceMax, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
  * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, GroupNorm,
  * PixelShuffle, Softplus; a test checks that none is
@@ -90,12 +90,17 @@ net *calib_probe_net(int i, char *err)
     a = net_attr_conv(2 * C, 1, 1, 0, 1, 1);
     add(&b, "se_fc2", NET_CONV, &a, "se_fc1", NULL);
     add(&b, "se_scale", NET_MUL, NULL, "mul", "se_fc2");
+    /* CBAM's spatial attention: a max over channels, each pixel gated by it. */
+    a = net_attr_default(NET_REDUCEMAX);
+    a.rm_c = 1;
+    add(&b, "rmax", NET_REDUCEMAX, &a, "se_scale", NULL);
+    add(&b, "sa_gate", NET_MUL, NULL, "se_scale", "rmax");
     /* ShuffleNet's and ConvNeXt's: a mean over channels joined back on and
      * sliced off again, a shuffle, LayerNorm, GELU and a per-channel scale. */
     a = net_attr_default(NET_REDUCEMEAN);
     a.rm_c = 1;
-    add(&b, "rmean", NET_REDUCEMEAN, &a, "se_scale", NULL);
-    add(&b, "join", NET_CONCAT, NULL, "se_scale", "rmean");
+    add(&b, "rmean", NET_REDUCEMEAN, &a, "sa_gate", NULL);
+    add(&b, "join", NET_CONCAT, NULL, "sa_gate", "rmean");
     a = net_attr_default(NET_SLICE);
     a.start = 0, a.out_c = 2 * C;
     add(&b, "slice", NET_SLICE, &a, "join", NULL);

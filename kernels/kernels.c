@@ -284,7 +284,13 @@ static void k_mul(const kern_args *k)
 {
     net_shape z = net_in_shape(k->n, k->layer, 1);
     const float *a = k->in[0], *b = k->in[1];
-    if (z.h == 1 && z.w == 1 && k->hw > 1) {
+    if (z.c == 1 && k->L->out.c > 1) { /* a gate per pixel (CBAM's spatial attention) */
+        for (int c = 0; c < k->nc; c++) {
+            const float *x = a + (size_t)c * k->hw;
+            float *y = k->out + (size_t)c * k->hw;
+            for (size_t p = 0; p < k->hw; p++) y[p] = x[p] * b[p];
+        }
+    } else if (z.h == 1 && z.w == 1 && k->hw > 1) {
         for (int c = 0; c < k->nc; c++) {
             float s = b[c];
             const float *x = a + (size_t)c * k->hw;
@@ -297,11 +303,15 @@ static void k_mul(const kern_args *k)
     }
 }
 
-/* ReduceMean over any of C, H, W (reduced axes become 1).  Over channels
- * alone (the common case), pixels in chunks so that the C planes are read
- * in order; otherwise one output element at a time.  Sums in double. */
+/* ReduceMean and ReduceMax over any of C, H, W (reduced axes become 1).
+ * Over channels alone (the common case), pixels in chunks so that the C
+ * planes are read in order; otherwise one output element at a time.  In
+ * double (a max is exact either way).  max is a constant at each call:
+ * the compiler makes two loops of it. */
 #define PIX_CHUNK 256
-static void k_reducemean(const kern_args *k)
+static inline double reduce_step(double s, double v, int max) { return max ? (v > s ? v : s) : s + v; }
+
+static inline void reduce(const kern_args *k, int max)
 {
     const net_attr *a = &k->L->a;
     net_shape x = k->x, y = k->L->out;
@@ -311,29 +321,33 @@ static void k_reducemean(const kern_args *k)
         double s[PIX_CHUNK];
         for (size_t p0 = 0; p0 < xhw; p0 += PIX_CHUNK) {
             size_t np = xhw - p0 < PIX_CHUNK ? xhw - p0 : PIX_CHUNK;
-            for (size_t p = 0; p < np; p++) s[p] = 0;
-            for (int c = 0; c < x.c; c++) {
+            for (size_t p = 0; p < np; p++) s[p] = max ? in[p0 + p] : 0;
+            for (int c = max ? 1 : 0; c < x.c; c++) {
                 const float *r = in + (size_t)c * xhw + p0;
-                for (size_t p = 0; p < np; p++) s[p] += r[p];
+                for (size_t p = 0; p < np; p++) s[p] = reduce_step(s[p], r[p], max);
             }
-            for (size_t p = 0; p < np; p++) k->out[p0 + p] = (float)(s[p] / x.c);
+            for (size_t p = 0; p < np; p++) k->out[p0 + p] = (float)(max ? s[p] : s[p] / x.c);
         }
         return;
     }
     int nc = a->rm_c ? x.c : 1, nh = a->rm_h ? x.h : 1, nw = a->rm_w ? x.w : 1;
-    double inv = 1.0 / ((double)nc * nh * nw);
+    double inv = max ? 1.0 : 1.0 / ((double)nc * nh * nw);
     for (int co = 0; co < y.c; co++)
         for (int yo = 0; yo < y.h; yo++)
             for (int xo = 0; xo < y.w; xo++) {
-                double s = 0;
+                double s = max ? -HUGE_VAL : 0;
                 for (int c = a->rm_c ? 0 : co; c < (a->rm_c ? x.c : co + 1); c++)
                     for (int yy = a->rm_h ? 0 : yo; yy < (a->rm_h ? x.h : yo + 1); yy++) {
                         const float *r = in + ((size_t)c * x.h + yy) * x.w;
-                        for (int xx = a->rm_w ? 0 : xo; xx < (a->rm_w ? x.w : xo + 1); xx++) s += r[xx];
+                        for (int xx = a->rm_w ? 0 : xo; xx < (a->rm_w ? x.w : xo + 1); xx++)
+                            s = reduce_step(s, r[xx], max);
                     }
                 k->out[((size_t)co * y.h + yo) * y.w + xo] = (float)(s * inv);
             }
 }
+
+static void k_reducemean(const kern_args *k) { reduce(k, 0); }
+static void k_reducemax(const kern_args *k) { reduce(k, 1); }
 
 /* Slice: channels [start, start + out.c) of the input, one block of floats. */
 static void k_slice(const kern_args *k)

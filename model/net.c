@@ -364,12 +364,13 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
             return -1;
         }
         break;
-    case NET_MUL: { /* elementwise, or by one value per channel (C x 1 x 1) */
+    case NET_MUL: { /* elementwise, by one value per channel (C x 1 x 1) or per pixel (1 x H x W) */
         net_shape z = ins[1];
-        if (z.c != x.c || ((z.h != x.h || z.w != x.w) && (z.h != 1 || z.w != 1))) {
+        int same = z.h == x.h && z.w == x.w;
+        if (!(z.c == x.c && (same || (z.h == 1 && z.w == 1))) && !(z.c == 1 && same)) {
             base_seterr(err, "%s: layer %s: Mul of %dx%dx%d by %dx%dx%d: the second input must have "
-                   "the first's shape or one value per channel (%dx1x1)", what, L->name, x.c, x.h,
-                   x.w, z.c, z.h, z.w, x.c);
+                   "the first's shape, one value per channel (%dx1x1) or one per pixel (1x%dx%d)",
+                   what, L->name, x.c, x.h, x.w, z.c, z.h, z.w, x.c, x.h, x.w);
             return -1;
         }
         break;
@@ -378,9 +379,10 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         y = (net_shape){(int)numel_in, 1, 1}; /* fits: every tensor has <= INT_MAX elements */
         break;
     case NET_REDUCEMEAN:
+    case NET_REDUCEMAX:
         if (!a->rm_c && !a->rm_h && !a->rm_w) {
-            base_seterr(err, "%s: layer %s: ReduceMean over no axis (set over_channels, over_height "
-                   "or over_width)", what, L->name);
+            base_seterr(err, "%s: layer %s: %s over no axis (set over_channels, over_height "
+                   "or over_width)", what, L->name, net_kind_name(L->kind));
             return -1;
         }
         y = (net_shape){a->rm_c ? 1 : x.c, a->rm_h ? 1 : x.h, a->rm_w ? 1 : x.w};
@@ -513,7 +515,7 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
     }
     if (!(K->flags & NET_KF_MACS)) L->ops = net_shape_numel(y);
     /* A reduction's work is what it reads, not the little it writes. */
-    if (L->kind == NET_REDUCEMEAN || L->kind == NET_GAP) L->ops = numel_in;
+    if (L->kind == NET_REDUCEMEAN || L->kind == NET_REDUCEMAX || L->kind == NET_GAP) L->ops = numel_in;
     return 0;
 }
 

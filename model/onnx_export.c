@@ -284,7 +284,7 @@ static int rank_of(const int *rank, int i) { return i < 0 ? 4 : rank[i]; }
 static int spatial_kind(net_kind k)
 {
     return k == NET_CONV || k == NET_DECONV || k == NET_MAXPOOL || k == NET_AVGPOOL || k == NET_GAP ||
-           k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_SHUFFLE ||
+           k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_REDUCEMAX || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
            k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP ||
            k == NET_GROUPNORM;
@@ -607,14 +607,15 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
     case NET_MUL:
         op = "Mul";
         break;
-    case NET_REDUCEMEAN: {
+    case NET_REDUCEMEAN:
+    case NET_REDUCEMAX: {
         int ax[3], nax = 0;
         if (a->rm_c) ax[nax++] = 1;
         if (a->rm_h) ax[nax++] = 2;
         if (a->rm_w) ax[nax++] = 3;
         at[na++] = a_ints(E, "axes", nax, ax);
         at[na++] = a_int(E, "keepdims", 1);
-        op = "ReduceMean";
+        op = L->kind == NET_REDUCEMAX ? "ReduceMax" : "ReduceMean";
         break;
     }
     case NET_SLICE: {

@@ -327,10 +327,14 @@ int ox_op_transpose(ox_imp *I)
     return 0;
 }
 
-/* ---- ReduceMean ---- */
+/* ---- ReduceMean and ReduceMax ---- */
 
-int ox_op_reducemean(ox_imp *I)
+/* ReduceMean (kind NET_REDUCEMEAN: LayerNorm's steps, a global average
+ * pool, else a layer) or ReduceMax (a layer). */
+static int reduce_op(ox_imp *I, net_kind kind)
 {
+    const char *op = kind == NET_REDUCEMAX ? "ReduceMax" : "ReduceMean";
+    int mean = kind == NET_REDUCEMEAN;
     int new_axes = I->opset >= 18;
     if (ox_check_attrs(I, new_axes ? "keepdims noop_with_empty_axes" : "axes keepdims")) return -1;
     int64_t keep, noop = 0;
@@ -357,7 +361,7 @@ int ox_op_reducemean(ox_imp *I)
         }
     }
     if (na == 0) na = noop ? 0 : -1;
-    int sq = in_sym(I, 0, OX_S_SQ);
+    int sq = mean ? in_sym(I, 0, OX_S_SQ) : -1;
     int x = sq >= 0 ? I->t[sq].sym_src : ox_in_act(I, 0);
     if (x < 0) return -1;
     int r = I->t[x].rank, nhwc = I->t[x].nhwc, over[4] = {0};
@@ -371,26 +375,43 @@ int ox_op_reducemean(ox_imp *I)
     int rc = r == 2 ? over[1] : over[nhwc ? 3 : 1];
     int rh = r == 4 && over[nhwc ? 1 : 2], rw = r == 4 && over[nhwc ? 2 : 3];
     if (over[0] && !(rc && (r == 2 || (rh && rw))))
-        return ox_fail(I, "ReduceMean over the batch axis");
+        return ox_fail(I, "%s over the batch axis", op);
     if (sq >= 0) {
         if (!rc || rh || rw || !keep)
             return ox_fail(I, "ReduceMean of (x - mean(x))^2 over other axes than the channels "
                            "(keepdims): not a LayerNorm");
         return sym_out(I, OX_S_VAR, x, 0);
     }
-    if (rc && !rh && !rw && keep) return sym_out(I, OX_S_MEANC, x, 0);
-    if (!rc && rh && rw) { /* a global average pool */
+    if (mean && rc && !rh && !rw && keep) return sym_out(I, OX_S_MEANC, x, 0);
+    if (mean && !rc && rh && rw) { /* a global average pool */
         ox_spec *s = ox_new_spec(I, NET_GAP, NULL, 1, &x, keep ? 4 : 2);
         return s ? 0 : -1;
     }
-    if (!keep && !(r == 2 && rc))
-        return ox_fail(I, "ReduceMean with keepdims=0 over these axes gives a tensor dse cannot "
-                       "hold (it keeps [1, C, H, W] or [1, N])");
+    int global = !rc && rh && rw; /* (a global max pool: C x 1 x 1, as [1, C] without keepdims) */
+    if (!keep && !(r == 2 && rc) && !global)
+        return ox_fail(I, "%s with keepdims=0 over these axes gives a tensor dse cannot "
+                       "hold (it keeps [1, C, H, W] or [1, N])", op);
     if (r == 2 && rc && !keep)
-        return ox_fail(I, "ReduceMean of a [1, N] tensor to one value");
-    net_attr a = net_attr_default(NET_REDUCEMEAN);
+        return ox_fail(I, "%s of a [1, N] tensor to one value", op);
+    net_attr a = net_attr_default(kind);
     a.rm_c = rc, a.rm_h = rh, a.rm_w = rw;
-    return ox_new_spec(I, NET_REDUCEMEAN, &a, 1, &x, r) ? 0 : -1;
+    return ox_new_spec(I, kind, &a, 1, &x, global && !keep ? 2 : r) ? 0 : -1;
+}
+
+int ox_op_reducemean(ox_imp *I) { return reduce_op(I, NET_REDUCEMEAN); }
+int ox_op_reducemax(ox_imp *I) { return reduce_op(I, NET_REDUCEMAX); }
+
+/* GlobalMaxPool (tf2onnx's, Keras' GlobalMaxPooling2D): a ReduceMax over H
+ * and W (torch.onnx writes adaptive_max_pool2d(1) as a MaxPool of the
+ * map's size instead). */
+int ox_op_globalmaxpool(ox_imp *I)
+{
+    if (ox_check_attrs(I, "")) return -1;
+    int x = ox_in_act(I, 0);
+    if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    net_attr a = net_attr_default(NET_REDUCEMAX);
+    a.rm_h = a.rm_w = 1;
+    return ox_new_spec(I, NET_REDUCEMAX, &a, 1, &x, 4) ? 0 : -1;
 }
 
 /* ---- the steps of LayerNorm and GELU ---- */
@@ -583,9 +604,10 @@ int ox_op_mul(ox_imp *I)
     if (y < 0) return -1;
     int f = hardswish(I, x, y);
     if (f) return f < 0 ? -1 : 0;
-    /* Mul takes the per-channel factor (C x 1 x 1) second. */
+    /* Mul takes the per-channel factor (C x 1 x 1) or the per-pixel one
+     * (1 x H x W) second. */
     net_shape sx = I->t[x].shape, sy = I->t[y].shape;
-    if (sx.h * sx.w == 1 && sy.h * sy.w > 1) {
+    if ((sx.h * sx.w == 1 && sy.h * sy.w > 1) || (sx.c == 1 && sy.c > 1)) {
         int t = x;
         x = y, y = t;
     }

@@ -245,6 +245,8 @@ int ox_op_div(ox_imp *I);
 int ox_op_mul(ox_imp *I);
 int ox_op_add(ox_imp *I, int sum);
 int ox_op_layernorm(ox_imp *I);
+int ox_op_reducemax(ox_imp *I);
+int ox_op_globalmaxpool(ox_imp *I);
 int ox_op_reshape5(ox_imp *I, int *handled);
 /* InstanceNormalization of a GroupNorm's 3-D view (*handled 1), else
  * nothing (*handled 0: op_instnorm imports it). */

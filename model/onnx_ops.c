@@ -1093,6 +1093,8 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Sqrt")) return ox_op_sqrt(I);
     if (!strcmp(op, "Erf")) return ox_op_erf(I);
     if (!strcmp(op, "ReduceMean")) return ox_op_reducemean(I);
+    if (!strcmp(op, "ReduceMax")) return ox_op_reducemax(I);
+    if (!strcmp(op, "GlobalMaxPool")) return ox_op_globalmaxpool(I);
     if (!strcmp(op, "LayerNormalization")) return ox_op_layernorm(I);
     if (!strcmp(op, "Transpose")) return ox_op_transpose(I);
     if (!strcmp(op, "Concat")) return op_concat(I);

@@ -213,11 +213,27 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         }
         break;
     }
-    case NET_MUL: {
+    case NET_MUL: { /* by a tensor of the same shape, a C x 1 x 1 one or a 1 x H x W one */
         net_shape zs = net_in_shape(n, li, 1);
         size_t hw = (size_t)ys.h * ys.w;
-        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
-            out[i] = (float)((double)x[i] * inputs[1][zs.h * zs.w == 1 ? i / hw : i]);
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) {
+            size_t j = zs.c == 1 && ys.c > 1 ? i % hw : zs.h * zs.w == 1 ? i / hw : i;
+            out[i] = (float)((double)x[i] * inputs[1][j]);
+        }
+        break;
+    }
+    case NET_REDUCEMAX: {
+        int nc = a->rm_c ? xs.c : 1, nh = a->rm_h ? xs.h : 1, nw = a->rm_w ? xs.w : 1;
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++) {
+                    float m = -INFINITY;
+                    for (int i = 0; i < nc; i++)
+                        for (int j = 0; j < nh; j++)
+                            for (int q = 0; q < nw; q++)
+                                m = fmaxf(m, at(x, xs, a->rm_c ? i : c, a->rm_h ? j : y, a->rm_w ? q : xx));
+                    out[((size_t)c * ys.h + y) * ys.w + xx] = m;
+                }
         break;
     }
     case NET_REDUCEMEAN: {

@@ -337,8 +337,9 @@ int main(void)
     n = one(NET_GROUPNORM, gn, (net_shape){6, 7, 6});
     check_layer(n, 0, 0, "GroupNorm");
     net_free(n);
-    /* Add, Concat, Mul (elementwise and the C x 1 x 1 scale of
-     * squeeze-excitation: its second input stays whole). */
+    /* Add, Concat, Mul (elementwise, the C x 1 x 1 scale of
+     * squeeze-excitation: its second input stays whole, and the 1 x H x W
+     * gate of CBAM's spatial attention: its band's rows). */
     char err[BASE_ERRLEN];
     n = net_new("multi", "x", (net_shape){3, 8, 5});
     const char *x[1] = {"x"}, *ab[2] = {"a", "b"}, *ag[2] = {"a", "g"};
@@ -356,12 +357,19 @@ int main(void)
     net_add(n, "g", NET_GAP, &none, 1, a1, err);
     none = net_attr_default(NET_MUL);
     net_add(n, "scale", NET_MUL, &none, 2, ag, err);
+    net_attr rm = net_attr_default(NET_REDUCEMAX);
+    rm.rm_c = 1;
+    net_add(n, "gmax", NET_REDUCEMAX, &rm, 1, a1, err);
+    const char *ap[2] = {"a", "gmax"}, *gate[2] = {"scale", "gate"};
+    net_add(n, "gate", NET_MUL, &none, 2, ap, err);
     const char *fin[4] = {"add", "cat", "mul", "scale"};
     (void)fin;
     const char *c2[2] = {"add", "mul"};
     none = net_attr_default(NET_ADD);
     net_add(n, "s1", NET_ADD, &none, 2, c2, err);
     const char *c3[2] = {"s1", "scale"};
+    net_add(n, "s1g", NET_ADD, &none, 2, gate, err);
+    c3[1] = "s1g";
     net_add(n, "s2", NET_ADD, &none, 2, c3, err);
     const char *c4[2] = {"s2", "s2"};
     none = net_attr_default(NET_CONCAT);
@@ -373,6 +381,7 @@ int main(void)
     check_layer(n, net_find(n, "cat"), 0, "Concat");
     check_layer(n, net_find(n, "mul"), 0, "Mul");
     check_layer(n, net_find(n, "scale"), 0, "Mul by a C x 1 x 1 scale");
+    check_layer(n, net_find(n, "gate"), 0, "Mul by a 1 x H x W gate");
     net_free(n);
     return check_done("test_bands");
 }

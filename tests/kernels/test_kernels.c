@@ -299,13 +299,18 @@ static void pool_tests(void)
     }
 }
 
-/* data -> GAP -> L = Mul(data, gap): each channel by one value. */
-static net *mul_by_channel(net_shape in)
+/* data -> GAP -> L = Mul(data, gap): each channel by one value; with
+ * pixel, data -> ReduceMax over the channels -> L = Mul(data, max): each
+ * pixel by one value (CBAM's spatial gate). */
+static net *mul_by_channel(net_shape in, int pixel)
 {
     char err[BASE_ERRLEN];
     net *n = net_new("t", "data", in);
     const char *d[1] = {"data"}, *two[2] = {"data", "g"};
-    net_add(n, "g", NET_GAP, NULL, 1, d, err);
+    net_attr r = net_attr_default(NET_REDUCEMAX);
+    r.rm_c = 1;
+    if (pixel) net_add(n, "g", NET_REDUCEMAX, &r, 1, d, err);
+    else net_add(n, "g", NET_GAP, NULL, 1, d, err);
     net_add(n, "L", NET_MUL, NULL, 2, two, err);
     if (net_finalize(n, "t", err)) {
         net_free(n);
@@ -377,7 +382,10 @@ static void misc_tests(void)
         net *m = build(NET_MUL, NULL, in, 2, pc);
         check_layer(m);
         net_free(m);
-        m = mul_by_channel(in);
+        m = mul_by_channel(in, 0);
+        check_layer(m);
+        net_free(m);
+        m = mul_by_channel(in, 1);
         check_layer(m);
         net_free(m);
     }
@@ -389,6 +397,10 @@ static void misc_tests(void)
         int axes = 1 + t % 7;
         a.rm_c = axes & 1, a.rm_h = (axes >> 1) & 1, a.rm_w = (axes >> 2) & 1;
         net *m = build(NET_REDUCEMEAN, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a.rm_c = (axes >> 2) & 1, a.rm_h = axes & 1, a.rm_w = (axes >> 1) & 1; /* another order */
+        m = build(NET_REDUCEMAX, &a, in, 0, NULL);
         check_layer(m);
         net_free(m);
         a = net_attr_default(NET_SLICE);

@@ -289,13 +289,14 @@ static void test_mobile_kinds(void)
      * over H and W: 6 x 1 x 1; over W alone: 6 x 4 x 1. */
     static const int axes[3][3] = {{1, 0, 0}, {0, 1, 1}, {0, 0, 1}};
     static const int want[3][3] = {{1, 4, 5}, {6, 1, 1}, {6, 4, 1}};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 6; k++) { /* ReduceMean, then ReduceMax alike */
+        net_kind kind = k < 3 ? NET_REDUCEMEAN : NET_REDUCEMAX;
         tn_init(&t, 6, 4, 5);
-        a = net_attr_default(NET_REDUCEMEAN);
-        a.rm_c = axes[k][0], a.rm_h = axes[k][1], a.rm_w = axes[k][2];
-        tn_add(&t, "m", NET_REDUCEMEAN, &a, "data", NULL);
+        a = net_attr_default(kind);
+        a.rm_c = axes[k % 3][0], a.rm_h = axes[k % 3][1], a.rm_w = axes[k % 3][2];
+        tn_add(&t, "m", kind, &a, "data", NULL);
         L = tn_done(&t, "m");
-        CHECK_OUT(L, want[k][0], want[k][1], want[k][2]);
+        CHECK_OUT(L, want[k % 3][0], want[k % 3][1], want[k % 3][2]);
         if (L) CHECK_I64(L->ops, 120);
         if (L) CHECK_I64(L->params, 0);
         net_free(t.n);
@@ -303,6 +304,10 @@ static void test_mobile_kinds(void)
     tn_init(&t, 6, 4, 5);
     tn_add(&t, "m", NET_REDUCEMEAN, NULL, "data", NULL); /* no axis */
     CHECK(tn_done(&t, "m") == NULL && strstr(t.err, "over no axis"));
+    net_free(t.n);
+    tn_init(&t, 6, 4, 5);
+    tn_add(&t, "m", NET_REDUCEMAX, NULL, "data", NULL);
+    CHECK(tn_done(&t, "m") == NULL && strstr(t.err, "ReduceMax over no axis"), "%s", t.err);
     net_free(t.n);
     /* Slice of channels [2, 5): 3 x 4 x 5, 60 ops; [4, 7) does not fit. */
     for (int k = 0; k < 2; k++) {

@@ -177,6 +177,8 @@ static const tcase cases[] = {
     /* ---- GlobalAveragePool, LRN ---- */
     {"node/test_globalaveragepool", NULL, NULL},
     {"node/test_globalaveragepool_precomputed", NULL, NULL},
+    {"node/test_globalmaxpool", NULL, NULL},
+    {"node/test_globalmaxpool_precomputed", NULL, NULL},
     {"node/test_lrn", NULL, B2},
     {"node/test_lrn_default", NULL, B2},
     /* ---- MatMul ---- */
@@ -363,6 +365,14 @@ static const tcase cases[] = {
     {"node/test_pow_types_int32_int32", "data type int32", "int32 tensors: dse is float32 only"},
     {"node/test_pow_types_int64_float32", "data type int64", "int64 tensors: dse is float32 only"},
     {"node/test_pow_types_int64_int64", "data type int64", "int64 tensors: dse is float32 only"},
+    {"node/test_reduce_max_default_axes_keepdim_example", "is 3-D", "3-D tensors: not NCHW"},
+    {"node/test_reduce_max_default_axes_keepdims_random", "is 3-D", "3-D tensors: not NCHW"},
+    {"node/test_reduce_max_do_not_keepdims_example", "is 3-D", "3-D tensors: not NCHW"},
+    {"node/test_reduce_max_do_not_keepdims_random", "is 3-D", "3-D tensors: not NCHW"},
+    {"node/test_reduce_max_keepdims_example", "is 3-D", "3-D tensors: not NCHW"},
+    {"node/test_reduce_max_keepdims_random", "is 3-D", "3-D tensors: not NCHW"},
+    {"node/test_reduce_max_negative_axes_keepdims_example", "is 3-D", "3-D tensors: not NCHW"},
+    {"node/test_reduce_max_negative_axes_keepdims_random", "is 3-D", "3-D tensors: not NCHW"},
     {"node/test_reduce_mean_default_axes_keepdims_example", "is 3-D", "3-D tensors: not NCHW"},
     {"node/test_reduce_mean_default_axes_keepdims_random", "is 3-D", "3-D tensors: not NCHW"},
     {"node/test_reduce_mean_do_not_keepdims_example", "is 3-D", "3-D tensors: not NCHW"},
@@ -505,7 +515,9 @@ static const char *supported_ops[] = {
      * normalisation and padding */
     "ConvTranspose", "InstanceNormalization", "Pad",
     /* super-resolution's sub-pixel upsampling; YOLOv4's Mish (x tanh(softplus x)) */
-    "DepthToSpace", "Softplus", NULL};
+    "DepthToSpace", "Softplus",
+    /* CBAM's and other attention blocks' maxima (over channels, global) */
+    "ReduceMax", "GlobalMaxPool", NULL};
 
 static int op_supported(const char *op)
 {

@@ -29,6 +29,13 @@ and the layers dse made compared with what each pattern must become.
              by onnx's checker, which no longer knows it)
   pixel6     a pixel shuffle as 6-D Reshape, Transpose, Reshape: CRD
              (torch.onnx below opset 11) and DCR (DepthToSpace's definition)
+  cbam       CBAM's attention: channel attention from a global average
+             and a global max pool (GlobalMaxPool, as tf2onnx writes it;
+             torch.onnx's MaxPool of the map's size is in tests/torch)
+             through shared 1x1 convolutions, spatial attention
+             from the mean and the max over channels (ReduceMax) through a
+             7x7 convolution, a gate of 1 x H x W multiplying every channel,
+             ReduceMax over H and W without keepdims
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
              InstanceNormalization (here with a scale and shift per group
              besides torch's ones and zeros), Reshape back to Shape(x), Mul
@@ -137,6 +144,10 @@ def evaluate(model, x):
             y = np.transpose(i[0], a["perm"])
         elif op == "ReduceMean":
             y = np.mean(i[0], axis=tuple(a["axes"]), keepdims=bool(a.get("keepdims", 1)))
+        elif op == "ReduceMax":
+            y = np.max(i[0], axis=tuple(a["axes"]), keepdims=bool(a.get("keepdims", 1)))
+        elif op == "GlobalMaxPool":
+            y = np.max(i[0], axis=(2, 3), keepdims=True)
         elif op == "LayerNormalization":
             ax = a.get("axis", -1) % i[0].ndim
             axes = tuple(range(ax, i[0].ndim))
@@ -376,6 +387,27 @@ def pixel6(dcr):
                   [1, C, H * r, W * r], 9), {"Conv": 1, "PixelShuffle": 1})
 
 
+def cbam():
+    C, H, W = 8, 6, 7
+    inits = [init("w", R(C, 3, 3, 3)), init("f1", R(2, C, 1, 1)), init("f2", R(C, 2, 1, 1)),
+             init("ws", R(1, 2, 7, 7))]
+    nodes = [N("Conv", ["x", "w"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("GlobalAveragePool", ["c"], "avg"), N("GlobalMaxPool", ["c"], "mx"),
+             N("Conv", ["avg", "f1"], "a1", kernel_shape=[1, 1]), N("Relu", ["a1"], "a2"),
+             N("Conv", ["a2", "f2"], "a3", kernel_shape=[1, 1]),
+             N("Conv", ["mx", "f1"], "m1", kernel_shape=[1, 1]), N("Relu", ["m1"], "m2"),
+             N("Conv", ["m2", "f2"], "m3", kernel_shape=[1, 1]),
+             N("Add", ["a3", "m3"], "ca"), N("Sigmoid", ["ca"], "cg"), N("Mul", ["c", "cg"], "x1"),
+             N("ReduceMean", ["x1"], "sm", axes=[1]), N("ReduceMax", ["x1"], "sx", axes=[1]),
+             N("Concat", ["sm", "sx"], "s2", axis=1),
+             N("Conv", ["s2", "ws"], "s3", kernel_shape=[7, 7], pads=[3, 3, 3, 3]),
+             N("Sigmoid", ["s3"], "sg"), N("Mul", ["sg", "x1"], "x2"),
+             N("ReduceMax", ["x2"], "y", axes=[2, 3], keepdims=0)]
+    return (model("cbam", nodes, inits, [1, 3, H, W], [1, C], 13),
+            {"Conv": 6, "GlobalAveragePool": 1, "ReLU": 2, "Add": 1, "Sigmoid": 2,
+             "Mul": 2, "ReduceMean": 1, "ReduceMax": 3, "Concat": 1})
+
+
 def groupnorm(fold):
     C, G, H, W = 6, 3, 5, 4
     inits = [init("w", R(C, 3, 3, 3)), init("g3", np.array([0, G, -1], np.int64)),
@@ -404,7 +436,7 @@ def main():
               open(plat, "w"))
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
-             pixel6(True), groupnorm(True), groupnorm(False)]
+             pixel6(True), groupnorm(True), groupnorm(False), cbam()]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":

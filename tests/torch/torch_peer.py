@@ -19,7 +19,9 @@ generator (stylenet: reflection and replication padding, InstanceNorm, a
 transposed convolution) and ESPCN (PixelShuffle) and a ResNet block with
 GroupNorm (gnnet: groups of 4, 2 and all channels, affine weights; torch.onnx
 writes it as Reshape, InstanceNormalization, Reshape, Mul, Add; its channel
-cuts start inside groups) on 2 ranks with mixed cuts.  Outputs must agree
+cuts start inside groups) and a CBAM block (cbam: channel attention from
+average and max pooling, spatial attention from the mean and the max over
+channels, a 1 x H x W gate) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -211,13 +213,35 @@ class GNNet(torch.nn.Module):
         return self.head(self.down(h).mean((2, 3)))
 
 
+class CBAMNet(torch.nn.Module):
+    """Woo et al.'s convolutional block attention module after a residual
+    convolution: channel attention (shared MLP over the average- and the
+    max-pooled map), spatial attention (7x7 convolution over the mean and
+    the max across channels), then a classifier head."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.conv = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.mlp = nn.Sequential(nn.Conv2d(16, 4, 1), nn.ReLU(), nn.Conv2d(4, 16, 1))
+        self.spatial = nn.Conv2d(2, 1, 7, padding=3)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.conv(x)
+        x = x * torch.sigmoid(self.mlp(torch.nn.functional.adaptive_avg_pool2d(x, 1)) +
+                              self.mlp(torch.nn.functional.adaptive_max_pool2d(x, 1)))
+        s = torch.cat([x.mean(1, keepdim=True), x.amax(1, keepdim=True)], 1)
+        x = x * torch.sigmoid(self.spatial(s))
+        return self.head(x.amax((2, 3)))
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -241,6 +265,9 @@ def main():
                         mod.weight.uniform_(0.5, 1.5)
                         mod.bias.uniform_(-0.3, 0.3)
             x = torch.rand(1, 3, 48, 64) * 2 - 1
+        elif name == "cbam":
+            model = randomise(CBAMNet().eval())
+            x = torch.rand(1, 3, 28, 36) * 2 - 1
         elif name == "gnnet":
             model = GNNet().eval()
             with torch.no_grad():  # affine weights other than 1 and 0
@@ -284,10 +311,10 @@ def main():
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
         if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
-                    "gnnet"):
+                    "gnnet", "cbam"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
-                         "gnnet": (1, 2, 3)}[name]:  # seeds that mix both
+                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
