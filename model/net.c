@@ -758,8 +758,16 @@ int64_t net_slice_macs(const net *n, int i, int c0, int nc)
 int64_t net_slice_ops(const net *n, int i, int c0, int nc)
 {
     const net_layer *L = &n->layers[i];
-    (void)c0;
-    return L->out.c ? L->ops / L->out.c * nc : 0;
+    if (!L->out.c) return 0;
+    /* A GroupNorm slice makes two of its kernel's three passes (mean,
+     * variance) over every channel of the groups it touches, inside a
+     * group too (net_chans_in), and the third over its own channels. */
+    if (L->kind == NET_GROUPNORM && nc < L->out.c) {
+        int a0, a1;
+        net_chans_in(n, i, 0, c0, c0 + nc, &a0, &a1);
+        return L->ops / L->out.c * (2 * (int64_t)(a1 - a0) + nc) / 3;
+    }
+    return L->ops / L->out.c * nc;
 }
 
 int64_t net_slice_weights(const net *n, int i, int c0, int nc)

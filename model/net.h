@@ -280,7 +280,10 @@ typedef struct {
     int nsplittable;
 } net_totals;
 net_totals net_total(const net *n, int split_mask);
-/* MACs (or ops) of output channels [c0, c0+nc) of layer i. */
+/* MACs (or ops) of output channels [c0, c0+nc) of layer i: the layer's
+ * count x nc / C, except a GroupNorm slice's ops: (2 (a1 - a0) + nc) / 3
+ * of a channel's, [a0, a1) the channels of the groups it touches (its
+ * statistics read them all: net_chans_in). */
 int64_t net_slice_macs(const net *n, int i, int c0, int nc);
 int64_t net_slice_ops(const net *n, int i, int c0, int nc);
 /* Weight floats of the output channels [c0, c0+nc) of layer i. */

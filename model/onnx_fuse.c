@@ -223,6 +223,8 @@ static const char *sym_what(int sym)
     case OX_S_VIEW6: return "a 6-D view (dse takes only a pixel shuffle's)";
     case OX_S_GVIEW: return "a 3-D view [1, G, -1] (dse takes only a GroupNorm's)";
     case OX_S_GNORM: return "the 3-D view of a GroupNorm";
+    case OX_S_REDC: return "a reduction over channels without keepdims (dse takes it only "
+                           "unsqueezed back to [1, 1, H, W])";
     default: return "the transposed 6-D view of a pixel shuffle";
     }
 }
@@ -387,6 +389,9 @@ static int reduce_op(ox_imp *I, net_kind kind)
         ox_spec *s = ox_new_spec(I, NET_GAP, NULL, 1, &x, keep ? 4 : 2);
         return s ? 0 : -1;
     }
+    /* torch.max(x, 1)[0].unsqueeze(1) (CBAM's channel pool): the [1, H, W]
+     * a Unsqueeze makes [1, 1, H, W] again (ox_op_unsqueeze). */
+    if (rc && !rh && !rw && !keep && r == 4) return sym_out(I, OX_S_REDC, x, (double)kind);
     int global = !rc && rh && rw; /* (a global max pool: C x 1 x 1, as [1, C] without keepdims) */
     if (!keep && !(r == 2 && rc) && !global)
         return ox_fail(I, "%s with keepdims=0 over these axes gives a tensor dse cannot "
@@ -400,6 +405,54 @@ static int reduce_op(ox_imp *I, net_kind kind)
 
 int ox_op_reducemean(ox_imp *I) { return reduce_op(I, NET_REDUCEMEAN); }
 int ox_op_reducemax(ox_imp *I) { return reduce_op(I, NET_REDUCEMAX); }
+
+int ox_op_unsqueeze(ox_imp *I, int *handled)
+{
+    *handled = 0;
+    int t = ox_in_tensor(I, 0);
+    if (t < 0 || I->t[t].kind != OX_SYM || I->t[t].sym != OX_S_REDC) return 0;
+    *handled = 1;
+    int64_t ax[8];
+    int na = 0;
+    if (I->opset < 13) {
+        if (ox_check_attrs(I, "axes")) return -1;
+        const Onnx__AttributeProto *a = ox_att(I->nd, "axes");
+        na = a && a->n_ints <= 8 ? (int)a->n_ints : 0;
+        for (int i = 0; i < na; i++) ax[i] = a->ints[i];
+    } else {
+        ox_cval c;
+        int bad;
+        if (ox_check_attrs(I, "") || !ox_in_const(I, 1, 1, &bad) ||
+            ox_cval_of(I, ox_in_tensor(I, 1), "axes", &c))
+            return -1;
+        na = c.n <= 8 ? c.n : 0;
+        for (int i = 0; i < na; i++) ax[i] = (int64_t)c.v[i];
+    }
+    if (na != 1 || (ax[0] != 1 && ax[0] != -3))
+        return ox_fail(I, "Unsqueeze of a reduction over channels: dse takes only axes [1] (back "
+                       "to [1, 1, H, W])");
+    /* The layer belongs to the reduction, and takes its name. */
+    const Onnx__NodeProto *nd = I->nd;
+    int nd_idx = I->nd_idx, node = I->t[t].sym_node, x = I->t[t].sym_src;
+    net_kind kind = (net_kind)(int)I->t[t].sym_val;
+    I->nd = I->g->node[node];
+    I->nd_idx = node;
+    int out = ox_smap_get(&I->tmap, I->nd->output[0]);
+    ox_spec *s = NULL;
+    if (I->t[out].nuse != 1) {
+        ox_fail(I, "the output %.100s of a reduction over channels without keepdims is read by %d "
+                "nodes; dse takes it only unsqueezed back, by one Unsqueeze", I->t[out].name,
+                I->t[out].nuse);
+    } else {
+        I->t[out].kind = OX_UNDEF;
+        net_attr a = net_attr_default(kind);
+        a.rm_c = 1;
+        s = ox_new_spec(I, kind, &a, 1, &x, 4);
+    }
+    I->nd = nd;
+    I->nd_idx = nd_idx;
+    return s ? ox_alias(I, out, 4, 0) : -1;
+}
 
 /* GlobalMaxPool (tf2onnx's, Keras' GlobalMaxPooling2D): a ReduceMax over H
  * and W (torch.onnx writes adaptive_max_pool2d(1) as a MaxPool of the
@@ -803,6 +856,13 @@ static int gn_layer(ox_imp *I, int node, int x, int G)
     I->nd = I->g->node[node];
     I->nd_idx = node;
     int out = ox_smap_get(&I->tmap, I->nd->output[0]);
+    if (I->t[out].nuse != 1) { /* its other readers would read the layer's [1, C, H, W] */
+        I->nd = nd;
+        I->nd_idx = nd_idx;
+        return ox_fail(I, "the GroupNorm's InstanceNormalization output %.100s is read by %d nodes; "
+                       "dse fuses the pattern only when one Reshape reads it", I->t[out].name,
+                       I->t[out].nuse), -1;
+    }
     I->t[out].kind = OX_UNDEF;
     double eps;
     float *w = NULL;

@@ -92,6 +92,9 @@ enum {
     OX_S_GVIEW,     /* X viewed as [1, G, C/G H W] (sym_val = G) */
     OX_S_GNORM,     /* that view through InstanceNormalization, a GroupNorm of
                        G groups (sym_node: the InstanceNormalization) */
+    OX_S_REDC,      /* the mean (sym_val NET_REDUCEMEAN) or the max
+                       (NET_REDUCEMAX) of X over its channels without
+                       keepdims, [1, H, W] (sym_node: the reduction) */
 };
 
 typedef struct {
@@ -247,6 +250,9 @@ int ox_op_add(ox_imp *I, int sum);
 int ox_op_layernorm(ox_imp *I);
 int ox_op_reducemax(ox_imp *I);
 int ox_op_globalmaxpool(ox_imp *I);
+/* Unsqueeze of an activation (*handled 1): only of a reduction over
+ * channels without keepdims, back to [1, 1, H, W]; else *handled 0. */
+int ox_op_unsqueeze(ox_imp *I, int *handled);
 int ox_op_reshape5(ox_imp *I, int *handled);
 /* InstanceNormalization of a GroupNorm's 3-D view (*handled 1), else
  * nothing (*handled 0: op_instnorm imports it). */

@@ -194,7 +194,7 @@ static int layout_free(const char *op)
 {
     static const char *ops[] = {"Relu", "Clip", "LeakyRelu", "Elu", "Tanh", "Sigmoid", "HardSigmoid", "HardSwish", "Dropout",
                                 "Identity", "Add", "Sum", "Mul", "Div", "Sub", "Pow", "Sqrt",
-                                "Erf", "Gelu", "Transpose", "ReduceMean", "LayerNormalization",
+                                "Erf", "Gelu", "Transpose", "ReduceMean", "ReduceMax", "LayerNormalization",
                                 "MatMul", "Shape", NULL};
     for (int i = 0; ops[i]; i++)
         if (!strcmp(op, ops[i])) return 1;

@@ -1119,6 +1119,10 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Constant")) return op_constant(I);
     int k = table_kind(op);
     if (k >= 0) return op_simple(I, (net_kind)k, "", 0);
+    if (!strcmp(op, "Unsqueeze")) {
+        int handled, rc = ox_op_unsqueeze(I, &handled);
+        if (rc || handled) return rc;
+    }
     static const char *shape_ops[] = {"Gather", "Unsqueeze", "Squeeze", "Cast",
                                       "ConstantOfShape", NULL};
     for (int i = 0; shape_ops[i]; i++)

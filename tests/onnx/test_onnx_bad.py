@@ -347,6 +347,25 @@ def main():
                   [vi("x", [1, 6, 4, 4])], [vi("y", [1, 6, 2, 8])],
                   [g3, gnb[0], gnb[1], init("s4", np.array([1, 6, 2, 8], np.int64))]),
             "Reshape of a GroupNorm's 3-D view to other than [1, 6, 4, 4]")
+        # a max over channels without keepdims: only Unsqueeze(1) may read it
+        bad(tmp, "reducemax_squeezed_read",
+            model([helper.make_node("ReduceMax", ["x"], ["m"], name="rmax", axes=[1], keepdims=0),
+                   helper.make_node("Relu", ["m"], ["y"], name="relu")],
+                  [vi("x", [1, 6, 4, 4])], [vi("y", [1, 4, 4])]),
+            "is a reduction over channels without keepdims (dse takes it only unsqueezed back")
+        bad(tmp, "reducemax_unsqueeze_axis",
+            model([helper.make_node("ReduceMax", ["x"], ["m"], name="rmax", axes=[1], keepdims=0),
+                   helper.make_node("Unsqueeze", ["m", "ax"], ["y"], name="unsq")],
+                  [vi("x", [1, 6, 4, 4])], [vi("y", [1, 4, 4, 1])], [init("ax", np.array([3], np.int64))]),
+            "dse takes only axes [1]")
+        bad(tmp, "groupnorm_two_readers",
+            model([helper.make_node("Reshape", ["x", "g"], ["v"], name="view"),
+                   helper.make_node("InstanceNormalization", ["v", "gs", "gb"], ["n"], name="gnorm"),
+                   helper.make_node("Reshape", ["n", "s4"], ["b1"], name="back"),
+                   helper.make_node("Reshape", ["n", "s4"], ["b2"], name="back2"),
+                   helper.make_node("Add", ["b1", "b2"], ["y"], name="sum")],
+                  [vi("x", [1, 6, 4, 4])], [vi("y", [1, 6, 4, 4])], [g3, back, gnb[0], gnb[1]]),
+            "read by 2 nodes; dse fuses the pattern only when one Reshape reads it")
         bad(tmp, "prelu_slope_shape",
             model([helper.make_node("PRelu", ["x", "a"], ["y"], name="p")], x4, [vi("y", [1, 3, 4, 4])],
                   [init("a", np.full((4,), 0.25, np.float32))]),
@@ -452,7 +471,11 @@ def main():
         good(tmp, "control_slice", sl([1], [3], [1], [1]))
         bad(tmp, "reducemean_c_flat",
             model([helper.make_node("ReduceMean", ["x"], ["y"], name="m", axes=[1], keepdims=0)],
-                  x4, [vi("y", [1, 4, 4])]), "keepdims=0 over these axes")
+                  x4, [vi("y", [1, 4, 4])]),
+            "graph output y is a reduction over channels without keepdims (dse takes it only unsqueezed back")
+        bad(tmp, "reducemean_hc_flat",
+            model([helper.make_node("ReduceMean", ["x"], ["y"], name="m", axes=[1, 2], keepdims=0)],
+                  x4, [vi("y", [1, 4])]), "keepdims=0 over these axes")
         # A scaling by a constant with no pattern around it is a Scale layer.
         good(tmp, "control_scale", model([helper.make_node("Mul", ["x", "h"], ["y"], name="m")], x4, y4,
                                          [init("h", np.float32(0.5))]))

@@ -35,7 +35,8 @@ and the layers dse made compared with what each pattern must become.
              through shared 1x1 convolutions, spatial attention
              from the mean and the max over channels (ReduceMax) through a
              7x7 convolution, a gate of 1 x H x W multiplying every channel,
-             ReduceMax over H and W without keepdims
+             ReduceMax over H and W without keepdims; cbam11, cbam13: the
+             mean and max over channels without keepdims, then Unsqueeze(1)
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
              InstanceNormalization (here with a scale and shift per group
              besides torch's ones and zeros), Reshape back to Shape(x), Mul
@@ -179,7 +180,7 @@ def evaluate(model, x):
         elif op == "Gather":
             y = np.take(i[0], i[1], axis=a.get("axis", 0))
         elif op == "Unsqueeze":
-            y = np.expand_dims(i[0], tuple(int(k) for k in i[1]))
+            y = np.expand_dims(i[0], tuple(int(k) for k in (a["axes"] if "axes" in a else i[1])))
         elif op == "Slice":
             st, en, ax = (a["starts"], a["ends"], a["axes"]) if "starts" in a else i[1:4]
             sl = [slice(None)] * i[0].ndim
@@ -387,7 +388,10 @@ def pixel6(dcr):
                   [1, C, H * r, W * r], 9), {"Conv": 1, "PixelShuffle": 1})
 
 
-def cbam():
+def cbam(unsqueeze=0):
+    """unsqueeze: the mean and max over channels without keepdims, then
+    Unsqueeze(1) (the original CBAM code's ChannelPool), at opset 11 (axes
+    an attribute) or 13 (an input)."""
     C, H, W = 8, 6, 7
     inits = [init("w", R(C, 3, 3, 3)), init("f1", R(2, C, 1, 1)), init("f2", R(C, 2, 1, 1)),
              init("ws", R(1, 2, 7, 7))]
@@ -403,7 +407,18 @@ def cbam():
              N("Conv", ["s2", "ws"], "s3", kernel_shape=[7, 7], pads=[3, 3, 3, 3]),
              N("Sigmoid", ["s3"], "sg"), N("Mul", ["sg", "x1"], "x2"),
              N("ReduceMax", ["x2"], "y", axes=[2, 3], keepdims=0)]
-    return (model("cbam", nodes, inits, [1, 3, H, W], [1, C], 13),
+    if unsqueeze:
+        at = nodes.index(next(n for n in nodes if n.name == "sm"))
+        ax = {"axes": [1]} if unsqueeze == 11 else {}
+        ins = [] if unsqueeze == 11 else ["one"]
+        if unsqueeze != 11:
+            inits.append(init("one", np.array([1], np.int64)))
+        nodes[at:at + 2] = [N("ReduceMean", ["x1"], "sm0", axes=[1], keepdims=0),
+                            N("Unsqueeze", ["sm0"] + ins, "sm", **ax),
+                            N("ReduceMax", ["x1"], "sx0", axes=[1], keepdims=0),
+                            N("Unsqueeze", ["sx0"] + ins, "sx", **ax)]
+    return (model("cbam" + (str(unsqueeze) if unsqueeze else ""), nodes, inits, [1, 3, H, W], [1, C],
+                  unsqueeze or 13),
             {"Conv": 6, "GlobalAveragePool": 1, "ReLU": 2, "Add": 1, "Sigmoid": 2,
              "Mul": 2, "ReduceMean": 1, "ReduceMax": 3, "Concat": 1})
 
@@ -436,7 +451,7 @@ def main():
               open(plat, "w"))
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
-             pixel6(True), groupnorm(True), groupnorm(False), cbam()]
+             pixel6(True), groupnorm(True), groupnorm(False), cbam(), cbam(11), cbam(13)]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":

@@ -356,6 +356,11 @@ static void hand_cases(void)
     CHECK(a0 == 0 && a1 == 4, "GroupNorm [1, 3) reads [%d, %d)", a0, a1);
     net_chans_in(n, 0, 0, 2, 4, &a0, &a1);
     CHECK(a0 == 2 && a1 == 4, "GroupNorm [2, 4) reads [%d, %d)", a0, a1);
+    /* 36 ops a channel: the slice [1, 3) reads 4 channels twice and writes
+     * 2, (2 x 4 + 2) / 3 channels' worth = 120; [2, 4), a whole group, 72 */
+    CHECK_I64(net_slice_ops(n, 0, 1, 2), 120);
+    CHECK_I64(net_slice_ops(n, 0, 2, 2), 72);
+    CHECK_I64(net_slice_ops(n, 0, 0, 4), 144);
     net_free(n);
 
     /* The closed form against brute force on many shapes and bands. */

@@ -230,7 +230,9 @@ class CBAMNet(torch.nn.Module):
         x = self.conv(x)
         x = x * torch.sigmoid(self.mlp(torch.nn.functional.adaptive_avg_pool2d(x, 1)) +
                               self.mlp(torch.nn.functional.adaptive_max_pool2d(x, 1)))
-        s = torch.cat([x.mean(1, keepdim=True), x.amax(1, keepdim=True)], 1)
+        # the original code's ChannelPool: without keepdim, unsqueezed (the
+        # keepdim form is in tests/onnx/test_onnx_patterns.py)
+        s = torch.cat([torch.max(x, 1)[0].unsqueeze(1), torch.mean(x, 1).unsqueeze(1)], 1)
         x = x * torch.sigmoid(self.spatial(s))
         return self.head(x.amax((2, 3)))
 
