@@ -802,23 +802,25 @@ int ox_op_layernorm(ox_imp *I)
 
 /* ---- GroupNorm ---- */
 
-/* The InstanceNormalization I->nd of x viewed in G groups: its epsilon,
- * its scale and B (one value per group, [G]); with w and I->keep, the
- * layer's weights they make (each channel its group's scale, then its
- * shift: 2 C floats, malloc'd) in *w. */
-static int gn_read(ox_imp *I, int x, int G, double *eps, float **w)
+/* The node I->nd normalising x in G groups (attributes `attrs`), an
+ * InstanceNormalization of its grouped view or a GroupNormalization: its
+ * epsilon, its scale and B of n values (G: one per group, or C: one per
+ * channel); with w and I->keep, the layer's weights they make (each
+ * channel's scale, then its shift: 2 C floats, malloc'd) in *w. */
+static int gn_read(ox_imp *I, int x, int G, int n, const char *attrs, double *eps, float **w)
 {
     if (w) *w = NULL;
-    if (ox_check_attrs(I, "epsilon") || ox_att_float(I, "epsilon", 1e-5, eps)) return -1;
+    if (ox_check_attrs(I, attrs) || ox_att_float(I, "epsilon", 1e-5, eps)) return -1;
     if (!(*eps >= 0)) return ox_fail(I, "epsilon must be non-negative");
     const Onnx__TensorProto *tp[2];
     int bad;
     for (int k = 0; k < 2; k++) {
         tp[k] = ox_in_const(I, (size_t)k + 1, 1, &bad);
         if (bad) return -1;
-        if (tp[k]->n_dims != 1 || tp[k]->dims[0] != G)
-            return ox_fail(I, "%s %.100s must be one value per group of the GroupNorm's view ([%d])",
-                           k ? "B" : "scale", ox_in_name(I, (size_t)k + 1), G);
+        if (tp[k]->n_dims != 1 || tp[k]->dims[0] != n)
+            return ox_fail(I, "%s %.100s must be one value per %s ([%d])", k ? "B" : "scale",
+                           ox_in_name(I, (size_t)k + 1),
+                           n == G ? "group of the GroupNorm's view" : "channel", n);
     }
     if (!w || !I->keep) return 0;
     int C = I->t[x].shape.c, cg = C / G;
@@ -828,7 +830,7 @@ static int gn_read(ox_imp *I, int x, int G, double *eps, float **w)
         int64_t n;
         float *v = ox_const_floats(I, tp[k], k ? "B" : "scale", (size_t)k + 1, 1, &n, &bad);
         if (bad || !v) return free(o), free(v), -1;
-        for (int c = 0; c < C; c++) o[k * C + c] = v[c / cg];
+        for (int c = 0; c < C; c++) o[k * C + c] = v[n == G ? c / cg : c];
         free(v);
     }
     *w = o;
@@ -843,8 +845,33 @@ int ox_op_instnorm_grouped(ox_imp *I, int *handled)
     *handled = 1;
     int x = I->t[t].sym_src, G = (int)I->t[t].sym_val;
     double eps;
-    if (gn_read(I, x, G, &eps, NULL)) return -1;
+    if (gn_read(I, x, G, G, "epsilon", &eps, NULL)) return -1;
     return sym_out(I, OX_S_GNORM, x, G);
+}
+
+int ox_op_groupnormalization(ox_imp *I)
+{
+    int x = ox_in_act(I, 0);
+    if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    int64_t G;
+    if (!ox_att(I->nd, "num_groups")) return ox_fail(I, "num_groups is required");
+    if (ox_att_int(I, "num_groups", 1, &G)) return -1;
+    int C = I->t[x].shape.c;
+    if (G < 1 || G > C || C % G)
+        return ox_fail(I, "num_groups %lld does not divide %d channels", (long long)G, C);
+    /* scale and bias: one value per group in opsets 18-20, per channel
+     * from 21 (the operator's definition changed). */
+    double eps;
+    float *w = NULL;
+    if (gn_read(I, x, (int)G, I->opset >= 21 ? C : (int)G, "epsilon num_groups stash_type", &eps, &w))
+        return -1;
+    net_attr a = net_attr_default(NET_GROUPNORM);
+    a.groups = (int)G;
+    a.bn_eps = eps;
+    ox_spec *s = ox_new_spec(I, NET_GROUPNORM, &a, 1, &x, 4);
+    int rc = s ? ox_spec_append(I, s, w, 2 * (int64_t)C) : -1;
+    free(w);
+    return rc;
 }
 
 /* The GroupNorm layer of x in G groups, made at its InstanceNormalization
@@ -867,7 +894,7 @@ static int gn_layer(ox_imp *I, int node, int x, int G)
     double eps;
     float *w = NULL;
     ox_spec *s = NULL;
-    if (!gn_read(I, x, G, &eps, &w)) {
+    if (!gn_read(I, x, G, G, "epsilon", &eps, &w)) {
         net_attr a = net_attr_default(NET_GROUPNORM);
         a.groups = G;
         a.bn_eps = eps;

@@ -257,6 +257,8 @@ int ox_op_reshape5(ox_imp *I, int *handled);
 /* InstanceNormalization of a GroupNorm's 3-D view (*handled 1), else
  * nothing (*handled 0: op_instnorm imports it). */
 int ox_op_instnorm_grouped(ox_imp *I, int *handled);
+/* GroupNormalization (opset 18): a GroupNorm layer. */
+int ox_op_groupnormalization(ox_imp *I);
 
 /* ---- onnx_ops.c ---- */
 /* Import the current node (I->nd): dispatch on its operator. */

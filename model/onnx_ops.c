@@ -1074,6 +1074,7 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Conv")) return op_conv(I);
     if (!strcmp(op, "ConvTranspose")) return op_deconv(I);
     if (!strcmp(op, "InstanceNormalization")) return op_instnorm(I);
+    if (!strcmp(op, "GroupNormalization")) return ox_op_groupnormalization(I);
     if (!strcmp(op, "DepthToSpace")) return op_depthtospace(I);
     if (!strcmp(op, "Gemm")) return op_fc(I, 1);
     if (!strcmp(op, "MatMul")) return op_fc(I, 0);

@@ -358,6 +358,21 @@ def main():
                    helper.make_node("Unsqueeze", ["m", "ax"], ["y"], name="unsq")],
                   [vi("x", [1, 6, 4, 4])], [vi("y", [1, 4, 4, 1])], [init("ax", np.array([3], np.int64))]),
             "dse takes only axes [1]")
+        # GroupNormalization (opset 18): num_groups dividing the channels,
+        # scale and bias one per group (per channel from opset 21)
+        gnn = lambda **kw: helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn", **kw)
+        bad(tmp, "groupnormalization_groups",
+            model([gnn(num_groups=4)], [vi("x", [1, 6, 4, 4])], [vi("y", [1, 6, 4, 4])],
+                  [init("s", np.ones(4, np.float32)), init("b", np.zeros(4, np.float32))], opset=18),
+            "num_groups 4 does not divide 6 channels")
+        bad(tmp, "groupnormalization_scale18",
+            model([gnn(num_groups=3)], [vi("x", [1, 6, 4, 4])], [vi("y", [1, 6, 4, 4])],
+                  [init("s", np.ones(6, np.float32)), init("b", np.zeros(6, np.float32))], opset=18),
+            "scale s must be one value per group of the GroupNorm's view ([3])")
+        bad(tmp, "groupnormalization_scale21",
+            model([gnn(num_groups=3)], [vi("x", [1, 6, 4, 4])], [vi("y", [1, 6, 4, 4])],
+                  [init("s", np.ones(3, np.float32)), init("b", np.zeros(3, np.float32))], opset=21),
+            "scale s must be one value per channel ([6])")
         bad(tmp, "groupnorm_two_readers",
             model([helper.make_node("Reshape", ["x", "g"], ["v"], name="view"),
                    helper.make_node("InstanceNormalization", ["v", "gs", "gb"], ["n"], name="gnorm"),

@@ -517,7 +517,7 @@ static const char *supported_ops[] = {
     /* super-resolution's sub-pixel upsampling; YOLOv4's Mish (x tanh(softplus x)) */
     "DepthToSpace", "Softplus",
     /* CBAM's and other attention blocks' maxima (over channels, global) */
-    "ReduceMax", "GlobalMaxPool", NULL};
+    "ReduceMax", "GlobalMaxPool", "GroupNormalization", NULL};
 
 static int op_supported(const char *op)
 {

@@ -41,7 +41,9 @@ and the layers dse made compared with what each pattern must become.
              InstanceNormalization (here with a scale and shift per group
              besides torch's ones and zeros), Reshape back to Shape(x), Mul
              and Add per channel (folded, or Unsqueezed as without constant
-             folding)
+             folding); groupnormalization18, 21: the operator itself (scale
+             and bias per group at opset 18, per channel from 21; not
+             checked by onnx's checker, which knows opsets up to 17 here)
 
 Tolerance: 1e-4 relative + 1e-5 of the output's range.
 usage: test_onnx_patterns.py DSE_BIN     (exit 77 without onnx/numpy)
@@ -155,6 +157,15 @@ def evaluate(model, x):
             mu = i[0].mean(axis=axes, keepdims=True)
             var = ((i[0] - mu) ** 2).mean(axis=axes, keepdims=True)
             y = (i[0] - mu) / np.sqrt(var + a.get("epsilon", 1e-5)) * i[1] + i[2]
+        elif op == "GroupNormalization":  # scale and bias per group (opset 18) or per channel (21)
+            G = a["num_groups"]
+            c = i[0].shape[1]
+            gv = i[0].reshape(1, G, -1)
+            mu = gv.mean(axis=2, keepdims=True)
+            var = ((gv - mu) ** 2).mean(axis=2, keepdims=True)
+            gv = ((gv - mu) / np.sqrt(var + a.get("epsilon", 1e-5))).reshape(i[0].shape)
+            sc, b = (i[1], i[2]) if i[1].size == c else (np.repeat(i[1], c // G), np.repeat(i[2], c // G))
+            y = gv * sc.reshape(1, -1, 1, 1) + b.reshape(1, -1, 1, 1)
         elif op == "InstanceNormalization":  # over every axis after the channels
             axes = tuple(range(2, i[0].ndim))
             mu = i[0].mean(axis=axes, keepdims=True)
@@ -423,6 +434,18 @@ def cbam(unsqueeze=0):
              "Mul": 2, "ReduceMean": 1, "ReduceMax": 3, "Concat": 1})
 
 
+def groupnorm18(opset):
+    """GroupNormalization itself: scale and bias per group at opset 18, per
+    channel at 21 (the operator's definition changed)."""
+    C, G, H, W = 6, 3, 5, 4
+    n = C if opset >= 21 else G
+    inits = [init("w", R(C, 3, 3, 3)), init("s", R(n) + 1), init("b", R(n))]
+    nodes = [N("Conv", ["x", "w"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("GroupNormalization", ["c", "s", "b"], "y", num_groups=G, epsilon=1e-3)]
+    return (model("groupnormalization%d" % opset, nodes, inits, [1, 3, H, W], [1, C, H, W], opset),
+            {"Conv": 1, "GroupNorm": 1})
+
+
 def groupnorm(fold):
     C, G, H, W = 6, 3, 5, 4
     inits = [init("w", R(C, 3, 3, 3)), init("g3", np.array([0, G, -1], np.int64)),
@@ -451,7 +474,8 @@ def main():
               open(plat, "w"))
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
-             pixel6(True), groupnorm(True), groupnorm(False), cbam(), cbam(11), cbam(13)]
+             pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
+             cbam(11), cbam(13)]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":
