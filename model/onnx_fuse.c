@@ -229,6 +229,28 @@ static const char *sym_what(int sym)
     }
 }
 
+/* A layer a pattern makes belongs to the node that began it (and takes
+ * its name): node_enter makes that node current, node_leave restores the
+ * one being imported. */
+typedef struct {
+    const Onnx__NodeProto *nd;
+    int idx;
+} node_at;
+
+static node_at node_enter(ox_imp *I, int node)
+{
+    node_at was = {I->nd, I->nd_idx};
+    I->nd = I->g->node[node];
+    I->nd_idx = node;
+    return was;
+}
+
+static void node_leave(ox_imp *I, node_at was)
+{
+    I->nd = was.nd;
+    I->nd_idx = was.idx;
+}
+
 int ox_sym_realize(ox_imp *I, int t)
 {
     ox_tens *T = &I->t[t];
@@ -236,11 +258,7 @@ int ox_sym_realize(ox_imp *I, int t)
     if (sym != OX_S_MEANC && sym != OX_S_SCALED)
         return ox_fail(I, "input %.100s is %s, which dse imports only as part of the whole "
                        "pattern (docs/onnx.md)", T->name, sym_what(sym));
-    /* The layer belongs to the node that made the value. */
-    const Onnx__NodeProto *nd = I->nd;
-    int nd_idx = I->nd_idx, node = T->sym_node;
-    I->nd = I->g->node[node];
-    I->nd_idx = node;
+    node_at was = node_enter(I, T->sym_node);
     int orig = ox_smap_get(&I->tmap, I->nd->output[0]), rc = 0;
     if (I->t[orig].kind == OX_SYM) {
         int x = I->t[orig].sym_src;
@@ -255,8 +273,7 @@ int ox_sym_realize(ox_imp *I, int t)
             rc = scale_layer(I, x, &cf, 1);
         }
     }
-    I->nd = nd;
-    I->nd_idx = nd_idx;
+    node_leave(I, was);
     if (rc) return -1;
     if (t != orig) { /* an alias (Identity) of the value: of the layer now */
         T = &I->t[t];
@@ -431,12 +448,9 @@ int ox_op_unsqueeze(ox_imp *I, int *handled)
     if (na != 1 || (ax[0] != 1 && ax[0] != -3))
         return ox_fail(I, "Unsqueeze of a reduction over channels: dse takes only axes [1] (back "
                        "to [1, 1, H, W])");
-    /* The layer belongs to the reduction, and takes its name. */
-    const Onnx__NodeProto *nd = I->nd;
-    int nd_idx = I->nd_idx, node = I->t[t].sym_node, x = I->t[t].sym_src;
+    int x = I->t[t].sym_src;
     net_kind kind = (net_kind)(int)I->t[t].sym_val;
-    I->nd = I->g->node[node];
-    I->nd_idx = node;
+    node_at was = node_enter(I, I->t[t].sym_node); /* the reduction's layer */
     int out = ox_smap_get(&I->tmap, I->nd->output[0]);
     ox_spec *s = NULL;
     if (I->t[out].nuse != 1) {
@@ -449,8 +463,7 @@ int ox_op_unsqueeze(ox_imp *I, int *handled)
         a.rm_c = 1;
         s = ox_new_spec(I, kind, &a, 1, &x, 4);
     }
-    I->nd = nd;
-    I->nd_idx = nd_idx;
+    node_leave(I, was);
     return s ? ox_alias(I, out, 4, 0) : -1;
 }
 
@@ -878,14 +891,10 @@ int ox_op_groupnormalization(ox_imp *I)
  * (node `node`, whose name it takes): its output tensor, or -1. */
 static int gn_layer(ox_imp *I, int node, int x, int G)
 {
-    const Onnx__NodeProto *nd = I->nd;
-    int nd_idx = I->nd_idx;
-    I->nd = I->g->node[node];
-    I->nd_idx = node;
+    node_at was = node_enter(I, node);
     int out = ox_smap_get(&I->tmap, I->nd->output[0]);
     if (I->t[out].nuse != 1) { /* its other readers would read the layer's [1, C, H, W] */
-        I->nd = nd;
-        I->nd_idx = nd_idx;
+        node_leave(I, was);
         return ox_fail(I, "the GroupNorm's InstanceNormalization output %.100s is read by %d nodes; "
                        "dse fuses the pattern only when one Reshape reads it", I->t[out].name,
                        I->t[out].nuse), -1;
@@ -902,8 +911,7 @@ static int gn_layer(ox_imp *I, int node, int x, int G)
         if (s && ox_spec_append(I, s, w, 2 * (int64_t)I->t[x].shape.c)) s = NULL;
     }
     free(w);
-    I->nd = nd;
-    I->nd_idx = nd_idx;
+    node_leave(I, was);
     return s ? out : -1;
 }
 
