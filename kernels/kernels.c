@@ -349,10 +349,26 @@ static inline void reduce(const kern_args *k, int max)
 static void k_reducemean(const kern_args *k) { reduce(k, 0); }
 static void k_reducemax(const kern_args *k) { reduce(k, 1); }
 
-/* Slice: channels [start, start + out.c) of the input, one block of floats. */
+/* Slice: channels [start, start + out.c) of the input, and of each of them
+ * the rows top + sh r and columns left + sw q: one block of floats when every
+ * row and column is kept, one run per row when the columns are
+ * contiguous.  A band's attributes are local to its box (net_band_layer). */
 static void k_slice(const kern_args *k)
 {
-    memcpy(k->out, k->in[0] + (size_t)k->L->a.start * k->hw, (size_t)k->L->out.c * k->hw * sizeof *k->out);
+    const net_attr *a = &k->L->a;
+    int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w;
+    const float *x = k->in[0] + (size_t)a->start * H * W;
+    if (OH == H && OW == W) {
+        memcpy(k->out, x, (size_t)k->L->out.c * k->hw * sizeof *k->out);
+        return;
+    }
+    float *y = k->out;
+    for (int c = 0; c < k->L->out.c; c++, x += (size_t)H * W)
+        for (int r = 0; r < OH; r++, y += OW) {
+            const float *src = x + (size_t)(a->sl_top + a->sh * r) * W + a->sl_left;
+            if (a->sw == 1) memcpy(y, src, (size_t)OW * sizeof *y);
+            else for (int q = 0; q < OW; q++) y[q] = src[(size_t)a->sw * q];
+        }
 }
 
 /* ChannelShuffle with g groups: the input seen as [g][C/g] planes,

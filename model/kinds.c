@@ -70,9 +70,12 @@ static const net_akey keys_rmean[] = {
     {"over_height", NET_A_BOOL, 1, OFF(rm_h), 0, 0, 0, -1},
     {"over_width", NET_A_BOOL, 1, OFF(rm_w), 0, 0, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
-static const net_akey keys_slice[] = {
+static const net_akey keys_slice[] = { /* a box of channels, rows and columns (a crop) */
     {"start", NET_A_INT, 1, OFF(start), 1, 0, 0, -1},
     {"channels", NET_A_INT, 1, OFF(out_c), 1, 1, 0, -1},
+    {"origin", NET_A_INTS, 2, OFF(sl_top), 0, 0, 1, -1}, /* first row, column */
+    {"size", NET_A_INTS, 2, OFF(sl_rows), 0, 0, 1, -1},  /* rows, columns; 0: to the end */
+    {"step", NET_A_INTS, 2, OFF(sh), 0, 1, 1, -1},       /* every step-th row, column */
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
 static const net_akey keys_shuffle[] = {
     {"groups", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},

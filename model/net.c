@@ -194,6 +194,17 @@ static int window_out(int in, int k, int s, int d, int p0, int p1, int ceil_mode
  * times the kernel's taps (Conv's column height, im2col's K), and its output
  * channels times the taps (ConvTranspose's product rows) must stay below
  * 2^30, far beyond any real layer (vgg16's widest: 4608). */
+/* A Slice along one axis of IN positions: positions first + step k, count
+ * of them (0: as many as fit); -1 when the first or the last is outside. */
+static int slice_axis(int IN, int first, int count, int step, int *out)
+{
+    if (first < 0 || first >= IN || step < 1 || count < 0) return -1;
+    int n = count ? count : (IN - 1 - first) / step + 1;
+    if ((int64_t)first + (int64_t)(n - 1) * step >= IN) return -1;
+    *out = n;
+    return 0;
+}
+
 static int window_too_large(const net_layer *L, net_shape x, const char *what, char *err)
 {
     const net_attr *a = &L->a;
@@ -394,6 +405,13 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
             return -1;
         }
         y.c = a->out_c;
+        if (slice_axis(x.h, a->sl_top, a->sl_rows, a->sh, &y.h) ||
+            slice_axis(x.w, a->sl_left, a->sl_cols, a->sw, &y.w)) {
+            base_seterr(err, "%s: layer %s: Slice of rows %d+%d*k (%d of them) and columns "
+                   "%d+%d*k (%d) of a %dx%d map", what, L->name, a->sl_top, a->sh, a->sl_rows,
+                   a->sl_left, a->sw, a->sl_cols, x.h, x.w);
+            return -1;
+        }
         break;
     case NET_SHUFFLE:
     case NET_GROUPNORM:

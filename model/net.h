@@ -65,7 +65,7 @@ typedef struct {
     size_t off;       /* offsetof(net_attr, first field) */
     int required;
     double min;       /* smallest accepted value (ints and numbers) */
-    int write_if_set; /* written only when non-zero (ReLU's max) */
+    int write_if_set; /* written only when not the kind's default (ReLU's max, a Slice's box) */
     int dflt_from;    /* >= 0: when absent, copy the attribute at this index (pool stride = kernel) */
 } net_akey;
 
@@ -89,7 +89,7 @@ typedef struct {
 typedef struct {
     int out_c;                /* Conv, FC: output channels / features; Slice: channels kept */
     int kh, kw;               /* Conv, pools: kernel */
-    int sh, sw;               /* Conv, pools: stride */
+    int sh, sw;               /* Conv, pools: stride; Slice: step along rows, columns */
     int dh, dw;               /* Conv: dilation */
     int pt, pl, pb, pr;       /* Conv, pools: pads top, left, bottom, right */
     int groups;               /* Conv; ChannelShuffle: groups interleaved */
@@ -103,6 +103,8 @@ typedef struct {
     double hs_alpha, hs_beta; /* HardSigmoid: max(0, min(1, alpha x + beta)) */
     int rm_c, rm_h, rm_w;     /* ReduceMean: 1 for each axis averaged over */
     int start;                /* Slice: first input channel kept */
+    int sl_top, sl_left;      /* Slice: first input row and column kept */
+    int sl_rows, sl_cols;     /* Slice: rows and columns kept (0: every step-th one to the end) */
     int gelu_tanh;            /* GELU: 1 for the tanh approximation */
     double act_alpha;         /* LeakyReLU: slope below 0; ELU: alpha (x < 0: alpha (e^x - 1)) */
     double clip_lo, clip_hi;  /* Clip: min(clip_hi, max(clip_lo, x)) */

@@ -57,11 +57,18 @@ static int read_attrs(const cJSON *jl, net_kind kind, net_attr *a, const char *c
 }
 
 /* The kind's attributes into o, every one (defaults included) except those
- * written only when set. */
+ * written only when set, which are left out while they hold the kind's
+ * default (files written before such a key existed stay byte for byte). */
 static void write_attrs(cJSON *o, net_kind kind, const net_attr *a)
 {
+    net_attr d = net_attr_default(kind);
     for (const net_akey *q = net_kind_info(kind)->keys; q->key; q++) {
         const void *f = (const char *)a + q->off;
+        const void *df = (const char *)&d + q->off;
+        if (q->write_if_set &&
+            (q->type == NET_A_NUM ? *(const double *)f == *(const double *)df
+                                  : !memcmp(f, df, (size_t)(q->type == NET_A_INTS ? q->count : 1) * sizeof(int))))
+            continue;
         switch (q->type) {
         case NET_A_INT:
             cJSON_AddNumberToObject(o, q->key, *(const int *)f);
@@ -70,8 +77,7 @@ static void write_attrs(cJSON *o, net_kind kind, const net_attr *a)
             cJSON_AddBoolToObject(o, q->key, *(const int *)f);
             break;
         case NET_A_NUM:
-            if (!q->write_if_set || *(const double *)f != 0)
-                cJSON_AddNumberToObject(o, q->key, *(const double *)f);
+            cJSON_AddNumberToObject(o, q->key, *(const double *)f);
             break;
         case NET_A_INTS:
             cJSON_AddItemToObject(o, q->key, cJSON_CreateIntArray(f, q->count));

@@ -618,12 +618,23 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         op = L->kind == NET_REDUCEMAX ? "ReduceMax" : "ReduceMean";
         break;
     }
-    case NET_SLICE: {
-        int64_t s = a->start, e = (int64_t)a->start + a->out_c, one = 1;
-        in[1] = ex_ints(E, ex_str(E, "%s.starts", L->name), 1, &s);
-        in[2] = ex_ints(E, ex_str(E, "%s.ends", L->name), 1, &e);
-        in[3] = ex_ints(E, ex_str(E, "%s.axes", L->name), 1, &one);
+    case NET_SLICE: { /* the channels, then the rows and columns it crops */
+        net_shape x = net_in_shape(n, i, 0);
+        int64_t s[3] = {a->start}, e[3] = {(int64_t)a->start + a->out_c}, ax[3] = {1}, st[3] = {1};
+        int k = 1;
+        if (L->out.h != x.h) {
+            s[k] = a->sl_top, e[k] = (int64_t)a->sl_top + (int64_t)(L->out.h - 1) * a->sh + 1;
+            ax[k] = 2, st[k++] = a->sh;
+        }
+        if (L->out.w != x.w) {
+            s[k] = a->sl_left, e[k] = (int64_t)a->sl_left + (int64_t)(L->out.w - 1) * a->sw + 1;
+            ax[k] = 3, st[k++] = a->sw;
+        }
+        in[1] = ex_ints(E, ex_str(E, "%s.starts", L->name), k, s);
+        in[2] = ex_ints(E, ex_str(E, "%s.ends", L->name), k, e);
+        in[3] = ex_ints(E, ex_str(E, "%s.axes", L->name), k, ax);
         nin = 4;
+        if (k > 1) in[nin++] = ex_ints(E, ex_str(E, "%s.steps", L->name), k, st);
         op = "Slice";
         break;
     }

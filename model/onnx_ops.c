@@ -914,16 +914,24 @@ static int op_gelu(ox_imp *I)
     return ox_new_spec(I, NET_GELU, &a, 1, &x, I->t[x].rank) ? 0 : -1;
 }
 
-/* Channels [c0, c0 + nc) of x as output `out`: a Slice layer, or x itself. */
-static int channel_slice(ox_imp *I, int out, int x, int64_t c0, int64_t nc, int single)
+/* Channels [c0, c0 + nc) of x as output `out`: a Slice layer, or x itself;
+ * box, when not NULL, also keeps of each channel rows box[0] + box[2] r
+ * (box[1] of them) and columns box[3] + box[5] q (box[4]). */
+static int channel_slice(ox_imp *I, int out, int x, int64_t c0, int64_t nc, const int64_t *box,
+                         int single)
 {
-    int C = I->t[x].shape.c;
-    if (nc == C && c0 == 0 && single) return ox_alias(I, x, 0, 0);
-    if (nc < 1 || c0 < 0 || c0 + nc > C)
+    net_shape xs = I->t[x].shape;
+    int whole = !box || (box[1] == xs.h && box[4] == xs.w);
+    if (nc == xs.c && c0 == 0 && whole && single) return ox_alias(I, x, 0, 0);
+    if (nc < 1 || c0 < 0 || c0 + nc > xs.c)
         return ox_fail(I, "channels [%lld, %lld) of a tensor of %d channels", (long long)c0,
-                       (long long)(c0 + nc), C);
+                       (long long)(c0 + nc), xs.c);
     net_attr a = net_attr_default(NET_SLICE);
     a.start = (int)c0, a.out_c = (int)nc;
+    if (!whole) { /* in range: op_slice clamps to the map */
+        a.sl_top = (int)box[0], a.sl_rows = (int)box[1], a.sh = (int)box[2];
+        a.sl_left = (int)box[3], a.sl_cols = (int)box[4], a.sw = (int)box[5];
+    }
     if (single) return ox_new_spec(I, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
     return ox_new_spec_out(I, out, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
 }
@@ -983,7 +991,7 @@ static int op_split(ox_imp *I)
     for (int k = 0; k < nout; k++) {
         if (sizes[k] < 1) return ox_fail(I, "split size %lld", (long long)sizes[k]);
         if (I->nd->output[k] && I->nd->output[k][0] &&
-            channel_slice(I, k, x, c0, sizes[k], 0))
+            channel_slice(I, k, x, c0, sizes[k], NULL, 0))
             return -1;
         c0 += sizes[k];
     }
@@ -992,7 +1000,8 @@ static int op_split(ox_imp *I)
     return 0;
 }
 
-/* Slice of an activation: a range of its channels (every other axis whole). */
+/* Slice of an activation: a range of its channels, and of its rows and
+ * columns (a crop, steps allowed: YOLOv5's Focus, a U-Net's centre crop). */
 static int op_slice(ox_imp *I)
 {
     int old = I->opset < 10;
@@ -1025,25 +1034,38 @@ static int op_slice(ox_imp *I)
         if (ne != n || (a && na != n) || (p && nsp != n))
             return ox_fail(I, "starts, ends, axes and steps of different lengths");
     }
-    int64_t c0 = 0, c1 = d[ca];
+    /* Per axis of d: first, count, step (every axis whole to begin with). */
+    int64_t box[4][3];
+    if (r == 2) d[2] = d[3] = 1;
+    for (int k = 0; k < 4; k++) box[k][0] = 0, box[k][1] = d[k], box[k][2] = 1;
     for (int k = 0; k < n; k++) {
-        int64_t a = na ? ax[k] : k;
+        int64_t a = na ? ax[k] : k, step = nsp ? sp[k] : 1;
         if (a < 0) a += r;
         if (a < 0 || a >= r) return ox_fail(I, "axis %lld of a %d-D tensor", (long long)ax[k], r);
-        if (nsp && sp[k] != 1) return ox_fail(I, "Slice with step %lld; dse slices step 1", (long long)sp[k]);
+        if (step < 1 || (step > 1 && (a == 0 || a == ca)))
+            return ox_fail(I, "Slice with step %lld along axis %lld; dse slices the channels with "
+                           "step 1 and the rows and columns with steps of at least 1",
+                           (long long)step, (long long)a);
+        /* ONNX's clamping for a positive step: into [0, dim] after adding dim
+         * to negative bounds (INT64_MAX, "to the end", stays in range). */
         int64_t dim = d[a], s = st[k], e = en[k];
         if (s < 0) s += dim;
         if (e < 0) e += dim;
         s = s < 0 ? 0 : s > dim ? dim : s;
         e = e < 0 ? 0 : e > dim ? dim : e;
-        if (a == ca) {
-            c0 = s, c1 = e;
-        } else if (s != 0 || e != dim) {
-            return ox_fail(I, "Slice of axis %lld ([%lld, %lld) of %lld); dse slices only the "
-                           "channels", (long long)a, (long long)s, (long long)e, (long long)dim);
-        }
+        if (e <= s)
+            return ox_fail(I, "Slice of nothing: [%lld, %lld) of axis %lld", (long long)s,
+                           (long long)e, (long long)a);
+        if (a == 0 && s != 0)
+            return ox_fail(I, "Slice of the batch axis ([%lld, %lld) of 1)", (long long)s, (long long)e);
+        box[a][0] = s, box[a][1] = (e - s - 1) / step + 1;
+        box[a][2] = box[a][1] > 1 ? step : 1; /* one position kept: any step is 1 */
     }
-    return channel_slice(I, 0, x, c0, c1 - c0, 1);
+    if (r == 2) return channel_slice(I, 0, x, box[1][0], box[1][1], NULL, 1);
+    /* Rows and columns: axes 2, 3 of NCHW, 1, 2 of NHWC. */
+    int hA = ca == 1 ? 2 : 1, wA = hA + 1;
+    int64_t hw[6] = {box[hA][0], box[hA][1], box[hA][2], box[wA][0], box[wA][1], box[wA][2]};
+    return channel_slice(I, 0, x, box[ca][0], box[ca][1], hw, 1);
 }
 
 /* A kind of kinds.def that lists `op` among its ONNX operators and is a

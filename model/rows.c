@@ -7,7 +7,8 @@
  * kernels all ask here, so a slice computed from the rows, columns and
  * channels named here equals the same part of the whole layer's output.
  * Rows and columns follow one rule per kind (axis_in: window_in for
- * Conv and the pools, scatter_in for ConvTranspose, pad_in for Pad, ...),
+ * Conv and the pools, scatter_in for ConvTranspose, pad_in for Pad, a
+ * Slice's first + step * o, ...),
  * each axis with its own stride, padding, kernel and dilation.
  */
 #include "net.h"
@@ -158,6 +159,11 @@ static void axis_in(const net *n, int i, int cols, int IN, int o0, int o1, int *
         *i0 = lo, *i1 = hi + 1;
         return;
     }
+    case NET_SLICE: { /* output o is input first + o step */
+        int64_t first = cols ? a->sl_left : a->sl_top, step = cols ? a->sw : a->sh;
+        *i0 = (int)(first + o0 * step), *i1 = (int)(first + (o1 - 1) * step + 1);
+        return;
+    }
     case NET_INSTNORM: /* every position: the map's mean and variance */
     case NET_GROUPNORM:
         *i0 = 0, *i1 = IN;
@@ -237,6 +243,13 @@ void net_band_layer(const net *n, int i, int h0, int h1, int w0, int w1, net_lay
          * are dropped, as the whole layer drops those outside its map. */
         band->a.pt = L->a.pt + h0 - L->a.sh * r0;
         band->a.pl = L->a.pl + w0 - L->a.sw * q0;
+    } else if (L->kind == NET_SLICE) {
+        /* Output o reads input first + S*o: local row first + S*h0 - r0 for
+         * the band's first, and the band's count (0 would run to the end). */
+        band->a.sl_top = L->a.sl_top + L->a.sh * h0 - r0;
+        band->a.sl_left = L->a.sl_left + L->a.sw * w0 - q0;
+        band->a.sl_rows = band->out.h;
+        band->a.sl_cols = band->out.w;
     } else if (L->kind == NET_PAD) {
         /* The same with stride 1 (may be negative: a band below the top
          * padding starts inside the map); the far pads close the band. */

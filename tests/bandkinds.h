@@ -2,7 +2,8 @@
  * reads more than its own rows when cut into bands (Pad of each mode,
  * Upsample, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, ConvTranspose) and of the
  * kinds that keep positions but read other channels (GELU, Scale,
- * LayerNorm, ChannelShuffle, Slice), between convolutions: the tests of
+ * LayerNorm, ChannelShuffle, Slice; Slices cropping rows and columns with
+ * steps move positions too), between convolutions: the tests of
  * bands run it through the Plan, the model and the runtime as they run
  * the zoo (docs/spatial.md). */
 #ifndef DSE_TEST_BANDKINDS_H
@@ -61,11 +62,16 @@ static inline net *bandkinds_net(char *err)
     net_attr sl = net_attr_default(NET_SLICE);
     sl.start = 1, sl.out_c = 3;
     BK_ADD("slice", NET_SLICE, sl); /* 3x38x18 */
+    sl = net_attr_default(NET_SLICE); /* crops: every other row from 3, columns from 1 */
+    sl.start = 0, sl.out_c = 3, sl.sl_top = 3, sl.sh = 2, sl.sl_left = 1;
+    BK_ADD("crop_rows", NET_SLICE, sl); /* 3x18x17 */
+    sl.sl_top = 1, sl.sl_rows = 15, sl.sh = 1, sl.sl_left = 0, sl.sl_cols = 8, sl.sw = 2;
+    BK_ADD("crop_cols", NET_SLICE, sl); /* 3x15x8: rows [1, 16), columns 0, 2, ..., 14 */
     p = net_attr_default(NET_PAD);
     p.pt = 0, p.pl = 2, p.pb = 3, p.pr = 1, p.pad_edge = 1;
-    BK_ADD("pad_edge", NET_PAD, p); /* 3x41x21 */
+    BK_ADD("pad_edge", NET_PAD, p); /* 3x18x11 */
     c = net_attr_conv(6, 3, 2, 1, 1, 1);
-    BK_ADD("c5", NET_CONV, c); /* 6x21x11 */
+    BK_ADD("c5", NET_CONV, c); /* 6x9x6 */
     b = net_attr_default(NET_BILINEAR);
     b.up_h = 8, b.up_w = 5, b.align_corners = 1;
     BK_ADD("bil_ac", NET_BILINEAR, b); /* 6x8x5 */

@@ -254,7 +254,8 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)
                 for (int xx = 0; xx < ys.w; xx++)
-                    out[((size_t)c * ys.h + y) * ys.w + xx] = at(x, xs, a->start + c, y, xx);
+                    out[((size_t)c * ys.h + y) * ys.w + xx] =
+                        at(x, xs, a->start + c, a->sl_top + a->sh * y, a->sl_left + a->sw * xx);
         break;
     case NET_SHUFFLE: {
         /* PyTorch: x.view(g, C/g, H, W).transpose(0, 1).reshape(C, H, W) */

@@ -390,7 +390,7 @@ static void misc_tests(void)
         net_free(m);
     }
     /* ConvNeXt's and ShuffleNet's kinds: ReduceMean over every axis subset,
-     * channel slices, shuffles, LayerNorm, both GELUs, per-channel scale. */
+     * channel slices, crops (YOLOv5's Focus, a U-Net's skip), shuffles, LayerNorm, both GELUs, per-channel scale. */
     for (int t = 0; t < 12; t++) {
         net_shape in = {trng_int(&rng, 1, 40), trng_int(&rng, 1, 9), trng_int(&rng, 1, 9)};
         net_attr a = net_attr_default(NET_REDUCEMEAN);
@@ -406,6 +406,16 @@ static void misc_tests(void)
         a = net_attr_default(NET_SLICE);
         a.start = trng_int(&rng, 0, in.c - 1);
         a.out_c = trng_int(&rng, 1, in.c - a.start);
+        m = build(NET_SLICE, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        /* and a crop: a random first row and column, step and count (0:
+         * to the end), half the time with the channels whole */
+        if (t % 2) a.start = 0, a.out_c = in.c;
+        a.sl_top = trng_int(&rng, 0, in.h - 1), a.sh = trng_int(&rng, 1, 3);
+        a.sl_left = trng_int(&rng, 0, in.w - 1), a.sw = trng_int(&rng, 1, 3);
+        a.sl_rows = t % 3 ? trng_int(&rng, 1, (in.h - 1 - a.sl_top) / a.sh + 1) : 0;
+        a.sl_cols = t % 3 ? trng_int(&rng, 1, (in.w - 1 - a.sl_left) / a.sw + 1) : 0;
         m = build(NET_SLICE, &a, in, 0, NULL);
         check_layer(m);
         net_free(m);

@@ -37,6 +37,10 @@ and the layers dse made compared with what each pattern must become.
              7x7 convolution, a gate of 1 x H x W multiplying every channel,
              ReduceMax over H and W without keepdims; cbam11, cbam13: the
              mean and max over channels without keepdims, then Unsqueeze(1)
+  focus      YOLOv5's Focus: Slices of rows and columns with step 2 and
+             ends INT64_MAX, concatenated along the channels
+  crop9, 13  a U-Net's centre crop (a Slice of rows and columns [2, -2))
+             before the concatenation of its skip connection
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
              InstanceNormalization (here with a scale and shift per group
              besides torch's ones and zeros), Reshape back to Shape(x), Mul
@@ -194,9 +198,10 @@ def evaluate(model, x):
             y = np.expand_dims(i[0], tuple(int(k) for k in (a["axes"] if "axes" in a else i[1])))
         elif op == "Slice":
             st, en, ax = (a["starts"], a["ends"], a["axes"]) if "starts" in a else i[1:4]
+            sp = i[4] if len(i) > 4 else [1] * len(st)
             sl = [slice(None)] * i[0].ndim
             for k, axis in enumerate(ax):
-                sl[int(axis)] = slice(int(st[k]), int(en[k]))
+                sl[int(axis)] = slice(int(st[k]), int(en[k]), int(sp[k]))
             y = i[0][tuple(sl)]
         elif op == "Split":
             sizes = a["split"] if "split" in a else [int(s) for s in i[1]]
@@ -465,6 +470,46 @@ def groupnorm(fold):
                   [1, C, H, W], 13), {"Conv": 1, "GroupNorm": 1})
 
 
+def focus():
+    """YOLOv5's Focus, x[..., ::2, ::2] and its three shifts as torch.onnx
+    writes them (opset 13: a Slice per axis, ends INT64_MAX, steps 2),
+    concatenated along the channels, then a Conv."""
+    C, H, W = 3, 8, 10
+    big = np.iinfo(np.int64).max
+    i64 = lambda *v: np.array(v, np.int64)
+    inits = [init("w", R(8, 4 * C, 3, 3)), init("z", i64(0)), init("o", i64(1)), init("e", i64(big)),
+             init("a2", i64(2)), init("a3", i64(3)), init("s2", i64(2))]
+    nodes = []
+    for k, (r, c) in enumerate(((0, 0), (1, 0), (0, 1), (1, 1))):
+        nodes += [N("Slice", ["x", "zo"[r], "e", "a2", "s2"], "r%d" % k),
+                  N("Slice", ["r%d" % k, "zo"[c], "e", "a3", "s2"], "q%d" % k)]
+    nodes += [N("Concat", ["q0", "q1", "q2", "q3"], "cat", axis=1),
+              N("Conv", ["cat", "w"], "y", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    return (model("focus", nodes, inits, [1, C, H, W], [1, 8, H // 2, W // 2], 13),
+            {"Slice": 8, "Concat": 1, "Conv": 1})
+
+
+def crop(opset):
+    """A U-Net's skip connection with unpadded convolutions: the encoder's
+    map cropped to the decoder's (rows and columns [2, -2), one Slice over
+    both axes; below opset 10 with attributes), then concatenated."""
+    C, H, W = 4, 12, 11
+    inits = [init("w0", R(C, 3, 3, 3)), init("w1", R(C, C, 3, 3)), init("w2", R(C, C, 3, 3)),
+             init("w3", R(5, 2 * C, 1, 1))]
+    sl = N("Slice", ["c0"], "sk", starts=[2, 2], ends=[-2, -2], axes=[2, 3])
+    if opset >= 10:
+        i64 = lambda *v: np.array(v, np.int64)
+        inits += [init("st", i64(2, 2)), init("en", i64(-2, -2)), init("ax", i64(2, 3))]
+        sl = N("Slice", ["c0", "st", "en", "ax"], "sk")
+    nodes = [N("Conv", ["x", "w0"], "c0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Conv", ["c0", "w1"], "c1", kernel_shape=[3, 3]), N("Relu", ["c1"], "r1"),
+             N("Conv", ["r1", "w2"], "c2", kernel_shape=[3, 3]), sl,
+             N("Concat", ["sk", "c2"], "cat", axis=1),
+             N("Conv", ["cat", "w3"], "y", kernel_shape=[1, 1])]
+    return (model("crop%d" % opset, nodes, inits, [1, 3, H, W], [1, 5, H - 4, W - 4], opset),
+            {"Conv": 4, "ReLU": 1, "Slice": 1, "Concat": 1})
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="dse-onnx-patterns-")
     plat = os.path.join(tmp, "p1.json")
@@ -475,7 +520,7 @@ def main():
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
-             cbam(11), cbam(13)]
+             cbam(11), cbam(13), focus(), crop(9), crop(13)]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":

@@ -37,7 +37,7 @@ static net *open_net(const char *name, char *err)
 static int moves(net_kind k)
 {
     return k == NET_PAD || k == NET_UPSAMPLE || k == NET_SHUFFLEUP || k == NET_BILINEAR ||
-           k == NET_INSTNORM || k == NET_GROUPNORM || k == NET_DECONV;
+           k == NET_INSTNORM || k == NET_GROUPNORM || k == NET_DECONV || k == NET_SLICE;
 }
 
 /* Their input positions, from the kinds' definitions (docs/network-format.md)
@@ -47,7 +47,8 @@ static int moves(net_kind k)
  * whole map: docs/spatial.md); Upsample and PixelShuffle read o / s;
  * Bilinear its two neighbours of PyTorch's source coordinate;
  * InstanceNorm and GroupNorm every position; ConvTranspose every input position one of
- * whose taps lands on o (h S - P + k D = o), the hull. */
+ * whose taps lands on o (h S - P + k D = o), the hull; a Slice the input
+ * it keeps as its o-th: counted from its first, every step-th. */
 static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int o1, int *r0, int *r1)
 {
     const net_attr *a = &L->a;
@@ -72,6 +73,9 @@ static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int 
                         if (src[0] < 0 || h < src[0]) src[0] = h;
                         if (h > src[1]) src[1] = h;
                     }
+        } else if (L->kind == NET_SLICE) {
+            for (int h = cols ? a->sl_left : a->sl_top, j = 0; h < H; h += cols ? a->sw : a->sh, j++)
+                if (j == o) src[0] = h;
         } else if (L->kind == NET_BILINEAR) {
             double c = a->align_corners ? (OH > 1 ? (double)o * (H - 1) / (OH - 1) : 0)
                                         : (o + 0.5) * H / OH - 0.5;
