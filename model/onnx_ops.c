@@ -1056,8 +1056,6 @@ static int op_slice(ox_imp *I)
         if (e <= s)
             return ox_fail(I, "Slice of nothing: [%lld, %lld) of axis %lld", (long long)s,
                            (long long)e, (long long)a);
-        if (a == 0 && s != 0)
-            return ox_fail(I, "Slice of the batch axis ([%lld, %lld) of 1)", (long long)s, (long long)e);
         box[a][0] = s, box[a][1] = (e - s - 1) / step + 1;
         box[a][2] = box[a][1] > 1 ? step : 1; /* one position kept: any step is 1 */
     }

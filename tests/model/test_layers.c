@@ -324,6 +324,27 @@ static void test_mobile_kinds(void)
         }
         net_free(t.n);
     }
+    /* Crops of a 6 x 9 x 10 map: rows 1, 3, 5, 7 (from 1, step 2, to the
+     * end), columns 2..6 (5 of them, step 1): 6 x 4 x 5, 120 ops; columns
+     * 2, 5, 8 (step 3, 3 of them) fit, 4 of them (up to 11) do not; a first
+     * row of 9 is outside the map. */
+    for (int k = 0; k < 4; k++) {
+        tn_init(&t, 6, 9, 10);
+        a = net_attr_default(NET_SLICE);
+        a.start = 0, a.out_c = 6, a.sl_top = k == 3 ? 9 : 1, a.sh = 2;
+        a.sl_left = 2, a.sl_cols = k == 0 ? 5 : k == 1 ? 3 : 4, a.sw = k == 0 ? 1 : 3;
+        tn_add(&t, "s", NET_SLICE, &a, "data", NULL);
+        L = tn_done(&t, "s");
+        if (k == 0) {
+            CHECK_OUT(L, 6, 4, 5);
+            if (L) CHECK_I64(L->ops, 120);
+        } else if (k == 1) {
+            CHECK_OUT(L, 6, 4, 3);
+        } else {
+            CHECK(L == NULL && strstr(t.err, "of a 9x10 map"), "%s", t.err);
+        }
+        net_free(t.n);
+    }
     /* ChannelShuffle: groups 3 of 6 channels keeps the shape; 4 does not divide. */
     for (int g = 3; g <= 4; g++) {
         tn_init(&t, 6, 4, 5);

@@ -476,13 +476,18 @@ def main():
                                    helper.make_node("Add", ["a", "b"], ["y"], name="add")],
                                   x4, [vi("y", [1, 3, 2, 4])], opset=11),
             "Split along axis 2; dse splits the channels (axis 1)")
-        sl = lambda st, en, ax, sp: model(
+        sl = lambda st, en, ax, sp, y=[1, 2, 4, 4]: model(
             [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="sl")], x4,
-            [vi("y", [1, 2, 4, 4])],
+            [vi("y", y)],
             [init("st", np.array(st, np.int64)), init("en", np.array(en, np.int64)),
              init("ax", np.array(ax, np.int64)), init("sp", np.array(sp, np.int64))])
-        bad(tmp, "slice_step", sl([0], [3], [1], [2]), "Slice with step 2")
-        bad(tmp, "slice_h", sl([1], [3], [2], [1]), "dse slices only the channels")
+        bad(tmp, "slice_step", sl([0], [3], [1], [2]), "Slice with step 2 along axis 1")
+        bad(tmp, "slice_flip", sl([3], [-5], [2], [-1]), "Slice with step -1 along axis 2")
+        bad(tmp, "slice_empty", sl([1, 3], [3, 3], [1, 3], [1, 1]), "Slice of nothing: [3, 3) of axis 3")
+        bad(tmp, "slice_batch", sl([1], [2], [0], [1]), "Slice of nothing: [1, 1) of axis 0")
+        # crops (YOLOv5's Focus, a U-Net's skip)
+        good(tmp, "control_slice_h", sl([1], [3], [2], [1], [1, 3, 2, 4]))
+        good(tmp, "control_slice_hw", sl([1, 0, -3], [3, 99, 9], [1, 3, 2], [1, 2, 2], [1, 2, 2, 2]))
         good(tmp, "control_slice", sl([1], [3], [1], [1]))
         bad(tmp, "reducemean_c_flat",
             model([helper.make_node("ReduceMean", ["x"], ["y"], name="m", axes=[1], keepdims=0)],

@@ -21,7 +21,9 @@ GroupNorm (gnnet: groups of 4, 2 and all channels, affine weights; torch.onnx
 writes it as Reshape, InstanceNormalization, Reshape, Mul, Add; its channel
 cuts start inside groups) and a CBAM block (cbam: channel attention from
 average and max pooling, spatial attention from the mean and the max over
-channels, a 1 x H x W gate) on 2 ranks with mixed cuts.  Outputs must agree
+channels, a 1 x H x W gate) and YOLOv5's Focus stem with a U-Net level
+whose skip connection is centre-cropped (cropnet: Slices of rows and
+columns with steps) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -237,13 +239,35 @@ class CBAMNet(torch.nn.Module):
         return self.head(x.amax((2, 3)))
 
 
+class CropNet(torch.nn.Module):
+    """YOLOv5's Focus stem (every other row and column, four shifts,
+    concatenated), then a U-Net level of unpadded convolutions whose skip
+    connection is centre-cropped to the upsampled map (Ronneberger et al.'s
+    crop and copy): Slices of rows and columns with steps and offsets."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.enc = nn.Sequential(nn.Conv2d(12, 16, 3), nn.ReLU(), nn.Conv2d(16, 16, 3), nn.ReLU())
+        self.low = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(16, 32, 3), nn.ReLU())
+        self.up = nn.ConvTranspose2d(32, 16, 2, 2)
+        self.out = nn.Conv2d(32, 8, 3, padding=1)
+
+    def forward(self, x):
+        x = torch.cat([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1)
+        skip = self.enc(x)
+        u = self.up(self.low(skip))
+        dh, dw = (skip.shape[2] - u.shape[2]) // 2, (skip.shape[3] - u.shape[3]) // 2
+        skip = skip[:, :, dh:dh + u.shape[2], dw:dw + u.shape[3]]
+        return self.out(torch.cat([skip, u], 1))
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -267,6 +291,9 @@ def main():
                         mod.weight.uniform_(0.5, 1.5)
                         mod.bias.uniform_(-0.3, 0.3)
             x = torch.rand(1, 3, 48, 64) * 2 - 1
+        elif name == "cropnet":
+            model = randomise(CropNet().eval())
+            x = torch.rand(1, 3, 64, 80) * 2 - 1
         elif name == "cbam":
             model = randomise(CBAMNet().eval())
             x = torch.rand(1, 3, 28, 36) * 2 - 1
@@ -313,10 +340,10 @@ def main():
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
         if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
-                    "gnnet", "cbam"):
+                    "gnnet", "cbam", "cropnet"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
-                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3)}[name]:  # seeds that mix both
+                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
