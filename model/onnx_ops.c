@@ -48,10 +48,13 @@ static int read_by_windows_only(ox_imp *I, const char *name)
     return 1;
 }
 
+static int channel_slice(ox_imp *I, int out, int x, int64_t c0, int64_t nc, const int64_t *box,
+                         int single);
+
 /* Pad with zeros on H and W only.  Read only by Conv or AveragePool: no
  * layer, the padding travels with the tensor into theirs (fold_pad); read
  * by anything else (a MaxPool, which pads with -inf: YOLO's ZeroPad2d): a
- * Pad layer. */
+ * Pad layer.  Negative pads on H and W alone crop: a Slice. */
 static int op_pad(ox_imp *I)
 {
     int old = I->opset < 11;
@@ -79,9 +82,24 @@ static int op_pad(ox_imp *I)
     if (n != 2 * r) return ox_fail(I, "%d pads for a %d-D tensor", n, r);
     if (value != 0 && mode == 0 && !isfinite(value))
         return ox_fail(I, "padding with %g: dse pads with finite values", value);
-    for (int k = 0; k < n; k++)
-        if (v[k] < 0 || v[k] > OX_ATTR_MAX) return ox_fail(I, "pad %lld out of range (no cropping)",
-                                                      (long long)v[k]);
+    int crop = 0, grow = 0;
+    for (int k = 0; k < n; k++) {
+        if (v[k] < -OX_ATTR_MAX || v[k] > OX_ATTR_MAX)
+            return ox_fail(I, "pad %lld out of range", (long long)v[k]);
+        crop |= v[k] < 0, grow |= v[k] > 0;
+    }
+    if (crop) { /* negative pads remove rows and columns (F.pad's crop): a Slice */
+        net_shape xs = I->t[x].shape;
+        if (grow || r != 4 || v[0] || v[1] || v[4] || v[5])
+            return ox_fail(I, "pads [%lld, %lld, %lld, %lld] both crop and pad, or crop the batch "
+                           "or channel axis: dse crops only rows and columns, and only with pads <= 0",
+                           (long long)v[2], (long long)v[3], (long long)v[6], (long long)v[7]);
+        int64_t box[6] = {-v[2], xs.h + v[2] + v[6], 1, -v[3], xs.w + v[3] + v[7], 1};
+        if (box[1] < 1 || box[4] < 1)
+            return ox_fail(I, "pads [%lld, %lld, %lld, %lld] crop all of a %dx%d map", (long long)v[2],
+                           (long long)v[3], (long long)v[6], (long long)v[7], xs.h, xs.w);
+        return channel_slice(I, 0, x, 0, xs.c, box, 1);
+    }
     int spatial = r == 4 ? (int)(v[2] | v[3] | v[6] | v[7]) : 0;
     if (v[0] || v[1] || v[r] || v[r + 1])
         return ox_fail(I, "padding the batch or channel axis is unsupported");

@@ -485,6 +485,13 @@ def main():
         bad(tmp, "slice_flip", sl([3], [-5], [2], [-1]), "Slice with step -1 along axis 2")
         bad(tmp, "slice_empty", sl([1, 3], [3, 3], [1, 3], [1, 1]), "Slice of nothing: [3, 3) of axis 3")
         bad(tmp, "slice_batch", sl([1], [2], [0], [1]), "Slice of nothing: [1, 1) of axis 0")
+        pad = lambda p, y: model([helper.make_node("Pad", ["x", "p"], ["y"], name="pd")], x4, [vi("y", y)],
+                                 [init("p", np.array(p, np.int64))])
+        bad(tmp, "pad_crop_grow", pad([0, 0, -1, 1, 0, 0, 0, 0], [1, 3, 3, 5]),
+            "pads [-1, 1, 0, 0] both crop and pad, or crop the batch or channel axis")
+        bad(tmp, "pad_crop_chan", pad([0, -1, 0, 0, 0, 0, 0, 0], [1, 2, 4, 4]), "crop the batch or channel axis")
+        bad(tmp, "pad_crop_all", pad([0, 0, -2, 0, 0, 0, -2, 0], [1, 3, 0, 4]), "crop all of a 4x4 map")
+        good(tmp, "control_pad_crop", pad([0, 0, -1, 0, 0, 0, -2, -1], [1, 3, 1, 3]))
         # crops (YOLOv5's Focus, a U-Net's skip)
         good(tmp, "control_slice_h", sl([1], [3], [2], [1], [1, 3, 2, 4]))
         good(tmp, "control_slice_hw", sl([1, 0, -3], [3, 99, 9], [1, 3, 2], [1, 2, 2], [1, 2, 2, 2]))

@@ -41,6 +41,7 @@ and the layers dse made compared with what each pattern must become.
              ends INT64_MAX, concatenated along the channels
   crop9, 13  a U-Net's centre crop (a Slice of rows and columns [2, -2))
              before the concatenation of its skip connection
+  padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
              InstanceNormalization (here with a scale and shift per group
              besides torch's ones and zeros), Reshape back to Shape(x), Mul
@@ -134,8 +135,9 @@ def evaluate(model, x):
         elif op == "Pad":  # constant mode
             p = [int(t) for t in (a["pads"] if "pads" in a else i[1])]
             val = a.get("value", 0.0) if len(i) < 3 or i[2] is None else float(i[2])
-            r = i[0].ndim
-            y = np.pad(i[0], [(p[k], p[k + r]) for k in range(r)], constant_values=val)
+            r = i[0].ndim  # negative pads remove (ONNX): crop, then pad
+            t = i[0][tuple(slice(max(0, -p[k]), i[0].shape[k] - max(0, -p[k + r])) for k in range(r))]
+            y = np.pad(t, [(max(0, p[k]), max(0, p[k + r])) for k in range(r)], constant_values=val)
         elif op == "ImageScaler":
             y = a.get("scale", 1.0) * i[0] + np.asarray(a["bias"], np.float64).reshape(1, -1, 1, 1)
         elif op == "Sqrt":
@@ -510,6 +512,20 @@ def crop(opset):
             {"Conv": 4, "ReLU": 1, "Slice": 1, "Concat": 1})
 
 
+def padcrop():
+    """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
+    makes when the upsampled map is the larger), asymmetric, before a
+    Concat with a map of the cropped size."""
+    C, H, W = 3, 9, 10
+    inits = [init("w0", R(4, C, 3, 3)), init("w1", R(4, C, 4, 2)), init("w2", R(5, 8, 1, 1)),
+             init("p", np.array([0, 0, -1, 0, 0, 0, -2, -1], np.int64))]
+    nodes = [N("Conv", ["x", "w0"], "c0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Conv", ["x", "w1"], "c1", kernel_shape=[4, 2]), N("Pad", ["c0", "p"], "cr"),
+             N("Concat", ["cr", "c1"], "cat", axis=1), N("Conv", ["cat", "w2"], "y", kernel_shape=[1, 1])]
+    return (model("padcrop", nodes, inits, [1, C, H, W], [1, 5, 6, 9], 13),
+            {"Conv": 3, "Slice": 1, "Concat": 1})
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="dse-onnx-patterns-")
     plat = os.path.join(tmp, "p1.json")
@@ -520,7 +536,7 @@ def main():
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
-             cbam(11), cbam(13), focus(), crop(9), crop(13)]
+             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop()]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":
