@@ -950,6 +950,20 @@ static int channel_slice(ox_imp *I, int out, int x, int64_t c0, int64_t nc, cons
         a.sl_top = (int)box[0], a.sl_rows = (int)box[1], a.sh = (int)box[2];
         a.sl_left = (int)box[3], a.sl_cols = (int)box[4], a.sw = (int)box[5];
     }
+    const ox_tens *xt = &I->t[x];
+    if (single && xt->kind == OX_ACT && xt->spec >= 0 && I->s[xt->spec].kind == NET_SLICE &&
+        xt->nuse == 1 && !xt->nhwc && !(xt->pad[0] | xt->pad[1] | xt->pad[2] | xt->pad[3])) {
+        /* A Slice of a Slice no one else reads (torch.onnx writes
+         * x[..., ::2, ::2] as one per axis): one Slice, its positions the
+         * first's at the second's, named after the first. */
+        net_attr *f = &I->s[xt->spec].a;
+        net_shape ys = {(int)nc, whole ? xs.h : (int)box[1], whole ? xs.w : (int)box[4]};
+        f->start += a.start, f->out_c = a.out_c;
+        f->sl_top += f->sh * a.sl_top, f->sh = ys.h > 1 ? f->sh * a.sh : 1, f->sl_rows = ys.h;
+        f->sl_left += f->sw * a.sl_left, f->sw = ys.w > 1 ? f->sw * a.sw : 1, f->sl_cols = ys.w;
+        I->t[x].shape = ys;
+        return ox_alias(I, x, 0, 0);
+    }
     if (single) return ox_new_spec(I, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
     return ox_new_spec_out(I, out, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
 }

@@ -38,7 +38,8 @@ and the layers dse made compared with what each pattern must become.
              ReduceMax over H and W without keepdims; cbam11, cbam13: the
              mean and max over channels without keepdims, then Unsqueeze(1)
   focus      YOLOv5's Focus: Slices of rows and columns with step 2 and
-             ends INT64_MAX, concatenated along the channels
+             ends INT64_MAX, concatenated along the channels (a Slice of
+             a Slice read by nothing else: one Slice layer)
   crop9, 13  a U-Net's centre crop (a Slice of rows and columns [2, -2))
              before the concatenation of its skip connection
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
@@ -303,7 +304,7 @@ def shuffle(opset):
              N("Split", ["shuf"], ["a", "b"], axis=1, split=[3, 5]),
              N("Slice", ["b", "s0", "s1", "ax1"], "b2"),
              N("Concat", ["a", "b2"], "y", axis=1)]
-    kinds = {"Conv": 2, "Slice": 5, "Concat": 2, "ChannelShuffle": 1}
+    kinds = {"Conv": 2, "Slice": 4, "Concat": 2, "ChannelShuffle": 1}  # b2 of b: one Slice
     if opset >= 13:  # Split's sizes became an input
         nodes[-3] = N("Split", ["shuf", "sizes"], ["a", "b"], axis=1)
         inits.append(init("sizes", i64(3, 5)))
@@ -475,7 +476,8 @@ def groupnorm(fold):
 def focus():
     """YOLOv5's Focus, x[..., ::2, ::2] and its three shifts as torch.onnx
     writes them (opset 13: a Slice per axis, ends INT64_MAX, steps 2),
-    concatenated along the channels, then a Conv."""
+    concatenated along the channels, then a Conv: each pair of Slices one
+    layer."""
     C, H, W = 3, 8, 10
     big = np.iinfo(np.int64).max
     i64 = lambda *v: np.array(v, np.int64)
@@ -488,7 +490,7 @@ def focus():
     nodes += [N("Concat", ["q0", "q1", "q2", "q3"], "cat", axis=1),
               N("Conv", ["cat", "w"], "y", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
     return (model("focus", nodes, inits, [1, C, H, W], [1, 8, H // 2, W // 2], 13),
-            {"Slice": 8, "Concat": 1, "Conv": 1})
+            {"Slice": 4, "Concat": 1, "Conv": 1})
 
 
 def crop(opset):
