@@ -195,7 +195,7 @@ static int layout_free(const char *op)
     static const char *ops[] = {"Relu", "Clip", "LeakyRelu", "Elu", "Tanh", "Sigmoid", "HardSigmoid", "HardSwish", "Dropout",
                                 "Identity", "Add", "Sum", "Mul", "Div", "Sub", "Pow", "Sqrt",
                                 "Erf", "Gelu", "Transpose", "ReduceMean", "ReduceMax", "LayerNormalization",
-                                "MatMul", "Shape", NULL};
+                                "MatMul", "Shape", "Slice", NULL};
     for (int i = 0; ops[i]; i++)
         if (!strcmp(op, ops[i])) return 1;
     return 0;

@@ -952,7 +952,7 @@ static int channel_slice(ox_imp *I, int out, int x, int64_t c0, int64_t nc, cons
     }
     const ox_tens *xt = &I->t[x];
     if (single && xt->kind == OX_ACT && xt->spec >= 0 && I->s[xt->spec].kind == NET_SLICE &&
-        xt->nuse == 1 && !xt->nhwc && !(xt->pad[0] | xt->pad[1] | xt->pad[2] | xt->pad[3])) {
+        xt->nuse == 1 && !(xt->pad[0] | xt->pad[1] | xt->pad[2] | xt->pad[3])) {
         /* A Slice of a Slice no one else reads (torch.onnx writes
          * x[..., ::2, ::2] as one per axis): one Slice, its positions the
          * first's at the second's, named after the first. */

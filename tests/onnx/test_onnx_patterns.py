@@ -42,6 +42,8 @@ and the layers dse made compared with what each pattern must become.
              a Slice read by nothing else: one Slice layer)
   crop9, 13  a U-Net's centre crop (a Slice of rows and columns [2, -2))
              before the concatenation of its skip connection
+  nhwccrop   strided Slices of rows and columns of an NHWC view (Swin's
+             patch merging)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
              InstanceNormalization (here with a scale and shift per group
@@ -514,6 +516,20 @@ def crop(opset):
             {"Conv": 4, "ReLU": 1, "Slice": 1, "Concat": 1})
 
 
+def nhwccrop():
+    """Swin's patch merging's strided slices, x[:, 1::2, 0::2, :], on an
+    NHWC view (a Transpose), then back to NCHW."""
+    C, H, W = 4, 8, 6
+    i64 = lambda *v: np.array(v, np.int64)
+    inits = [init("w0", R(C, 3, 3, 3)), init("w1", R(5, C, 1, 1)), init("st", i64(1, 0)),
+             init("en", i64(99, 99)), init("ax", i64(1, 2)), init("sp", i64(2, 2))]
+    nodes = [N("Conv", ["x", "w0"], "c0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Transpose", ["c0"], "t", perm=[0, 2, 3, 1]), N("Slice", ["t", "st", "en", "ax", "sp"], "s"),
+             N("Transpose", ["s"], "b", perm=[0, 3, 1, 2]), N("Conv", ["b", "w1"], "y", kernel_shape=[1, 1])]
+    return (model("nhwccrop", nodes, inits, [1, 3, H, W], [1, 5, H // 2, W // 2], 13),
+            {"Conv": 2, "Slice": 1})
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -538,7 +554,7 @@ def main():
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
-             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop()]
+             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop()]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":
