@@ -5,7 +5,7 @@
  * Sigmoid, HardSigmoid, HardSwish, Mul the three ways, ReduceMean, ReduceMax, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
  * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, GroupNorm,
- * PixelShuffle, Softplus; a test checks that none is
+ * PixelShuffle, PixelUnshuffle, Softplus; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
  * DenseNet when calibrating on AlexNet and ResNet-50).
@@ -125,10 +125,15 @@ net *calib_probe_net(int i, char *err)
         const char *four[4] = {"pspool", "pspool", "pspool", "pspool"};
         if (!b.failed && net_add(b.n, "psjoin", NET_CONCAT, NULL, 4, four, b.err) < 0) b.failed = 1;
     }
+    /* and back by its inverse (space to depth), added on */
+    a = net_attr_default(NET_SHUFFLEDOWN);
+    a.up_h = 2;
+    add(&b, "pixelunshuffle", NET_SHUFFLEDOWN, &a, "pixelshuffle", NULL);
+    add(&b, "psadd", NET_ADD, NULL, "psjoin", "pixelunshuffle");
     /* The detectors' and segmenters' activations. */
     a = net_attr_default(NET_LEAKYRELU);
     a.act_alpha = 0.1;
-    add(&b, "leakyrelu", NET_LEAKYRELU, &a, "psjoin", NULL);
+    add(&b, "leakyrelu", NET_LEAKYRELU, &a, "psadd", NULL);
     add(&b, "prelu", NET_PRELU, NULL, "leakyrelu", NULL);
     add(&b, "elu", NET_ELU, NULL, "prelu", NULL);
     add(&b, "tanh", NET_TANH, NULL, "elu", NULL);

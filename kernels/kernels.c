@@ -580,6 +580,27 @@ static void k_bilinear(const kern_args *k)
     }
 }
 
+/* PixelUnshuffle (ONNX SpaceToDepth): output channel c r^2 + i r + j
+ * (CRD: PyTorch's pixel_unshuffle) or (i r + j) C + c (DCR: SpaceToDepth's
+ * definition), pixel (o, q), is input channel c, pixel (o r + i, q r + j)
+ * (of the whole layer: a band's rows start at oy, its box's at iy). */
+static void k_pixelunshuffle(const kern_args *k)
+{
+    int r = k->L->a.up_h, H = k->x.h, W = k->x.w, C = k->x.c;
+    int OH = k->L->out.h, OW = k->L->out.w;
+    for (int co = 0; co < k->L->out.c; co++) {
+        int c = k->L->a.ps_dcr ? co % C : co / (r * r);
+        int ij = k->L->a.ps_dcr ? co / C : co % (r * r), i = ij / r, j = ij % r;
+        const float *x = k->in[0] + (size_t)c * H * W;
+        for (int o = 0; o < OH; o++) {
+            const float *src = x + (size_t)((o + k->oy) * r + i - k->iy) * W +
+                               ((size_t)k->ox * r + j - k->ix);
+            float *y = k->out + ((size_t)co * OH + o) * OW;
+            for (int q = 0; q < OW; q++) y[q] = src[(size_t)q * r];
+        }
+    }
+}
+
 /* PixelShuffle (ONNX DepthToSpace): output (c, h r + i, w r + j) is input
  * channel c r^2 + i r + j (CRD: PyTorch's pixel_shuffle) or (i r + j) C' + c
  * (DCR), pixel (h, w) (of the whole layer: a band's rows start at oy, its

@@ -58,7 +58,10 @@ int cost_class(const net *n, int layer, const convalgo_rule *r)
 
 int cost_class_base(int cls)
 {
-    return cls >= NET_KIND_COUNT || cls == NET_DECONV ? NET_CONV : cls == NET_GROUPNORM ? NET_INSTNORM : -1;
+    return cls >= NET_KIND_COUNT || cls == NET_DECONV ? NET_CONV
+           : cls == NET_GROUPNORM                     ? NET_INSTNORM
+           : cls == NET_SHUFFLEDOWN                   ? NET_SHUFFLEUP
+                                                      : -1;
 }
 
 const char *cost_class_name(int cls)

@@ -100,9 +100,9 @@ static const net_akey keys_clip[] = { /* Clip with min 0 is imported as a ReLU *
 static const net_akey keys_up[] = {
     {"scale", NET_A_INTS, 2, OFF(up_h), 1, 1, 0, -1}, /* height, width */
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
-static const net_akey keys_ps[] = { /* sub-pixel upsampling (super-resolution) */
+static const net_akey keys_ps[] = { /* sub-pixel upsampling (super-resolution), its inverse */
     {"factor", NET_A_INT, 1, OFF(up_h), 1, 1, 0, -1},
-    {"dcr", NET_A_BOOL, 1, OFF(ps_dcr), 0, 0, 0, -1}, /* ONNX DepthToSpace's default order */
+    {"dcr", NET_A_BOOL, 1, OFF(ps_dcr), 0, 0, 0, -1}, /* DepthToSpace's default, SpaceToDepth's order */
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
 static const net_akey keys_bilin[] = {
     {"size", NET_A_INTS, 2, OFF(up_h), 1, 1, 0, -1}, /* output height, width */

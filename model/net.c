@@ -450,6 +450,16 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         y = (net_shape){x.c / (r * r), x.h * r, x.w * r};
         break;
     }
+    case NET_SHUFFLEDOWN: { /* its inverse: output channel c r^2 + i r + j from (c, h r + i, w r + j) */
+        int r = a->up_h;
+        if (r < 1 || x.h % r || x.w % r || (double)x.c * r * r > INT_MAX) {
+            base_seterr(err, "%s: layer %s: PixelUnshuffle by %d of a %dx%dx%d map (its height "
+                        "and width must be multiples of %d)", what, L->name, r, x.c, x.h, x.w, r);
+            return -1;
+        }
+        y = (net_shape){x.c * r * r, x.h / r, x.w / r};
+        break;
+    }
     case NET_BILINEAR:
         if (a->up_h < 1 || a->up_w < 1) {
             base_seterr(err, "%s: layer %s: Bilinear needs an output size of at least 1x1", what,

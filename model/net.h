@@ -109,10 +109,11 @@ typedef struct {
     double act_alpha;         /* LeakyReLU: slope below 0; ELU: alpha (x < 0: alpha (e^x - 1)) */
     double clip_lo, clip_hi;  /* Clip: min(clip_hi, max(clip_lo, x)) */
     int up_h, up_w;           /* Upsample: integer scale factors (nearest); Bilinear: output size;
-                                 PixelShuffle: up_h the factor r */
+                                 PixelShuffle, PixelUnshuffle: up_h the factor r */
     int align_corners;        /* Bilinear: 1 maps the corner pixels' centres onto each other */
     int ps_dcr;               /* PixelShuffle: input channel (i r + j) C' + c, ONNX DCR, instead of
-                                 c r^2 + i r + j (PyTorch, ONNX CRD) */
+                                 c r^2 + i r + j (PyTorch, ONNX CRD); PixelUnshuffle: output
+                                 channel (i r + j) C + c (SpaceToDepth) instead of c r^2 + i r + j */
     int pad_reflect, pad_edge; /* Pad: mirror the map (edge excluded), or repeat its edge,
                                   instead of zeros */
     double pad_value;         /* Pad: the constant around the map (0: zeros; neither mode) */

@@ -287,7 +287,7 @@ static int spatial_kind(net_kind k)
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_REDUCEMAX || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
            k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP ||
-           k == NET_GROUPNORM;
+           k == NET_GROUPNORM || k == NET_SHUFFLEDOWN;
 }
 
 /* A float32 scalar initializer. */
@@ -636,6 +636,28 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         nin = 4;
         if (k > 1) in[nin++] = ex_ints(E, ex_str(E, "%s.steps", L->name), k, st);
         op = "Slice";
+        break;
+    }
+    case NET_SHUFFLEDOWN: {
+        if (a->ps_dcr) { /* SpaceToDepth's own order */
+            at[na++] = a_int(E, "blocksize", a->up_h);
+            op = "SpaceToDepth";
+            break;
+        }
+        /* PyTorch's order, as torch.onnx writes pixel_unshuffle: [1, C, H/r, r, W/r, r],
+         * the two r beside C, back to [1, C r^2, H/r, W/r] */
+        net_shape y = L->out;
+        int64_t r = a->up_h, c = y.c / (r * r);
+        int64_t v6[6] = {1, c, y.h, r, y.w, r}, b4[4] = {1, y.c, y.h, y.w};
+        int perm[6] = {0, 1, 3, 5, 2, 4};
+        Onnx__AttributeProto *pa = a_ints(E, "perm", 6, perm);
+        const char *v = ex_step(E, "Reshape", ex_str(E, "%s.blocks", L->name), in[0],
+                                ex_ints(E, ex_str(E, "%s.blocks_shape", L->name), 6, v6), 0, NULL);
+        v = ex_step(E, "Transpose", ex_str(E, "%s.gather", L->name), v, NULL, 1, &pa);
+        in[0] = v;
+        in[1] = ex_ints(E, ex_str(E, "%s.shape", L->name), 4, b4);
+        nin = 2;
+        op = "Reshape";
         break;
     }
     case NET_SHUFFLE: { /* [1, g, C/g, H, W], swap g and C/g, back to [1, C, H, W] */

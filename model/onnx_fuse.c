@@ -221,6 +221,8 @@ static const char *sym_what(int sym)
     case OX_S_GROUPED: return "the 5-D view of a channel shuffle";
     case OX_S_GROUPEDT: return "the transposed 5-D view of a channel shuffle";
     case OX_S_VIEW6: return "a 6-D view (dse takes only a pixel shuffle's)";
+    case OX_S_VIEW6D: return "a 6-D view of blocks (dse takes only a pixel unshuffle's)";
+    case OX_S_VIEW6DT: return "the transposed 6-D view of a pixel unshuffle";
     case OX_S_GVIEW: return "a 3-D view [1, G, -1] (dse takes only a GroupNorm's)";
     case OX_S_GNORM: return "the 3-D view of a GroupNorm";
     case OX_S_REDC: return "a reduction over channels without keepdims (dse takes it only "
@@ -316,6 +318,17 @@ int ox_op_transpose(ox_imp *I)
         return ox_fail(I, "Transpose of the 6-D view [1, %lld, %lld, %lld, H, W]: dse takes only "
                        "a pixel shuffle's ([0,1,4,2,5,3] of [1, C, r, r, H, W], [0,3,4,1,5,2] "
                        "of [1, r, r, C, H, W])", (long long)a, (long long)b, (long long)c);
+    }
+    if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6D && np == 6) {
+        /* [1, C, H/r, r, W/r, r]: PyTorch's pixel_unshuffle moves the two
+         * r beside C, SpaceToDepth's definition before it */
+        static const int crd[6] = {0, 1, 3, 5, 2, 4}, dcr[6] = {0, 3, 5, 1, 2, 4};
+        if (!memcmp(perm, crd, sizeof crd))
+            return sym_out(I, OX_S_VIEW6DT, I->t[t].sym_src, I->t[t].sym_val);
+        if (!memcmp(perm, dcr, sizeof dcr))
+            return sym_out(I, OX_S_VIEW6DT, I->t[t].sym_src, -I->t[t].sym_val);
+        return ox_fail(I, "Transpose of the 6-D view [1, C, H/r, r, W/r, r]: dse takes only a "
+                       "pixel unshuffle's ([0,1,3,5,2,4] or [0,3,5,1,2,4])");
     }
     int x = ox_in_act(I, 0);
     if (x < 0) return -1;
@@ -950,15 +963,16 @@ int ox_op_reshape5(ox_imp *I, int *handled)
     if (t < 0 || ox_in_kind(I, 1) != OX_CONST) return 0;
     int grouped_t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GROUPEDT;
     int view6t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6T;
+    int view6dt = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6DT;
     int gnorm = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GNORM;
     int act = I->t[t].kind == OX_ACT && !I->t[t].nhwc && !I->t[t].flat &&
               !(I->t[t].pad[0] | I->t[t].pad[1] | I->t[t].pad[2] | I->t[t].pad[3]);
-    if (!grouped_t && !view6t && !gnorm && !act) return 0;
+    if (!grouped_t && !view6t && !view6dt && !gnorm && !act) return 0;
     const Onnx__TensorProto *sh = ox_in_const(I, 1, 1, &bad);
     int64_t tg[8], allowzero = 0;
     if (!sh || ox_tp_ints(ox_dc(I, "shape", ox_in_name(I, 1)), sh, tg, 8, &n)) return -1;
     if (ox_att_int(I, "allowzero", 0, &allowzero)) return -1;
-    int x = grouped_t || view6t || gnorm ? I->t[t].sym_src : t;
+    int x = grouped_t || view6t || view6dt || gnorm ? I->t[t].sym_src : t;
     net_shape s = I->t[x].shape;
     int64_t out[8];
     if (grouped_t) {
@@ -1003,10 +1017,33 @@ int ox_op_reshape5(ox_imp *I, int *handled)
         a.ps_dcr = I->t[t].sym_val < 0;
         return ox_new_spec(I, NET_SHUFFLEUP, &a, 1, &x, 4) ? 0 : -1;
     }
+    if (view6dt) { /* [1, C, r, r, H/r, W/r] (or r, r, C) -> [1, C r^2, H/r, W/r] */
+        int f = (int)fabs(I->t[t].sym_val);
+        int64_t in6[6] = {1, s.c, f, f, s.h / f, s.w / f};
+        if (I->t[t].sym_val < 0) in6[1] = f, in6[3] = s.c;
+        if (n != 4) return ox_fail(I, "Reshape of a pixel unshuffle's 6-D view to %d-D", n);
+        if (resolve(I, in6, 6, tg, n, (int)allowzero, out)) return -1;
+        if (out[0] != 1 || out[1] != (int64_t)s.c * f * f || out[2] != s.h / f || out[3] != s.w / f)
+            return ox_fail(I, "Reshape of a pixel unshuffle's 6-D view to other than [1, %lld, %d, "
+                           "%d]", (long long)s.c * f * f, s.h / f, s.w / f);
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        net_attr a = net_attr_default(NET_SHUFFLEDOWN);
+        a.up_h = f;
+        a.ps_dcr = I->t[t].sym_val < 0;
+        return ox_new_spec(I, NET_SHUFFLEDOWN, &a, 1, &x, 4) ? 0 : -1;
+    }
     int r = I->t[x].rank;
     int64_t in[4] = {1, s.c, s.h, s.w};
     if (r == 2) in[1] = net_shape_numel(s);
     if (n < 1 || n > 6 || resolve(I, in, r, tg, n, (int)allowzero, out)) return 0; /* op_reshape says why */
+    if (n == 6 && r == 4 && out[0] == 1 && out[1] == s.c && out[3] == out[5] && out[3] > 1 &&
+        out[3] <= 4096 && out[2] * out[3] == s.h && out[4] * out[5] == s.w) {
+        /* [1, C, H/r, r, W/r, r] of a pixel unshuffle begins */
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        return sym_out(I, OX_S_VIEW6D, x, (double)out[3]);
+    }
     if (n == 6) { /* [1, a, b, c, H, W] of a pixel shuffle (either order) begins */
         if (r != 4 || out[0] != 1 || out[4] != s.h || out[5] != s.w || out[2] > 4096 ||
             (out[2] != out[3] && out[1] != out[2]))

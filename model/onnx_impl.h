@@ -92,6 +92,10 @@ enum {
     OX_S_GVIEW,     /* X viewed as [1, G, C/G H W] (sym_val = G) */
     OX_S_GNORM,     /* that view through InstanceNormalization, a GroupNorm of
                        G groups (sym_node: the InstanceNormalization) */
+    OX_S_VIEW6D,    /* X viewed as [1, C, H/r, r, W/r, r] (sym_val = r) */
+    OX_S_VIEW6DT,   /* that view transposed as a pixel unshuffle of factor r:
+                       [1, C, r, r, H/r, W/r] (sym_val = r, PyTorch's) or
+                       [1, r, r, C, H/r, W/r] (-r, SpaceToDepth's) */
     OX_S_REDC,      /* the mean (sym_val NET_REDUCEMEAN) or the max
                        (NET_REDUCEMAX) of X over its channels without
                        keepdims, [1, H, W] (sym_node: the reduction) */
@@ -113,6 +117,8 @@ typedef struct {
     int sym_node;    /* OX_SYM: the node that made it (names a layer realised from it) */
     const Onnx__TensorProto *tp; /* OX_CONST */
     int nuse;      /* node inputs reading it, plus one if it is the graph output */
+    int folded;    /* OX_ACT: its layer now computes a later tensor (a Slice of this
+                    * Slice merged into it): no layer has its shape */
 } ox_tens;
 
 typedef struct {

@@ -701,7 +701,7 @@ static int cross_check(ox_imp *I, const net *n, const Onnx__ValueInfoProto *vi, 
 {
     const char *nm = vi->name ? vi->name : "";
     int t = ox_smap_get(&I->tmap, nm);
-    if (t < 0 || I->t[t].kind != OX_ACT) return 0;
+    if (t < 0 || I->t[t].kind != OX_ACT || I->t[t].folded) return 0;
     const int *zp = I->t[t].pad;
     if (zp[0] | zp[1] | zp[2] | zp[3]) return 0; /* a Pad's output has no layer of its size */
     const Onnx__TypeProto *ty = vi->type;

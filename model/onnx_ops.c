@@ -333,6 +333,26 @@ static int op_instnorm(ox_imp *I)
     return 0;
 }
 
+/* SpaceToDepth: a PixelUnshuffle layer in its order, output channel
+ * (i r + j) C + c (DCR; torch.onnx writes pixel_unshuffle as a 6-D Reshape,
+ * Transpose, Reshape: onnx_fuse.c). */
+static int op_spacetodepth(ox_imp *I)
+{
+    if (ox_check_attrs(I, "blocksize")) return -1;
+    int x = ox_in_act(I, 0);
+    if (x < 0 || ox_act_rank(I, x, 4, "input")) return -1;
+    int64_t bs;
+    if (!ox_att(I->nd, "blocksize")) return ox_fail(I, "attribute blocksize is required");
+    if (ox_att_int(I, "blocksize", 1, &bs)) return -1;
+    net_shape s = I->t[x].shape;
+    if (bs < 1 || bs > 4096 || s.h % bs || s.w % bs)
+        return ox_fail(I, "blocksize %lld of a %dx%d map (it must divide both)", (long long)bs, s.h, s.w);
+    net_attr a = net_attr_default(NET_SHUFFLEDOWN);
+    a.up_h = (int)bs;
+    a.ps_dcr = 1;
+    return ox_new_spec(I, NET_SHUFFLEDOWN, &a, 1, &x, 4) ? 0 : -1;
+}
+
 /* DepthToSpace: a PixelShuffle layer (mode DCR, the default, or CRD,
  * which torch.onnx writes for pixel_shuffle). */
 static int op_depthtospace(ox_imp *I)
@@ -946,23 +966,33 @@ static int channel_slice(ox_imp *I, int out, int x, int64_t c0, int64_t nc, cons
                        (long long)(c0 + nc), xs.c);
     net_attr a = net_attr_default(NET_SLICE);
     a.start = (int)c0, a.out_c = (int)nc;
-    if (!whole) { /* in range: op_slice clamps to the map */
-        a.sl_top = (int)box[0], a.sl_rows = (int)box[1], a.sh = (int)box[2];
-        a.sl_left = (int)box[3], a.sl_cols = (int)box[4], a.sw = (int)box[5];
+    if (!whole) { /* in range: op_slice clamps to the map; a count to the end is 0 */
+        a.sl_top = (int)box[0], a.sh = (int)box[2];
+        a.sl_rows = box[1] == (xs.h - 1 - box[0]) / box[2] + 1 ? 0 : (int)box[1];
+        a.sl_left = (int)box[3], a.sw = (int)box[5];
+        a.sl_cols = box[4] == (xs.w - 1 - box[3]) / box[5] + 1 ? 0 : (int)box[4];
     }
-    const ox_tens *xt = &I->t[x];
+    ox_tens *xt = &I->t[x];
     if (single && xt->kind == OX_ACT && xt->spec >= 0 && I->s[xt->spec].kind == NET_SLICE &&
         xt->nuse == 1 && !(xt->pad[0] | xt->pad[1] | xt->pad[2] | xt->pad[3])) {
         /* A Slice of a Slice no one else reads (torch.onnx writes
-         * x[..., ::2, ::2] as one per axis): one Slice, its positions the
-         * first's at the second's, named after the first. */
+         * x[..., ::2, ::2] as one per axis; a Split's part sliced again):
+         * one Slice, its positions the first's at the second's, named
+         * after the first; the first's tensor is left without a layer. */
         net_attr *f = &I->s[xt->spec].a;
-        net_shape ys = {(int)nc, whole ? xs.h : (int)box[1], whole ? xs.w : (int)box[4]};
         f->start += a.start, f->out_c = a.out_c;
-        f->sl_top += f->sh * a.sl_top, f->sh = ys.h > 1 ? f->sh * a.sh : 1, f->sl_rows = ys.h;
-        f->sl_left += f->sw * a.sl_left, f->sw = ys.w > 1 ? f->sw * a.sw : 1, f->sl_cols = ys.w;
-        I->t[x].shape = ys;
-        return ox_alias(I, x, 0, 0);
+        if (!whole) {
+            int rows = (int)box[1], cols = (int)box[4];
+            f->sl_top += f->sh * a.sl_top, f->sh = rows > 1 ? f->sh * a.sh : 1;
+            f->sl_left += f->sw * a.sl_left, f->sw = cols > 1 ? f->sw * a.sw : 1;
+            net_shape ws = I->t[I->s[xt->spec].in[0]].shape; /* the first's input */
+            f->sl_rows = rows == (ws.h - 1 - f->sl_top) / f->sh + 1 ? 0 : rows;
+            f->sl_cols = cols == (ws.w - 1 - f->sl_left) / f->sw + 1 ? 0 : cols;
+        }
+        xt->shape = (net_shape){(int)nc, whole ? xs.h : (int)box[1], whole ? xs.w : (int)box[4]};
+        if (ox_alias(I, x, 0, 0)) return -1;
+        I->t[x].folded = 1;
+        return 0;
     }
     if (single) return ox_new_spec(I, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
     return ox_new_spec_out(I, out, NET_SLICE, &a, 1, &x, I->t[x].rank) ? 0 : -1;
@@ -1128,6 +1158,7 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "InstanceNormalization")) return op_instnorm(I);
     if (!strcmp(op, "GroupNormalization")) return ox_op_groupnormalization(I);
     if (!strcmp(op, "DepthToSpace")) return op_depthtospace(I);
+    if (!strcmp(op, "SpaceToDepth")) return op_spacetodepth(I);
     if (!strcmp(op, "Gemm")) return op_fc(I, 1);
     if (!strcmp(op, "MatMul")) return op_fc(I, 0);
     if (!strcmp(op, "Relu")) return op_simple(I, NET_RELU, "consumed_inputs", 0);

@@ -1,6 +1,7 @@
 /* bandkinds.h -- a small network of every kind that moves positions or
  * reads more than its own rows when cut into bands (Pad of each mode,
- * Upsample, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, ConvTranspose) and of the
+ * Upsample, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, PixelUnshuffle,
+ * ConvTranspose) and of the
  * kinds that keep positions but read other channels (GELU, Scale,
  * LayerNorm, ChannelShuffle, Slice; Slices cropping rows and columns with
  * steps move positions too), between convolutions: the tests of
@@ -56,6 +57,10 @@ static inline net *bandkinds_net(char *err)
     net_attr ps = net_attr_default(NET_SHUFFLEUP);
     ps.up_h = 2;
     BK_ADD("ps", NET_SHUFFLEUP, ps); /* 4x38x18 */
+    net_attr pu = net_attr_default(NET_SHUFFLEDOWN);
+    pu.up_h = 2, pu.ps_dcr = 1;
+    BK_ADD("pu", NET_SHUFFLEDOWN, pu); /* 16x19x9 */
+    BK_ADD("ps_back", NET_SHUFFLEUP, ps); /* 4x38x18 */
     net_attr sh = net_attr_default(NET_SHUFFLE);
     sh.groups = 2;
     BK_ADD("shuffle", NET_SHUFFLE, sh);

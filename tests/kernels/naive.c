@@ -361,6 +361,18 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
                 }
         break;
     }
+    case NET_SHUFFLEDOWN: { /* output channel of place (i, j) in the r x r block of input (c, y r + i, x r + j) */
+        int r = a->up_h;
+        for (int c = 0; c < xs.c; c++)
+            for (int i = 0; i < r; i++)
+                for (int j = 0; j < r; j++) {
+                    int dst = a->ps_dcr ? (i * r + j) * xs.c + c : c * r * r + i * r + j;
+                    for (int y = 0; y < ys.h; y++)
+                        for (int xx = 0; xx < ys.w; xx++)
+                            out[((size_t)dst * ys.h + y) * ys.w + xx] = at(x, xs, c, y * r + i, xx * r + j);
+                }
+        break;
+    }
     case NET_INSTNORM: { /* in double: (x - mean) / sqrt(var + eps) * scale + shift per channel */
         size_t hw = (size_t)xs.h * xs.w;
         for (int c = 0; c < ys.c; c++) {

@@ -505,6 +505,10 @@ static void misc_tests(void)
         m = build(NET_SHUFFLEUP, &a, (net_shape){a.up_h * a.up_h * trng_int(&rng, 1, 3), in.h, in.w}, 0, NULL);
         check_layer(m);
         net_free(m);
+        a.ps_dcr = t / 3 % 2; /* its inverse, both orders, each factor */
+        m = build(NET_SHUFFLEDOWN, &a, (net_shape){in.c, a.up_h * in.h, a.up_h * in.w}, 0, NULL);
+        check_layer(m);
+        net_free(m);
         a = net_attr_default(NET_INSTNORM);
         a.bn_eps = t % 2 ? 1e-5 : 1e-3;
         m = build(NET_INSTNORM, &a, in, 0, NULL);

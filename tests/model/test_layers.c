@@ -506,6 +506,18 @@ static void test_detector_kinds(void)
     CHECK(tn_done(&t, "ps") == NULL && strstr(t.err, "needs a multiple of 9 channels"));
     net_free(t.n);
     CHECK(!net_kind_channelwise(NET_SHUFFLEUP) && !net_kind_splittable(NET_SHUFFLEUP));
+    /* PixelUnshuffle by 3: 2 x 12 x 15 to 18 x 4 x 5; 12 x 14 does not divide */
+    tn_init(&t, 2, 12, 15);
+    tn_add(&t, "pu", NET_SHUFFLEDOWN, &a, "data", NULL);
+    L = tn_done(&t, "pu");
+    CHECK_OUT(L, 18, 4, 5);
+    if (L) CHECK_I64(L->ops, 18 * 4 * 5);
+    net_free(t.n);
+    tn_init(&t, 2, 12, 14);
+    tn_add(&t, "pu", NET_SHUFFLEDOWN, &a, "data", NULL);
+    CHECK(tn_done(&t, "pu") == NULL && strstr(t.err, "must be multiples of 3"), "%s", t.err);
+    net_free(t.n);
+    CHECK(!net_kind_channelwise(NET_SHUFFLEDOWN) && !net_kind_splittable(NET_SHUFFLEDOWN));
 }
 
 /* ConvTranspose's shape, MACs and parameters by hand (one_conv of kind

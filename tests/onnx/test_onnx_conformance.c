@@ -91,6 +91,8 @@ static const tcase cases[] = {
     {"node/test_depthtospace_crd_mode_example", NULL, NULL},
     {"node/test_depthtospace_dcr_mode", NULL, B2},
     {"node/test_depthtospace_example", NULL, NULL},
+    {"node/test_spacetodepth", NULL, B2},
+    {"node/test_spacetodepth_example", NULL, NULL},
     /* ---- ConvTranspose ---- */
     {"node/test_convtranspose", NULL, NULL},
     {"node/test_convtranspose_1d", "is 3-D", "1-D transposed convolution"},
@@ -517,7 +519,9 @@ static const char *supported_ops[] = {
     /* super-resolution's sub-pixel upsampling; YOLOv4's Mish (x tanh(softplus x)) */
     "DepthToSpace", "Softplus",
     /* CBAM's and other attention blocks' maxima (over channels, global) */
-    "ReduceMax", "GlobalMaxPool", "GroupNormalization", NULL};
+    "ReduceMax", "GlobalMaxPool", "GroupNormalization",
+    /* space to depth (pixel unshuffle) */
+    "SpaceToDepth", NULL};
 
 static int op_supported(const char *op)
 {

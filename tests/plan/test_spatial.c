@@ -37,7 +37,8 @@ static net *open_net(const char *name, char *err)
 static int moves(net_kind k)
 {
     return k == NET_PAD || k == NET_UPSAMPLE || k == NET_SHUFFLEUP || k == NET_BILINEAR ||
-           k == NET_INSTNORM || k == NET_GROUPNORM || k == NET_DECONV || k == NET_SLICE;
+           k == NET_INSTNORM || k == NET_GROUPNORM || k == NET_DECONV || k == NET_SLICE ||
+           k == NET_SHUFFLEDOWN;
 }
 
 /* Their input positions, from the kinds' definitions (docs/network-format.md)
@@ -48,7 +49,8 @@ static int moves(net_kind k)
  * Bilinear its two neighbours of PyTorch's source coordinate;
  * InstanceNorm and GroupNorm every position; ConvTranspose every input position one of
  * whose taps lands on o (h S - P + k D = o), the hull; a Slice the input
- * it keeps as its o-th: counted from its first, every step-th. */
+ * it keeps as its o-th: counted from its first, every step-th; a
+ * PixelUnshuffle the r rows of its block. */
 static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int o1, int *r0, int *r1)
 {
     const net_attr *a = &L->a;
@@ -73,6 +75,8 @@ static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int 
                         if (src[0] < 0 || h < src[0]) src[0] = h;
                         if (h > src[1]) src[1] = h;
                     }
+        } else if (L->kind == NET_SHUFFLEDOWN) { /* its r x r block */
+            src[0] = o * a->up_h, src[1] = o * a->up_h + a->up_h - 1;
         } else if (L->kind == NET_SLICE) {
             for (int h = cols ? a->sl_left : a->sl_top, j = 0; h < H; h += cols ? a->sw : a->sh, j++)
                 if (j == o) src[0] = h;
