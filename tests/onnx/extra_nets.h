@@ -130,6 +130,27 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"pcat\"]},"
     "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3}"
     " ]}",
+    /* crops and space to depth: YOLOv5's Focus (four strided crops, each
+     * read by the Concat), a crop with an origin, a count and a column
+     * step, both orders of PixelUnshuffle */
+    "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"crops\","
+    " \"input\": {\"name\": \"x\", \"shape\": [3, 12, 16]},"
+    " \"layers\": ["
+    "  {\"name\": \"f00\", \"kind\": \"Slice\", \"inputs\": [\"x\"], \"start\": 0, \"channels\": 3, \"step\": [2, 2]},"
+    "  {\"name\": \"f10\", \"kind\": \"Slice\", \"inputs\": [\"x\"], \"start\": 0, \"channels\": 3, \"origin\": [1, 0], \"step\": [2, 2]},"
+    "  {\"name\": \"f01\", \"kind\": \"Slice\", \"inputs\": [\"x\"], \"start\": 0, \"channels\": 3, \"origin\": [0, 1], \"step\": [2, 2]},"
+    "  {\"name\": \"f11\", \"kind\": \"Slice\", \"inputs\": [\"x\"], \"start\": 0, \"channels\": 3, \"origin\": [1, 1], \"step\": [2, 2]},"
+    "  {\"name\": \"focus\", \"kind\": \"Concat\", \"inputs\": [\"f00\", \"f10\", \"f01\", \"f11\"]},"
+    "  {\"name\": \"c1\", \"kind\": \"Conv\", \"inputs\": [\"focus\"], \"out_channels\": 8, \"kernel\": 3, \"pads\": [1, 1, 1, 1]},"
+    "  {\"name\": \"crop\", \"kind\": \"Slice\", \"inputs\": [\"c1\"], \"start\": 2, \"channels\": 5, \"origin\": [1, 0], \"size\": [3, 3], \"step\": [1, 2]},"
+    "  {\"name\": \"pu\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"c1\"], \"factor\": 2},"
+    "  {\"name\": \"pu2\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"c1\"], \"factor\": 2, \"dcr\": true},"
+    "  {\"name\": \"pcat\", \"kind\": \"Concat\", \"inputs\": [\"pu\", \"pu2\"]},"
+    "  {\"name\": \"c2\", \"kind\": \"Conv\", \"inputs\": [\"pcat\"], \"out_channels\": 5, \"kernel\": [1, 2], \"stride\": [1, 1]},"
+    "  {\"name\": \"cat\", \"kind\": \"Concat\", \"inputs\": [\"crop\", \"c2\"]},"
+    "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"cat\"]},"
+    "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3}"
+    " ]}",
 };
 #define N_EXTRA_NETS ((int)(sizeof extra_nets / sizeof extra_nets[0]))
 

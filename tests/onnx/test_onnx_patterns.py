@@ -44,6 +44,9 @@ and the layers dse made compared with what each pattern must become.
              before the concatenation of its skip connection
   nhwccrop   strided Slices of rows and columns of an NHWC view (Swin's
              patch merging)
+  unshuffle_crd, _dcr, _op  space to depth: pixel_unshuffle as torch.onnx
+             writes it (6-D view, Transpose, Reshape), the view in
+             SpaceToDepth's order, and the SpaceToDepth operator
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
              InstanceNormalization (here with a scale and shift per group
@@ -154,6 +157,11 @@ def evaluate(model, x):
                 y = 0.5 * t * (1 + erf(t / math.sqrt(2)))
         elif op == "Transpose":
             y = np.transpose(i[0], a["perm"])
+        elif op == "SpaceToDepth":  # the operator's definition: reshape, transpose, reshape
+            b = a["blocksize"]
+            n_, c, h, w = i[0].shape
+            t = i[0].reshape(n_, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+            y = t.reshape(n_, c * b * b, h // b, w // b)
         elif op == "ReduceMean":
             y = np.mean(i[0], axis=tuple(a["axes"]), keepdims=bool(a.get("keepdims", 1)))
         elif op == "ReduceMax":
@@ -409,6 +417,27 @@ def pixel6(dcr):
                   [1, C, H * r, W * r], 9), {"Conv": 1, "PixelShuffle": 1})
 
 
+def unshuffle(form):
+    """Space to depth by 2: PyTorch's pixel_unshuffle as torch.onnx writes
+    it (6-D Reshape, Transpose [0,1,3,5,2,4], Reshape: "crd"), the same
+    view transposed in SpaceToDepth's order ([0,3,5,1,2,4]: "dcr"), and
+    the SpaceToDepth operator ("op")."""
+    C, r, H, W = 3, 2, 6, 8
+    inits = [init("w0", R(C, 3, 3, 3)), init("w1", R(4, C * r * r, 1, 1)),
+             init("v6", np.array([1, C, H // r, r, W // r, r], np.int64)),
+             init("s4", np.array([1, -1, H // r, W // r], np.int64))]
+    nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    if form == "op":
+        nodes.append(N("SpaceToDepth", ["c"], "t4", blocksize=r))
+    else:
+        perm = [0, 3, 5, 1, 2, 4] if form == "dcr" else [0, 1, 3, 5, 2, 4]
+        nodes += [N("Reshape", ["c", "v6"], "v"), N("Transpose", ["v"], "t", perm=perm),
+                  N("Reshape", ["t", "s4"], "t4")]
+    nodes.append(N("Conv", ["t4", "w1"], "y", kernel_shape=[1, 1]))
+    return (model("unshuffle_" + form, nodes, inits, [1, 3, H, W], [1, 4, H // r, W // r], 13),
+            {"Conv": 2, "PixelUnshuffle": 1})
+
+
 def cbam(unsqueeze=0):
     """unsqueeze: the mean and max over channels without keepdims, then
     Unsqueeze(1) (the original CBAM code's ChannelPool), at opset 11 (axes
@@ -554,12 +583,19 @@ def main():
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
-             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop()]
+             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(),
+             unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":
             onnx.checker.check_model(m, full_check=True)  # the models themselves are valid
         path, js, wb = (os.path.join(tmp, name + e) for e in (".onnx", ".json", ".bin"))
+        if name in ("focus", "crop13", "padcrop", "unshuffle_crd"):
+            # every intermediate shape stated (as onnx-simplifier leaves a
+            # model): the importer checks each against its layers', a
+            # Slice merged into its Slice included
+            m = onnx.shape_inference.infer_shapes(m)
+            check(len(m.graph.value_info) >= 3, "%s: no value_info" % name)
         onnx.save(m, path)
         p = subprocess.run([DSE, "net", "import", path, "-o", js, "--weights", wb],
                            capture_output=True, text=True)

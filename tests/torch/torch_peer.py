@@ -22,8 +22,9 @@ writes it as Reshape, InstanceNormalization, Reshape, Mul, Add; its channel
 cuts start inside groups) and a CBAM block (cbam: channel attention from
 average and max pooling, spatial attention from the mean and the max over
 channels, a 1 x H x W gate) and YOLOv5's Focus stem with a U-Net level
-whose skip connection is centre-cropped (cropnet: Slices of rows and
-columns with steps) on 2 ranks with mixed cuts.  Outputs must agree
+downsampled by a pixel unshuffle, whose skip connection is centre-cropped
+(cropnet: Slices of rows and columns with steps, PixelUnshuffle) on 2 ranks
+with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -241,14 +242,15 @@ class CBAMNet(torch.nn.Module):
 
 class CropNet(torch.nn.Module):
     """YOLOv5's Focus stem (every other row and column, four shifts,
-    concatenated), then a U-Net level of unpadded convolutions whose skip
-    connection is centre-cropped to the upsampled map (Ronneberger et al.'s
-    crop and copy): Slices of rows and columns with steps and offsets."""
+    concatenated), then a U-Net level of unpadded convolutions, downsampled
+    by a pixel unshuffle (space to depth), whose skip connection is
+    centre-cropped to the upsampled map (Ronneberger et al.'s crop and
+    copy): Slices of rows and columns with steps and offsets."""
     def __init__(self):
         super().__init__()
         nn = torch.nn
         self.enc = nn.Sequential(nn.Conv2d(12, 16, 3), nn.ReLU(), nn.Conv2d(16, 16, 3), nn.ReLU())
-        self.low = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(16, 32, 3), nn.ReLU())
+        self.low = nn.Sequential(nn.PixelUnshuffle(2), nn.Conv2d(64, 32, 3), nn.ReLU())
         self.up = nn.ConvTranspose2d(32, 16, 2, 2)
         self.out = nn.Conv2d(32, 8, 3, padding=1)
 
