@@ -1026,8 +1026,10 @@ static int op_split(ox_imp *I)
     int r = I->t[x].rank, ca = onnx_dims(I, x, d), nout = (int)I->nd->n_output, ns = 0;
     if (ox_att_int(I, "axis", 0, &axis)) return -1;
     if (axis < 0) axis += r;
-    if (axis != ca)
-        return ox_fail(I, "Split along axis %lld; dse splits the channels (axis %d)",
+    /* Along the channels, or (a 4-D map) its rows or columns: crops. */
+    int hA = ca == 1 ? 2 : 1, along = axis == ca ? 0 : r == 4 && axis == hA ? 1 : r == 4 && axis == hA + 1 ? 2 : -1;
+    if (along < 0)
+        return ox_fail(I, "Split along axis %lld; dse splits the channels (axis %d), rows or columns",
                        (long long)axis, ca);
     if (nout < 1 || nout > 64) return ox_fail(I, "Split into %d outputs", nout);
     if (old) {
@@ -1042,7 +1044,7 @@ static int op_split(ox_imp *I)
         const Onnx__TensorProto *sp = ox_in_const(I, 1, 1, &bad);
         if (!sp || ox_tp_ints(ox_dc(I, "split", ox_in_name(I, 1)), sp, sizes, 64, &ns)) return -1;
     }
-    int64_t C = d[ca];
+    int64_t C = d[axis];
     if (ns == 0) { /* equal parts; the last smaller (opset 18's num_outputs rule) */
         int64_t part = (C + nout - 1) / nout;
         for (int k = 0; k < nout; k++) sizes[k] = k < nout - 1 ? part : C - part * (nout - 1);
@@ -1052,13 +1054,17 @@ static int op_split(ox_imp *I)
     int64_t c0 = 0;
     for (int k = 0; k < nout; k++) {
         if (sizes[k] < 1) return ox_fail(I, "split size %lld", (long long)sizes[k]);
+        net_shape xs = I->t[x].shape;
+        int64_t box[6] = {0, xs.h, 1, 0, xs.w, 1};
+        if (along) box[along == 1 ? 0 : 3] = c0, box[along == 1 ? 1 : 4] = sizes[k];
+        if (c0 + sizes[k] > C) break; /* said below */
         if (I->nd->output[k] && I->nd->output[k][0] &&
-            channel_slice(I, k, x, c0, sizes[k], NULL, 0))
+            channel_slice(I, k, x, along ? 0 : c0, along ? xs.c : sizes[k], along ? box : NULL, 0))
             return -1;
         c0 += sizes[k];
     }
-    if (c0 != C) return ox_fail(I, "split sizes add up to %lld of %lld channels", (long long)c0,
-                                (long long)C);
+    if (c0 != C) return ox_fail(I, "split sizes add up to %lld of %lld %s", (long long)c0, (long long)C,
+                                along == 0 ? "channels" : along == 1 ? "rows" : "columns");
     return 0;
 }
 

@@ -472,10 +472,18 @@ def main():
             "node c (Conv): input t is in NHWC order")
         bad(tmp, "transpose_hw", model([helper.make_node("Transpose", ["x"], ["y"], name="t", perm=[0, 1, 3, 2])],
                                        x4, y4), "Transpose [0,1,3,2] of a 4-D NCHW activation")
-        bad(tmp, "split_h", model([helper.make_node("Split", ["x"], ["a", "b"], name="s", axis=2),
-                                   helper.make_node("Add", ["a", "b"], ["y"], name="add")],
-                                  x4, [vi("y", [1, 3, 2, 4])], opset=11),
-            "Split along axis 2; dse splits the channels (axis 1)")
+        good(tmp, "control_split_h", model([helper.make_node("Split", ["x"], ["a", "b"], name="s", axis=2),
+                                            helper.make_node("Add", ["a", "b"], ["y"], name="add")],
+                                           x4, [vi("y", [1, 3, 2, 4])], opset=11))  # crops
+        bad(tmp, "split_batch", model([helper.make_node("Split", ["x"], ["a"], name="s", axis=0),
+                                       helper.make_node("Relu", ["a"], ["y"], name="r")],
+                                      x4, y4, opset=11),
+            "Split along axis 0; dse splits the channels (axis 1), rows or columns")
+        bad(tmp, "split_w_sizes", model([helper.make_node("Split", ["x"], ["a", "b"], name="s", axis=3,
+                                                          split=[1, 2]),
+                                         helper.make_node("Concat", ["a", "b"], ["y"], name="c", axis=3)],
+                                        x4, [vi("y", [1, 3, 4, 3])], opset=11),
+            "split sizes add up to 3 of 4 columns")
         sl = lambda st, en, ax, sp, y=[1, 2, 4, 4]: model(
             [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="sl")], x4,
             [vi("y", y)],

@@ -47,6 +47,7 @@ and the layers dse made compared with what each pattern must become.
   unshuffle_crd, _dcr, _op  space to depth: pixel_unshuffle as torch.onnx
              writes it (6-D view, Transpose, Reshape), the view in
              SpaceToDepth's order, and the SpaceToDepth operator
+  splithw    Split along the rows and along the columns (crops)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
              InstanceNormalization (here with a scale and shift per group
@@ -559,6 +560,20 @@ def nhwccrop():
             {"Conv": 2, "Slice": 1})
 
 
+def splithw():
+    """Split along the rows (sizes given) and the columns (equal parts):
+    each part a crop, here summed and pooled."""
+    C, H, W = 4, 8, 6
+    inits = [init("w0", R(C, 3, 3, 3)), init("w1", R(3, C, 1, 1)), init("sz", np.array([3, 5], np.int64))]
+    nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Split", ["c", "sz"], ["top", "bot"], axis=2), N("Split", ["bot"], ["l", "r"], axis=3),
+             N("Add", ["l", "r"], "lr"), N("Conv", ["top", "w1"], "t1", kernel_shape=[1, 1]),
+             N("GlobalAveragePool", ["t1"], "g1"), N("GlobalAveragePool", ["lr"], "g2"),
+             N("Concat", ["g1", "g2"], "y", axis=1)]
+    return (model("splithw", nodes, inits, [1, 3, H, W], [1, 3 + C, 1, 1], 13),
+            {"Conv": 2, "Slice": 4, "Add": 1, "GlobalAveragePool": 2, "Concat": 1})
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -583,7 +598,7 @@ def main():
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
-             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(),
+             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(),
              unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name
