@@ -218,8 +218,11 @@ def evaluate(model, x):
                 sl[int(axis)] = slice(int(st[k]), int(en[k]), int(sp[k]))
             y = i[0][tuple(sl)]
         elif op == "Split":
-            sizes = a["split"] if "split" in a else [int(s) for s in i[1]]
-            parts = np.split(i[0], np.cumsum(sizes)[:-1], axis=a["axis"])
+            if "split" in a or len(i) > 1:
+                sizes = a["split"] if "split" in a else [int(s) for s in i[1]]
+                parts = np.split(i[0], np.cumsum(sizes)[:-1], axis=a["axis"])
+            else:  # equal parts
+                parts = np.split(i[0], len(nd.output), axis=a["axis"])
             for name, part in zip(nd.output, parts):
                 v[name] = part
             continue
