@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul the three ways, ReduceMean, ReduceMax, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Bilinear, Pad, ConvTranspose, InstanceNorm, GroupNorm,
+ * Clip, Upsample, Nearest, Bilinear, Pad, ConvTranspose, InstanceNorm, GroupNorm,
  * PixelShuffle, PixelUnshuffle, Softplus; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
@@ -157,10 +157,15 @@ net *calib_probe_net(int i, char *err)
     add(&b, "upsample", NET_UPSAMPLE, &a, "avgpool", NULL);
     a = net_attr_pool(NET_MAXPOOL, 2, 2, 0);
     add(&b, "downpool", NET_MAXPOOL, &a, "upsample", NULL);
-    /* Bilinear resizing by 2 (a segmenter's head), pooled back down too. */
+    /* Nearest resizing by 1.5 (an FPN's top-down path at an odd size),
+     * then bilinear resizing (a segmenter's head) to twice the pooled
+     * map, pooled back down. */
+    a = net_attr_default(NET_NEAREST);
+    a.up_h = sizes[i].h / 2 * 3 / 2, a.up_w = sizes[i].w / 2 * 3 / 2;
+    add(&b, "nearest", NET_NEAREST, &a, "downpool", NULL);
     a = net_attr_default(NET_BILINEAR);
     a.up_h = 2 * (sizes[i].h / 2), a.up_w = 2 * (sizes[i].w / 2);
-    add(&b, "bilinear", NET_BILINEAR, &a, "downpool", NULL);
+    add(&b, "bilinear", NET_BILINEAR, &a, "nearest", NULL);
     a = net_attr_pool(NET_MAXPOOL, 2, 2, 0);
     add(&b, "downpool2", NET_MAXPOOL, &a, "bilinear", NULL);
     /* A learned 2x2 upsampling (a U-Net's up-convolution), pooled back

@@ -543,6 +543,30 @@ static void k_upsample(const kern_args *k)
     }
 }
 
+/* Nearest: output row o (of the whole layer: a band's o is o + oy, its box
+ * starts at iy) is input row floor(o H / OH), columns alike; a row equal
+ * to the one above is one copy. */
+static void k_nearest(const kern_args *k)
+{
+    int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w;
+    net_shape whole = net_in_shape(k->n, k->layer, 0);
+    const net_layer *WL = &k->n->layers[k->layer];
+    for (int c = 0; c < k->nc; c++) {
+        const float *x = k->in[0] + (size_t)c * H * W;
+        float *y = k->out + (size_t)c * OH * OW;
+        for (int r = 0; r < OH; r++) {
+            float *row = y + (size_t)r * OW;
+            int64_t src = (int64_t)(r + k->oy) * whole.h / WL->out.h;
+            if (r > 0 && src == (int64_t)(r - 1 + k->oy) * whole.h / WL->out.h) {
+                memcpy(row, row - OW, (size_t)OW * sizeof *row);
+                continue;
+            }
+            const float *xr = x + (size_t)(src - k->iy) * W;
+            for (int q = 0; q < OW; q++) row[q] = xr[(int64_t)(q + k->ox) * whole.w / WL->out.w - k->ix];
+        }
+    }
+}
+
 /* Bilinear: output index o of an axis reads net_bilinear_src's two inputs
  * and weight (of the whole layer's axis: a band's o is o + oy, its box
  * starts at iy).  Columns in chunks whose coordinates sit on the stack

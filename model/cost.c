@@ -61,6 +61,7 @@ int cost_class_base(int cls)
     return cls >= NET_KIND_COUNT || cls == NET_DECONV ? NET_CONV
            : cls == NET_GROUPNORM                     ? NET_INSTNORM
            : cls == NET_SHUFFLEDOWN                   ? NET_SHUFFLEUP
+           : cls == NET_NEAREST                       ? NET_UPSAMPLE
                                                       : -1;
 }
 

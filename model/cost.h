@@ -49,7 +49,8 @@
  * without "ConvTranspose" (a matrix product per MAC as im2col's; files
  * older than the kind have none); a file without "GroupNorm" uses its
  * "InstanceNorm" (the same three passes per element), one without
- * "PixelUnshuffle" its "PixelShuffle" (the same gather, inverted): cost_class_base
+ * "PixelUnshuffle" its "PixelShuffle" (the same gather, inverted), one
+ * without "Nearest" its "Upsample" (the same copy): cost_class_base
  * names that fallback. */
 #define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT         /* "ConvWinograd": F(2x2) and F(4x4) */
 #define COST_CLASS_CONV_POINTWISE (NET_KIND_COUNT + 1)  /* "ConvPointwise": 1x1, one product */

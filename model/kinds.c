@@ -104,6 +104,9 @@ static const net_akey keys_ps[] = { /* sub-pixel upsampling (super-resolution), 
     {"factor", NET_A_INT, 1, OFF(up_h), 1, 1, 0, -1},
     {"dcr", NET_A_BOOL, 1, OFF(ps_dcr), 0, 0, 0, -1}, /* DepthToSpace's default, SpaceToDepth's order */
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_size[] = { /* Nearest: output row o is input row floor(o H / h) */
+    {"size", NET_A_INTS, 2, OFF(up_h), 1, 1, 0, -1}, /* output height, width */
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
 static const net_akey keys_bilin[] = {
     {"size", NET_A_INTS, 2, OFF(up_h), 1, 1, 0, -1}, /* output height, width */
     {"align_corners", NET_A_BOOL, 1, OFF(align_corners), 0, 0, 0, -1},

@@ -461,9 +461,10 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         break;
     }
     case NET_BILINEAR:
+    case NET_NEAREST:
         if (a->up_h < 1 || a->up_w < 1) {
-            base_seterr(err, "%s: layer %s: Bilinear needs an output size of at least 1x1", what,
-                   L->name);
+            base_seterr(err, "%s: layer %s: %s needs an output size of at least 1x1", what,
+                   L->name, net_kind_name(L->kind));
             return -1;
         }
         y.h = a->up_h;

@@ -108,7 +108,7 @@ typedef struct {
     int gelu_tanh;            /* GELU: 1 for the tanh approximation */
     double act_alpha;         /* LeakyReLU: slope below 0; ELU: alpha (x < 0: alpha (e^x - 1)) */
     double clip_lo, clip_hi;  /* Clip: min(clip_hi, max(clip_lo, x)) */
-    int up_h, up_w;           /* Upsample: integer scale factors (nearest); Bilinear: output size;
+    int up_h, up_w;           /* Upsample: integer scale factors (nearest); Bilinear, Nearest: output size;
                                  PixelShuffle, PixelUnshuffle: up_h the factor r */
     int align_corners;        /* Bilinear: 1 maps the corner pixels' centres onto each other */
     int ps_dcr;               /* PixelShuffle: input channel (i r + j) C' + c, ONNX DCR, instead of

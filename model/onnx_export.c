@@ -287,7 +287,7 @@ static int spatial_kind(net_kind k)
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_REDUCEMAX || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
            k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP ||
-           k == NET_GROUPNORM || k == NET_SHUFFLEDOWN;
+           k == NET_GROUPNORM || k == NET_SHUFFLEDOWN || k == NET_NEAREST;
 }
 
 /* A float32 scalar initializer. */
@@ -767,6 +767,17 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         nin = 3;
         op = "Clip";
         break;
+    case NET_NEAREST: { /* Resize, nearest, to sizes: input floor(o H / h) (PyTorch's "nearest") */
+        int64_t s4[4] = {1, L->out.c, a->up_h, a->up_w};
+        in[1] = "", in[2] = "";
+        in[3] = ex_ints(E, ex_str(E, "%s.sizes", L->name), 4, s4);
+        nin = 4;
+        at[na++] = a_str(E, "mode", "nearest");
+        at[na++] = a_str(E, "coordinate_transformation_mode", "asymmetric");
+        at[na++] = a_str(E, "nearest_mode", "floor");
+        op = "Resize";
+        break;
+    }
     case NET_BILINEAR: { /* Resize, linear, to sizes [1, C, h, w] */
         int64_t s4[4] = {1, L->out.c, a->up_h, a->up_w};
         in[1] = "", in[2] = "";

@@ -565,7 +565,9 @@ static int op_prelu(ox_imp *I)
  * (asymmetric with floor, half_pixel or pytorch_half_pixel with
  * round_prefer_floor or round_prefer_ceil, asymmetric with
  * round_prefer_floor for factors up to 2): what torch.onnx (nearest),
- * Keras' UpSampling2D and ONNX's defaults write.  Linear: a Bilinear
+ * Keras' UpSampling2D and ONNX's defaults write; to other sizes, in the
+ * mode where it reads input floor(i H / h) (PyTorch's nearest to a size),
+ * a Nearest layer.  Linear: a Bilinear
  * layer, in half_pixel or pytorch_half_pixel (PyTorch's bilinear with
  * align_corners=False) or align_corners: torchvision's segmentation heads. */
 static int op_resize(ox_imp *I)
@@ -653,9 +655,20 @@ static int op_resize(ox_imp *I)
         a.up_h = (int)out[0], a.up_w = (int)out[1], a.align_corners = ctm == 3;
         return ox_new_spec(I, NET_BILINEAR, &a, 1, &x, 4) ? 0 : -1;
     }
-    if (out[0] % in.h || out[1] % in.w)
-        return ox_fail(I, "nearest resize from %dx%d to %lldx%lld: dse upsamples by integer factors "
-                       "of height and width only", in.h, in.w, (long long)out[0], (long long)out[1]);
+    if (out[0] % in.h || out[1] % in.w) {
+        /* Any size, where output o reads input floor(o H / h): asymmetric
+         * with floor (PyTorch's "nearest"), to sizes, or by scales that are
+         * h / H exactly (1.5 of 38 rows; not 4/3, which a float rounds). */
+        int exact = f[2] == (double)out[0] / in.h && f[3] == (double)out[1] / in.w;
+        if (upsample || ctm != 1 || nm != 2 || !exact)
+            return ox_fail(I, "nearest resize from %dx%d to %lldx%lld: dse resizes by integer factors, "
+                           "or to any size reading input floor(o H / h) (coordinate mode asymmetric, "
+                           "nearest_mode floor, by sizes or exact scales)", in.h, in.w,
+                           (long long)out[0], (long long)out[1]);
+        net_attr a = net_attr_default(NET_NEAREST);
+        a.up_h = (int)out[0], a.up_w = (int)out[1];
+        return ox_new_spec(I, NET_NEAREST, &a, 1, &x, 4) ? 0 : -1;
+    }
     int sh = (int)(out[0] / in.h), sw = (int)(out[1] / in.w);
     /* Which coordinate modes read input floor(i / s) for every integer s. */
     int smax = sh > sw ? sh : sw;

@@ -31,7 +31,7 @@ int net_layer_colsplit(const net *n, int i)
 
 /* Sliding-window kinds read a window of rows and columns; the others read
  * the same ones (or everything, for an input of another size), except the
- * kinds below that move positions (Pad, Upsample, Bilinear, PixelShuffle,
+ * kinds below that move positions (Pad, Upsample, Nearest, Bilinear, PixelShuffle,
  * PixelUnshuffle, a cropping Slice)
  * or read the whole map (InstanceNorm, GroupNorm). */
 static int windowed(net_kind k) { return k == NET_CONV || k == NET_MAXPOOL || k == NET_AVGPOOL; }
@@ -152,6 +152,9 @@ static void axis_in(const net *n, int i, int cols, int IN, int o0, int o1, int *
         *i0 = o0 / s, *i1 = (o1 - 1) / s + 1;
         return;
     }
+    case NET_NEAREST: /* output o is input floor(o IN / OUT), growing with o */
+        *i0 = (int)((int64_t)o0 * IN / OUT), *i1 = (int)((int64_t)(o1 - 1) * IN / OUT + 1);
+        return;
     case NET_SHUFFLEDOWN: /* output o gathers inputs [o r, o r + r) */
         *i0 = o0 * a->up_h, *i1 = o1 * a->up_h;
         return;

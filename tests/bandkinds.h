@@ -1,6 +1,6 @@
 /* bandkinds.h -- a small network of every kind that moves positions or
  * reads more than its own rows when cut into bands (Pad of each mode,
- * Upsample, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, PixelUnshuffle,
+ * Upsample, Nearest to any size, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, PixelUnshuffle,
  * ConvTranspose) and of the
  * kinds that keep positions but read other channels (GELU, Scale,
  * LayerNorm, ChannelShuffle, Slice; Slices cropping rows and columns with
@@ -61,6 +61,11 @@ static inline net *bandkinds_net(char *err)
     pu.up_h = 2, pu.ps_dcr = 1;
     BK_ADD("pu", NET_SHUFFLEDOWN, pu); /* 16x19x9 */
     BK_ADD("ps_back", NET_SHUFFLEUP, ps); /* 4x38x18 */
+    net_attr nr = net_attr_default(NET_NEAREST);
+    nr.up_h = 57, nr.up_w = 12; /* 1.5 times the rows, 2/3 of the columns */
+    BK_ADD("nearest", NET_NEAREST, nr); /* 4x57x12 */
+    nr.up_h = 38, nr.up_w = 18;
+    BK_ADD("nearest_back", NET_NEAREST, nr); /* 4x38x18 */
     net_attr sh = net_attr_default(NET_SHUFFLE);
     sh.groups = 2;
     BK_ADD("shuffle", NET_SHUFFLE, sh);

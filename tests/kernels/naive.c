@@ -401,6 +401,13 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         }
         break;
     }
+    case NET_NEAREST: /* output (r, q) reads input (floor(r H / OH), floor(q W / OW)), in double */
+        for (int c = 0; c < ys.c; c++)
+            for (int y = 0; y < ys.h; y++)
+                for (int xx = 0; xx < ys.w; xx++)
+                    out[((size_t)c * ys.h + y) * ys.w + xx] =
+                        at(x, xs, c, (int)floor((double)y * xs.h / ys.h), (int)floor((double)xx * xs.w / ys.w));
+        break;
     case NET_UPSAMPLE: /* nearest: output (r, q) reads input (r / sh, q / sw) */
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)

@@ -477,6 +477,11 @@ static void misc_tests(void)
         m = build(NET_UPSAMPLE, &a, in, 0, NULL);
         check_layer(m);
         net_free(m);
+        a = net_attr_default(NET_NEAREST); /* up, down, to one pixel */
+        a.up_h = trng_int(&rng, 1, 3 * in.h), a.up_w = trng_int(&rng, 1, 3 * in.w);
+        m = build(NET_NEAREST, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
         a = net_attr_default(NET_BILINEAR); /* up, down, to one pixel, both corner rules */
         a.up_h = trng_int(&rng, 1, 3 * in.h), a.up_w = trng_int(&rng, 1, 3 * in.w), a.align_corners = t % 2;
         m = build(NET_BILINEAR, &a, in, 0, NULL);
@@ -567,12 +572,12 @@ static void channelwise_slices(void)
                                      NET_HSWISH,   NET_GELU,   NET_SCALE,   NET_LEAKYRELU,
                                      NET_PRELU,    NET_TANH,   NET_ELU,     NET_CLIP,
                                      NET_UPSAMPLE, NET_PAD,    NET_BILINEAR, NET_INSTNORM,
-                                     NET_SOFTPLUS};
+                                     NET_SOFTPLUS, NET_NEAREST};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);
         a.up_h = 2, a.up_w = 3, a.clip_lo = -0.4, a.clip_hi = 0.5;
-        if (kinds[k] == NET_BILINEAR) a.up_h = 13, a.up_w = 5;
+        if (kinds[k] == NET_BILINEAR || kinds[k] == NET_NEAREST) a.up_h = 13, a.up_w = 5;
         a.kh = a.kw = 3, a.sh = a.sw = 2, a.pt = a.pl = 1, a.ceil_mode = 1;
         net *n = build(kinds[k], &a, (net_shape){7, 9, 8}, 0, NULL);
         const net_layer *L = &n->layers[0];

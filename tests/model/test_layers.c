@@ -506,6 +506,23 @@ static void test_detector_kinds(void)
     CHECK(tn_done(&t, "ps") == NULL && strstr(t.err, "needs a multiple of 9 channels"));
     net_free(t.n);
     CHECK(!net_kind_channelwise(NET_SHUFFLEUP) && !net_kind_splittable(NET_SHUFFLEUP));
+    /* Nearest to 7 x 3 of 2 x 12 x 15: 42 ops; to 0 rows refused */
+    tn_init(&t, 2, 12, 15);
+    a = net_attr_default(NET_NEAREST);
+    a.up_h = 7, a.up_w = 3;
+    tn_add(&t, "nr", NET_NEAREST, &a, "data", NULL);
+    L = tn_done(&t, "nr");
+    CHECK_OUT(L, 2, 7, 3);
+    if (L) CHECK_I64(L->ops, 42);
+    net_free(t.n);
+    tn_init(&t, 2, 12, 15);
+    a.up_h = 0;
+    tn_add(&t, "nr", NET_NEAREST, &a, "data", NULL);
+    CHECK(tn_done(&t, "nr") == NULL && strstr(t.err, "Nearest needs an output size"), "%s", t.err);
+    net_free(t.n);
+    CHECK(net_kind_channelwise(NET_NEAREST) && !net_kind_splittable(NET_NEAREST));
+    a = net_attr_default(NET_SHUFFLEUP);
+    a.up_h = 3;
     /* PixelUnshuffle by 3: 2 x 12 x 15 to 18 x 4 x 5; 12 x 14 does not divide */
     tn_init(&t, 2, 12, 15);
     tn_add(&t, "pu", NET_SHUFFLEDOWN, &a, "data", NULL);

@@ -227,8 +227,12 @@ def main():
         resize("resize_cubic", [1, 1, 2, 2], "mode cubic: dse imports nearest and linear", mode="cubic")
         resize("resize_linear_asymmetric", [1, 1, 2, 2], "linear resize with coordinate mode other than",
                mode="linear", coordinate_transformation_mode="asymmetric")
-        resize("resize_fraction", [1, 1, 1.5, 2], "nearest resize from 4x4 to 6x8: dse upsamples by "
-               "integer factors", mode="nearest")
+        resize("resize_fraction", [1, 1, 1.5, 2], "nearest resize from 4x4 to 6x8: dse resizes by "
+               "integer factors, or to any size reading input floor(o H / h)", mode="nearest")
+        good(tmp, "control_resize_fraction_floor",  # PyTorch's nearest: a Nearest layer
+             model([helper.make_node("Resize", ["x", "", "s"], ["y"], name="up", mode="nearest",
+                                     coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
+                   x4, [vi("y", [1, 3, 6, 8])], [init("s", np.array([1, 1, 1.5, 2], np.float32))]))
         nd = helper.make_node("Resize", ["x", "s"], ["y"], name="up", mode="linear")
         bad(tmp, "resize10_linear", model([nd], x4, [vi("y", [1, 3, 8, 8])], [init("s", np.array([1, 1, 2, 2], np.float32))],
                                           opset=10), "Resize in mode linear below opset 11")
