@@ -47,6 +47,8 @@ and the layers dse made compared with what each pattern must become.
   unshuffle_crd, _dcr, _op  space to depth: pixel_unshuffle as torch.onnx
              writes it (6-D view, Transpose, Reshape), the view in
              SpaceToDepth's order, and the SpaceToDepth operator
+  nearest_sizes, _scales, _down  nearest resizing to sizes no multiple of
+             the map's (asymmetric, floor: PyTorch's), by a scale of 1.5, down
   splithw    Split along the rows and along the columns (crops)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
@@ -139,6 +141,19 @@ def evaluate(model, x):
             y = f(i[0], i[1])
             if i[0].dtype.kind == "i" and op == "Div":
                 y = i[0] // i[1]
+        elif op == "Resize":  # nearest, asymmetric, floor: input floor(o / scale) per axis
+            st = {k: a.get(k, b"").decode() for k in ("mode", "coordinate_transformation_mode", "nearest_mode")}
+            assert st == {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+                          "nearest_mode": "floor"}, st
+            if len(i) > 3 and i[3] is not None and np.size(i[3]):  # sizes: scale = out / in
+                out = [int(s) for s in i[3]]
+                sc = [out[k] / i[0].shape[k] for k in range(4)]
+            else:
+                sc = [float(s) for s in i[2]]
+                out = [int(math.floor(i[0].shape[k] * sc[k])) for k in range(4)]
+            idx = [np.minimum(np.floor(np.arange(out[k]) / sc[k]).astype(int), i[0].shape[k] - 1)
+                   for k in range(4)]
+            y = i[0][np.ix_(*idx)]
         elif op == "Pad":  # constant mode
             p = [int(t) for t in (a["pads"] if "pads" in a else i[1])]
             val = a.get("value", 0.0) if len(i) < 3 or i[2] is None else float(i[2])
@@ -577,6 +592,30 @@ def splithw():
             {"Conv": 2, "Slice": 4, "Add": 1, "GlobalAveragePool": 2, "Concat": 1})
 
 
+def nearest(form):
+    """PyTorch's F.interpolate(mode="nearest") to a size that is no
+    multiple of the map's (an FPN's top-down path at an odd input size:
+    5 x 6 to 9 x 13, "sizes"), by a scale of 1.5 that gives whole rows
+    ("scales"), and down to 3 x 4 ("down")."""
+    C, H, W = 4, 5, 6
+    out = {"sizes": (9, 13), "scales": (7, 9), "down": (3, 4)}[form]
+    inits = [init("w0", R(C, 3, 3, 3)), init("w1", R(2, C, 3, 3))]
+    if form == "scales":
+        H, W = 6, 8
+        out = (9, 12)
+        inits.append(init("sc", np.array([1, 1, 1.5, 1.5], np.float32)))
+        rs = N("Resize", ["c", "", "sc"], "r", mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor")
+    else:
+        inits.append(init("sz", np.array([1, C, out[0], out[1]], np.int64)))
+        rs = N("Resize", ["c", "", "", "sz"], "r", mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor")
+    nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]), rs,
+             N("Conv", ["r", "w1"], "y", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    return (model("nearest_" + form, nodes, inits, [1, 3, H, W], [1, 2, out[0], out[1]], 13),
+            {"Conv": 2, "Nearest": 1})
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -601,7 +640,7 @@ def main():
     cases = [convnext(False), convnext(True), shuffle(9), shuffle(13), mobile(), gelu20(False),
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
-             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(),
+             cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(), nearest("sizes"), nearest("scales"), nearest("down"),
              unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name

@@ -23,8 +23,9 @@ cuts start inside groups) and a CBAM block (cbam: channel attention from
 average and max pooling, spatial attention from the mean and the max over
 channels, a 1 x H x W gate) and YOLOv5's Focus stem with a U-Net level
 downsampled by a pixel unshuffle, whose skip connection is centre-cropped
-(cropnet: Slices of rows and columns with steps, PixelUnshuffle) on 2 ranks
-with mixed cuts.  Outputs must agree
+(cropnet: Slices of rows and columns with steps, PixelUnshuffle), and a
+feature pyramid's top-down path at an odd input size (fpnnet: nearest
+resizing to sizes no multiple of the map's) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -263,13 +264,37 @@ class CropNet(torch.nn.Module):
         return self.out(torch.cat([skip, u], 1))
 
 
+class FPNNet(torch.nn.Module):
+    """A feature pyramid's top-down path at an odd input size (75 x 61):
+    each coarser map resized by F.interpolate(mode="nearest") to the size
+    of the finer lateral one (16 -> 31 columns: no integer factor), added,
+    smoothed by a 3x3 convolution."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.c1 = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.ReLU())
+        self.c2 = nn.Sequential(nn.Conv2d(16, 32, 3, 2, 1), nn.ReLU())
+        self.c3 = nn.Sequential(nn.Conv2d(32, 64, 3, 2, 1), nn.ReLU())
+        self.l1, self.l2, self.l3 = nn.Conv2d(16, 24, 1), nn.Conv2d(32, 24, 1), nn.Conv2d(64, 24, 1)
+        self.smooth = nn.Conv2d(24, 8, 3, padding=1)
+
+    def forward(self, x):
+        f1 = self.c1(x)
+        f2 = self.c2(f1)
+        f3 = self.c3(f2)
+        p3 = self.l3(f3)
+        p2 = self.l2(f2) + torch.nn.functional.interpolate(p3, size=f2.shape[-2:], mode="nearest")
+        p1 = self.l1(f1) + torch.nn.functional.interpolate(p2, size=f1.shape[-2:], mode="nearest")
+        return self.smooth(p1)
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -293,6 +318,9 @@ def main():
                         mod.weight.uniform_(0.5, 1.5)
                         mod.bias.uniform_(-0.3, 0.3)
             x = torch.rand(1, 3, 48, 64) * 2 - 1
+        elif name == "fpnnet":
+            model = randomise(FPNNet().eval())
+            x = torch.rand(1, 3, 75, 61) * 2 - 1
         elif name == "cropnet":
             model = randomise(CropNet().eval())
             x = torch.rand(1, 3, 64, 80) * 2 - 1
@@ -342,10 +370,10 @@ def main():
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
         if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
-                    "gnnet", "cbam", "cropnet"):
+                    "gnnet", "cbam", "cropnet", "fpnnet"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
-                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4)}[name]:  # seeds that mix both
+                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
