@@ -544,8 +544,8 @@ static void k_upsample(const kern_args *k)
 }
 
 /* Nearest: output row o (of the whole layer: a band's o is o + oy, its box
- * starts at iy) is input row floor(o H / OH), columns alike; a row equal
- * to the one above is one copy. */
+ * starts at iy) is input row net_nearest_src(H, OH, o), columns alike; a
+ * row equal to the one above is one copy. */
 static void k_nearest(const kern_args *k)
 {
     int H = k->x.h, W = k->x.w, OH = k->L->out.h, OW = k->L->out.w;
@@ -556,13 +556,13 @@ static void k_nearest(const kern_args *k)
         float *y = k->out + (size_t)c * OH * OW;
         for (int r = 0; r < OH; r++) {
             float *row = y + (size_t)r * OW;
-            int64_t src = (int64_t)(r + k->oy) * whole.h / WL->out.h;
-            if (r > 0 && src == (int64_t)(r - 1 + k->oy) * whole.h / WL->out.h) {
+            int src = net_nearest_src(whole.h, WL->out.h, r + k->oy);
+            if (r > 0 && src == net_nearest_src(whole.h, WL->out.h, r - 1 + k->oy)) {
                 memcpy(row, row - OW, (size_t)OW * sizeof *row);
                 continue;
             }
             const float *xr = x + (size_t)(src - k->iy) * W;
-            for (int q = 0; q < OW; q++) row[q] = xr[(int64_t)(q + k->ox) * whole.w / WL->out.w - k->ix];
+            for (int q = 0; q < OW; q++) row[q] = xr[net_nearest_src(whole.w, WL->out.w, q + k->ox) - k->ix];
         }
     }
 }

@@ -20,6 +20,7 @@
 #ifndef DSE_NET_H
 #define DSE_NET_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -205,6 +206,21 @@ static inline void net_bilinear_src(int n, int m, int align, int o, int *i0, int
     if (f > n - 1) f = n - 1;
     *i0 = f, *i1 = f + 1 < n ? f + 1 : n - 1;
     *l = (float)(s - f);
+}
+/* Nearest's source of output position o along an axis of n inputs and m
+ * outputs: PyTorch's rule for a size, floor(o * (n / m)) with the ratio
+ * and the product in float32 (as upsample_nearest2d computes it: at some
+ * sizes, 26 to 22 or 14 to 46, one position off the exact floor(o n / m)
+ * of ONNX's definition), at most n - 1; grows with o.  Inline: the kernel
+ * calls it for every output row and column. */
+static inline int net_nearest_src(int n, int m, int o)
+{
+    if (n == m) return o;
+    /* float32 on every target dse builds for (FLT_EVAL_METHOD 0: SSE,
+     * NEON; no -ffast-math, so nothing reassociates the two steps) */
+    float s = (float)n / (float)m;
+    int f = (int)floorf((float)o * s);
+    return f < n - 1 ? f : n - 1;
 }
 /* The channels [*a0, *a1) of input k of layer i that its output channels
  * [c0, c1) read: a grouped or depthwise Conv's (ConvTranspose's, GroupNorm's)

@@ -639,7 +639,7 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         break;
     }
     case NET_SHUFFLEDOWN: {
-        if (a->ps_dcr) { /* SpaceToDepth's own order */
+        if (a->ps_dcr || a->up_h == 1) { /* SpaceToDepth's own order (by 1 both are the identity) */
             at[na++] = a_int(E, "blocksize", a->up_h);
             op = "SpaceToDepth";
             break;

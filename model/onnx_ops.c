@@ -349,7 +349,7 @@ static int op_spacetodepth(ox_imp *I)
         return ox_fail(I, "blocksize %lld of a %dx%d map (it must divide both)", (long long)bs, s.h, s.w);
     net_attr a = net_attr_default(NET_SHUFFLEDOWN);
     a.up_h = (int)bs;
-    a.ps_dcr = 1;
+    a.ps_dcr = bs > 1; /* by 1 both orders are the identity: PyTorch's, as a network file leaves it */
     return ox_new_spec(I, NET_SHUFFLEDOWN, &a, 1, &x, 4) ? 0 : -1;
 }
 
@@ -1070,14 +1070,18 @@ static int op_split(ox_imp *I)
         net_shape xs = I->t[x].shape;
         int64_t box[6] = {0, xs.h, 1, 0, xs.w, 1};
         if (along) box[along == 1 ? 0 : 3] = c0, box[along == 1 ? 1 : 4] = sizes[k];
-        if (c0 + sizes[k] > C) break; /* said below */
+        if (sizes[k] > C - c0) { /* said below */
+            c0 = C + 1;
+            break;
+        }
         if (I->nd->output[k] && I->nd->output[k][0] &&
             channel_slice(I, k, x, along ? 0 : c0, along ? xs.c : sizes[k], along ? box : NULL, 0))
             return -1;
         c0 += sizes[k];
     }
-    if (c0 != C) return ox_fail(I, "split sizes add up to %lld of %lld %s", (long long)c0, (long long)C,
-                                along == 0 ? "channels" : along == 1 ? "rows" : "columns");
+    const char *unit = along == 0 ? "channels" : along == 1 ? "rows" : "columns";
+    if (c0 > C) return ox_fail(I, "split sizes add up to more than the %lld %s", (long long)C, unit);
+    if (c0 != C) return ox_fail(I, "split sizes add up to %lld of %lld %s", (long long)c0, (long long)C, unit);
     return 0;
 }
 

@@ -152,8 +152,8 @@ static void axis_in(const net *n, int i, int cols, int IN, int o0, int o1, int *
         *i0 = o0 / s, *i1 = (o1 - 1) / s + 1;
         return;
     }
-    case NET_NEAREST: /* output o is input floor(o IN / OUT), growing with o */
-        *i0 = (int)((int64_t)o0 * IN / OUT), *i1 = (int)((int64_t)(o1 - 1) * IN / OUT + 1);
+    case NET_NEAREST: /* net_nearest_src, growing with o */
+        *i0 = net_nearest_src(IN, OUT, o0), *i1 = net_nearest_src(IN, OUT, o1 - 1) + 1;
         return;
     case NET_SHUFFLEDOWN: /* output o gathers inputs [o r, o r + r) */
         *i0 = o0 * a->up_h, *i1 = o1 * a->up_h;

@@ -401,13 +401,17 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
         }
         break;
     }
-    case NET_NEAREST: /* output (r, q) reads input (floor(r H / OH), floor(q W / OW)), in double */
+    case NET_NEAREST: { /* PyTorch's upsample_nearest2d: floorf(o * (float)(in / out)), clamped */
+        float sy = (float)xs.h / (float)ys.h, sx = (float)xs.w / (float)ys.w;
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)
-                for (int xx = 0; xx < ys.w; xx++)
-                    out[((size_t)c * ys.h + y) * ys.w + xx] =
-                        at(x, xs, c, (int)floor((double)y * xs.h / ys.h), (int)floor((double)xx * xs.w / ys.w));
+                for (int xx = 0; xx < ys.w; xx++) {
+                    int r = xs.h == ys.h ? y : (int)fminf(floorf((float)y * sy), (float)(xs.h - 1));
+                    int q = xs.w == ys.w ? xx : (int)fminf(floorf((float)xx * sx), (float)(xs.w - 1));
+                    out[((size_t)c * ys.h + y) * ys.w + xx] = at(x, xs, c, r, q);
+                }
         break;
+    }
     case NET_UPSAMPLE: /* nearest: output (r, q) reads input (r / sh, q / sw) */
         for (int c = 0; c < ys.c; c++)
             for (int y = 0; y < ys.h; y++)

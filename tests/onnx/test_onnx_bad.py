@@ -488,6 +488,11 @@ def main():
                                          helper.make_node("Concat", ["a", "b"], ["y"], name="c", axis=3)],
                                         x4, [vi("y", [1, 3, 4, 3])], opset=11),
             "split sizes add up to 3 of 4 columns")
+        bad(tmp, "split_c_over", model([helper.make_node("Split", ["x"], ["a", "b", "c"], name="s", axis=1,
+                                                         split=[2, 1, 1]),
+                                        helper.make_node("Concat", ["a", "b", "c"], ["y"], name="cat", axis=1)],
+                                       x4, [vi("y", [1, 4, 4, 4])], opset=11),
+            "split sizes add up to more than the 3 channels")
         sl = lambda st, en, ax, sp, y=[1, 2, 4, 4]: model(
             [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="sl")], x4,
             [vi("y", y)],

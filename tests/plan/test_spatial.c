@@ -50,7 +50,7 @@ static int moves(net_kind k)
  * InstanceNorm and GroupNorm every position; ConvTranspose every input position one of
  * whose taps lands on o (h S - P + k D = o), the hull; a Slice the input
  * it keeps as its o-th: counted from its first, every step-th; a
- * PixelUnshuffle the r rows of its block; Nearest floor(o H / OH). */
+ * PixelUnshuffle the r rows of its block; Nearest PyTorch's floorf(o H / OH). */
 static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int o1, int *r0, int *r1)
 {
     const net_attr *a = &L->a;
@@ -75,8 +75,10 @@ static void moved_axis(const net_layer *L, int H, int OH, int cols, int o0, int 
                         if (src[0] < 0 || h < src[0]) src[0] = h;
                         if (h > src[1]) src[1] = h;
                     }
-        } else if (L->kind == NET_NEAREST) { /* floor(o H / OH), in double */
-            src[0] = (int)floor((double)o * H / OH);
+        } else if (L->kind == NET_NEAREST) { /* PyTorch's floorf(o * (float)(H / OH)) */
+            float s = (float)H / (float)OH;
+            src[0] = H == OH ? o : (int)floorf((float)o * s);
+            if (src[0] > H - 1) src[0] = H - 1;
         } else if (L->kind == NET_SHUFFLEDOWN) { /* its r x r block */
             src[0] = o * a->up_h, src[1] = o * a->up_h + a->up_h - 1;
         } else if (L->kind == NET_SLICE) {

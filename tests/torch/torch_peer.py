@@ -265,10 +265,12 @@ class CropNet(torch.nn.Module):
 
 
 class FPNNet(torch.nn.Module):
-    """A feature pyramid's top-down path at an odd input size (75 x 61):
+    """A feature pyramid's top-down path at an odd input size (51 x 77):
     each coarser map resized by F.interpolate(mode="nearest") to the size
-    of the finer lateral one (16 -> 31 columns: no integer factor), added,
-    smoothed by a 3x3 convolution."""
+    of the finer lateral one (7 -> 13 rows, 20 -> 39 columns: no integer
+    factor), added, smoothed by a 3x3 convolution, then resized down to
+    22 x 33 (26 -> 22 rows and 39 -> 33 columns: sizes where PyTorch's
+    float32 rule and the exact floor(o H / h) differ)."""
     def __init__(self):
         super().__init__()
         nn = torch.nn
@@ -285,7 +287,7 @@ class FPNNet(torch.nn.Module):
         p3 = self.l3(f3)
         p2 = self.l2(f2) + torch.nn.functional.interpolate(p3, size=f2.shape[-2:], mode="nearest")
         p1 = self.l1(f1) + torch.nn.functional.interpolate(p2, size=f1.shape[-2:], mode="nearest")
-        return self.smooth(p1)
+        return torch.nn.functional.interpolate(self.smooth(p1), size=(22, 33), mode="nearest")
 
 
 def main():
@@ -320,7 +322,7 @@ def main():
             x = torch.rand(1, 3, 48, 64) * 2 - 1
         elif name == "fpnnet":
             model = randomise(FPNNet().eval())
-            x = torch.rand(1, 3, 75, 61) * 2 - 1
+            x = torch.rand(1, 3, 51, 77) * 2 - 1
         elif name == "cropnet":
             model = randomise(CropNet().eval())
             x = torch.rand(1, 3, 64, 80) * 2 - 1
