@@ -315,6 +315,22 @@ static const char *ex_step(ex *E, const char *op, const char *name, const char *
     return ex_node(E, op, name, name, in1 ? 2 : 1, in, nattr, attrs) ? name : NULL;
 }
 
+/* A data movement as a view, a Transpose and the Reshape back to layer L's
+ * [1, C, H, W] (ChannelShuffle, PixelUnshuffle in PyTorch's order): the
+ * Reshape to `view` (n dims, LAYER.<vname>, its shape LAYER.<vname>_shape)
+ * and the Transpose (LAYER.<tname>) written here; in[0], in[1] become the
+ * final Reshape's inputs. */
+static void ex_regroup(ex *E, const net_layer *L, const char *vname, const char *tname, int n,
+                       const int64_t *view, const int *perm, const char **in)
+{
+    int64_t b4[4] = {1, L->out.c, L->out.h, L->out.w};
+    Onnx__AttributeProto *pa = a_ints(E, "perm", n, perm);
+    const char *v = ex_step(E, "Reshape", ex_str(E, "%s.%s", L->name, vname), in[0],
+                            ex_ints(E, ex_str(E, "%s.%s_shape", L->name, vname), n, view), 0, NULL);
+    in[0] = ex_step(E, "Transpose", ex_str(E, "%s.%s", L->name, tname), v, NULL, 1, &pa);
+    in[1] = ex_ints(E, ex_str(E, "%s.shape", L->name), 4, b4);
+}
+
 /* protobuf-c writes through this straight into the file. */
 typedef struct {
     ProtobufCBuffer base;
@@ -647,29 +663,18 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         /* PyTorch's order, as torch.onnx writes pixel_unshuffle: [1, C, H/r, r, W/r, r],
          * the two r beside C, back to [1, C r^2, H/r, W/r] */
         net_shape y = L->out;
-        int64_t r = a->up_h, c = y.c / (r * r);
-        int64_t v6[6] = {1, c, y.h, r, y.w, r}, b4[4] = {1, y.c, y.h, y.w};
-        int perm[6] = {0, 1, 3, 5, 2, 4};
-        Onnx__AttributeProto *pa = a_ints(E, "perm", 6, perm);
-        const char *v = ex_step(E, "Reshape", ex_str(E, "%s.blocks", L->name), in[0],
-                                ex_ints(E, ex_str(E, "%s.blocks_shape", L->name), 6, v6), 0, NULL);
-        v = ex_step(E, "Transpose", ex_str(E, "%s.gather", L->name), v, NULL, 1, &pa);
-        in[0] = v;
-        in[1] = ex_ints(E, ex_str(E, "%s.shape", L->name), 4, b4);
+        int64_t r = a->up_h, v6[6] = {1, y.c / (r * r), y.h, r, y.w, r};
+        static const int perm[6] = {0, 1, 3, 5, 2, 4};
+        ex_regroup(E, L, "blocks", "gather", 6, v6, perm, in);
         nin = 2;
         op = "Reshape";
         break;
     }
     case NET_SHUFFLE: { /* [1, g, C/g, H, W], swap g and C/g, back to [1, C, H, W] */
         net_shape x = L->out;
-        int64_t g5[5] = {1, a->groups, x.c / a->groups, x.h, x.w}, b4[4] = {1, x.c, x.h, x.w};
-        int perm[5] = {0, 2, 1, 3, 4};
-        Onnx__AttributeProto *pa = a_ints(E, "perm", 5, perm);
-        const char *v = ex_step(E, "Reshape", ex_str(E, "%s.group", L->name), in[0],
-                                ex_ints(E, ex_str(E, "%s.group_shape", L->name), 5, g5), 0, NULL);
-        v = ex_step(E, "Transpose", ex_str(E, "%s.swap", L->name), v, NULL, 1, &pa);
-        in[0] = v;
-        in[1] = ex_ints(E, ex_str(E, "%s.shape", L->name), 4, b4);
+        int64_t g5[5] = {1, a->groups, x.c / a->groups, x.h, x.w};
+        static const int perm[5] = {0, 2, 1, 3, 4};
+        ex_regroup(E, L, "group", "swap", 5, g5, perm, in);
         nin = 2;
         op = "Reshape";
         break;

@@ -290,6 +290,11 @@ class FPNNet(torch.nn.Module):
         return torch.nn.functional.interpolate(self.smooth(p1), size=(22, 33), mode="nearest")
 
 
+RANDOMISED = {"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
+              "cbam": (CBAMNet, (1, 3, 28, 36)), "tinyunet": (TinyUNet, (1, 3, 40, 56)),
+              "tinydet": (TinyDet, (1, 3, 64, 96)), "audio1d": (Audio1d, (1, 1, 1, 4000))}
+
+
 def main():
     torch.manual_seed(0)
     tmp = tempfile.mkdtemp(prefix="dse-torch-")
@@ -320,15 +325,6 @@ def main():
                         mod.weight.uniform_(0.5, 1.5)
                         mod.bias.uniform_(-0.3, 0.3)
             x = torch.rand(1, 3, 48, 64) * 2 - 1
-        elif name == "fpnnet":
-            model = randomise(FPNNet().eval())
-            x = torch.rand(1, 3, 51, 77) * 2 - 1
-        elif name == "cropnet":
-            model = randomise(CropNet().eval())
-            x = torch.rand(1, 3, 64, 80) * 2 - 1
-        elif name == "cbam":
-            model = randomise(CBAMNet().eval())
-            x = torch.rand(1, 3, 28, 36) * 2 - 1
         elif name == "gnnet":
             model = GNNet().eval()
             with torch.no_grad():  # affine weights other than 1 and 0
@@ -340,15 +336,10 @@ def main():
         elif name in ("espcn", "espcn9"):  # espcn9: exported at opset 9, PixelShuffle as a
             model = ESPCN().eval()            # 6-D Reshape, Transpose, Reshape (the ONNX zoo's)
             x = torch.rand(1, 3, 24, 32) * 2 - 1
-        elif name == "tinyunet":
-            model = randomise(TinyUNet().eval())
-            x = torch.rand(1, 3, 40, 56) * 2 - 1
-        elif name == "tinydet":
-            model = randomise(TinyDet().eval())
-            x = torch.rand(1, 3, 64, 96) * 2 - 1
-        elif name == "audio1d":
-            model = randomise(Audio1d().eval())
-            x = torch.rand(1, 1, 1, 4000) * 2 - 1
+        elif name in RANDOMISED:  # the small networks above: random weights, their input
+            cls, shape = RANDOMISED[name]
+            model = randomise(cls().eval())
+            x = torch.rand(*shape) * 2 - 1
         else:
             model = getattr(torchvision.models, name)(weights=None).eval()
             x = torch.rand(1, 3, 224, 224) * 2 - 1
