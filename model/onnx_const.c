@@ -2,7 +2,8 @@
  * in a graph: Shape of an activation, then Gather, Unsqueeze, Concat,
  * Cast, Add/Sub/Mul/Div, Slice, Reshape and Transpose on a handful of
  * integers, ending in a Reshape's target, a Slice's bounds or a Pad's
- * pads.  torch.onnx writes such chains for `x.size()` (ShuffleNet's channel
+ * pads; and the few learned weights of a weighted feature fusion (Relu,
+ * Sigmoid, Exp, Neg, Abs, ReduceSum, Softmax of a small float constant).  torch.onnx writes such chains for `x.size()` (ShuffleNet's channel
  * shuffle and chunk) and for F.pad's pads (ConstantOfShape, Concat,
  * Reshape to pairs, a reversing Slice, Transpose, Reshape, Cast), and
  * keeps them all when exporting without constant folding or with a
@@ -347,6 +348,90 @@ static int fold_arith(ox_imp *I, ox_cval *r, char op)
     return 0;
 }
 
+/* Relu, Sigmoid, Exp, Neg, Abs of a float constant: the weights of a
+ * weighted feature fusion (EfficientDet's BiFPN: relu(w) / (sum(w) + eps),
+ * or their softmax) are learned parameters that torch.onnx leaves as
+ * this arithmetic on initializers; folded in float32, as computed. */
+static int fold_unary(ox_imp *I, ox_cval *r, const char *op)
+{
+    if (ox_check_attrs(I, "") || in_cval(I, 0, "input", r)) return -1;
+    if (is_int(r->dtype)) return ox_fail(I, "%s of an integer constant", op);
+    for (int i = 0; i < r->n; i++) {
+        float x = (float)r->v[i];
+        r->v[i] = !strcmp(op, "Relu")      ? (x > 0 ? x : 0.0f)
+                  : !strcmp(op, "Sigmoid") ? 1.0f / (1.0f + expf(-x))
+                  : !strcmp(op, "Exp")     ? expf(x)
+                  : !strcmp(op, "Neg")     ? -x
+                                           : fabsf(x);
+    }
+    return 0;
+}
+
+/* ReduceSum of a float constant over the axes given (attribute below
+ * opset 13, input from it; none: every axis), keepdims or not. */
+static int fold_reducesum(ox_imp *I, ox_cval *r)
+{
+    ox_cval x, ax;
+    int64_t keep, noop;
+    int old = I->opset < 13, reduce[8] = {0}, nax = 0;
+    if (ox_check_attrs(I, old ? "axes keepdims" : "keepdims noop_with_empty_axes") ||
+        ox_att_int(I, "keepdims", 1, &keep) || ox_att_int(I, "noop_with_empty_axes", 0, &noop) ||
+        in_cval(I, 0, "data", &x))
+        return -1;
+    if (is_int(x.dtype)) return ox_fail(I, "ReduceSum of an integer constant");
+    if (old) {
+        const Onnx__AttributeProto *a = ox_att(I->nd, "axes");
+        for (size_t k = 0; a && k < a->n_ints; k++) {
+            int q = axis_of(I, a->ints[k], x.rank);
+            if (q < 0) return -1;
+            reduce[q] = 1, nax++;
+        }
+    } else if (ox_in_count(I) > 1 && ox_in_name(I, 1)[0]) {
+        if (in_cval(I, 1, "axes", &ax)) return -1;
+        for (int k = 0; k < ax.n; k++) {
+            int q = axis_of(I, (int64_t)ax.v[k], x.rank);
+            if (q < 0) return -1;
+            reduce[q] = 1, nax++;
+        }
+    }
+    if (nax == 0 && noop) return *r = x, 0;
+    if (nax == 0)
+        for (int q = 0; q < x.rank; q++) reduce[q] = 1;
+    *r = x;
+    r->rank = 0;
+    for (int q = 0; q < x.rank; q++)
+        if (!reduce[q] || keep) r->dims[r->rank++] = reduce[q] ? 1 : x.dims[q];
+    r->n = (int)numel(r);
+    float sum[OX_CMAX] = {0};
+    for (int i = 0; i < x.n; i++) { /* i's coordinates, the reduced ones dropped */
+        int64_t rem = i, o = 0, stride = 1;
+        for (int q = x.rank - 1; q >= 0; q--) {
+            int64_t c = rem % x.dims[q];
+            rem /= x.dims[q];
+            if (!reduce[q]) o += c * stride, stride *= x.dims[q];
+        }
+        sum[o] += (float)x.v[i];
+    }
+    for (int i = 0; i < r->n; i++) r->v[i] = sum[i];
+    return 0;
+}
+
+/* Softmax of a 1-D float constant (EfficientDet's softmax fusion). */
+static int fold_softmax(ox_imp *I, ox_cval *r)
+{
+    int64_t axis;
+    if (ox_check_attrs(I, "axis") || ox_att_int(I, "axis", I->opset < 13 ? 1 : -1, &axis) ||
+        in_cval(I, 0, "input", r))
+        return -1;
+    if (r->rank != 1 || is_int(r->dtype) || axis_of(I, axis, 1) < 0)
+        return ox_fail(I, "Softmax of a %d-D constant; dse folds 1-D float ones", r->rank);
+    float m = -INFINITY, s = 0;
+    for (int i = 0; i < r->n; i++) m = fmaxf(m, (float)r->v[i]);
+    for (int i = 0; i < r->n; i++) s += expf((float)r->v[i] - m);
+    for (int i = 0; i < r->n; i++) r->v[i] = expf((float)r->v[i] - m) / s;
+    return 0;
+}
+
 /* Slice of a small constant along any of its axes (a negative step
  * reverses: torch.onnx reverses F.pad's pairs so). */
 static int fold_slice(ox_imp *I, ox_cval *r)
@@ -569,7 +654,8 @@ int ox_fold(ox_imp *I, int *handled)
     const char *op = I->nd->op_type;
     static const char *foldable[] = {"Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Cast",
                                      "Add", "Sub", "Mul", "Div", "Slice", "ConstantOfShape",
-                                     "Transpose", "Reshape", NULL};
+                                     "Transpose", "Reshape", "Relu", "Sigmoid", "Exp", "Neg", "Abs",
+                                     "ReduceSum", "Softmax", NULL};
     int k = 0;
     *handled = 0;
     while (foldable[k] && strcmp(op, foldable[k])) k++;
@@ -597,7 +683,10 @@ int ox_fold(ox_imp *I, int *handled)
              : !strcmp(op, "Div")       ? fold_arith(I, &r, '/')
              : !strcmp(op, "Slice")     ? fold_slice(I, &r)
              : !strcmp(op, "Reshape")   ? fold_reshape(I, &r)
-                                        : fold_const_of_shape(I, &r);
+             : !strcmp(op, "ReduceSum") ? fold_reducesum(I, &r)
+             : !strcmp(op, "Softmax")   ? fold_softmax(I, &r)
+             : !strcmp(op, "ConstantOfShape") ? fold_const_of_shape(I, &r)
+                                        : fold_unary(I, &r, op);
     if (rc) return -1;
     if (numel(&r) != r.n) return ox_fail(I, "folded to %d values for %lld", r.n, (long long)numel(&r));
     return ox_cval_out(I, 0, &r);

@@ -520,6 +520,17 @@ def main():
         bad(tmp, "reducemean_hc_flat",
             model([helper.make_node("ReduceMean", ["x"], ["y"], name="m", axes=[1, 2], keepdims=0)],
                   x4, [vi("y", [1, 4])]), "keepdims=0 over these axes")
+        # The weights of a weighted fusion are folded (1-D), not a matrix's softmax.
+        bad(tmp, "softmax_const_2d",
+            model([helper.make_node("Softmax", ["k"], ["kn"], name="sm", axis=1),
+                   helper.make_node("Mul", ["x", "kn"], ["y"], name="m")], x4, y4,
+                  [init("k", np.ones((3, 1), np.float32))]),
+            "Softmax of a 2-D constant; dse folds 1-D float ones")
+        bad(tmp, "reducesum_int_const",
+            model([helper.make_node("ReduceSum", ["k"], ["ks"], name="rs", keepdims=0),
+                   helper.make_node("Relu", ["x"], ["y"], name="r")], x4, y4,
+                  [init("k", np.ones(3, np.int64))]),
+            "ReduceSum of an integer constant")
         # A scaling by a constant with no pattern around it is a Scale layer.
         good(tmp, "control_scale", model([helper.make_node("Mul", ["x", "h"], ["y"], name="m")], x4, y4,
                                          [init("h", np.float32(0.5))]))

@@ -49,6 +49,9 @@ and the layers dse made compared with what each pattern must become.
              SpaceToDepth's order, and the SpaceToDepth operator
   nearest_sizes, _scales, _down  nearest resizing to sizes no multiple of
              the map's (asymmetric, floor: PyTorch's), by a scale of 1.5, down
+  bifpn_fast, _dim0, _softmax  EfficientDet's weighted fusion: Relu,
+             ReduceSum (every axis, or axes [0]), Add, Div or Softmax of an
+             initializer, folded; each weight (Gather) scaling one input
   splithw    Split along the rows and along the columns (crops)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
@@ -131,6 +134,12 @@ def evaluate(model, x):
             y = conv(i[0], i[1], i[2] if len(i) > 2 else None, a)
         elif op == "Relu":
             y = np.maximum(i[0], 0)
+        elif op == "ReduceSum":
+            ax = tuple(int(k) for k in i[1]) if len(i) > 1 else None
+            y = np.sum(i[0], axis=ax, keepdims=bool(a.get("keepdims", 1)))
+        elif op == "Softmax":
+            e = np.exp(i[0] - i[0].max(axis=a.get("axis", -1), keepdims=True))
+            y = e / e.sum(axis=a.get("axis", -1), keepdims=True)
         elif op == "Sigmoid":
             y = 1 / (1 + np.exp(-i[0]))
         elif op == "HardSigmoid":
@@ -616,6 +625,34 @@ def nearest(form):
             {"Conv": 2, "Nearest": 1})
 
 
+def bifpn(form):
+    """EfficientDet's weighted feature fusion, its learned weights left as
+    arithmetic on an initializer (as torch.onnx exports them): "fast",
+    relu(w) / (sum(w) + eps) with torch.sum(w) (ReduceSum over every axis),
+    "dim0" with torch.sum(w, dim=0) (axes [0]), and "softmax"; each weight
+    (a Gather) scales one input of the sum."""
+    C, H, W = 4, 6, 8
+    inits = [init("w0", R(C, 3, 3, 3)), init("w1", R(C, C, 3, 3)), init("w2", R(2, C, 1, 1)),
+             init("fw", np.array([0.7, -0.2 if form != "softmax" else 1.3], np.float32)),
+             init("eps", np.float32(1e-4)), init("i0", np.array(0, np.int64)), init("i1", np.array(1, np.int64)),
+             init("ax0", np.array([0], np.int64)), init("s2", np.array([1, 1, 2, 2], np.float32))]
+    nodes = [N("Conv", ["x", "w0"], "a", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Conv", ["a", "w1"], "b", kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2]),
+             N("Resize", ["b", "", "s2"], "bu", mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor")]
+    if form == "softmax":
+        nodes.append(N("Softmax", ["fw"], "wn", axis=0))
+    else:
+        nodes += [N("Relu", ["fw"], "wr"),
+                  N("ReduceSum", ["wr", "ax0"] if form == "dim0" else ["wr"], "ws", keepdims=0),
+                  N("Add", ["ws", "eps"], "we"), N("Div", ["wr", "we"], "wn")]
+    nodes += [N("Gather", ["wn", "i0"], "g0", axis=0), N("Gather", ["wn", "i1"], "g1", axis=0),
+              N("Mul", ["g0", "a"], "m0"), N("Mul", ["g1", "bu"], "m1"), N("Add", ["m0", "m1"], "s"),
+              N("Conv", ["s", "w2"], "y", kernel_shape=[1, 1])]
+    return (model("bifpn_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 13),
+            {"Conv": 3, "Upsample": 1, "Scale": 2, "Add": 1})
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -641,6 +678,7 @@ def main():
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
              cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(), nearest("sizes"), nearest("scales"), nearest("down"),
+             bifpn("fast"), bifpn("dim0"), bifpn("softmax"),
              unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name
