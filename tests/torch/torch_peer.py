@@ -25,7 +25,10 @@ channels, a 1 x H x W gate) and YOLOv5's Focus stem with a U-Net level
 downsampled by a pixel unshuffle, whose skip connection is centre-cropped
 (cropnet: Slices of rows and columns with steps, PixelUnshuffle), and a
 feature pyramid's top-down path at an odd input size (fpnnet: nearest
-resizing to sizes no multiple of the map's) on 2 ranks with mixed cuts.  Outputs must agree
+resizing to sizes no multiple of the map's), a YOLOv5-style backbone and
+neck (yololike: Focus, C3, SPPF, SiLU, upsampling) and EfficientDet's
+weighted fusions (bifpn: their weights' arithmetic on initializers
+folded) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -290,7 +293,79 @@ class FPNNet(torch.nn.Module):
         return torch.nn.functional.interpolate(self.smooth(p1), size=(22, 33), mode="nearest")
 
 
-RANDOMISED = {"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
+def cbs(c1, c2, k=1, s=1):
+    """YOLOv5's Conv: convolution, BatchNorm, SiLU."""
+    nn = torch.nn
+    return nn.Sequential(nn.Conv2d(c1, c2, k, s, k // 2, bias=False), nn.BatchNorm2d(c2), nn.SiLU())
+
+
+class C3(torch.nn.Module):
+    """YOLOv5's CSP bottleneck: two 1x1 branches, one through bottlenecks, joined."""
+    def __init__(self, c1, c2):
+        super().__init__()
+        c = c2 // 2
+        self.a, self.b, self.out = cbs(c1, c), cbs(c1, c), cbs(2 * c, c2)
+        self.m = torch.nn.Sequential(cbs(c, c), cbs(c, c, 3))
+
+    def forward(self, x):
+        return self.out(torch.cat([self.m(self.a(x)) + self.a(x), self.b(x)], 1))
+
+
+class YoloLike(torch.nn.Module):
+    """A YOLOv5-style backbone and neck without its box decoding: the Focus
+    stem, strided CBS, C3 blocks, SPPF (three chained 5x5 max pools,
+    concatenated), nearest upsampling by 2 and concatenation, a 1x1 head."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.focus = cbs(12, 16, 3)
+        self.d1, self.c1 = cbs(16, 32, 3, 2), C3(32, 32)
+        self.d2, self.c2 = cbs(32, 64, 3, 2), C3(64, 64)
+        self.spp_a, self.spp_out, self.pool = cbs(64, 32), cbs(128, 64), nn.MaxPool2d(5, 1, 2)
+        self.neck, self.head = C3(96, 32), nn.Conv2d(32, 27, 1)
+
+    def forward(self, x):
+        x = self.focus(torch.cat([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1))
+        a = self.c1(self.d1(x))
+        s = self.spp_a(self.c2(self.d2(a)))
+        p1 = self.pool(s)
+        p2 = self.pool(p1)
+        b = self.spp_out(torch.cat([s, p1, p2, self.pool(p2)], 1))
+        up = torch.nn.functional.interpolate(b, scale_factor=2, mode="nearest")
+        return self.head(self.neck(torch.cat([up, a], 1)))
+
+
+class BiFPNNet(torch.nn.Module):
+    """EfficientDet's fast normalised fusion of two levels (learned weights
+    through ReLU, divided by their sum plus epsilon: arithmetic on an
+    initializer in the export) and of three with softmax fusion, each
+    followed by a depthwise-separable convolution with Swish."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.p3 = nn.Conv2d(3, 16, 3, 2, 1)
+        self.p4 = nn.Conv2d(16, 16, 3, 2, 1)
+        self.p5 = nn.Conv2d(16, 16, 3, 2, 1)
+        self.w2 = nn.Parameter(torch.tensor([0.8, 1.3]))
+        self.w3 = nn.Parameter(torch.tensor([0.5, -0.4, 1.1]))
+        self.dw = nn.Conv2d(16, 16, 3, 1, 1, groups=16)
+        self.pw = nn.Conv2d(16, 8, 1)
+
+    def forward(self, x):
+        p3 = self.p3(x)
+        p4 = self.p4(p3)
+        p5 = self.p5(p4)
+        w = torch.relu(self.w2)
+        w = w / (torch.sum(w, dim=0) + 1e-4)
+        up = torch.nn.functional.interpolate
+        p4 = w[0] * p4 + w[1] * up(p5, scale_factor=2, mode="nearest")
+        s = torch.softmax(self.w3, dim=0)
+        p3 = s[0] * p3 + s[1] * up(p4, scale_factor=2, mode="nearest") + s[2] * up(p5, scale_factor=4, mode="nearest")
+        h = self.dw(p3)
+        return self.pw(h * torch.sigmoid(h))
+
+
+RANDOMISED = {"yololike": (YoloLike, (1, 3, 64, 96)), "bifpn": (BiFPNNet, (1, 3, 64, 80)),"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
               "cbam": (CBAMNet, (1, 3, 28, 36)), "tinyunet": (TinyUNet, (1, 3, 40, 56)),
               "tinydet": (TinyDet, (1, 3, 64, 96)), "audio1d": (Audio1d, (1, 1, 1, 4000))}
 
@@ -301,7 +376,7 @@ def main():
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -363,10 +438,10 @@ def main():
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
         if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
-                    "gnnet", "cbam", "cropnet", "fpnnet"):
+                    "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
-                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4)}[name]:  # seeds that mix both
+                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4), "yololike": (1, 2, 3), "bifpn": (1, 3, 4)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
