@@ -235,6 +235,10 @@ static void k_add(const kern_args *k)
 {
     size_t len = (size_t)k->L->out.c * k->hw;
     if (k->out != k->in[0]) memcpy(k->out, k->in[0], len * sizeof *k->out);
+    if (k->L->a.add_sub) { /* input 0 minus input 1 (PoolFormer's pool(x) - x) */
+        for (size_t i = 0; i < len; i++) k->out[i] -= k->in[1][i];
+        return;
+    }
     for (int j = 1; j < k->L->nin; j++)
         for (size_t i = 0; i < len; i++) k->out[i] += k->in[j][i];
 }

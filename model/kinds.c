@@ -70,6 +70,9 @@ static const net_akey keys_rmean[] = {
     {"over_height", NET_A_BOOL, 1, OFF(rm_h), 0, 0, 0, -1},
     {"over_width", NET_A_BOOL, 1, OFF(rm_w), 0, 0, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_add[] = { /* of two inputs, the second may be subtracted */
+    {"subtract", NET_A_BOOL, 1, OFF(add_sub), 0, 0, 1, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
 static const net_akey keys_slice[] = { /* a box of channels, rows and columns (a crop) */
     {"start", NET_A_INT, 1, OFF(start), 1, 0, 0, -1},
     {"channels", NET_A_INT, 1, OFF(out_c), 1, 1, 0, -1},

@@ -505,6 +505,11 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
         }
         break;
     case NET_ADD:
+        if (a->add_sub && L->nin != 2) {
+            base_seterr(err, "%s: layer %s: Add with subtract needs two inputs, got %d", what,
+                        L->name, L->nin);
+            return -1;
+        }
         for (int k = 1; k < L->nin; k++) {
             net_shape z = ins[k];
             if (z.c != x.c || z.h != x.h || z.w != x.w) {

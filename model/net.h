@@ -103,6 +103,7 @@ typedef struct {
     double relu_max;          /* ReLU: 0 = unbounded, else clip at relu_max */
     double hs_alpha, hs_beta; /* HardSigmoid: max(0, min(1, alpha x + beta)) */
     int rm_c, rm_h, rm_w;     /* ReduceMean: 1 for each axis averaged over */
+    int add_sub;              /* Add of two inputs: 1 for input 0 minus input 1 */
     int start;                /* Slice: first input channel kept */
     int sl_top, sl_left;      /* Slice: first input row and column kept */
     int sl_rows, sl_cols;     /* Slice: rows and columns kept (0: every step-th one to the end) */

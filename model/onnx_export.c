@@ -587,7 +587,7 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         break;
     }
     case NET_ADD:
-        op = L->nin == 2 ? "Add" : "Sum";
+        op = a->add_sub ? "Sub" : L->nin == 2 ? "Add" : "Sum";
         break;
     case NET_CONCAT:
         at[na++] = a_int(E, "axis", 1);

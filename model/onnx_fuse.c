@@ -532,8 +532,20 @@ int ox_op_sub(ox_imp *I)
         return sym_out(I, OX_S_CENT, I->t[m].sym_src, 0);
     if (ox_in_count(I) == 2 && ox_in_kind(I, 1) == OX_CONST && ox_in_kind(I, 0) != OX_CONST)
         return add_const(I, 0, 1, 1); /* x - c: an input normalization's mean */
-    return ox_fail(I, "Sub is imported only as x - mean(x) of a LayerNorm or an activation minus "
-                   "a constant (docs/onnx.md)");
+    if (ox_in_count(I) == 2 && ox_in_kind(I, 0) != OX_CONST && ox_in_kind(I, 1) != OX_CONST) {
+        /* a - b of two activations of one shape (PoolFormer's pool(x) - x):
+         * an Add that subtracts */
+        int ins[2];
+        for (int k = 0; k < 2; k++)
+            if ((ins[k] = ox_in_act(I, (size_t)k)) < 0) return -1;
+        if (I->t[ins[0]].rank != I->t[ins[1]].rank || I->t[ins[0]].nhwc != I->t[ins[1]].nhwc)
+            return ox_fail(I, "subtracts tensors of different ranks or layouts");
+        net_attr a = net_attr_default(NET_ADD);
+        a.add_sub = 1;
+        return ox_new_spec(I, NET_ADD, &a, 2, ins, I->t[ins[0]].rank) ? 0 : -1;
+    }
+    return ox_fail(I, "Sub is imported only as x - mean(x) of a LayerNorm, an activation minus "
+                   "a constant, or the difference of two activations (docs/onnx.md)");
 }
 
 int ox_op_pow(ox_imp *I)

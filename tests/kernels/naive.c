@@ -171,7 +171,7 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
     case NET_ADD:
         for (int64_t i = 0; i < net_shape_numel(ys); i++) {
             double s = 0;
-            for (int k = 0; k < L->nin; k++) s += inputs[k][i];
+            for (int k = 0; k < L->nin; k++) s += L->a.add_sub && k == 1 ? -inputs[k][i] : inputs[k][i];
             out[i] = (float)s;
         }
         break;

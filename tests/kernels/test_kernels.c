@@ -360,6 +360,11 @@ static void misc_tests(void)
         n = build(NET_ADD, NULL, in, np, pc);
         check_layer(n);
         net_free(n);
+        net_attr sub = net_attr_default(NET_ADD); /* input 0 minus input 1 */
+        sub.add_sub = 1;
+        n = build(NET_ADD, &sub, in, 2, pc);
+        check_layer(n);
+        net_free(n);
         for (int k = 0; k < np; k++) pc[k] = trng_int(&rng, 1, 6);
         n = build(NET_CONCAT, NULL, in, np, pc);
         check_layer(n);

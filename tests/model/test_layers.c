@@ -345,6 +345,19 @@ static void test_mobile_kinds(void)
         }
         net_free(t.n);
     }
+    /* Add that subtracts: of two inputs only */
+    {
+        net_shape three[3] = {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}};
+        net_layer S;
+        memset(&S, 0, sizeof S);
+        S.name = "sub", S.kind = NET_ADD, S.nin = 3, S.a = net_attr_default(NET_ADD);
+        S.a.add_sub = 1;
+        CHECK(net_layer_infer(&S, three, "t", t.err) == -1 && strstr(t.err, "subtract needs two inputs, got 3"),
+              "%s", t.err);
+        S.nin = 2;
+        CHECK(net_layer_infer(&S, three, "t", t.err) == 0);
+        CHECK(S.out.c == 2 && S.out.h == 3 && S.out.w == 4);
+    }
     /* ChannelShuffle: groups 3 of 6 channels keeps the shape; 4 does not divide. */
     for (int g = 3; g <= 4; g++) {
         tn_init(&t, 6, 4, 5);

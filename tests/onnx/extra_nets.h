@@ -132,7 +132,8 @@ static const char *const extra_nets[] = {
     " ]}",
     /* crops and space to depth: YOLOv5's Focus (four strided crops, each
      * read by the Concat), a crop with an origin, a count and a column
-     * step, both orders of PixelUnshuffle (and by 1), a nearest resize to 5 x 7 */
+     * step, both orders of PixelUnshuffle (and by 1) and their difference
+     * (an Add that subtracts), a nearest resize to 5 x 7 */
     "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"crops\","
     " \"input\": {\"name\": \"x\", \"shape\": [3, 12, 16]},"
     " \"layers\": ["
@@ -145,7 +146,8 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"crop\", \"kind\": \"Slice\", \"inputs\": [\"c1\"], \"start\": 2, \"channels\": 5, \"origin\": [1, 0], \"size\": [3, 3], \"step\": [1, 2]},"
     "  {\"name\": \"pu\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"c1\"], \"factor\": 2},"
     "  {\"name\": \"pu2\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"c1\"], \"factor\": 2, \"dcr\": true},"
-    "  {\"name\": \"pcat\", \"kind\": \"Concat\", \"inputs\": [\"pu\", \"pu2\"]},"
+    "  {\"name\": \"pdiff\", \"kind\": \"Add\", \"inputs\": [\"pu\", \"pu2\"], \"subtract\": true},"
+    "  {\"name\": \"pcat\", \"kind\": \"Concat\", \"inputs\": [\"pu\", \"pdiff\"]},"
     "  {\"name\": \"c2\", \"kind\": \"Conv\", \"inputs\": [\"pcat\"], \"out_channels\": 5, \"kernel\": [1, 2], \"stride\": [1, 1]},"
     "  {\"name\": \"cat\", \"kind\": \"Concat\", \"inputs\": [\"crop\", \"c2\"]},"
     "  {\"name\": \"nr\", \"kind\": \"Nearest\", \"inputs\": [\"cat\"], \"size\": [5, 7]},"

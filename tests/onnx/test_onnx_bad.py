@@ -408,7 +408,12 @@ def main():
         bad(tmp, "sub_from_const", model([helper.make_node("Sub", ["k", "x"], ["y"], name="s")],
                                          [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])],
                                          [init("k", np.ones((1, 3, 1, 1), np.float32))]),
-            "Sub is imported only as x - mean(x) of a LayerNorm or an activation minus a constant")
+            "Sub is imported only as x - mean(x) of a LayerNorm, an activation minus a constant, or the "
+            "difference of two activations")
+        bad(tmp, "sub_shapes", model([helper.make_node("GlobalAveragePool", ["x"], ["g"], name="g"),
+                                      helper.make_node("Sub", ["x", "g"], ["y"], name="s")],
+                                     [vi("x", [1, 3, 4, 4])], [vi("y", [1, 3, 4, 4])]),
+            "Add of different shapes 3x4x4 and 3x1x1")
         # a constant added after a bias-free Conv folds into its bias only
         # when it runs along the channels: [4] broadcasts along the width
         bad(tmp, "conv_add_width", model([helper.make_node("Conv", ["x", "w"], ["c"], name="cv",

@@ -52,6 +52,7 @@ and the layers dse made compared with what each pattern must become.
   bifpn_fast, _dim0, _softmax  EfficientDet's weighted fusion: Relu,
              ReduceSum (every axis, or axes [0]), Add, Div or Softmax of an
              initializer, folded; each weight (Gather) scaling one input
+  poolformer pool(x) - x: Sub of two activations (an Add that subtracts)
   splithw    Split along the rows and along the columns (crops)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
   groupnorm  nn.GroupNorm as torch.onnx writes it: Reshape [0, G, -1],
@@ -134,6 +135,16 @@ def evaluate(model, x):
             y = conv(i[0], i[1], i[2] if len(i) > 2 else None, a)
         elif op == "Relu":
             y = np.maximum(i[0], 0)
+        elif op == "AveragePool":  # stride 1, same padding, the pads not counted
+            k = a["kernel_shape"][0]
+            p = a["pads"][0]
+            xp = np.pad(i[0], ((0, 0), (0, 0), (p, p), (p, p)))
+            ones = np.pad(np.ones_like(i[0]), ((0, 0), (0, 0), (p, p), (p, p)))
+            h, w = i[0].shape[2], i[0].shape[3]
+            s = sum(xp[:, :, r:r + h, q:q + w] for r in range(k) for q in range(k))
+            cnt = sum(ones[:, :, r:r + h, q:q + w] for r in range(k) for q in range(k))
+            assert a.get("count_include_pad", 0) == 0 and a.get("strides", [1, 1]) == [1, 1]
+            y = s / cnt
         elif op == "ReduceSum":
             ax = tuple(int(k) for k in i[1]) if len(i) > 1 else None
             y = np.sum(i[0], axis=ax, keepdims=bool(a.get("keepdims", 1)))
@@ -653,6 +664,18 @@ def bifpn(form):
             {"Conv": 3, "Upsample": 1, "Scale": 2, "Add": 1})
 
 
+def poolformer():
+    """PoolFormer's token mixer, pool(x) - x: a 3x3 average pool (stride 1,
+    pads not counted) minus its own input, two activations."""
+    C, H, W = 4, 6, 7
+    inits = [init("w0", R(C, 3, 3, 3)), init("w1", R(2, C, 1, 1))]
+    nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("AveragePool", ["c"], "p", kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=0),
+             N("Sub", ["p", "c"], "d"), N("Conv", ["d", "w1"], "y", kernel_shape=[1, 1])]
+    return (model("poolformer", nodes, inits, [1, 3, H, W], [1, 2, H, W], 13),
+            {"Conv": 2, "AveragePool": 1, "Add": 1})
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -678,7 +701,7 @@ def main():
              gelu20(True), normalize(), convsub(), padvalue(13), padvalue(9), scaler(), pixel6(False),
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
              cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(), nearest("sizes"), nearest("scales"), nearest("down"),
-             bifpn("fast"), bifpn("dim0"), bifpn("softmax"),
+             bifpn("fast"), bifpn("dim0"), bifpn("softmax"), poolformer(),
              unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name

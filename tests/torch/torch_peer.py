@@ -28,7 +28,8 @@ feature pyramid's top-down path at an odd input size (fpnnet: nearest
 resizing to sizes no multiple of the map's), a YOLOv5-style backbone and
 neck (yololike: Focus, C3, SPPF, SiLU, upsampling) and EfficientDet's
 weighted fusions (bifpn: their weights' arithmetic on initializers
-folded) on 2 ranks with mixed cuts.  Outputs must agree
+folded) and a PoolFormer block (poolformer: pool(x) - x) on 2 ranks with
+mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -365,7 +366,28 @@ class BiFPNNet(torch.nn.Module):
         return self.pw(h * torch.sigmoid(h))
 
 
-RANDOMISED = {"yololike": (YoloLike, (1, 3, 64, 96)), "bifpn": (BiFPNNet, (1, 3, 64, 80)),"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
+class PoolFormerNet(torch.nn.Module):
+    """A PoolFormer (MetaFormer) block: GroupNorm of one group, the pooling
+    token mixer pool(x) - x (a Sub of two activations), residual, an MLP of
+    1x1 convolutions with GELU, residual."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.stem = nn.Conv2d(3, 16, 3, 2, 1)
+        self.n1, self.n2 = nn.GroupNorm(1, 16), nn.GroupNorm(1, 16)
+        self.pool = nn.AvgPool2d(3, 1, 1, count_include_pad=False)
+        self.mlp = nn.Sequential(nn.Conv2d(16, 32, 1), nn.GELU(), nn.Conv2d(32, 16, 1))
+        self.head = nn.Conv2d(16, 6, 1)
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = self.n1(x)
+        x = x + (self.pool(y) - y)
+        x = x + self.mlp(self.n2(x))
+        return self.head(x)
+
+
+RANDOMISED = {"poolformer": (PoolFormerNet, (1, 3, 40, 48)),"yololike": (YoloLike, (1, 3, 64, 96)), "bifpn": (BiFPNNet, (1, 3, 64, 80)),"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
               "cbam": (CBAMNet, (1, 3, 28, 36)), "tinyunet": (TinyUNet, (1, 3, 40, 56)),
               "tinydet": (TinyDet, (1, 3, 64, 96)), "audio1d": (Audio1d, (1, 1, 1, 4000))}
 
@@ -376,7 +398,7 @@ def main():
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -438,10 +460,10 @@ def main():
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
         if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
-                    "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn"):
+                    "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
-                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4), "yololike": (1, 2, 3), "bifpn": (1, 3, 4)}[name]:  # seeds that mix both
+                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4), "yololike": (1, 2, 3), "bifpn": (1, 3, 4), "poolformer": (1, 2, 3)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
