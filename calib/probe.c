@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul the three ways, ReduceMean, ReduceMax, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Nearest, Bilinear, Pad, ConvTranspose, InstanceNorm, GroupNorm,
+ * Clip, Upsample, Nearest, Bilinear, Pad, L2Norm, ConvTranspose, InstanceNorm, GroupNorm,
  * PixelShuffle, PixelUnshuffle, Softplus; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
@@ -108,7 +108,8 @@ net *calib_probe_net(int i, char *err)
     a.groups = 2;
     add(&b, "shuffle", NET_SHUFFLE, &a, "slice", NULL);
     add(&b, "layernorm", NET_LAYERNORM, NULL, "shuffle", NULL);
-    add(&b, "gelu", NET_GELU, NULL, "layernorm", NULL);
+    add(&b, "l2norm", NET_L2NORM, NULL, "layernorm", NULL); /* SSD's conv4_3, embeddings */
+    add(&b, "gelu", NET_GELU, NULL, "l2norm", NULL);
     add(&b, "scale", NET_SCALE, NULL, "gelu", NULL);
     add(&b, "instnorm", NET_INSTNORM, NULL, "scale", NULL); /* style transfer, GAN generators */
     a = net_attr_default(NET_GROUPNORM); /* ResNet-GN, BiT, detection heads: 8 groups of 2C / 8 */

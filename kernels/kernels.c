@@ -419,6 +419,35 @@ static void k_layernorm(const kern_args *k)
     }
 }
 
+/* L2Norm: each pixel's channels divided by their L2 norm, at least eps
+ * (F.normalize(x, dim=1); SSD's conv4_3, embeddings), the squares summed
+ * in double over chunks of pixels.  In place allowed: a pixel's outputs
+ * are written after all its reads. */
+static void k_l2norm(const kern_args *k)
+{
+    int C = k->L->out.c;
+    size_t hw = k->hw;
+    const float *in = k->in[0];
+    double s[PIX_CHUNK];
+    for (size_t p0 = 0; p0 < hw; p0 += PIX_CHUNK) {
+        size_t np = hw - p0 < PIX_CHUNK ? hw - p0 : PIX_CHUNK;
+        for (size_t p = 0; p < np; p++) s[p] = 0;
+        for (int c = 0; c < C; c++) {
+            const float *r = in + (size_t)c * hw + p0;
+            for (size_t p = 0; p < np; p++) s[p] += (double)r[p] * r[p];
+        }
+        for (size_t p = 0; p < np; p++) {
+            float n = (float)sqrt(s[p]);
+            s[p] = n > k->L->a.bn_eps ? n : k->L->a.bn_eps;
+        }
+        for (int c = 0; c < C; c++) {
+            const float *r = in + (size_t)c * hw + p0;
+            float *o = k->out + (size_t)c * hw + p0;
+            for (size_t p = 0; p < np; p++) o[p] = r[p] / (float)s[p];
+        }
+    }
+}
+
 /* InstanceNorm and GroupNorm: each group of cg channels normalised by the
  * mean and (biased) variance over all its channels' maps, summed in
  * double, two passes (no cancellation), then each channel scaled and

@@ -62,6 +62,7 @@ int cost_class_base(int cls)
            : cls == NET_GROUPNORM                     ? NET_INSTNORM
            : cls == NET_SHUFFLEDOWN                   ? NET_SHUFFLEUP
            : cls == NET_NEAREST                       ? NET_UPSAMPLE
+           : cls == NET_L2NORM                        ? NET_LAYERNORM
                                                       : -1;
 }
 

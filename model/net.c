@@ -57,6 +57,7 @@ net_attr net_attr_default(net_kind k)
     a.hs_alpha = 0.2; /* ONNX's defaults; PyTorch's hardsigmoid is 1/6, 0.5 */
     a.hs_beta = 0.5;
     a.act_alpha = k == NET_ELU ? 1.0 : 0.01; /* ONNX's and PyTorch's defaults */
+    if (k == NET_L2NORM) a.bn_eps = 1e-12; /* F.normalize's */
     a.clip_lo = -FLT_MAX;
     a.clip_hi = FLT_MAX;
     a.up_h = a.up_w = 1;

@@ -99,7 +99,7 @@ typedef struct {
     int count_include_pad;    /* AveragePool */
     int lrn_size;             /* LRN: window across channels */
     double lrn_alpha, lrn_beta, lrn_k;
-    double bn_eps;            /* BatchNorm, LayerNorm: epsilon */
+    double bn_eps;            /* BatchNorm, LayerNorm: epsilon; L2Norm: the smallest norm divided by */
     double relu_max;          /* ReLU: 0 = unbounded, else clip at relu_max */
     double hs_alpha, hs_beta; /* HardSigmoid: max(0, min(1, alpha x + beta)) */
     int rm_c, rm_h, rm_w;     /* ReduceMean: 1 for each axis averaged over */

@@ -288,6 +288,7 @@ static int spatial_kind(net_kind k)
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
            k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP ||
            k == NET_GROUPNORM || k == NET_SHUFFLEDOWN || k == NET_NEAREST;
+    /* L2Norm is not: over the features of a 2-D tensor too (embeddings) */
 }
 
 /* A float32 scalar initializer. */
@@ -411,6 +412,7 @@ static int out_rank(const net *n, int i, const int *rank)
     case NET_LEAKYRELU:
     case NET_ELU:
     case NET_CLIP:
+    case NET_L2NORM:
         return rank_of(rank, L->in[0]);
     case NET_ADD:
     case NET_CONCAT:
@@ -703,6 +705,21 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         nin = 2;
         node = ex_str(E, "%s.add", L->name);
         op = "Add";
+        break;
+    }
+    case NET_L2NORM: { /* F.normalize's form: x / Clip(ReduceL2(x over channels), eps) */
+        int one[1] = {1};
+        Onnx__AttributeProto *r2[2] = {a_ints(E, "axes", 1, one), a_int(E, "keepdims", 1)};
+        const char *norm = ex_step(E, "ReduceL2", ex_str(E, "%s.norm", L->name), in[0], NULL, 2, r2);
+        if (a->bn_eps > 0) { /* Clip's min is an input from opset 11 */
+            const char *ci[2] = {norm, ex_scalar(E, ex_str(E, "%s.epsilon", L->name), a->bn_eps)};
+            const char *cl = ex_str(E, "%s.floor", L->name);
+            if (!cl || !ex_node(E, "Clip", cl, cl, 2, ci, 0, NULL)) return -1;
+            norm = cl;
+        }
+        in[1] = norm;
+        nin = 2;
+        op = "Div";
         break;
     }
     case NET_GROUPNORM: { /* GroupNormalization is opset 18: torch.onnx's form below it */

@@ -222,6 +222,8 @@ static const char *sym_what(int sym)
     case OX_S_GROUPEDT: return "the transposed 5-D view of a channel shuffle";
     case OX_S_VIEW6: return "a 6-D view (dse takes only a pixel shuffle's)";
     case OX_S_VIEW6D: return "a 6-D view of blocks (dse takes only a pixel unshuffle's)";
+    case OX_S_L2: return "the L2 norm over channels of an L2 normalisation";
+    case OX_S_L2C: return "the clipped L2 norm of an L2 normalisation (dse takes x divided by it)";
     case OX_S_VIEW6DT: return "the transposed 6-D view of a pixel unshuffle";
     case OX_S_GVIEW: return "a 3-D view [1, G, -1] (dse takes only a GroupNorm's)";
     case OX_S_GNORM: return "the 3-D view of a GroupNorm";
@@ -433,6 +435,111 @@ static int reduce_op(ox_imp *I, net_kind kind)
     return ox_new_spec(I, kind, &a, 1, &x, global && !keep ? 2 : r) ? 0 : -1;
 }
 
+/* ---- L2 normalisation: F.normalize(x, dim=1) is x / Expand(Clip(ReduceL2(x,
+ * axes [1], keepdims), eps), Shape(x)); ONNX's LpNormalization (p 2) ---- */
+
+/* The axes of a reduction (attribute below opset 18, input from it):
+ * 1 when they are exactly activation x's channel axis. */
+static int axes_are_channels(ox_imp *I, int x, int *yes)
+{
+    int64_t ax[8];
+    int na = 0;
+    *yes = 0;
+    if (I->opset >= 18) {
+        if (ox_in_count(I) > 1 && ox_in_name(I, 1)[0]) {
+            ox_cval c;
+            int bad;
+            if (!ox_in_const(I, 1, 1, &bad) || ox_cval_of(I, ox_in_tensor(I, 1), "axes", &c)) return -1;
+            na = c.n <= 8 ? c.n : 0;
+            for (int i = 0; i < na; i++) ax[i] = (int64_t)c.v[i];
+        }
+    } else {
+        const Onnx__AttributeProto *a = ox_att(I->nd, "axes");
+        na = a && a->n_ints <= 8 ? (int)a->n_ints : 0;
+        for (int i = 0; i < na; i++) ax[i] = a->ints[i];
+    }
+    int r = I->t[x].rank;
+    *yes = na == 1 && (ax[0] < 0 ? ax[0] + r : ax[0]) == chan_axis(I, x);
+    return 0;
+}
+
+int ox_op_reducel2(ox_imp *I)
+{
+    if (ox_check_attrs(I, I->opset >= 18 ? "keepdims noop_with_empty_axes" : "axes keepdims")) return -1;
+    int64_t keep;
+    int x = ox_in_act(I, 0), yes;
+    if (x < 0 || ox_att_int(I, "keepdims", 1, &keep) || axes_are_channels(I, x, &yes)) return -1;
+    if (!yes || !keep)
+        return ox_fail(I, "ReduceL2 is imported only over the channels with keepdims, as the norm "
+                       "of an L2 normalisation (F.normalize(x, dim=1))");
+    return sym_out(I, OX_S_L2, x, 0);
+}
+
+int ox_op_clip_norm(ox_imp *I, int *handled)
+{
+    int n = in_sym(I, 0, OX_S_L2);
+    *handled = n >= 0;
+    if (n < 0) return 0;
+    double lo = 0, hi = INFINITY;
+    if (I->opset < 11) {
+        if (ox_check_attrs(I, "min max") || ox_att_float(I, "min", 0, &lo) ||
+            ox_att_float(I, "max", INFINITY, &hi))
+            return -1;
+    } else {
+        int has;
+        if (ox_check_attrs(I, "") || ox_const_scalar(I, 1, "min", &has, &lo)) return -1;
+        if (!has) lo = 0;
+        if (ox_const_scalar(I, 2, "max", &has, &hi)) return -1;
+        if (!has) hi = INFINITY;
+    }
+    if (!(lo >= 0) || hi < FLT_MAX)
+        return ox_fail(I, "Clip of an L2 norm to [%g, %g]: dse takes only a floor of at least 0 "
+                       "(F.normalize's eps)", lo, hi);
+    return sym_out(I, OX_S_L2C, I->t[n].sym_src, lo);
+}
+
+int ox_op_expand(ox_imp *I)
+{
+    if (ox_check_attrs(I, "")) return -1;
+    int n = in_sym(I, 0, OX_S_L2C), b = n >= 0 ? -1 : in_sym(I, 0, OX_S_L2);
+    int s = n >= 0 ? n : b;
+    ox_cval c;
+    int bad;
+    if (s < 0)
+        return ox_fail(I, "Expand is imported only as the broadcast of an L2 normalisation's norm");
+    if (!ox_in_const(I, 1, 1, &bad) || ox_cval_of(I, ox_in_tensor(I, 1), "shape", &c)) return -1;
+    /* to the normalised tensor's own dims (Shape of it, folded), or ones */
+    int x = I->t[s].sym_src, r = I->t[x].rank;
+    net_shape xs = I->t[x].shape;
+    int64_t d[4] = {1, r == 2 ? net_shape_numel(xs) : xs.c, xs.h, xs.w};
+    if (r == 4 && I->t[x].nhwc) d[1] = xs.h, d[2] = xs.w, d[3] = xs.c;
+    int ok = c.n == r;
+    for (int i = 0; ok && i < r; i++) ok = c.v[i] == 1 || c.v[i] == d[i];
+    if (!ok) return ox_fail(I, "Expand of an L2 norm to a shape other than its tensor's");
+    return sym_out(I, I->t[s].sym, x, I->t[s].sym_val);
+}
+
+/* x divided by its (clipped) norm: an L2Norm layer. */
+static int l2norm_layer(ox_imp *I, int x, double eps)
+{
+    net_attr a = net_attr_default(NET_L2NORM);
+    a.bn_eps = eps;
+    return ox_new_spec(I, NET_L2NORM, &a, 1, &x, I->t[x].rank) ? 0 : -1;
+}
+
+int ox_op_lpnorm(ox_imp *I)
+{
+    int64_t axis, p;
+    int x = ox_in_act(I, 0);
+    if (x < 0 || ox_check_attrs(I, "axis p") || ox_att_int(I, "axis", -1, &axis) || ox_att_int(I, "p", 2, &p))
+        return -1;
+    int r = I->t[x].rank;
+    if (p != 2 || (axis < 0 ? axis + r : axis) != chan_axis(I, x))
+        return ox_fail(I, "LpNormalization with p %lld along axis %lld: dse normalises by the L2 norm "
+                       "over the channels", (long long)p, (long long)axis);
+    return l2norm_layer(I, x, 0); /* no floor: x / ||x|| */
+}
+
 int ox_op_reducemean(ox_imp *I) { return reduce_op(I, NET_REDUCEMEAN); }
 int ox_op_reducemax(ox_imp *I) { return reduce_op(I, NET_REDUCEMAX); }
 
@@ -592,8 +699,12 @@ int ox_op_div(ox_imp *I)
     int c = in_sym(I, 0, OX_S_CENT), d = in_sym(I, 1, OX_S_STD);
     if (c >= 0 && d >= 0 && I->t[c].sym_src == I->t[d].sym_src)
         return layernorm(I, I->t[c].sym_src, I->t[d].sym_val);
+    int nc = in_sym(I, 1, OX_S_L2C), nb = in_sym(I, 1, OX_S_L2), x0 = ox_in_tensor(I, 0);
+    if ((nc >= 0 || nb >= 0) && x0 >= 0 && same_act(I, x0, I->t[nc >= 0 ? nc : nb].sym_src))
+        return l2norm_layer(I, I->t[nc >= 0 ? nc : nb].sym_src, nc >= 0 ? I->t[nc].sym_val : 0);
     if (ox_in_kind(I, 1) != OX_CONST)
-        return ox_fail(I, "Div is imported only by a constant or as the last step of a LayerNorm");
+        return ox_fail(I, "Div is imported only by a constant, or as the last step of a LayerNorm "
+                       "or of an L2 normalisation (x divided by its own norm)");
     int is;
     double v;
     if (scalar(I, 1, &is, &v)) return -1;

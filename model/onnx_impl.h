@@ -92,6 +92,8 @@ enum {
     OX_S_GVIEW,     /* X viewed as [1, G, C/G H W] (sym_val = G) */
     OX_S_GNORM,     /* that view through InstanceNormalization, a GroupNorm of
                        G groups (sym_node: the InstanceNormalization) */
+    OX_S_L2,        /* the L2 norm of X over its channels (keepdims) */
+    OX_S_L2C,       /* that norm clipped below at eps (sym_val = eps): F.normalize's */
     OX_S_VIEW6D,    /* X viewed as [1, C, H/r, r, W/r, r] (sym_val = r) */
     OX_S_VIEW6DT,   /* that view transposed as a pixel unshuffle of factor r:
                        [1, C, r, r, H/r, W/r] (sym_val = r, PyTorch's) or
@@ -245,6 +247,13 @@ int ox_sym_realize(ox_imp *I, int t);
 /* Handlers of the operators the patterns run through. */
 int ox_op_transpose(ox_imp *I);
 int ox_op_reducemean(ox_imp *I);
+/* L2 normalisation (F.normalize): ReduceL2 over the channels, Clip of it
+ * (*handled: the Clip's input is such a norm), Expand of it, and ONNX's
+ * LpNormalization; the Div by it is ox_op_div's. */
+int ox_op_reducel2(ox_imp *I);
+int ox_op_clip_norm(ox_imp *I, int *handled);
+int ox_op_expand(ox_imp *I);
+int ox_op_lpnorm(ox_imp *I);
 int ox_op_sub(ox_imp *I);
 int ox_op_imagescaler(ox_imp *I);
 int ox_op_pow(ox_imp *I);

@@ -472,6 +472,8 @@ static int op_bn(ox_imp *I)
 
 static int op_clip(ox_imp *I)
 {
+    int handled, rc = ox_op_clip_norm(I, &handled);
+    if (handled) return rc;
     int x = ox_in_act(I, 0);
     if (x < 0) return -1;
     double lo = -INFINITY, hi = INFINITY;
@@ -1201,6 +1203,9 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "Erf")) return ox_op_erf(I);
     if (!strcmp(op, "ReduceMean")) return ox_op_reducemean(I);
     if (!strcmp(op, "ReduceMax")) return ox_op_reducemax(I);
+    if (!strcmp(op, "ReduceL2")) return ox_op_reducel2(I);
+    if (!strcmp(op, "Expand")) return ox_op_expand(I);
+    if (!strcmp(op, "LpNormalization")) return ox_op_lpnorm(I);
     if (!strcmp(op, "GlobalMaxPool")) return ox_op_globalmaxpool(I);
     if (!strcmp(op, "LayerNormalization")) return ox_op_layernorm(I);
     if (!strcmp(op, "Transpose")) return ox_op_transpose(I);

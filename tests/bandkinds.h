@@ -3,7 +3,7 @@
  * Upsample, Nearest to any size, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, PixelUnshuffle,
  * ConvTranspose) and of the
  * kinds that keep positions but read other channels (GELU, Scale,
- * LayerNorm, ChannelShuffle, Slice; Slices cropping rows and columns with
+ * LayerNorm, L2Norm, ChannelShuffle, Slice; Slices cropping rows and columns with
  * steps move positions too), between convolutions: the tests of
  * bands run it through the Plan, the model and the runtime as they run
  * the zoo (docs/spatial.md). */
@@ -52,6 +52,8 @@ static inline net *bandkinds_net(char *err)
     net_attr ln = net_attr_default(NET_LAYERNORM);
     ln.bn_eps = 1e-5;
     BK_ADD("ln", NET_LAYERNORM, ln);
+    net_attr l2 = net_attr_default(NET_L2NORM);
+    BK_ADD("l2norm", NET_L2NORM, l2);
     c = net_attr_conv(16, 1, 1, 0, 1, 1);
     BK_ADD("c4", NET_CONV, c); /* 16x19x9 */
     net_attr ps = net_attr_default(NET_SHUFFLEUP);

@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     CHECK(kinds && !net_save(kinds, bk, err), "%s", err);
     net_free(kinds);
     mixed(bk, 2, small ? 3 : 6, 18);
-    if (!small) mixed(bk, 3, 4, 19);
+    if (!small) mixed(bk, 3, 4, 25);
     mixed("branchy", small ? 2 : 3, small ? 2 : 4, 12);
     if (!small) {
         mixed("alexnet-bvlc", 2, 2, 13);

@@ -278,6 +278,15 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
                 out[c * hw + p] = (float)((x[c * hw + p] - m) / sqrt(v + a->bn_eps) * w[c] + w[xs.c + c]);
         }
         break;
+    case NET_L2NORM: /* F.normalize: x / max(||x over channels||, eps), in double */
+        for (int p = 0; p < xs.h * xs.w; p++) {
+            double s = 0;
+            size_t hw = (size_t)xs.h * xs.w;
+            for (int c = 0; c < xs.c; c++) s += (double)x[c * hw + p] * x[c * hw + p];
+            double d = fmax(sqrt(s), a->bn_eps);
+            for (int c = 0; c < xs.c; c++) out[c * hw + p] = (float)(x[c * hw + p] / d);
+        }
+        break;
     case NET_GELU:
         for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) {
             double v = x[i];

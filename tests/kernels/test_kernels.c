@@ -436,6 +436,11 @@ static void misc_tests(void)
         check_layer(m);
         input_scale = 1;
         net_free(m);
+        a = net_attr_default(NET_L2NORM); /* F.normalize's eps, and one the norms fall below */
+        a.bn_eps = t % 3 == 2 ? 0.5 * sqrt(in.c) : 1e-12;
+        m = build(NET_L2NORM, &a, in, 0, NULL);
+        check_layer(m);
+        net_free(m);
         a = net_attr_default(NET_GELU);
         a.gelu_tanh = t % 2;
         m = build(NET_GELU, &a, in, 0, NULL);

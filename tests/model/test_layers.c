@@ -345,6 +345,14 @@ static void test_mobile_kinds(void)
         }
         net_free(t.n);
     }
+    /* L2Norm keeps the shape, one op per element, F.normalize's eps by default */
+    tn_init(&t, 6, 4, 5);
+    tn_add(&t, "l2", NET_L2NORM, NULL, "data", NULL);
+    L = tn_done(&t, "l2");
+    CHECK_OUT(L, 6, 4, 5);
+    if (L) CHECK(L->ops == 120 && L->a.bn_eps == 1e-12);
+    net_free(t.n);
+    CHECK(!net_kind_channelwise(NET_L2NORM) && !net_kind_splittable(NET_L2NORM) && net_kind_rowsplit(NET_L2NORM));
     /* Add that subtracts: of two inputs only */
     {
         net_shape three[3] = {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}};

@@ -133,7 +133,8 @@ static const char *const extra_nets[] = {
     /* crops and space to depth: YOLOv5's Focus (four strided crops, each
      * read by the Concat), a crop with an origin, a count and a column
      * step, both orders of PixelUnshuffle (and by 1) and their difference
-     * (an Add that subtracts), a nearest resize to 5 x 7 */
+     * (an Add that subtracts), a nearest resize to 5 x 7, L2 normalisations
+     * of a map (F.normalize's eps) and of the output vector (no floor) */
     "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"crops\","
     " \"input\": {\"name\": \"x\", \"shape\": [3, 12, 16]},"
     " \"layers\": ["
@@ -143,7 +144,8 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"f11\", \"kind\": \"Slice\", \"inputs\": [\"x\"], \"start\": 0, \"channels\": 3, \"origin\": [1, 1], \"step\": [2, 2]},"
     "  {\"name\": \"focus\", \"kind\": \"Concat\", \"inputs\": [\"f00\", \"f10\", \"f01\", \"f11\"]},"
     "  {\"name\": \"c1\", \"kind\": \"Conv\", \"inputs\": [\"focus\"], \"out_channels\": 8, \"kernel\": 3, \"pads\": [1, 1, 1, 1]},"
-    "  {\"name\": \"crop\", \"kind\": \"Slice\", \"inputs\": [\"c1\"], \"start\": 2, \"channels\": 5, \"origin\": [1, 0], \"size\": [3, 3], \"step\": [1, 2]},"
+    "  {\"name\": \"c1n\", \"kind\": \"L2Norm\", \"inputs\": [\"c1\"]},"
+    "  {\"name\": \"crop\", \"kind\": \"Slice\", \"inputs\": [\"c1n\"], \"start\": 2, \"channels\": 5, \"origin\": [1, 0], \"size\": [3, 3], \"step\": [1, 2]},"
     "  {\"name\": \"pu\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"c1\"], \"factor\": 2},"
     "  {\"name\": \"pu2\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"c1\"], \"factor\": 2, \"dcr\": true},"
     "  {\"name\": \"pdiff\", \"kind\": \"Add\", \"inputs\": [\"pu\", \"pu2\"], \"subtract\": true},"
@@ -153,7 +155,8 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"nr\", \"kind\": \"Nearest\", \"inputs\": [\"cat\"], \"size\": [5, 7]},"
     "  {\"name\": \"pu1\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"nr\"], \"factor\": 1},"
     "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"pu1\"]},"
-    "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3}"
+    "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3},"
+    "  {\"name\": \"fcn\", \"kind\": \"L2Norm\", \"inputs\": [\"fc\"], \"epsilon\": 0}"
     " ]}",
 };
 #define N_EXTRA_NETS ((int)(sizeof extra_nets / sizeof extra_nets[0]))

@@ -525,6 +525,24 @@ def main():
         bad(tmp, "reducemean_hc_flat",
             model([helper.make_node("ReduceMean", ["x"], ["y"], name="m", axes=[1, 2], keepdims=0)],
                   x4, [vi("y", [1, 4])]), "keepdims=0 over these axes")
+        # L2 normalisation: over the channels, floored by Clip's min only.
+        bad(tmp, "reducel2_h", model([helper.make_node("ReduceL2", ["x"], ["r"], name="r", axes=[2], keepdims=1),
+                                      helper.make_node("Div", ["x", "r"], ["y"], name="d")], x4, y4),
+            "ReduceL2 is imported only over the channels with keepdims")
+        bad(tmp, "l2_clip_max", model([helper.make_node("ReduceL2", ["x"], ["r"], name="r", axes=[1], keepdims=1),
+                                       helper.make_node("Clip", ["r", "lo", "hi"], ["rc"], name="c"),
+                                       helper.make_node("Div", ["x", "rc"], ["y"], name="d")], x4, y4,
+                                      [init("lo", np.float32(1e-12)), init("hi", np.float32(3))]),
+            "Clip of an L2 norm to [1e-12, 3]")
+        bad(tmp, "expand_act", model([helper.make_node("Expand", ["x", "s"], ["y"], name="e")], x4, y4,
+                                     [init("s", np.array([1, 3, 4, 4], np.int64))]),
+            "Expand is imported only as the broadcast of an L2 normalisation's norm")
+        bad(tmp, "lpnorm_p1", model([helper.make_node("LpNormalization", ["x"], ["y"], name="n", axis=1, p=1)],
+                                    x4, y4), "LpNormalization with p 1 along axis 1")
+        bad(tmp, "l2_of_other", model([helper.make_node("ReduceL2", ["x"], ["r"], name="r", axes=[1], keepdims=1),
+                                       helper.make_node("Relu", ["x"], ["z"], name="z"),
+                                       helper.make_node("Div", ["z", "r"], ["y"], name="d")], x4, y4),
+            "Div is imported only by a constant, or as the last step of a LayerNorm or of an L2 normalisation")
         # The weights of a weighted fusion are folded (1-D), not a matrix's softmax.
         bad(tmp, "softmax_const_2d",
             model([helper.make_node("Softmax", ["k"], ["kn"], name="sm", axis=1),

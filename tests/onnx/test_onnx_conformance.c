@@ -93,6 +93,21 @@ static const tcase cases[] = {
     {"node/test_depthtospace_example", NULL, NULL},
     {"node/test_spacetodepth", NULL, B2},
     {"node/test_spacetodepth_example", NULL, NULL},
+    /* ---- ReduceL2, Expand, LpNormalization: only as an L2 normalisation ---- */
+    {"node/test_expand_dim_changed", "Expand is imported only as the broadcast of an L2", "a lone Expand: only the step of F.normalize's pattern"},
+    {"node/test_expand_dim_unchanged", "Expand is imported only as the broadcast of an L2", "a lone Expand: only the step of F.normalize's pattern"},
+    {"node/test_reduce_l2_default_axes_keepdims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_l2_default_axes_keepdims_random", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_l2_do_not_keepdims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_l2_do_not_keepdims_random", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_l2_keep_dims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_l2_keep_dims_random", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_l2_negative_axes_keep_dims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_l2_negative_axes_keep_dims_random", "is 3-D", "3-D input: not NCHW"},
+    {"simple/test_expand_shape_model1", "is 3-D", "3-D input: not NCHW"},
+    {"simple/test_expand_shape_model2", "is 3-D", "3-D input: not NCHW"},
+    {"simple/test_expand_shape_model3", "is 3-D", "3-D input: not NCHW"},
+    {"simple/test_expand_shape_model4", "is 3-D", "3-D input: not NCHW"},
     /* ---- ConvTranspose ---- */
     {"node/test_convtranspose", NULL, NULL},
     {"node/test_convtranspose_1d", "is 3-D", "1-D transposed convolution"},
@@ -521,7 +536,9 @@ static const char *supported_ops[] = {
     /* CBAM's and other attention blocks' maxima (over channels, global) */
     "ReduceMax", "GlobalMaxPool", "GroupNormalization",
     /* space to depth (pixel unshuffle) */
-    "SpaceToDepth", NULL};
+    "SpaceToDepth",
+    /* L2 normalisation (F.normalize; SSD, embeddings) */
+    "ReduceL2", "Expand", "LpNormalization", NULL};
 
 static int op_supported(const char *op)
 {

@@ -52,6 +52,9 @@ and the layers dse made compared with what each pattern must become.
   bifpn_fast, _dim0, _softmax  EfficientDet's weighted fusion: Relu,
              ReduceSum (every axis, or axes [0]), Add, Div or Softmax of an
              initializer, folded; each weight (Gather) scaling one input
+  l2norm_eps, _big, _lp  F.normalize(x, dim=1) (ReduceL2, Clip, Expand,
+             Div; eps 1e-12, or one the norms fall below) and
+             LpNormalization, then a per-channel scale (SSD's L2Norm)
   poolformer pool(x) - x: Sub of two activations (an Add that subtracts)
   splithw    Split along the rows and along the columns (crops)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
@@ -145,6 +148,17 @@ def evaluate(model, x):
             cnt = sum(ones[:, :, r:r + h, q:q + w] for r in range(k) for q in range(k))
             assert a.get("count_include_pad", 0) == 0 and a.get("strides", [1, 1]) == [1, 1]
             y = s / cnt
+        elif op == "ReduceL2":
+            y = np.sqrt(np.sum(i[0].astype(np.float64) ** 2, axis=tuple(a["axes"]),
+                               keepdims=bool(a.get("keepdims", 1))))
+        elif op == "Clip":  # min (and max) as inputs, opset 11+
+            y = np.clip(i[0], i[1] if len(i) > 1 and i[1] is not None else -np.inf,
+                        i[2] if len(i) > 2 and i[2] is not None else np.inf)
+        elif op == "Expand":
+            y = i[0] * np.ones([int(s) for s in i[1]], i[0].dtype)
+        elif op == "LpNormalization":
+            assert a.get("p", 2) == 2
+            y = i[0] / np.sqrt(np.sum(i[0].astype(np.float64) ** 2, axis=a.get("axis", -1), keepdims=True))
         elif op == "ReduceSum":
             ax = tuple(int(k) for k in i[1]) if len(i) > 1 else None
             y = np.sum(i[0], axis=ax, keepdims=bool(a.get("keepdims", 1)))
@@ -676,6 +690,26 @@ def poolformer():
             {"Conv": 2, "AveragePool": 1, "Add": 1})
 
 
+def l2norm(form):
+    """F.normalize(x, dim=1) as torch.onnx writes it: ReduceL2 over the
+    channels, Clip at eps (1e-12; "big": 0.5, which the norms of a map
+    scaled small fall below), Expand to Shape(x), Div; scaled per channel
+    afterwards (SSD's conv4_3 L2Norm); "lp": ONNX's LpNormalization."""
+    C, H, W = 5, 4, 6
+    eps = 0.5 if form == "big" else 1e-12
+    inits = [init("w0", R(C, 3, 3, 3, s=0.05 if form == "big" else 0.3)), init("w1", R(2, C, 1, 1)),
+             init("eps", np.float32(eps)), init("sc", R(1, C, 1, 1) + 1)]
+    nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    if form == "lp":
+        nodes.append(N("LpNormalization", ["c"], "n", axis=1, p=2))
+    else:
+        nodes += [N("ReduceL2", ["c"], "r", axes=[1], keepdims=1), N("Clip", ["r", "eps"], "rc"),
+                  N("Shape", ["c"], "sh"), N("Expand", ["rc", "sh"], "re"), N("Div", ["c", "re"], "n")]
+    nodes += [N("Mul", ["sc", "n"], "m"), N("Conv", ["m", "w1"], "y", kernel_shape=[1, 1])]
+    return (model("l2norm_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 13),
+            {"Conv": 2, "L2Norm": 1, "Scale": 1})
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -702,6 +736,7 @@ def main():
              pixel6(True), groupnorm(True), groupnorm(False), groupnorm18(18), groupnorm18(21), cbam(),
              cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(), nearest("sizes"), nearest("scales"), nearest("down"),
              bifpn("fast"), bifpn("dim0"), bifpn("softmax"), poolformer(),
+             l2norm("eps"), l2norm("big"), l2norm("lp"),
              unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name

@@ -28,8 +28,9 @@ feature pyramid's top-down path at an odd input size (fpnnet: nearest
 resizing to sizes no multiple of the map's), a YOLOv5-style backbone and
 neck (yololike: Focus, C3, SPPF, SiLU, upsampling) and EfficientDet's
 weighted fusions (bifpn: their weights' arithmetic on initializers
-folded) and a PoolFormer block (poolformer: pool(x) - x) on 2 ranks with
-mixed cuts.  Outputs must agree
+folded), a PoolFormer block (poolformer: pool(x) - x) and SSD's L2Norm
+with a face-recognition-style normalised embedding (l2net: F.normalize
+of a map and of a vector) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -387,7 +388,27 @@ class PoolFormerNet(torch.nn.Module):
         return self.head(x)
 
 
-RANDOMISED = {"poolformer": (PoolFormerNet, (1, 3, 40, 48)),"yololike": (YoloLike, (1, 3, 64, 96)), "bifpn": (BiFPNNet, (1, 3, 64, 80)),"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
+class L2Net(torch.nn.Module):
+    """SSD's L2Norm on a VGG-style map (F.normalize over the channels, then
+    a learned per-channel scale, 20 at the start as SSD's) feeding a head,
+    and a face-recognition-style embedding (global pooling, Linear,
+    F.normalize of the vector): two outputs."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.body = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.ReLU(), nn.Conv2d(16, 24, 3, 2, 1), nn.ReLU())
+        self.scale = nn.Parameter(torch.full((1, 24, 1, 1), 20.0) + torch.rand(1, 24, 1, 1))
+        self.head = nn.Conv2d(24, 6, 3, 1, 1)
+        self.emb = nn.Linear(24, 10)
+
+    def forward(self, x):
+        f = self.body(x)
+        h = self.head(self.scale * torch.nn.functional.normalize(f, dim=1))
+        e = torch.nn.functional.normalize(self.emb(f.mean((2, 3))), dim=1)
+        return h, e
+
+
+RANDOMISED = {"l2net": (L2Net, (1, 3, 36, 44)),"poolformer": (PoolFormerNet, (1, 3, 40, 48)),"yololike": (YoloLike, (1, 3, 64, 96)), "bifpn": (BiFPNNet, (1, 3, 64, 80)),"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
               "cbam": (CBAMNet, (1, 3, 28, 36)), "tinyunet": (TinyUNet, (1, 3, 40, 56)),
               "tinydet": (TinyDet, (1, 3, 64, 96)), "audio1d": (Audio1d, (1, 1, 1, 4000))}
 
@@ -398,7 +419,7 @@ def main():
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer", "l2net")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -460,10 +481,10 @@ def main():
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
         if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
-                    "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer"):
+                    "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer", "l2net"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
-                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4), "yololike": (1, 2, 3), "bifpn": (1, 3, 4), "poolformer": (1, 2, 3)}[name]:  # seeds that mix both
+                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4), "yololike": (1, 2, 3), "bifpn": (1, 3, 4), "poolformer": (1, 2, 3), "l2net": (1, 3, 4)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
