@@ -824,9 +824,9 @@ int kern_run_band(const net *n, int layer, int h0, int nh, int w0, int nw,
 
 /* Activation buffers are planned once per model (kern_model_new) and kept:
  * a forward pass then never allocates or page-faults.  Walking the layers
- * in order, a layer's output takes the best-fitting free slot; ReLU,
- * BatchNorm and Add write in place over their first input when that is
- * its last use; Flatten and Dropout alias their input.  A slot is free
+ * in order, a layer's output takes the best-fitting free slot; the kinds
+ * with NET_KF_INPLACE (ReLU, BatchNorm, Add, LayerNorm, L2Norm...) write
+ * in place over their first input when that is its last use; Flatten and Dropout alias their input.  A slot is free
  * again after the last reader of every tensor living in it. */
 struct kern_model {
     const net *n;

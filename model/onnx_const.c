@@ -91,8 +91,9 @@ int ox_cval_of(ox_imp *I, int t, const char *role, ox_cval *c)
     ox_dctx *d = ox_dc(I, role, I->t[t].name);
     if (ox_tp_floats(d, tp, NULL, &n)) return -1;
     if (n > OX_CMAX)
-        return ox_fail(I, "%s %.100s: computing on a constant of %lld values; dse folds only "
-                       "small shape arithmetic", role, I->t[t].name, (long long)n);
+        return ox_fail(I, "%s %.100s: computing on a constant of %lld values; dse folds constants "
+                       "of at most %d values (export with constant folding, or simplify the model)",
+                       role, I->t[t].name, (long long)n, OX_CMAX);
     float f[OX_CMAX];
     if (ox_tp_floats(d, tp, f, &n)) return -1;
     c->n = (int)n;
@@ -354,7 +355,7 @@ static int fold_arith(ox_imp *I, ox_cval *r, char op)
  * this arithmetic on initializers; folded in float32, as computed. */
 static int fold_unary(ox_imp *I, ox_cval *r, const char *op)
 {
-    if (ox_check_attrs(I, "") || in_cval(I, 0, "input", r)) return -1;
+    if (ox_check_attrs(I, "consumed_inputs") || in_cval(I, 0, "input", r)) return -1;
     if (is_int(r->dtype)) return ox_fail(I, "%s of an integer constant", op);
     for (int i = 0; i < r->n; i++) {
         float x = (float)r->v[i];
@@ -423,8 +424,9 @@ static int fold_softmax(ox_imp *I, ox_cval *r)
     if (ox_check_attrs(I, "axis") || ox_att_int(I, "axis", I->opset < 13 ? 1 : -1, &axis) ||
         in_cval(I, 0, "input", r))
         return -1;
-    if (r->rank != 1 || is_int(r->dtype) || axis_of(I, axis, 1) < 0)
+    if (r->rank != 1 || is_int(r->dtype))
         return ox_fail(I, "Softmax of a %d-D constant; dse folds 1-D float ones", r->rank);
+    if (axis_of(I, axis, 1) < 0) return -1;
     float m = -INFINITY, s = 0;
     for (int i = 0; i < r->n; i++) m = fmaxf(m, (float)r->v[i]);
     for (int i = 0; i < r->n; i++) s += expf((float)r->v[i] - m);

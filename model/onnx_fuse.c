@@ -511,8 +511,7 @@ int ox_op_expand(ox_imp *I)
     /* to the normalised tensor's own dims (Shape of it, folded), or ones */
     int x = I->t[s].sym_src, r = I->t[x].rank;
     net_shape xs = I->t[x].shape;
-    int64_t d[4] = {1, r == 2 ? net_shape_numel(xs) : xs.c, xs.h, xs.w};
-    if (r == 4 && I->t[x].nhwc) d[1] = xs.h, d[2] = xs.w, d[3] = xs.c;
+    int64_t d[4] = {1, r == 2 ? net_shape_numel(xs) : xs.c, xs.h, xs.w}; /* NCHW: ReduceL2 reads no NHWC view */
     int ok = c.n == r;
     for (int i = 0; ok && i < r; i++) ok = c.v[i] == 1 || c.v[i] == d[i];
     if (!ok) return ox_fail(I, "Expand of an L2 norm to a shape other than its tensor's");

@@ -656,18 +656,23 @@ static void conv_slices_bitwise(void)
     net_free(n);
 }
 
-/* ReLU, BatchNorm, Add, Flatten, Dropout in place (out == inputs[0]). */
+/* ReLU, BatchNorm, Add (and one that subtracts), L2Norm, Flatten, Dropout...
+ * in place (out == inputs[0]). */
 static void in_place_tests(void)
 {
     static const net_kind kinds[] = {NET_RELU,     NET_BN,     NET_ADD,   NET_FLATTEN,
                                      NET_DROPOUT,  NET_SIGMOID, NET_HSIGMOID, NET_HSWISH,
                                      NET_LAYERNORM, NET_GELU,  NET_SCALE, NET_LEAKYRELU,
                                      NET_PRELU,    NET_TANH,   NET_ELU,   NET_CLIP,
-                                     NET_INSTNORM, NET_SOFTPLUS};
+                                     NET_INSTNORM, NET_SOFTPLUS, NET_L2NORM, NET_ADD};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int pc[3] = {5, 5, 5};
-        net *n = build(kinds[k], NULL, (net_shape){5, 6, 7}, kinds[k] == NET_ADD ? 3 : 0, pc);
+        int sub = k + 1 == sizeof kinds / sizeof kinds[0]; /* the last Add subtracts */
+        net_attr sa = net_attr_default(NET_ADD);
+        sa.add_sub = 1;
+        net *n = build(kinds[k], sub ? &sa : NULL, (net_shape){5, 6, 7},
+                       kinds[k] == NET_ADD ? (sub ? 2 : 3) : 0, pc);
         int li = n->n - 1;
         size_t len = 5 * 6 * 7;
         float *x[3], *ref = malloc(len * sizeof *ref), *w = rnd_weights(n, li);
