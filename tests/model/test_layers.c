@@ -36,6 +36,7 @@ static const net_layer *tn_done(tnet *t, const char *name)
     return i < 0 ? NULL : &t->n->layers[i];
 }
 
+
 static net_attr conv(int out, int kh, int kw, int sh, int sw)
 {
     net_attr a = net_attr_default(NET_CONV);
@@ -63,6 +64,25 @@ static net_attr pool(net_kind k, int kk, int s, int p, int ceil_mode)
             CHECK_I64((L)->out.w, ww);                                                  \
         }                                                                               \
     } while (0)
+
+/* One layer of kind k with attributes a on an input of shape in: its
+ * output shape `want` and `ops` elementwise ops; then with attributes
+ * bad_a (NULL: a) on an input of shape bad_in, refused with `msg`. */
+static void moves_kind(net_kind k, const net_attr *a, net_shape in, net_shape want, int64_t ops,
+                     const net_attr *bad_a, net_shape bad_in, const char *msg)
+{
+    tnet t;
+    tn_init(&t, in.c, in.h, in.w);
+    tn_add(&t, "l", k, a, "data", NULL);
+    const net_layer *L = tn_done(&t, "l");
+    CHECK_OUT(L, want.c, want.h, want.w);
+    if (L) CHECK_I64(L->ops, ops);
+    net_free(t.n);
+    tn_init(&t, bad_in.c, bad_in.h, bad_in.w);
+    tn_add(&t, "l", k, bad_a ? bad_a : a, "data", NULL);
+    CHECK(tn_done(&t, "l") == NULL && strstr(t.err, msg), "%s: %s", net_kind_name(k), t.err);
+    net_free(t.n);
+}
 
 /* One conv (or ConvTranspose) on a given input; checks shape, MACs and
  * parameters. */
@@ -513,49 +533,24 @@ static void test_detector_kinds(void)
     tn_add(&t, "gn", NET_GROUPNORM, &a, "data", NULL);
     CHECK(tn_done(&t, "gn") == NULL && strstr(t.err, "GroupNorm groups 4 does not divide 6"), "%s", t.err);
     net_free(t.n);
-    /* PixelShuffle by 3: 18 channels to 2, each side 3 times; whole only */
-    tn_init(&t, 18, 4, 5);
+    /* PixelShuffle by 3: 18 channels to 2, each side 3 times, whole only; 8 refused */
     a = net_attr_default(NET_SHUFFLEUP);
     a.up_h = 3;
-    tn_add(&t, "ps", NET_SHUFFLEUP, &a, "data", NULL);
-    L = tn_done(&t, "ps");
-    CHECK_OUT(L, 2, 12, 15);
-    if (L) CHECK_I64(L->ops, 2 * 12 * 15);
-    net_free(t.n);
-    tn_init(&t, 8, 4, 5);
-    tn_add(&t, "ps", NET_SHUFFLEUP, &a, "data", NULL);
-    CHECK(tn_done(&t, "ps") == NULL && strstr(t.err, "needs a multiple of 9 channels"));
-    net_free(t.n);
+    moves_kind(NET_SHUFFLEUP, &a, (net_shape){18, 4, 5}, (net_shape){2, 12, 15}, 2 * 12 * 15, NULL,
+             (net_shape){8, 4, 5}, "needs a multiple of 9 channels");
     CHECK(!net_kind_channelwise(NET_SHUFFLEUP) && !net_kind_splittable(NET_SHUFFLEUP));
+    /* PixelUnshuffle by 3: 2 x 12 x 15 to 18 x 4 x 5; 12 x 14 does not divide */
+    moves_kind(NET_SHUFFLEDOWN, &a, (net_shape){2, 12, 15}, (net_shape){18, 4, 5}, 18 * 4 * 5, NULL,
+             (net_shape){2, 12, 14}, "must be multiples of 3");
+    CHECK(!net_kind_channelwise(NET_SHUFFLEDOWN) && !net_kind_splittable(NET_SHUFFLEDOWN));
     /* Nearest to 7 x 3 of 2 x 12 x 15: 42 ops; to 0 rows refused */
-    tn_init(&t, 2, 12, 15);
     a = net_attr_default(NET_NEAREST);
     a.up_h = 7, a.up_w = 3;
-    tn_add(&t, "nr", NET_NEAREST, &a, "data", NULL);
-    L = tn_done(&t, "nr");
-    CHECK_OUT(L, 2, 7, 3);
-    if (L) CHECK_I64(L->ops, 42);
-    net_free(t.n);
-    tn_init(&t, 2, 12, 15);
-    a.up_h = 0;
-    tn_add(&t, "nr", NET_NEAREST, &a, "data", NULL);
-    CHECK(tn_done(&t, "nr") == NULL && strstr(t.err, "Nearest needs an output size"), "%s", t.err);
-    net_free(t.n);
+    net_attr zero = a;
+    zero.up_h = 0;
+    moves_kind(NET_NEAREST, &a, (net_shape){2, 12, 15}, (net_shape){2, 7, 3}, 42, &zero,
+             (net_shape){2, 12, 15}, "Nearest needs an output size");
     CHECK(net_kind_channelwise(NET_NEAREST) && !net_kind_splittable(NET_NEAREST));
-    a = net_attr_default(NET_SHUFFLEUP);
-    a.up_h = 3;
-    /* PixelUnshuffle by 3: 2 x 12 x 15 to 18 x 4 x 5; 12 x 14 does not divide */
-    tn_init(&t, 2, 12, 15);
-    tn_add(&t, "pu", NET_SHUFFLEDOWN, &a, "data", NULL);
-    L = tn_done(&t, "pu");
-    CHECK_OUT(L, 18, 4, 5);
-    if (L) CHECK_I64(L->ops, 18 * 4 * 5);
-    net_free(t.n);
-    tn_init(&t, 2, 12, 14);
-    tn_add(&t, "pu", NET_SHUFFLEDOWN, &a, "data", NULL);
-    CHECK(tn_done(&t, "pu") == NULL && strstr(t.err, "must be multiples of 3"), "%s", t.err);
-    net_free(t.n);
-    CHECK(!net_kind_channelwise(NET_SHUFFLEDOWN) && !net_kind_splittable(NET_SHUFFLEDOWN));
 }
 
 /* ConvTranspose's shape, MACs and parameters by hand (one_conv of kind
