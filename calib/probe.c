@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul the three ways, ReduceMean, ReduceMax, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Nearest, Bilinear, Pad, L2Norm, ConvTranspose, InstanceNorm, GroupNorm,
+ * Clip, Upsample, Nearest, Bilinear, Pad, L2Norm, Mish, ConvTranspose, InstanceNorm, GroupNorm,
  * PixelShuffle, PixelUnshuffle, Softplus; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
@@ -138,10 +138,11 @@ net *calib_probe_net(int i, char *err)
     add(&b, "prelu", NET_PRELU, NULL, "leakyrelu", NULL);
     add(&b, "elu", NET_ELU, NULL, "prelu", NULL);
     add(&b, "tanh", NET_TANH, NULL, "elu", NULL);
-    add(&b, "softplus", NET_SOFTPLUS, NULL, "tanh", NULL); /* YOLOv4's Mish: x tanh(softplus x) */
+    add(&b, "softplus", NET_SOFTPLUS, NULL, "tanh", NULL);
+    add(&b, "mish", NET_MISH, NULL, "softplus", NULL); /* YOLOv4's x tanh(softplus x), fused */
     a = net_attr_default(NET_CLIP);
     a.clip_lo = -0.5, a.clip_hi = 0.5;
-    add(&b, "clip", NET_CLIP, &a, "softplus", NULL);
+    add(&b, "clip", NET_CLIP, &a, "mish", NULL);
     /* Zeros around the map (YOLO's ZeroPad2d before a MaxPool), then the
      * 3x3 pool without padding of its own: the map keeps its size. */
     a = net_attr_default(NET_PAD);

@@ -530,6 +530,21 @@ static void k_prelu(const kern_args *k)
 static void k_tanh(const kern_args *k) { kern_vtanh(k->in[0], k->out, (size_t)k->nc * k->hw); }
 static void k_softplus(const kern_args *k) { kern_vsoftplus(k->in[0], k->out, (size_t)k->nc * k->hw); }
 
+/* Mish, x tanh(softplus(x)) (YOLOv4), by the Softplus and Tanh loops over
+ * chunks on the stack: in place allowed, one pass over memory instead of
+ * the three layers torch.onnx writes. */
+static void k_mish(const kern_args *k)
+{
+    size_t len = (size_t)k->nc * k->hw;
+    float t[PIX_CHUNK];
+    for (size_t i = 0; i < len; i += PIX_CHUNK) {
+        size_t n = len - i < PIX_CHUNK ? len - i : PIX_CHUNK;
+        kern_vsoftplus(k->in[0] + i, t, n);
+        kern_vtanh(t, t, n);
+        for (size_t j = 0; j < n; j++) k->out[i + j] = k->in[0][i + j] * t[j];
+    }
+}
+
 static void k_elu(const kern_args *k)
 {
     kern_velu(k->in[0], k->out, (size_t)k->nc * k->hw, (float)k->L->a.act_alpha);

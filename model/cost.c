@@ -63,6 +63,7 @@ int cost_class_base(int cls)
            : cls == NET_SHUFFLEDOWN                   ? NET_SHUFFLEUP
            : cls == NET_NEAREST                       ? NET_UPSAMPLE
            : cls == NET_L2NORM                        ? NET_LAYERNORM
+           : cls == NET_MISH                          ? NET_SOFTPLUS
                                                       : -1;
 }
 

@@ -413,6 +413,7 @@ static int out_rank(const net *n, int i, const int *rank)
     case NET_ELU:
     case NET_CLIP:
     case NET_L2NORM:
+    case NET_MISH:
         return rank_of(rank, L->in[0]);
     case NET_ADD:
     case NET_CONCAT:
@@ -619,6 +620,13 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         in[1] = h;
         nin = 2;
         node = ex_str(E, "%s.mul", L->name);
+        op = "Mul";
+        break;
+    }
+    case NET_MISH: { /* Mish is opset 18: x * tanh(softplus(x)), torch.onnx's form, fused back on import */
+        const char *sp = ex_step(E, "Softplus", ex_str(E, "%s.softplus", L->name), in[0], NULL, 0, NULL);
+        in[1] = ex_step(E, "Tanh", ex_str(E, "%s.tanh", L->name), sp, NULL, 0, NULL);
+        nin = 2;
         op = "Mul";
         break;
     }

@@ -222,6 +222,8 @@ static const char *sym_what(int sym)
     case OX_S_GROUPEDT: return "the transposed 5-D view of a channel shuffle";
     case OX_S_VIEW6: return "a 6-D view (dse takes only a pixel shuffle's)";
     case OX_S_VIEW6D: return "a 6-D view of blocks (dse takes only a pixel unshuffle's)";
+    case OX_S_SOFTPLUS: return "softplus(x)";
+    case OX_S_TANHSP: return "tanh(softplus(x))";
     case OX_S_L2: return "the L2 norm over channels of an L2 normalisation";
     case OX_S_L2C: return "the clipped L2 norm of an L2 normalisation (dse takes x divided by it)";
     case OX_S_VIEW6DT: return "the transposed 6-D view of a pixel unshuffle";
@@ -259,7 +261,7 @@ int ox_sym_realize(ox_imp *I, int t)
 {
     ox_tens *T = &I->t[t];
     int sym = T->sym;
-    if (sym != OX_S_MEANC && sym != OX_S_SCALED)
+    if (sym != OX_S_MEANC && sym != OX_S_SCALED && sym != OX_S_SOFTPLUS && sym != OX_S_TANHSP)
         return ox_fail(I, "input %.100s is %s, which dse imports only as part of the whole "
                        "pattern (docs/onnx.md)", T->name, sym_what(sym));
     node_at was = node_enter(I, T->sym_node);
@@ -267,8 +269,17 @@ int ox_sym_realize(ox_imp *I, int t)
     if (I->t[orig].kind == OX_SYM) {
         int x = I->t[orig].sym_src;
         double c = I->t[orig].sym_val;
+        if (sym == OX_S_TANHSP) { /* its Softplus first (a layer, if not one yet), then the Tanh */
+            int sp = ox_smap_get(&I->tmap, I->nd->input[0]);
+            rc = sp < 0 || (I->t[sp].kind == OX_SYM && ox_sym_realize(I, sp)) ? -1 : 0;
+            x = sp;
+        }
         I->t[orig].kind = OX_UNDEF;
-        if (sym == OX_S_MEANC) {
+        if (rc) {
+        } else if (sym == OX_S_SOFTPLUS || sym == OX_S_TANHSP) {
+            net_kind k = sym == OX_S_SOFTPLUS ? NET_SOFTPLUS : NET_TANH;
+            rc = ox_new_spec(I, k, NULL, 1, &x, I->t[x].rank) ? 0 : -1;
+        } else if (sym == OX_S_MEANC) {
             net_attr a = net_attr_default(NET_REDUCEMEAN);
             a.rm_c = 1;
             rc = ox_new_spec(I, NET_REDUCEMEAN, &a, 1, &x, I->t[x].rank) ? 0 : -1;
@@ -539,6 +550,27 @@ int ox_op_lpnorm(ox_imp *I)
     return l2norm_layer(I, x, 0); /* no floor: x / ||x|| */
 }
 
+/* ---- Mish: x tanh(softplus(x)), as torch.onnx writes it (opset < 18), and
+ * ONNX's Mish: the Softplus and the Tanh held as symbolic values until the
+ * Mul by x makes them one layer; read otherwise, they become their own
+ * layers (ox_sym_realize) ---- */
+
+int ox_op_softplus(ox_imp *I)
+{
+    int x = ox_in_act(I, 0);
+    if (x < 0 || ox_check_attrs(I, "")) return -1;
+    return sym_out(I, OX_S_SOFTPLUS, x, 0);
+}
+
+int ox_op_tanh(ox_imp *I, int *handled)
+{
+    int s = in_sym(I, 0, OX_S_SOFTPLUS);
+    *handled = s >= 0;
+    if (s < 0) return 0;
+    if (ox_check_attrs(I, "")) return -1;
+    return sym_out(I, OX_S_TANHSP, I->t[s].sym_src, 0);
+}
+
 int ox_op_reducemean(ox_imp *I) { return reduce_op(I, NET_REDUCEMEAN); }
 int ox_op_reducemax(ox_imp *I) { return reduce_op(I, NET_REDUCEMAX); }
 
@@ -797,6 +829,9 @@ int ox_op_mul(ox_imp *I)
              A->sym_val == 0.5 && A->sym_src == src) ||
             (B->sym == OX_S_HALFERF1 && same_act(I, a, src)))
             return ox_new_spec(I, NET_GELU, NULL, 1, &src, I->t[src].rank) ? 0 : -1;
+        /* x tanh(softplus(x)): Mish */
+        if (B->sym == OX_S_TANHSP && same_act(I, a, src))
+            return ox_new_spec(I, NET_MISH, NULL, 1, &src, I->t[src].rank) ? 0 : -1;
         /* (x - mean)(x - mean) */
         if (B->sym == OX_S_CENT && A->kind == OX_SYM && A->sym == OX_S_CENT && A->sym_src == src)
             return sym_out(I, OX_S_SQ, src, 0);

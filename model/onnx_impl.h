@@ -92,6 +92,8 @@ enum {
     OX_S_GVIEW,     /* X viewed as [1, G, C/G H W] (sym_val = G) */
     OX_S_GNORM,     /* that view through InstanceNormalization, a GroupNorm of
                        G groups (sym_node: the InstanceNormalization) */
+    OX_S_SOFTPLUS,  /* softplus(X) (sym_node: the Softplus) */
+    OX_S_TANHSP,    /* tanh(softplus(X)) (sym_node: the Tanh): times X, Mish */
     OX_S_L2,        /* the L2 norm of X over its channels (keepdims) */
     OX_S_L2C,       /* that norm clipped below at eps (sym_val = eps): F.normalize's */
     OX_S_VIEW6D,    /* X viewed as [1, C, H/r, r, W/r, r] (sym_val = r) */
@@ -251,6 +253,10 @@ int ox_op_reducemean(ox_imp *I);
  * (*handled: the Clip's input is such a norm), Expand of it, and ONNX's
  * LpNormalization; the Div by it is ox_op_div's. */
 int ox_op_reducel2(ox_imp *I);
+/* Mish's steps: Softplus of an activation, and Tanh of that (*handled:
+ * the Tanh's input is such a softplus); the Mul by x is ox_op_mul's. */
+int ox_op_softplus(ox_imp *I);
+int ox_op_tanh(ox_imp *I, int *handled);
 int ox_op_clip_norm(ox_imp *I, int *handled);
 int ox_op_expand(ox_imp *I);
 int ox_op_lpnorm(ox_imp *I);

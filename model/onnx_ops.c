@@ -1204,6 +1204,11 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "ReduceMean")) return ox_op_reducemean(I);
     if (!strcmp(op, "ReduceMax")) return ox_op_reducemax(I);
     if (!strcmp(op, "ReduceL2")) return ox_op_reducel2(I);
+    if (!strcmp(op, "Softplus")) return ox_op_softplus(I);
+    if (!strcmp(op, "Tanh")) {
+        rc = ox_op_tanh(I, &handled);
+        if (handled) return rc;
+    }
     if (!strcmp(op, "Expand")) return ox_op_expand(I);
     if (!strcmp(op, "LpNormalization")) return ox_op_lpnorm(I);
     if (!strcmp(op, "GlobalMaxPool")) return ox_op_globalmaxpool(I);

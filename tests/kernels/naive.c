@@ -315,6 +315,12 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
     case NET_TANH:
         for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) out[i] = (float)tanh((double)x[i]);
         break;
+    case NET_MISH: /* x tanh(log(1 + e^x)), in double */
+        for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++) {
+            double v = x[i], sp = v > 0 ? v + log1p(exp(-v)) : log1p(exp(v));
+            out[i] = (float)(v * tanh(sp));
+        }
+        break;
     case NET_ELU:
         for (size_t i = 0; i < (size_t)net_shape_numel(ys); i++)
             out[i] = (float)(x[i] > 0 ? x[i] : a->act_alpha * expm1((double)x[i]));

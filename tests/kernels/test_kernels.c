@@ -475,6 +475,9 @@ static void misc_tests(void)
         net_free(m);
         m = build(NET_SOFTPLUS, NULL, in, 0, NULL);
         check_layer(m);
+        net_free(m);
+        m = build(NET_MISH, NULL, in, 0, NULL); /* more than a chunk of the stack, its tails */
+        check_layer(m);
         input_scale = 1;
         net_free(m);
         a = net_attr_default(NET_CLIP);
@@ -582,7 +585,7 @@ static void channelwise_slices(void)
                                      NET_HSWISH,   NET_GELU,   NET_SCALE,   NET_LEAKYRELU,
                                      NET_PRELU,    NET_TANH,   NET_ELU,     NET_CLIP,
                                      NET_UPSAMPLE, NET_PAD,    NET_BILINEAR, NET_INSTNORM,
-                                     NET_SOFTPLUS, NET_NEAREST};
+                                     NET_SOFTPLUS, NET_NEAREST, NET_MISH};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         net_attr a = net_attr_default(kinds[k]);
@@ -664,7 +667,7 @@ static void in_place_tests(void)
                                      NET_DROPOUT,  NET_SIGMOID, NET_HSIGMOID, NET_HSWISH,
                                      NET_LAYERNORM, NET_GELU,  NET_SCALE, NET_LEAKYRELU,
                                      NET_PRELU,    NET_TANH,   NET_ELU,   NET_CLIP,
-                                     NET_INSTNORM, NET_SOFTPLUS, NET_L2NORM, NET_ADD};
+                                     NET_INSTNORM, NET_SOFTPLUS, NET_MISH, NET_L2NORM, NET_ADD};
     char err[BASE_ERRLEN];
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int pc[3] = {5, 5, 5};

@@ -538,7 +538,9 @@ static const char *supported_ops[] = {
     /* space to depth (pixel unshuffle) */
     "SpaceToDepth",
     /* L2 normalisation (F.normalize; SSD, embeddings) */
-    "ReduceL2", "Expand", "LpNormalization", NULL};
+    "ReduceL2", "Expand", "LpNormalization",
+    /* YOLOv4's activation, fused from Softplus, Tanh and Mul or as ONNX's operator */
+    "Mish", NULL};
 
 static int op_supported(const char *op)
 {

@@ -55,6 +55,9 @@ and the layers dse made compared with what each pattern must become.
   l2norm_eps, _big, _lp  F.normalize(x, dim=1) (ReduceL2, Clip, Expand,
              Div; eps 1e-12, or one the norms fall below) and
              LpNormalization, then a per-channel scale (SSD's L2Norm)
+  mish_fused, _sp_read, _tanh_read, _op  x tanh(softplus(x)) as torch.onnx
+             writes it (one Mish layer; Softplus or Tanh also read
+             elsewhere), and the Mish operator (opset 18)
   poolformer pool(x) - x: Sub of two activations (an Add that subtracts)
   splithw    Split along the rows and along the columns (crops)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
@@ -148,6 +151,12 @@ def evaluate(model, x):
             cnt = sum(ones[:, :, r:r + h, q:q + w] for r in range(k) for q in range(k))
             assert a.get("count_include_pad", 0) == 0 and a.get("strides", [1, 1]) == [1, 1]
             y = s / cnt
+        elif op == "Softplus":
+            y = np.log1p(np.exp(i[0].astype(np.float64)))
+        elif op == "Tanh":
+            y = np.tanh(i[0])
+        elif op == "Mish":
+            y = i[0] * np.tanh(np.log1p(np.exp(i[0].astype(np.float64))))
         elif op == "ReduceL2":
             y = np.sqrt(np.sum(i[0].astype(np.float64) ** 2, axis=tuple(a["axes"]),
                                keepdims=bool(a.get("keepdims", 1))))
@@ -710,6 +719,32 @@ def l2norm(form):
             {"Conv": 2, "L2Norm": 1, "Scale": 1})
 
 
+def mish(form):
+    """YOLOv4's Mish, x tanh(softplus(x)), as torch.onnx writes it: one
+    layer ("fused"); with the softplus also read by another node ("sp_read":
+    a Softplus layer for it, the Mish still one layer) or the tanh of it
+    ("tanh_read": Softplus and Tanh layers for it besides the Mish); ONNX's
+    Mish operator (opset 18, "op")."""
+    C, H, W = 4, 5, 6
+    inits = [init("w0", R(C, 3, 3, 3, s=0.8)), init("w1", R(2, C, 1, 1))]
+    nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    if form == "op":
+        nodes.append(N("Mish", ["c"], "m"))
+    else:
+        nodes += [N("Softplus", ["c"], "sp"), N("Tanh", ["sp"], "t"), N("Mul", ["c", "t"], "m")]
+    kinds = {"Conv": 2, "Mish": 1}
+    if form == "sp_read":
+        nodes += [N("Add", ["m", "sp"], "m2")]
+        kinds.update({"Softplus": 1, "Add": 1})
+    elif form == "tanh_read":
+        nodes += [N("Add", ["m", "t"], "m2")]
+        kinds.update({"Softplus": 1, "Tanh": 1, "Add": 1})
+    nodes.append(N("Conv", ["m2" if form in ("sp_read", "tanh_read") else "m", "w1"], "y",
+                   kernel_shape=[1, 1]))
+    return (model("mish_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 18 if form == "op" else 13),
+            kinds)
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -737,6 +772,7 @@ def main():
              cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(), nearest("sizes"), nearest("scales"), nearest("down"),
              bifpn("fast"), bifpn("dim0"), bifpn("softmax"), poolformer(),
              l2norm("eps"), l2norm("big"), l2norm("lp"),
+             mish("fused"), mish("sp_read"), mish("tanh_read"), mish("op"),
              unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name
