@@ -193,7 +193,8 @@ class StyleNet(torch.nn.Module):
 class ESPCN(torch.nn.Module):
     """Shi et al.'s sub-pixel super-resolution network (x3): convolutions
     then PixelShuffle, which torch.onnx writes as DepthToSpace (CRD); its
-    first activation is YOLOv4's Mish (written as x * Tanh(Softplus(x)))."""
+    first activation is YOLOv4's Mish (written as x * Tanh(Softplus(x)),
+    imported as one Mish layer)."""
     def __init__(self):
         super().__init__()
         nn = torch.nn
