@@ -550,23 +550,45 @@ int ox_op_lpnorm(ox_imp *I)
     return l2norm_layer(I, x, 0); /* no floor: x / ||x|| */
 }
 
-/* ---- Mish: x tanh(softplus(x)), as torch.onnx writes it (opset < 18), and
- * ONNX's Mish: the Softplus and the Tanh held as symbolic values until the
- * Mul by x makes them one layer; read otherwise, they become their own
- * layers (ox_sym_realize) ---- */
+/* ---- Mish: x tanh(softplus(x)), as torch.onnx writes it (opset < 18): the
+ * Softplus and the Tanh held as symbolic values, only where every reader
+ * of the one is a Tanh and of the other a Mul, until the Mul by x makes
+ * them one layer (a Mul by something else makes them their own layers,
+ * ox_sym_realize); any other Softplus and Tanh are layers at once ---- */
+
+/* Whether the current node's output 0 is read, and read only by nodes of
+ * type op (not a graph output). */
+static int read_only_by(ox_imp *I, const char *op)
+{
+    const char *name = I->nd->n_output > 0 ? I->nd->output[0] : NULL;
+    int readers = 0;
+    if (!name || !name[0]) return 0;
+    for (size_t i = 0; i < I->g->n_node; i++) {
+        const Onnx__NodeProto *nd = I->g->node[i];
+        for (size_t k = 0; k < nd->n_input; k++) {
+            if (!nd->input[k] || strcmp(nd->input[k], name)) continue;
+            if (!nd->op_type || strcmp(nd->op_type, op)) return 0;
+            readers++;
+        }
+    }
+    for (size_t k = 0; k < I->g->n_output; k++)
+        if (I->g->output[k]->name && !strcmp(I->g->output[k]->name, name)) return 0;
+    return readers > 0;
+}
 
 int ox_op_softplus(ox_imp *I)
 {
     int x = ox_in_act(I, 0);
     if (x < 0 || ox_check_attrs(I, "")) return -1;
+    if (!read_only_by(I, "Tanh")) return ox_new_spec(I, NET_SOFTPLUS, NULL, 1, &x, I->t[x].rank) ? 0 : -1;
     return sym_out(I, OX_S_SOFTPLUS, x, 0);
 }
 
 int ox_op_tanh(ox_imp *I, int *handled)
 {
     int s = in_sym(I, 0, OX_S_SOFTPLUS);
-    *handled = s >= 0;
-    if (s < 0) return 0;
+    *handled = s >= 0 && read_only_by(I, "Mul"); /* else a Tanh layer (its Softplus one first) */
+    if (!*handled) return 0;
     if (ox_check_attrs(I, "")) return -1;
     return sym_out(I, OX_S_TANHSP, I->t[s].sym_src, 0);
 }

@@ -543,6 +543,16 @@ def main():
                                        helper.make_node("Relu", ["x"], ["z"], name="z"),
                                        helper.make_node("Div", ["z", "r"], ["y"], name="d")], x4, y4),
             "Div is imported only by a constant, or as the last step of a LayerNorm or of an L2 normalisation")
+        # A Softplus read by a Reshape is a layer (not held for a Mish).
+        good(tmp, "control_softplus_flat",
+             model([helper.make_node("Softplus", ["x"], ["sp"], name="sp"),
+                    helper.make_node("Shape", ["sp"], ["sh"], name="sh"),
+                    helper.make_node("Gather", ["sh", "z"], ["b"], name="g", axis=0),
+                    helper.make_node("Unsqueeze", ["b", "z1"], ["b1"], name="u"),
+                    helper.make_node("Concat", ["b1", "m1"], ["s2"], name="c", axis=0),
+                    helper.make_node("Reshape", ["sp", "s2"], ["y"], name="r")], x4, [vi("y", [1, 48])],
+                   [init("z", np.array(0, np.int64)), init("z1", np.array([0], np.int64)),
+                    init("m1", np.array([-1], np.int64))]))
         # The weights of a weighted fusion are folded (1-D), not a matrix's softmax.
         bad(tmp, "softmax_const_2d",
             model([helper.make_node("Softmax", ["k"], ["kn"], name="sm", axis=1),

@@ -56,8 +56,8 @@ and the layers dse made compared with what each pattern must become.
              Div; eps 1e-12, or one the norms fall below) and
              LpNormalization, then a per-channel scale (SSD's L2Norm)
   mish_fused, _sp_read, _tanh_read, _op  x tanh(softplus(x)) as torch.onnx
-             writes it (one Mish layer; Softplus or Tanh also read
-             elsewhere), and the Mish operator (opset 18)
+             writes it (one Mish layer; three when the Softplus or the
+             Tanh is also read elsewhere), and the Mish operator (opset 18)
   poolformer pool(x) - x: Sub of two activations (an Add that subtracts)
   splithw    Split along the rows and along the columns (crops)
   padcrop    F.pad with negative pads (a crop, asymmetric) before a Concat
@@ -721,24 +721,25 @@ def l2norm(form):
 
 def mish(form):
     """YOLOv4's Mish, x tanh(softplus(x)), as torch.onnx writes it: one
-    layer ("fused"); with the softplus also read by another node ("sp_read":
-    a Softplus layer for it, the Mish still one layer) or the tanh of it
-    ("tanh_read": Softplus and Tanh layers for it besides the Mish); ONNX's
-    Mish operator (opset 18, "op")."""
+    layer ("fused"); with the softplus ("sp_read") or the tanh of it
+    ("tanh_read") also read by another node: the three layers, as written;
+    tanh(softplus(c)) gating another tensor ("other"); ONNX's Mish operator
+    (opset 18, "op")."""
     C, H, W = 4, 5, 6
     inits = [init("w0", R(C, 3, 3, 3, s=0.8)), init("w1", R(2, C, 1, 1))]
     nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
     if form == "op":
         nodes.append(N("Mish", ["c"], "m"))
+    elif form == "other":  # the gate multiplies another tensor: the layers realised at the Mul
+        inits.append(init("wg", R(C, 3, 3, 3)))
+        nodes += [N("Conv", ["x", "wg"], "g", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                  N("Softplus", ["c"], "sp"), N("Tanh", ["sp"], "t"), N("Mul", ["g", "t"], "m")]
     else:
         nodes += [N("Softplus", ["c"], "sp"), N("Tanh", ["sp"], "t"), N("Mul", ["c", "t"], "m")]
-    kinds = {"Conv": 2, "Mish": 1}
-    if form == "sp_read":
-        nodes += [N("Add", ["m", "sp"], "m2")]
-        kinds.update({"Softplus": 1, "Add": 1})
-    elif form == "tanh_read":
-        nodes += [N("Add", ["m", "t"], "m2")]
-        kinds.update({"Softplus": 1, "Tanh": 1, "Add": 1})
+    kinds = {"Conv": 2, "Mish": 1} if form != "other" else {"Conv": 3, "Softplus": 1, "Tanh": 1, "Mul": 1}
+    if form in ("sp_read", "tanh_read"):
+        nodes += [N("Add", ["m", "sp" if form == "sp_read" else "t"], "m2")]
+        kinds = {"Conv": 2, "Softplus": 1, "Tanh": 1, "Mul": 1, "Add": 1}
     nodes.append(N("Conv", ["m2" if form in ("sp_read", "tanh_read") else "m", "w1"], "y",
                    kernel_shape=[1, 1]))
     return (model("mish_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 18 if form == "op" else 13),
@@ -772,7 +773,7 @@ def main():
              cbam(11), cbam(13), focus(), crop(9), crop(13), padcrop(), nhwccrop(), splithw(), nearest("sizes"), nearest("scales"), nearest("down"),
              bifpn("fast"), bifpn("dim0"), bifpn("softmax"), poolformer(),
              l2norm("eps"), l2norm("big"), l2norm("lp"),
-             mish("fused"), mish("sp_read"), mish("tanh_read"), mish("op"),
+             mish("fused"), mish("sp_read"), mish("tanh_read"), mish("other"), mish("op"),
              unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
     for m, kinds in cases:
         name = m.graph.name
