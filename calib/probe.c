@@ -4,7 +4,7 @@
  * LRN, both pools, GAP, BatchNorm, Add, Concat, Flatten, Dropout, Softmax,
  * Sigmoid, HardSigmoid, HardSwish, Mul the three ways, ReduceMean, ReduceMax, Slice,
  * ChannelShuffle, LayerNorm, GELU, Scale, LeakyReLU, PReLU, ELU, Tanh,
- * Clip, Upsample, Nearest, Bilinear, Pad, L2Norm, Mish, ConvTranspose, InstanceNorm, GroupNorm,
+ * Clip, Upsample, Nearest, Bilinear, Pad, L2Norm, Mish, BranchSum, BranchSoftmax, ConvTranspose, InstanceNorm, GroupNorm,
  * PixelShuffle, PixelUnshuffle, Softplus; a test checks that none is
  * missing), so the per-kind fallback coefficients are fitted over shapes
  * the calibrated networks may lack (e.g. AveragePool and Concat for
@@ -140,9 +140,18 @@ net *calib_probe_net(int i, char *err)
     add(&b, "tanh", NET_TANH, NULL, "elu", NULL);
     add(&b, "softplus", NET_SOFTPLUS, NULL, "tanh", NULL);
     add(&b, "mish", NET_MISH, NULL, "softplus", NULL); /* YOLOv4's x tanh(softplus x), fused */
+    /* Split attention (SKNet, ResNeSt): two branches stacked, a softmax
+     * across them, their sum: back to C channels. */
+    add(&b, "branches", NET_CONCAT, NULL, "mish", "mish");
+    a = net_attr_default(NET_BSOFTMAX);
+    a.groups = 2;
+    add(&b, "bsoftmax", NET_BSOFTMAX, &a, "branches", NULL);
+    a = net_attr_default(NET_BSUM);
+    a.groups = 2;
+    add(&b, "bsum", NET_BSUM, &a, "bsoftmax", NULL);
     a = net_attr_default(NET_CLIP);
     a.clip_lo = -0.5, a.clip_hi = 0.5;
-    add(&b, "clip", NET_CLIP, &a, "mish", NULL);
+    add(&b, "clip", NET_CLIP, &a, "bsum", NULL);
     /* Zeros around the map (YOLO's ZeroPad2d before a MaxPool), then the
      * 3x3 pool without padding of its own: the map keeps its size. */
     a = net_attr_default(NET_PAD);

@@ -385,6 +385,52 @@ static void k_shuffle(const kern_args *k)
                k->hw * sizeof *k->out);
 }
 
+/* BranchSum: output channel c is the sum of input channels k C + c over
+ * the K branches (torch.stack(branches, 1).sum(1): SKNet, ResNeSt), added
+ * in branch order in float, as PyTorch's sum of K values. */
+static void k_branchsum(const kern_args *k)
+{
+    int C = k->L->out.c, K = k->L->a.groups;
+    size_t hw = k->hw, len = (size_t)C * hw;
+    memcpy(k->out, k->in[0], len * sizeof *k->out);
+    for (int b = 1; b < K; b++) {
+        const float *r = k->in[0] + (size_t)b * len;
+        for (size_t i = 0; i < len; i++) k->out[i] += r[i];
+    }
+}
+
+/* BranchSoftmax: the input's channels are [G][K][M] (G groups of K
+ * branches of M channels; ResNeSt's radix softmax: x.view(G, K, M)
+ * .transpose, softmax over K), the output's [K][G][M]; each output
+ * (k, g, m) is the softmax over the K branches of input (g, *, m), per
+ * pixel.  The maxima and sums over chunks of pixels on the stack. */
+static void k_branchsoftmax(const kern_args *k)
+{
+    int K = k->L->a.groups, G = k->L->a.card, M = k->L->out.c / (K * G);
+    size_t hw = k->hw;
+    float mx[PIX_CHUNK];
+    double s[PIX_CHUNK];
+    for (int g = 0; g < G; g++)
+        for (int m = 0; m < M; m++)
+            for (size_t p0 = 0; p0 < hw; p0 += PIX_CHUNK) {
+                size_t np = hw - p0 < PIX_CHUNK ? hw - p0 : PIX_CHUNK;
+                for (size_t p = 0; p < np; p++) mx[p] = -FLT_MAX, s[p] = 0;
+                for (int b = 0; b < K; b++) {
+                    const float *r = k->in[0] + ((size_t)(g * K + b) * M + m) * hw + p0;
+                    for (size_t p = 0; p < np; p++) mx[p] = r[p] > mx[p] ? r[p] : mx[p];
+                }
+                for (int b = 0; b < K; b++) {
+                    const float *r = k->in[0] + ((size_t)(g * K + b) * M + m) * hw + p0;
+                    float *o = k->out + ((size_t)(b * G + g) * M + m) * hw + p0;
+                    for (size_t p = 0; p < np; p++) s[p] += o[p] = expf(r[p] - mx[p]);
+                }
+                for (int b = 0; b < K; b++) {
+                    float *o = k->out + ((size_t)(b * G + g) * M + m) * hw + p0;
+                    for (size_t p = 0; p < np; p++) o[p] *= (float)(1.0 / s[p]);
+                }
+            }
+}
+
 /* LayerNorm over the channels of each pixel: y = (x - mean) / sqrt(var +
  * eps) * scale[c] + shift[c], the variance biased (as PyTorch's), mean and
  * variance in double over chunks of pixels (two passes: no cancellation).

@@ -63,6 +63,8 @@ int cost_class_base(int cls)
            : cls == NET_SHUFFLEDOWN                   ? NET_SHUFFLEUP
            : cls == NET_NEAREST                       ? NET_UPSAMPLE
            : cls == NET_L2NORM                        ? NET_LAYERNORM
+           : cls == NET_BSUM                          ? NET_ADD
+           : cls == NET_BSOFTMAX                      ? NET_SOFTMAX
            : cls == NET_MISH                          ? NET_SOFTPLUS
                                                       : -1;
 }

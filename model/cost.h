@@ -52,7 +52,9 @@
  * "PixelUnshuffle" its "PixelShuffle" (the same gather, inverted), one
  * without "Nearest" its "Upsample" (the same copy), one without "L2Norm"
  * its "LayerNorm" (passes over each pixel's channels), one without "Mish"
- * its "Softplus" (the transcendental part of its work): cost_class_base
+ * its "Softplus" (the transcendental part of its work), one without
+ * "BranchSum" its "Add" (a sum of equal tensors), one without
+ * "BranchSoftmax" its "Softmax": cost_class_base
  * names that fallback. */
 #define COST_CLASS_CONV_WINOGRAD NET_KIND_COUNT         /* "ConvWinograd": F(2x2) and F(4x4) */
 #define COST_CLASS_CONV_POINTWISE (NET_KIND_COUNT + 1)  /* "ConvPointwise": 1x1, one product */

@@ -83,6 +83,13 @@ static const net_akey keys_slice[] = { /* a box of channels, rows and columns (a
 static const net_akey keys_shuffle[] = {
     {"groups", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},
     {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_bsum[] = { /* the sum of K equal groups of channels (branches) */
+    {"branches", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
+static const net_akey keys_bsoft[] = { /* softmax across K branches, per group of cardinality */
+    {"branches", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},
+    {"cardinality", NET_A_INT, 1, OFF(card), 0, 1, 1, -1},
+    {NULL, 0, 0, 0, 0, 0, 0, -1}};
 static const net_akey keys_gn[] = { /* GroupNorm: groups of channels share their statistics */
     {"groups", NET_A_INT, 1, OFF(groups), 1, 1, 0, -1},
     {"epsilon", NET_A_NUM, 1, OFF(bn_eps), 0, 0, 0, -1},

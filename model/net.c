@@ -48,6 +48,7 @@ net_attr net_attr_default(net_kind k)
     a.sh = a.sw = 1;
     a.dh = a.dw = 1;
     a.groups = 1;
+    a.card = 1;
     a.bias = 1;
     a.lrn_size = 5;
     a.lrn_alpha = 1e-4;
@@ -422,6 +423,16 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
             return -1;
         }
         break;
+    case NET_BSUM: /* output channel c = sum over k of input channel k C + c */
+    case NET_BSOFTMAX:
+        if (a->groups < 1 || a->card < 1 || x.c % ((int64_t)a->groups * a->card)) {
+            base_seterr(err, "%s: layer %s: %s of %d branches (cardinality %d) needs a multiple of "
+                        "%lld channels, got %d", what, L->name, net_kind_name(L->kind), a->groups,
+                        a->card, (long long)a->groups * a->card, x.c);
+            return -1;
+        }
+        if (L->kind == NET_BSUM) y.c = x.c / a->groups;
+        break;
     case NET_UPSAMPLE:
         if (a->up_h < 1 || a->up_w < 1) {
             base_seterr(err, "%s: layer %s: Upsample needs scale factors of at least 1 (got %d, %d)",
@@ -550,7 +561,9 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
     }
     if (!(K->flags & NET_KF_MACS)) L->ops = net_shape_numel(y);
     /* A reduction's work is what it reads, not the little it writes. */
-    if (L->kind == NET_REDUCEMEAN || L->kind == NET_REDUCEMAX || L->kind == NET_GAP) L->ops = numel_in;
+    if (L->kind == NET_REDUCEMEAN || L->kind == NET_REDUCEMAX || L->kind == NET_GAP ||
+        L->kind == NET_BSUM)
+        L->ops = numel_in;
     return 0;
 }
 

@@ -93,7 +93,10 @@ typedef struct {
     int sh, sw;               /* Conv, pools: stride; Slice: step along rows, columns */
     int dh, dw;               /* Conv: dilation */
     int pt, pl, pb, pr;       /* Conv, pools: pads top, left, bottom, right */
-    int groups;               /* Conv; ChannelShuffle: groups interleaved */
+    int groups;               /* Conv; ChannelShuffle: groups interleaved; BranchSum,
+                                 BranchSoftmax: the branches K */
+    int card;                 /* BranchSoftmax: groups of K branches each (ResNeSt's
+                                 cardinality; 1 for SKNet) */
     int bias;                 /* Conv, FC: 1 if there is a bias vector */
     int ceil_mode;            /* pools */
     int count_include_pad;    /* AveragePool */

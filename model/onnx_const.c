@@ -167,7 +167,7 @@ static int axis_of(ox_imp *I, int64_t a, int rank)
 }
 
 /* The dims of activation t as ONNX sees it: [1, C, H, W], [1, H, W, C]
- * (NHWC view) or [1, N]; a channel shuffle's 5-D view. */
+ * (NHWC view) or [1, N]; a 5-D view of branches or a channel shuffle's. */
 static int act_dims(ox_imp *I, int t, ox_cval *c)
 {
     const ox_tens *T = &I->t[t];
@@ -175,11 +175,11 @@ static int act_dims(ox_imp *I, int t, ox_cval *c)
     memset(c, 0, sizeof *c);
     c->dtype = DT_INT64;
     c->rank = 1;
-    if (T->kind == OX_SYM && (T->sym == OX_S_GROUPED || T->sym == OX_S_GROUPEDT)) {
-        int g = (int)T->sym_val;
-        s = I->t[T->sym_src].shape;
+    if ((T->kind == OX_SYM && T->sym == OX_S_GROUPEDT) || (T->kind == OX_ACT && T->g5)) {
+        int g = T->kind == OX_ACT ? T->g5 : (int)T->sym_val;
+        s = I->t[T->kind == OX_ACT ? t : T->sym_src].shape;
         double d[5] = {1, g, s.c / g, s.h, s.w};
-        if (T->sym == OX_S_GROUPEDT) d[1] = s.c / g, d[2] = g;
+        if (T->kind == OX_SYM) d[1] = s.c / g, d[2] = g;
         c->n = 5;
         memcpy(c->v, d, sizeof d);
     } else if (T->kind == OX_ACT && T->rank == 2) {

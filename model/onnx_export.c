@@ -287,7 +287,8 @@ static int spatial_kind(net_kind k)
            k == NET_LRN || k == NET_BN || k == NET_REDUCEMEAN || k == NET_REDUCEMAX || k == NET_SHUFFLE ||
            k == NET_LAYERNORM || k == NET_SCALE || k == NET_PRELU || k == NET_UPSAMPLE ||
            k == NET_PAD || k == NET_BILINEAR || k == NET_INSTNORM || k == NET_SHUFFLEUP ||
-           k == NET_GROUPNORM || k == NET_SHUFFLEDOWN || k == NET_NEAREST;
+           k == NET_GROUPNORM || k == NET_SHUFFLEDOWN || k == NET_NEAREST || k == NET_BSUM ||
+           k == NET_BSOFTMAX;
     /* L2Norm is not: over the features of a 2-D tensor too (embeddings) */
 }
 
@@ -685,6 +686,28 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         int64_t g5[5] = {1, a->groups, x.c / a->groups, x.h, x.w};
         static const int perm[5] = {0, 2, 1, 3, 4};
         ex_regroup(E, L, "group", "swap", 5, g5, perm, in);
+        nin = 2;
+        op = "Reshape";
+        break;
+    }
+    case NET_BSUM: { /* torch's x.view(1, K, C, H, W).sum(1) */
+        net_shape x = L->out;
+        int64_t v5[5] = {1, a->groups, x.c, x.h, x.w}, one[1] = {1};
+        in[0] = ex_step(E, "Reshape", ex_str(E, "%s.branches", L->name), in[0],
+                        ex_ints(E, ex_str(E, "%s.branches_shape", L->name), 5, v5), 0, NULL);
+        in[1] = ex_ints(E, ex_str(E, "%s.axes", L->name), 1, one);
+        nin = 2;
+        at[na++] = a_int(E, "keepdims", 0);
+        op = "ReduceSum";
+        break;
+    }
+    case NET_BSOFTMAX: { /* timm's radix softmax: [1, G, K, -1], K first, softmax over it */
+        net_shape x = L->out;
+        int64_t v4[4] = {1, a->card, a->groups, (int64_t)x.c / ((int64_t)a->card * a->groups) * x.h * x.w};
+        static const int perm[4] = {0, 2, 1, 3};
+        ex_regroup(E, L, "groups", "branches_first", 4, v4, perm, in);
+        Onnx__AttributeProto *ax = a_int(E, "axis", 1);
+        in[0] = ex_step(E, "Softmax", ex_str(E, "%s.softmax", L->name), in[0], NULL, 1, &ax);
         nin = 2;
         op = "Reshape";
         break;

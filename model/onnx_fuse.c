@@ -218,7 +218,9 @@ static const char *sym_what(int sym)
     case OX_S_ERF1: return "1 + erf(x / sqrt 2) of a GELU";
     case OX_S_XERF1: return "x (1 + erf(x / sqrt 2)) of a GELU";
     case OX_S_HALFERF1: return "(1 + erf(x / sqrt 2)) / 2 of a GELU";
-    case OX_S_GROUPED: return "the 5-D view of a channel shuffle";
+    case OX_S_RVIEW: return "a 4-D view [1, G, K, -1] (dse takes only a radix softmax's)";
+    case OX_S_RVIEWT: return "the transposed view of a radix softmax";
+    case OX_S_RSOFT: return "a radix softmax (dse takes it only reshaped back)";
     case OX_S_GROUPEDT: return "the transposed 5-D view of a channel shuffle";
     case OX_S_VIEW6: return "a 6-D view (dse takes only a pixel shuffle's)";
     case OX_S_VIEW6D: return "a 6-D view of blocks (dse takes only a pixel unshuffle's)";
@@ -314,10 +316,20 @@ int ox_op_transpose(ox_imp *I)
         np = (int)pa->n_ints;
         for (int i = 0; i < np; i++) perm[i] = (int)pa->ints[i];
     }
-    static const int shuf[5] = {0, 2, 1, 3, 4};
-    if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GROUPED && np == 5 &&
-        !memcmp(perm, shuf, sizeof shuf))
-        return sym_out(I, OX_S_GROUPEDT, I->t[t].sym_src, I->t[t].sym_val);
+    static const int shuf[5] = {0, 2, 1, 3, 4}, radix[4] = {0, 2, 1, 3};
+    if (I->t[t].kind == OX_ACT && I->t[t].g5) {
+        if (np != 5 || memcmp(perm, shuf, sizeof shuf))
+            return ox_fail(I, "Transpose of a 5-D view [1, g, C/g, H, W]: dse takes only a channel "
+                           "shuffle's [0, 2, 1, 3, 4]");
+        if (ox_check_attrs(I, "perm")) return -1;
+        return sym_out(I, OX_S_GROUPEDT, t, I->t[t].g5);
+    }
+    if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_RVIEW) {
+        if (np != 4 || memcmp(perm, radix, sizeof radix))
+            return ox_fail(I, "Transpose of a 4-D view [1, G, K, -1]: dse takes only a radix "
+                           "softmax's [0, 2, 1, 3]");
+        return sym_out(I, OX_S_RVIEWT, I->t[t].sym_src, I->t[t].sym_val);
+    }
     if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6 && np == 6) {
         /* [1, a, b, c, H, W]: CRD moves (b, c) beside (H, W) and needs b = c;
          * DCR moves (a, b) and needs a = b */
@@ -596,28 +608,74 @@ int ox_op_tanh(ox_imp *I, int *handled)
 int ox_op_reducemean(ox_imp *I) { return reduce_op(I, NET_REDUCEMEAN); }
 int ox_op_reducemax(ox_imp *I) { return reduce_op(I, NET_REDUCEMAX); }
 
+/* The axes of an Unsqueeze or a ReduceSum: the attribute below opset 13,
+ * input 1 from it (a ReduceSum's may be absent: *na = 0); `attrs` the
+ * node's other attributes.  At most 8 (more: *na = 0). */
+static int axes_of(ox_imp *I, const char *attrs, int required, int64_t *ax, int *na)
+{
+    char allowed[64];
+    *na = 0;
+    if (I->opset < 13) {
+        snprintf(allowed, sizeof allowed, "axes %s", attrs);
+        if (ox_check_attrs(I, allowed)) return -1;
+        const Onnx__AttributeProto *a = ox_att(I->nd, "axes");
+        *na = a && a->n_ints <= 8 ? (int)a->n_ints : 0;
+        for (int i = 0; i < *na; i++) ax[i] = a->ints[i];
+        return 0;
+    }
+    ox_cval c;
+    int bad;
+    if (ox_check_attrs(I, attrs)) return -1;
+    if (!required && ox_in_count(I) < 2) return 0;
+    if (!ox_in_const(I, 1, 1, &bad) || ox_cval_of(I, ox_in_tensor(I, 1), "axes", &c)) return -1;
+    *na = c.n <= 8 ? c.n : 0;
+    for (int i = 0; i < *na; i++) ax[i] = (int64_t)c.v[i];
+    return 0;
+}
+
+/* Input k when it is a 5-D view of branches (ox_tens.g5), else -1. */
+static int in_view5(ox_imp *I, size_t k)
+{
+    int t = ox_in_tensor(I, k);
+    return t >= 0 && I->t[t].kind == OX_ACT && I->t[t].g5 ? t : -1;
+}
+
+/* Output 0 of the current node as activation x viewed as [1, g, C/g, H, W]. */
+static int alias5(ox_imp *I, int x, int g)
+{
+    if (ox_alias(I, x, 4, 0)) return -1;
+    I->t[ox_smap_get(&I->tmap, I->nd->output[0])].g5 = g;
+    return 0;
+}
+
+/* Output 0 of the current node, the layer just made, viewed as 5-D. */
+static int mark5(ox_imp *I, int g)
+{
+    I->t[ox_smap_get(&I->tmap, I->nd->output[0])].g5 = g;
+    return 0;
+}
+
 int ox_op_unsqueeze(ox_imp *I, int *handled)
 {
     *handled = 0;
     int t = ox_in_tensor(I, 0);
-    if (t < 0 || I->t[t].kind != OX_SYM || I->t[t].sym != OX_S_REDC) return 0;
-    *handled = 1;
+    if (t < 0) return 0;
+    const ox_tens *T = &I->t[t];
+    int plain = T->kind == OX_ACT && T->rank == 4 && !T->nhwc && !T->g5 && !T->flat &&
+                !(T->pad[0] | T->pad[1] | T->pad[2] | T->pad[3]);
     int64_t ax[8];
     int na = 0;
-    if (I->opset < 13) {
-        if (ox_check_attrs(I, "axes")) return -1;
-        const Onnx__AttributeProto *a = ox_att(I->nd, "axes");
-        na = a && a->n_ints <= 8 ? (int)a->n_ints : 0;
-        for (int i = 0; i < na; i++) ax[i] = a->ints[i];
-    } else {
-        ox_cval c;
-        int bad;
-        if (ox_check_attrs(I, "") || !ox_in_const(I, 1, 1, &bad) ||
-            ox_cval_of(I, ox_in_tensor(I, 1), "axes", &c))
-            return -1;
-        na = c.n <= 8 ? c.n : 0;
-        for (int i = 0; i < na; i++) ax[i] = (int64_t)c.v[i];
+    if (plain) { /* torch.stack's [1, 1, C, H, W] of one branch */
+        *handled = 1;
+        if (axes_of(I, "", 1, ax, &na)) return -1;
+        if (na != 1 || (ax[0] != 1 && ax[0] != -4))
+            return ox_fail(I, "Unsqueeze of a 4-D activation: dse takes only axes [1] (torch.stack "
+                           "of branches along axis 1)");
+        return alias5(I, t, 1);
     }
+    if (T->kind != OX_SYM || T->sym != OX_S_REDC) return 0;
+    *handled = 1;
+    if (axes_of(I, "", 1, ax, &na)) return -1;
     if (na != 1 || (ax[0] != 1 && ax[0] != -3))
         return ox_fail(I, "Unsqueeze of a reduction over channels: dse takes only axes [1] (back "
                        "to [1, 1, H, W])");
@@ -651,6 +709,144 @@ int ox_op_globalmaxpool(ox_imp *I)
     net_attr a = net_attr_default(NET_REDUCEMAX);
     a.rm_h = a.rm_w = 1;
     return ox_new_spec(I, NET_REDUCEMAX, &a, 1, &x, 4) ? 0 : -1;
+}
+
+/* ---- branches: SKNet's and ResNeSt's split attention ----
+ *
+ *   SKNet     Unsqueeze(b_k, [1]) for each branch -> Concat(axis 1): the
+ *             branches stacked, a 5-D view [1, K, C, H, W] of their
+ *             channel Concat; ReduceSum(axis 1) -> a BranchSum; the
+ *             attention's Reshape [1, K, C, 1, 1] -> Softmax(axis 1): a
+ *             BranchSoftmax; Mul of the two views (per-channel) ->
+ *             ReduceSum(axis 1): a Mul and a BranchSum
+ *   ResNeSt   Reshape [1, K, C, H, W] of one Conv's K C channels (its
+ *             radix groups); the attention's Reshape [1, G, K, -1] ->
+ *             Transpose [0, 2, 1, 3] -> Softmax(axis 1) -> Reshape back:
+ *             a BranchSoftmax of K branches in G groups (cardinality)
+ *
+ * A 5-D view is the 4-D activation it views (the floats are the same),
+ * marked with its K (ox_tens.g5); only these operators read it. */
+
+int ox_op_reducesum(ox_imp *I)
+{
+    int t = in_view5(I, 0);
+    if (t < 0)
+        return ox_fail(I, "ReduceSum of an activation: dse takes only the sum over axis 1 of a 5-D "
+                       "view of branches (torch.stack(...).sum(1): SKNet, ResNeSt)");
+    int64_t ax[8], keep = 1, noop = 0;
+    int na;
+    if (axes_of(I, "keepdims noop_with_empty_axes", 0, ax, &na) ||
+        ox_att_int(I, "keepdims", 1, &keep) || ox_att_int(I, "noop_with_empty_axes", 0, &noop))
+        return -1;
+    if (na != 1 || (ax[0] != 1 && ax[0] != -4))
+        return ox_fail(I, "ReduceSum of a 5-D view of branches: dse sums only over axis 1 (the "
+                       "branches)");
+    net_attr a = net_attr_default(NET_BSUM);
+    a.groups = I->t[t].g5;
+    if (!ox_new_spec(I, NET_BSUM, &a, 1, &t, 4)) return -1;
+    return keep ? mark5(I, 1) : 0; /* keepdims: [1, 1, C, H, W] */
+}
+
+int ox_op_concat5(ox_imp *I, int *handled)
+{
+    int nin = ox_in_count(I), ins[1024], g = 0;
+    *handled = 0;
+    for (int k = 0; k < nin; k++)
+        if (in_view5(I, (size_t)k) >= 0) *handled = 1;
+    if (!*handled) return 0;
+    int64_t axis;
+    if (ox_check_attrs(I, "axis") || ox_att_int(I, "axis", 1, &axis)) return -1;
+    if (nin > 1024) return ox_fail(I, "more than 1024 inputs");
+    for (int k = 0; k < nin; k++) {
+        if ((ins[k] = in_view5(I, (size_t)k)) < 0)
+            return ox_fail(I, "concatenates a 5-D view of branches and %.100s, which is none",
+                           ox_in_name(I, (size_t)k));
+        const ox_tens *A = &I->t[ins[0]], *B = &I->t[ins[k]];
+        if (B->shape.c / B->g5 != A->shape.c / A->g5 || B->shape.h != A->shape.h ||
+            B->shape.w != A->shape.w)
+            return ox_fail(I, "concatenates branches of different shapes (%s and %s)", A->name,
+                           B->name);
+        g += B->g5;
+    }
+    if (axis != 1 && axis != -4)
+        return ox_fail(I, "Concat of 5-D views of branches along axis %lld; dse stacks them along "
+                       "axis 1", (long long)axis);
+    if (nin == 1) return ox_alias(I, ins[0], 0, 0);
+    return ox_new_spec(I, NET_CONCAT, NULL, nin, ins, 4) ? mark5(I, g) : -1;
+}
+
+int ox_op_mul5(ox_imp *I, int *handled)
+{
+    int x = in_view5(I, 0), y = in_view5(I, 1);
+    *handled = x >= 0 || y >= 0;
+    if (!*handled) return 0;
+    if (ox_check_attrs(I, "")) return -1;
+    if (x < 0 || y < 0 || I->t[x].g5 != I->t[y].g5)
+        return ox_fail(I, "multiplies a 5-D view of branches by %s; dse multiplies two such views "
+                       "of the same branches (split attention)", x < 0 || y < 0 ?
+                       "another tensor" : "a view of other branches");
+    int g = I->t[x].g5;
+    if (I->t[x].shape.h * I->t[x].shape.w == 1 && I->t[y].shape.h * I->t[y].shape.w > 1) {
+        int t = x; /* the per-channel factor second, as Mul takes it */
+        x = y, y = t;
+    }
+    int ins[2] = {x, y};
+    return ox_new_spec(I, NET_MUL, NULL, 2, ins, 4) ? mark5(I, g) : -1;
+}
+
+/* Softmax over axis 1 of a 5-D view (SKNet) or of ResNeSt's transposed
+ * [1, K, G, -1] view; opset 13's Softmax (one axis). */
+int ox_op_softmax5(ox_imp *I, int *handled)
+{
+    int t = ox_in_tensor(I, 0);
+    int v5 = in_view5(I, 0) >= 0, rv = t >= 0 && I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_RVIEWT;
+    *handled = v5 || rv;
+    if (!*handled) return 0;
+    int64_t axis;
+    if (ox_check_attrs(I, "axis") || ox_att_int(I, "axis", I->opset < 13 ? 1 : -1, &axis)) return -1;
+    if (I->opset < 13)
+        return ox_fail(I, "Softmax before opset 13 of a %d-D view of branches (over all of its "
+                       "axes from %lld); dse takes opset 13's, over axis 1", v5 ? 5 : 4,
+                       (long long)axis);
+    if (axis != 1 && axis != (v5 ? -4 : -3))
+        return ox_fail(I, "Softmax over axis %lld of a %d-D view of branches; dse takes the "
+                       "softmax over axis 1 (the branches)", (long long)axis, v5 ? 5 : 4);
+    if (rv) return sym_out(I, OX_S_RSOFT, I->t[t].sym_src, I->t[t].sym_val);
+    net_attr a = net_attr_default(NET_BSOFTMAX);
+    a.groups = I->t[t].g5;
+    return ox_new_spec(I, NET_BSOFTMAX, &a, 1, &t, 4) ? mark5(I, a.groups) : -1;
+}
+
+/* The Reshape of ResNeSt's softmax back to [1, N], [1, C, H, W] or a 5-D
+ * view of its branches: the BranchSoftmax, made at the Softmax node. */
+static int rsoft_reshape(ox_imp *I, int t, const int64_t *out, int n)
+{
+    int x = I->t[t].sym_src, v = (int)I->t[t].sym_val;
+    net_shape s = I->t[x].shape;
+    int to2 = n == 2 && out[1] == (int64_t)s.c * s.h * s.w;
+    int to4 = n == 4 && out[1] == s.c && out[2] == s.h && out[3] == s.w;
+    int to5 = n == 5 && out[1] >= 1 && out[1] * out[2] == s.c && out[3] == s.h && out[4] == s.w;
+    if (!to2 && !to4 && !to5)
+        return ox_fail(I, "Reshape of a radix softmax to other than [1, %lld], [1, %d, %d, %d] or "
+                       "a 5-D view of its branches", (long long)s.c * s.h * s.w, s.c, s.h, s.w);
+    node_at was = node_enter(I, I->t[t].sym_node);
+    int sm = ox_smap_get(&I->tmap, I->nd->output[0]);
+    ox_spec *sp = NULL;
+    if (I->t[sm].nuse != 1) {
+        ox_fail(I, "the radix softmax %.100s is read by %d nodes; dse takes it only reshaped back, "
+                "by one Reshape", I->t[sm].name, I->t[sm].nuse);
+    } else {
+        I->t[sm].kind = OX_UNDEF;
+        net_attr a = net_attr_default(NET_BSOFTMAX);
+        a.groups = v & 0xFFFFF, a.card = v >> 20;
+        sp = ox_new_spec(I, NET_BSOFTMAX, &a, 1, &x, 4);
+    }
+    node_leave(I, was);
+    if (!sp) return -1;
+    if (to4) return ox_alias(I, sm, 4, 0);
+    if (to5) return alias5(I, sm, (int)out[1]);
+    if (s.h * s.w == 1) return ox_alias(I, sm, 2, 0);
+    return ox_new_spec(I, NET_FLATTEN, NULL, 1, &sm, 2) ? 0 : -1;
 }
 
 /* ---- the steps of LayerNorm and GELU ---- */
@@ -1144,16 +1340,25 @@ int ox_op_reshape5(ox_imp *I, int *handled)
     int view6t = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6T;
     int view6dt = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6DT;
     int gnorm = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GNORM;
+    int rsoft = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_RSOFT;
     int act = I->t[t].kind == OX_ACT && !I->t[t].nhwc && !I->t[t].flat &&
               !(I->t[t].pad[0] | I->t[t].pad[1] | I->t[t].pad[2] | I->t[t].pad[3]);
-    if (!grouped_t && !view6t && !view6dt && !gnorm && !act) return 0;
+    if (!grouped_t && !view6t && !view6dt && !gnorm && !rsoft && !act) return 0;
     const Onnx__TensorProto *sh = ox_in_const(I, 1, 1, &bad);
     int64_t tg[8], allowzero = 0;
     if (!sh || ox_tp_ints(ox_dc(I, "shape", ox_in_name(I, 1)), sh, tg, 8, &n)) return -1;
     if (ox_att_int(I, "allowzero", 0, &allowzero)) return -1;
-    int x = grouped_t || view6t || view6dt || gnorm ? I->t[t].sym_src : t;
+    int x = grouped_t || view6t || view6dt || gnorm || rsoft ? I->t[t].sym_src : t;
     net_shape s = I->t[x].shape;
     int64_t out[8];
+    if (rsoft) { /* [1, K, G, C/(G K) H W] back to [1, N], [1, C, H, W] or 5-D */
+        int v = (int)I->t[t].sym_val, K = v & 0xFFFFF, G = v >> 20;
+        int64_t in4[4] = {1, K, G, (int64_t)s.c / (G * K) * s.h * s.w};
+        if (resolve(I, in4, 4, tg, n, (int)allowzero, out)) return -1;
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        return rsoft_reshape(I, t, out, n);
+    }
     if (grouped_t) {
         int g = (int)I->t[t].sym_val;
         int64_t in5[5] = {1, s.c / g, g, s.h, s.w};
@@ -1212,10 +1417,18 @@ int ox_op_reshape5(ox_imp *I, int *handled)
         a.ps_dcr = I->t[t].sym_val < 0;
         return ox_new_spec(I, NET_SHUFFLEDOWN, &a, 1, &x, 4) ? 0 : -1;
     }
-    int r = I->t[x].rank;
-    int64_t in[4] = {1, s.c, s.h, s.w};
+    int r = I->t[x].rank, g5 = I->t[x].g5;
+    int64_t in[4] = {1, s.c, s.h, s.w}, in5[5] = {1, g5, g5 ? s.c / g5 : 0, s.h, s.w};
     if (r == 2) in[1] = net_shape_numel(s);
-    if (n < 1 || n > 6 || resolve(I, in, r, tg, n, (int)allowzero, out)) return 0; /* op_reshape says why */
+    if (g5 && (n < 4 || n > 5)) {
+        *handled = 1;
+        return ox_fail(I, "Reshape of a 5-D view of branches to %d-D; dse takes [1, C, H, W] or "
+                       "another 5-D view of them", n);
+    }
+    if (n < 1 || n > 6 || resolve(I, g5 ? in5 : in, g5 ? 5 : r, tg, n, (int)allowzero, out)) {
+        *handled = g5 != 0; /* resolve's line; else op_reshape says why */
+        return g5 ? -1 : 0;
+    }
     if (n == 6 && r == 4 && out[0] == 1 && out[1] == s.c && out[3] == out[5] && out[3] > 1 &&
         out[3] <= 4096 && out[2] * out[3] == s.h && out[4] * out[5] == s.w) {
         /* [1, C, H/r, r, W/r, r] of a pixel unshuffle begins */
@@ -1239,19 +1452,33 @@ int ox_op_reshape5(ox_imp *I, int *handled)
         if (ox_check_attrs(I, "allowzero")) return -1;
         return sym_out(I, OX_S_GVIEW, x, (double)out[1]);
     }
-    if (n == 5) { /* [1, g, C/g, H, W]: a channel shuffle begins */
+    if (n == 5) { /* [1, g, C/g, H, W]: a channel shuffle or a view of branches begins */
         if (r != 4 || out[0] != 1 || out[1] < 1 || out[1] * out[2] != s.c || out[3] != s.h ||
             out[4] != s.w)
             return 0;
         *handled = 1;
         if (ox_check_attrs(I, "allowzero")) return -1;
-        return sym_out(I, OX_S_GROUPED, x, (double)out[1]);
+        return alias5(I, x, (int)out[1]);
     }
     /* Views that move nothing: to its own dims, or [1, N] as [1, N, 1, 1]. */
     int same = n == r;
     for (int k = 0; same && k < n; k++) same = out[k] == in[k];
     int up = r == 2 && n == 4 && out[0] == 1 && out[1] == in[1] && out[2] == 1 && out[3] == 1;
-    if (!same && !up) return 0;
+    if (!same && !up && n == 4 && r == 4 && out[0] == 1 && out[1] >= 1 && out[2] >= 1 &&
+        s.c % (out[1] * out[2]) == 0 && out[3] == (int64_t)s.c / (out[1] * out[2]) * s.h * s.w &&
+        out[1] < 2048 && out[2] < (1 << 20)) {
+        /* [1, G, K, -1]: ResNeSt's radix softmax begins */
+        *handled = 1;
+        if (ox_check_attrs(I, "allowzero")) return -1;
+        return sym_out(I, OX_S_RVIEW, x, (double)(out[1] * (1 << 20) + out[2]));
+    }
+    if (!same && !up) {
+        if (!g5) return 0;
+        *handled = 1;
+        return ox_fail(I, "Reshape of a 5-D view of branches [1, %d, %d, %d, %d] to other than "
+                       "[1, %d, %d, %d] or another 5-D view of them", g5, s.c / g5, s.h, s.w, s.c,
+                       s.h, s.w);
+    }
     *handled = 1;
     if (ox_check_attrs(I, "allowzero")) return -1;
     return ox_alias(I, x, n, 0);

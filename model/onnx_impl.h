@@ -84,8 +84,8 @@ enum {
     OX_S_ERF1,      /* 1 + erf(X / sqrt 2) */
     OX_S_XERF1,     /* X (1 + erf(X / sqrt 2)), twice GELU(X) */
     OX_S_HALFERF1,  /* (1 + erf(X / sqrt 2)) / 2 */
-    OX_S_GROUPED,   /* X viewed as [1, g, C/g, H, W] (sym_val = g) */
-    OX_S_GROUPEDT,  /* that view transposed to [1, C/g, g, H, W] */
+    OX_S_GROUPEDT,  /* X's 5-D view [1, g, C/g, H, W] (ox_tens.g5) transposed to
+                       [1, C/g, g, H, W] (sym_val = g) */
     OX_S_VIEW6,     /* X viewed as [1, a, b, c, H, W] (sym_val = a 8192 + b) */
     OX_S_VIEW6T,    /* that view transposed as a pixel shuffle of factor r:
                        [1, C/r^2, H, r, W, r] (sym_val = r CRD, -r DCR) */
@@ -100,6 +100,11 @@ enum {
     OX_S_VIEW6DT,   /* that view transposed as a pixel unshuffle of factor r:
                        [1, C, r, r, H/r, W/r] (sym_val = r, PyTorch's) or
                        [1, r, r, C, H/r, W/r] (-r, SpaceToDepth's) */
+    OX_S_RVIEW,     /* X viewed as [1, G, K, C/(G K) H W] (sym_val = G 2^20 + K):
+                       ResNeSt's radix softmax begins */
+    OX_S_RVIEWT,    /* that view transposed to [1, K, G, C/(G K) H W] */
+    OX_S_RSOFT,     /* the softmax of that over K (sym_node: the Softmax): a
+                       BranchSoftmax, made where a Reshape reads it */
     OX_S_REDC,      /* the mean (sym_val NET_REDUCEMEAN) or the max
                        (NET_REDUCEMAX) of X over its channels without
                        keepdims, [1, H, W] (sym_node: the reduction) */
@@ -115,6 +120,9 @@ typedef struct {
                     * a Pad node, folded into the Conv or AveragePool reading it */
     int nhwc;      /* OX_ACT rank 4: its ONNX dims are [1, H, W, C] (a Transpose's view
                     * of the layer's C x H x W floats) */
+    int g5;        /* OX_ACT rank 4: its ONNX dims are [1, g5, C/g5, H, W] (torch.stack of
+                    * branches, a view of them: split attention); read only by the
+                    * operators that know it (onnx_fuse.c, "branches") */
     net_shape shape; /* OX_ACT: the dse shape (net.c's, as the layers infer it) */
     int sym, sym_src; /* OX_SYM: which OX_S_* of which activation */
     double sym_val;  /* OX_SYM: its constant */
@@ -275,6 +283,13 @@ int ox_op_globalmaxpool(ox_imp *I);
  * channels without keepdims, back to [1, 1, H, W]; else *handled 0. */
 int ox_op_unsqueeze(ox_imp *I, int *handled);
 int ox_op_reshape5(ox_imp *I, int *handled);
+/* The 5-D views of branches (ox_tens.g5): their sum over axis 1, a
+ * Concat of them, their product; Softmax over their axis 1 (*handled
+ * when the input is such a view or ResNeSt's transposed view). */
+int ox_op_reducesum(ox_imp *I);
+int ox_op_concat5(ox_imp *I, int *handled);
+int ox_op_mul5(ox_imp *I, int *handled);
+int ox_op_softmax5(ox_imp *I, int *handled);
 /* InstanceNormalization of a GroupNorm's 3-D view (*handled 1), else
  * nothing (*handled 0: op_instnorm imports it). */
 int ox_op_instnorm_grouped(ox_imp *I, int *handled);

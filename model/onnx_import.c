@@ -221,6 +221,11 @@ int ox_in_act(ox_imp *I, size_t k)
         strcmp(I->nd->op_type, "AveragePool"))
         return ox_fail(I, "input %.100s is zero-padded by a Pad node; dse folds such padding only "
                      "into a Conv or AveragePool", name);
+    if (I->t[t].g5)
+        return ox_fail(I, "input %.100s is a 5-D view [1, %d, %d, %d, %d] of branches; dse takes "
+                       "it only summed or softmaxed over axis 1, concatenated along axis 1, "
+                       "multiplied by another such view, or reshaped back to 4-D", name,
+                       I->t[t].g5, I->t[t].shape.c / I->t[t].g5, I->t[t].shape.h, I->t[t].shape.w);
     if (I->t[t].nhwc && !layout_free(I->nd->op_type))
         return ox_fail(I, "input %.100s is in NHWC order (a Transpose of a 4-D activation that "
                      "no later Transpose undoes before this node)", name);
@@ -344,6 +349,7 @@ int ox_alias(ox_imp *I, int src, int rank, int flat)
     o->flat = flat;
     memcpy(o->pad, s->pad, sizeof o->pad);
     o->nhwc = s->nhwc;
+    o->g5 = rank ? 0 : s->g5; /* the same view, or the 4-D tensor it views */
     o->shape = s->shape;
     o->sym = s->sym, o->sym_src = s->sym_src, o->sym_val = s->sym_val, o->sym_node = s->sym_node;
     o->tp = s->tp;
@@ -714,10 +720,11 @@ static int cross_check(ox_imp *I, const net *n, const Onnx__ValueInfoProto *vi, 
     if (!tt->shape) return 0;
     int li = I->t[t].spec < 0 ? -1 : net_find(n, I->s[I->t[t].spec].name);
     net_shape s = li < 0 ? n->input : n->layers[li].out;
-    int r = I->t[t].rank;
-    int64_t want[4] = {1, s.c, s.h, s.w};
+    int r = I->t[t].rank, g5 = I->t[t].g5;
+    int64_t want[5] = {1, s.c, s.h, s.w, 0};
     if (r == 2) want[1] = net_shape_numel(s);
     if (r == 4 && I->t[t].nhwc) want[1] = s.h, want[2] = s.w, want[3] = s.c;
+    if (g5) r = 5, want[1] = g5, want[2] = s.c / g5, want[3] = s.h, want[4] = s.w;
     char got[200] = "", exp[100];
     int bad = (int)tt->shape->n_dim != r;
     for (size_t k = 0; k < tt->shape->n_dim; k++) {
@@ -729,7 +736,9 @@ static int cross_check(ox_imp *I, const net *n, const Onnx__ValueInfoProto *vi, 
         if (!bad && known && dm->dim_value != want[k]) bad = 1;
     }
     if (!bad) return 0;
-    if (r == 4) snprintf(exp, sizeof exp, "1x%lldx%lldx%lld", (long long)want[1], (long long)want[2],
+    if (r == 5) snprintf(exp, sizeof exp, "1x%lldx%lldx%lldx%lld", (long long)want[1],
+                         (long long)want[2], (long long)want[3], (long long)want[4]);
+    else if (r == 4) snprintf(exp, sizeof exp, "1x%lldx%lldx%lld", (long long)want[1], (long long)want[2],
                          (long long)want[3]);
     else snprintf(exp, sizeof exp, "1x%lld", (long long)net_shape_numel(s));
     I->nd = NULL;
@@ -742,6 +751,11 @@ static int after_finalize(ox_imp *I, const net *n, int out_t, float **wout)
 {
     const Onnx__GraphProto *g = I->g;
     int osp = I->t[out_t].spec;
+    if (I->t[out_t].g5) {
+        I->nd = NULL;
+        return ox_fail(I, "graph output %.100s is a 5-D view of branches; dse's outputs are "
+                       "[1, C, H, W] or [1, N] (reshape it back)", I->t[out_t].name);
+    }
     if (net_find(n, I->s[osp].name) != n->n - 1) {
         I->nd = NULL;
         return ox_fail(I, "graph output %.100s is not the network's last layer (%s)",

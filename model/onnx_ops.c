@@ -1195,7 +1195,10 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "BatchNormalization")) return op_bn(I);
     if (!strcmp(op, "Add")) return ox_op_add(I, 0);
     if (!strcmp(op, "Sum")) return ox_op_add(I, 1);
-    if (!strcmp(op, "Mul")) return ox_op_mul(I);
+    if (!strcmp(op, "Mul")) {
+        rc = ox_op_mul5(I, &handled);
+        return rc || handled ? rc : ox_op_mul(I);
+    }
     if (!strcmp(op, "Div")) return ox_op_div(I);
     if (!strcmp(op, "Sub")) return ox_op_sub(I);
     if (!strcmp(op, "Pow")) return ox_op_pow(I);
@@ -1204,6 +1207,7 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "ReduceMean")) return ox_op_reducemean(I);
     if (!strcmp(op, "ReduceMax")) return ox_op_reducemax(I);
     if (!strcmp(op, "ReduceL2")) return ox_op_reducel2(I);
+    if (!strcmp(op, "ReduceSum")) return ox_op_reducesum(I);
     if (!strcmp(op, "Softplus")) return ox_op_softplus(I);
     if (!strcmp(op, "Tanh")) {
         rc = ox_op_tanh(I, &handled);
@@ -1214,7 +1218,10 @@ int ox_import_node(ox_imp *I)
     if (!strcmp(op, "GlobalMaxPool")) return ox_op_globalmaxpool(I);
     if (!strcmp(op, "LayerNormalization")) return ox_op_layernorm(I);
     if (!strcmp(op, "Transpose")) return ox_op_transpose(I);
-    if (!strcmp(op, "Concat")) return op_concat(I);
+    if (!strcmp(op, "Concat")) {
+        rc = ox_op_concat5(I, &handled);
+        return rc || handled ? rc : op_concat(I);
+    }
     if (!strcmp(op, "Split")) return op_split(I);
     if (!strcmp(op, "Slice")) return op_slice(I);
     if (!strcmp(op, "Flatten")) return op_flatten(I);
@@ -1223,7 +1230,10 @@ int ox_import_node(ox_imp *I)
         return rc || handled ? rc : op_reshape(I);
     }
     if (!strcmp(op, "Dropout")) return op_dropout(I);
-    if (!strcmp(op, "Softmax")) return op_softmax(I);
+    if (!strcmp(op, "Softmax")) {
+        rc = ox_op_softmax5(I, &handled);
+        return rc || handled ? rc : op_softmax(I);
+    }
     if (!strcmp(op, "HardSigmoid")) return op_hardsigmoid(I);
     if (!strcmp(op, "Gelu")) return op_gelu(I);
     if (!strcmp(op, "LeakyRelu")) return op_alpha(I, NET_LEAKYRELU);

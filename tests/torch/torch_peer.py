@@ -30,7 +30,9 @@ neck (yololike: Focus, C3, SPPF, SiLU, upsampling) and EfficientDet's
 weighted fusions (bifpn: their weights' arithmetic on initializers
 folded), a PoolFormer block (poolformer: pool(x) - x) and SSD's L2Norm
 with a face-recognition-style normalised embedding (l2net: F.normalize
-of a map and of a vector) on 2 ranks with mixed cuts.  Outputs must agree
+of a map and of a vector) and SKNet's and ResNeSt's split attention (splitnet:
+torch.stack of branches, softmax across them, radix 1, 2 and 4, cardinality
+2) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -409,7 +411,85 @@ class L2Net(torch.nn.Module):
         return h, e
 
 
-RANDOMISED = {"l2net": (L2Net, (1, 3, 36, 44)),"poolformer": (PoolFormerNet, (1, 3, 40, 48)),"yololike": (YoloLike, (1, 3, 64, 96)), "bifpn": (BiFPNNet, (1, 3, 64, 80)),"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
+class SKBlock(torch.nn.Module):
+    """timm's SelectiveKernel: K grouped convolutions (dilations 1..K),
+    stacked, summed, pooled, a reduction and an expansion to K C, a
+    softmax across the branches, the branches weighted and summed."""
+    def __init__(self, c, k, r):
+        super().__init__()
+        nn = torch.nn
+        self.k = k
+        self.paths = nn.ModuleList([nn.Sequential(nn.Conv2d(c, c, 3, 1, 1 + i, 1 + i, groups=4, bias=False),
+                                                  nn.BatchNorm2d(c), nn.ReLU()) for i in range(k)])
+        self.reduce = nn.Sequential(nn.Conv2d(c, r, 1, bias=False), nn.BatchNorm2d(r), nn.ReLU())
+        self.select = nn.Conv2d(r, c * k, 1, bias=False)
+
+    def forward(self, x):
+        xs = torch.stack([p(x) for p in self.paths], dim=1)
+        b, k, c, h, w = xs.shape
+        a = self.select(self.reduce(xs.sum(1).mean((2, 3), keepdim=True)))
+        a = torch.softmax(a.view(b, k, c, 1, 1), dim=1)
+        return (xs * a).sum(dim=1)
+
+
+class SplitAttn(torch.nn.Module):
+    """timm's ResNeSt SplitAttn: one grouped Conv of radix x channels, the
+    radix groups summed, pooled, two grouped 1x1 convolutions, the radix
+    softmax (view, transpose, softmax, reshape), the groups weighted and
+    summed; radix 1 is a sigmoid gate."""
+    def __init__(self, c, radix, card, r):
+        super().__init__()
+        nn = torch.nn
+        self.radix, self.card = radix, card
+        self.conv = nn.Conv2d(c, c * radix, 3, 1, 1, groups=card * radix, bias=False)
+        self.bn0 = nn.BatchNorm2d(c * radix)
+        self.fc1 = nn.Conv2d(c, r, 1, groups=card)
+        self.bn1 = nn.BatchNorm2d(r)
+        self.fc2 = nn.Conv2d(r, c * radix, 1, groups=card)
+
+    def forward(self, x):
+        x = torch.relu(self.bn0(self.conv(x)))
+        b, rc, h, w = x.shape
+        if self.radix > 1:
+            x = x.reshape((b, self.radix, rc // self.radix, h, w))
+            gap = x.sum(dim=1)
+        else:
+            gap = x
+        gap = torch.relu(self.bn1(self.fc1(gap.mean((2, 3), keepdim=True))))
+        a = self.fc2(gap)
+        if self.radix > 1:
+            a = torch.softmax(a.view(b, self.card, self.radix, -1).transpose(1, 2), dim=1).reshape(b, -1)
+        else:
+            a = torch.sigmoid(a)
+        a = a.view(b, -1, 1, 1)
+        if self.radix > 1:
+            return (x * a.reshape((b, self.radix, rc // self.radix, 1, 1))).sum(dim=1)
+        return x * a
+
+
+class SplitNet(torch.nn.Module):
+    """SKNet's and ResNeSt's split attention in residual blocks: an SK block
+    of 3 branches, ResNeSt blocks of radix 2 and cardinality 2 (on a
+    downsampled map), radix 4 and cardinality 1, radix 1 (a sigmoid)."""
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.sk = SKBlock(16, 3, 8)
+        self.down = nn.Sequential(nn.Conv2d(16, 32, 3, 2, 1), nn.ReLU())
+        self.sa2 = SplitAttn(32, 2, 2, 16)
+        self.sa4 = SplitAttn(32, 4, 1, 8)
+        self.sa1 = SplitAttn(32, 1, 2, 8)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.down(x + self.sk(x))
+        x = x + self.sa2(x)
+        x = x + self.sa4(x)
+        return x + self.sa1(x)
+
+
+RANDOMISED = {"splitnet": (SplitNet, (1, 3, 30, 38)), "l2net": (L2Net, (1, 3, 36, 44)),"poolformer": (PoolFormerNet, (1, 3, 40, 48)),"yololike": (YoloLike, (1, 3, 64, 96)), "bifpn": (BiFPNNet, (1, 3, 64, 80)),"fpnnet": (FPNNet, (1, 3, 51, 77)), "cropnet": (CropNet, (1, 3, 64, 80)),
               "cbam": (CBAMNet, (1, 3, 28, 36)), "tinyunet": (TinyUNet, (1, 3, 40, 56)),
               "tinydet": (TinyDet, (1, 3, 64, 96)), "audio1d": (Audio1d, (1, 1, 1, 4000))}
 
@@ -420,7 +500,7 @@ def main():
     platform(os.path.join(tmp, "p1.json"), 1)
     platform(os.path.join(tmp, "p2.json"), 2)
     names = sys.argv[2:] or ("alexnet", "resnet50", "resnet18", "audio1d", "tinydet", "lraspp",
-                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer", "l2net")
+                             "tinyunet", "stylenet", "espcn", "espcn9", "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer", "l2net", "splitnet")
     for name in names:
         torch.manual_seed(1234)
         if name == "lraspp":
@@ -482,10 +562,12 @@ def main():
         compare("%s, 1 rank (%d layers)" % (name, len(net["layers"])), np.fromfile(out1, np.float32), y)
         mp = os.path.join(tmp, name + "-map.json")
         if name in ("resnet18", "audio1d", "tinydet", "lraspp", "tinyunet", "stylenet", "espcn", "espcn9",
-                    "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer", "l2net"):
+                    "gnnet", "cbam", "cropnet", "fpnnet", "yololike", "bifpn", "poolformer", "l2net",
+                    "splitnet"):
             for seed in {"resnet18": (1, 2, 3), "audio1d": (2, 5, 6), "tinydet": (1, 2, 3), "lraspp": (1, 2),
                          "tinyunet": (1, 2, 3), "stylenet": (2, 3, 4), "espcn": (1, 6, 10), "espcn9": (1, 6, 10),
-                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4), "yololike": (1, 2, 3), "bifpn": (1, 3, 4), "poolformer": (1, 2, 3), "l2net": (1, 3, 4)}[name]:  # seeds that mix both
+                         "gnnet": (1, 2, 3), "cbam": (1, 2, 3), "cropnet": (2, 3, 4), "fpnnet": (1, 3, 4), "yololike": (1, 2, 3), "bifpn": (1, 3, 4), "poolformer": (1, 2, 3), "l2net": (1, 3, 4),
+                         "splitnet": (1, 2, 3)}[name]:  # seeds that mix both
                 nrows, nchan = mixed_mapping(net, mp, seed)
                 if not nrows or not nchan:
                     global failures
