@@ -706,9 +706,13 @@ static int export_layer(ex *E, const net *n, int i, const float *w, int *rank)
         int64_t v4[4] = {1, a->card, a->groups, (int64_t)x.c / ((int64_t)a->card * a->groups) * x.h * x.w};
         static const int perm[4] = {0, 2, 1, 3};
         ex_regroup(E, L, "groups", "branches_first", 4, v4, perm, in);
+        /* The Softmax, which the importer makes the layer of, carries its name. */
         Onnx__AttributeProto *ax = a_int(E, "axis", 1);
-        in[0] = ex_step(E, "Softmax", ex_str(E, "%s.softmax", L->name), in[0], NULL, 1, &ax);
+        const char *sm = ex_str(E, "%s.softmax", L->name), *si[1] = {in[0]};
+        if (!sm || !ex_node(E, "Softmax", L->name, sm, 1, si, 1, &ax)) return -1;
+        in[0] = sm;
         nin = 2;
+        node = ex_str(E, "%s.back", L->name);
         op = "Reshape";
         break;
     }

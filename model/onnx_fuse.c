@@ -840,6 +840,7 @@ static int rsoft_reshape(ox_imp *I, int t, const int64_t *out, int n)
         net_attr a = net_attr_default(NET_BSOFTMAX);
         a.groups = v & 0xFFFFF, a.card = v >> 20;
         sp = ox_new_spec(I, NET_BSOFTMAX, &a, 1, &x, 4);
+        I->t[sm].rv = v; /* value_info states its 4-D view */
     }
     node_leave(I, was);
     if (!sp) return -1;

@@ -123,6 +123,8 @@ typedef struct {
     int g5;        /* OX_ACT rank 4: its ONNX dims are [1, g5, C/g5, H, W] (torch.stack of
                     * branches, a view of them: split attention); read only by the
                     * operators that know it (onnx_fuse.c, "branches") */
+    int rv;        /* OX_ACT: a radix softmax's output, read only by the Reshape that made
+                    * its layer; its ONNX dims [1, K, G, C/(G K) H W] (rv = G 2^20 + K) */
     net_shape shape; /* OX_ACT: the dse shape (net.c's, as the layers infer it) */
     int sym, sym_src; /* OX_SYM: which OX_S_* of which activation */
     double sym_val;  /* OX_SYM: its constant */

@@ -3,7 +3,7 @@
  * Upsample, Nearest to any size, Bilinear both ways, InstanceNorm, GroupNorm, PixelShuffle, PixelUnshuffle,
  * ConvTranspose) and of the
  * kinds that keep positions but read other channels (GELU, Scale,
- * LayerNorm, L2Norm, ChannelShuffle, Slice; Slices cropping rows and columns with
+ * LayerNorm, L2Norm, BranchSoftmax, BranchSum, ChannelShuffle, Slice; Slices cropping rows and columns with
  * steps move positions too), between convolutions: the tests of
  * bands run it through the Plan, the model and the runtime as they run
  * the zoo (docs/spatial.md). */
@@ -54,6 +54,12 @@ static inline net *bandkinds_net(char *err)
     BK_ADD("ln", NET_LAYERNORM, ln);
     net_attr l2 = net_attr_default(NET_L2NORM);
     BK_ADD("l2norm", NET_L2NORM, l2);
+    net_attr bs = net_attr_default(NET_BSOFTMAX); /* ResNeSt's: 2 branches in 2 groups */
+    bs.groups = 2, bs.card = 2;
+    BK_ADD("bsoftmax", NET_BSOFTMAX, bs);
+    net_attr bsum = net_attr_default(NET_BSUM);
+    bsum.groups = 2;
+    BK_ADD("bsum", NET_BSUM, bsum); /* 4x19x9 */
     c = net_attr_conv(16, 1, 1, 0, 1, 1);
     BK_ADD("c4", NET_CONV, c); /* 16x19x9 */
     net_attr ps = net_attr_default(NET_SHUFFLEUP);

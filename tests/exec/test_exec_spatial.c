@@ -174,8 +174,8 @@ int main(int argc, char **argv)
     snprintf(bk, sizeof bk, "%s/bandkinds.json", tmpdir);
     CHECK(kinds && !net_save(kinds, bk, err), "%s", err);
     net_free(kinds);
-    mixed(bk, 2, small ? 3 : 6, 18);
-    if (!small) mixed(bk, 3, 4, 25);
+    mixed(bk, 2, small ? 3 : 6, 21);
+    if (!small) mixed(bk, 3, 4, 30);
     mixed("branchy", small ? 2 : 3, small ? 2 : 4, 12);
     if (!small) {
         mixed("alexnet-bvlc", 2, 2, 13);

@@ -266,6 +266,30 @@ void naive_layer(const net *n, int li, const float *const *inputs, const float *
                     out[(size_t)(j * g + i) * xs.h * xs.w + p] = x[(size_t)(i * per + j) * xs.h * xs.w + p];
         break;
     }
+    case NET_BSUM: { /* x.view(K, C, H, W).sum(0), in double */
+        size_t len = (size_t)ys.c * ys.h * ys.w;
+        for (size_t i = 0; i < len; i++) {
+            double s = 0;
+            for (int b = 0; b < a->groups; b++) s += x[b * len + i];
+            out[i] = (float)s;
+        }
+        break;
+    }
+    case NET_BSOFTMAX: { /* x.view(G, K, M, H W).transpose(0, 1).softmax(0), in double */
+        int K = a->groups, G = a->card, M = xs.c / (K * G);
+        size_t hw = (size_t)xs.h * xs.w;
+        for (int g = 0; g < G; g++)
+            for (int m = 0; m < M; m++)
+                for (size_t p = 0; p < hw; p++) {
+                    double mx = -INFINITY, s = 0;
+                    for (int b = 0; b < K; b++) mx = fmax(mx, x[((size_t)(g * K + b) * M + m) * hw + p]);
+                    for (int b = 0; b < K; b++) s += exp(x[((size_t)(g * K + b) * M + m) * hw + p] - mx);
+                    for (int b = 0; b < K; b++)
+                        out[((size_t)(b * G + g) * M + m) * hw + p] =
+                            (float)(exp(x[((size_t)(g * K + b) * M + m) * hw + p] - mx) / s);
+                }
+        break;
+    }
     case NET_LAYERNORM:
         for (int p = 0; p < xs.h * xs.w; p++) {
             double m = 0, v = 0;

@@ -429,6 +429,21 @@ static void misc_tests(void)
         m = build(NET_SHUFFLE, &a, (net_shape){a.groups * trng_int(&rng, 1, 6), in.h, in.w}, 0, NULL);
         check_layer(m);
         net_free(m);
+        /* split attention: K branches summed; a softmax across K branches
+         * in G groups of M channels (ResNeSt's radix softmax) */
+        a = net_attr_default(NET_BSUM);
+        a.groups = t % 4 + 1;
+        m = build(NET_BSUM, &a, (net_shape){a.groups * trng_int(&rng, 1, 6), in.h, in.w}, 0, NULL);
+        check_layer(m);
+        net_free(m);
+        a = net_attr_default(NET_BSOFTMAX);
+        a.groups = trng_int(&rng, 1, 4), a.card = trng_int(&rng, 1, 3);
+        m = build(NET_BSOFTMAX, &a, (net_shape){a.groups * a.card * trng_int(&rng, 1, 4), in.h, in.w},
+                  0, NULL);
+        input_scale = 8; /* exponents far apart: the maximum subtracted matters */
+        check_layer(m);
+        input_scale = 1;
+        net_free(m);
         a = net_attr_default(NET_LAYERNORM);
         a.bn_eps = t % 2 ? 1e-6 : 1e-5;
         m = build(NET_LAYERNORM, &a, in, 0, NULL);

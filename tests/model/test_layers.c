@@ -551,6 +551,20 @@ static void test_detector_kinds(void)
     moves_kind(NET_NEAREST, &a, (net_shape){2, 12, 15}, (net_shape){2, 7, 3}, 42, &zero,
              (net_shape){2, 12, 15}, "Nearest needs an output size");
     CHECK(net_kind_channelwise(NET_NEAREST) && !net_kind_splittable(NET_NEAREST));
+    /* BranchSum of 3 branches: 24 x 5 x 7 to 8 x 5 x 7, its work what it
+     * reads (840); 25 channels refused */
+    a = net_attr_default(NET_BSUM);
+    a.groups = 3;
+    moves_kind(NET_BSUM, &a, (net_shape){24, 5, 7}, (net_shape){8, 5, 7}, 24 * 5 * 7, NULL,
+               (net_shape){25, 5, 7}, "BranchSum of 3 branches (cardinality 1) needs a multiple of 3 channels");
+    CHECK(!net_kind_channelwise(NET_BSUM) && !net_kind_splittable(NET_BSUM) && net_kind_rowsplit(NET_BSUM));
+    /* BranchSoftmax of 2 branches in 3 groups: the shape kept; 2 x 3 must
+     * divide the channels (27 refused) */
+    a = net_attr_default(NET_BSOFTMAX);
+    a.groups = 2, a.card = 3;
+    moves_kind(NET_BSOFTMAX, &a, (net_shape){24, 1, 1}, (net_shape){24, 1, 1}, 24, NULL,
+               (net_shape){27, 1, 1}, "needs a multiple of 6 channels, got 27");
+    CHECK(!net_kind_channelwise(NET_BSOFTMAX) && !net_kind_splittable(NET_BSOFTMAX));
 }
 
 /* ConvTranspose's shape, MACs and parameters by hand (one_conv of kind

@@ -133,7 +133,9 @@ static const char *const extra_nets[] = {
     /* crops and space to depth: YOLOv5's Focus (four strided crops, each
      * read by the Concat), a crop with an origin, a count and a column
      * step, both orders of PixelUnshuffle (and by 1) and their difference
-     * (an Add that subtracts), a nearest resize to 5 x 7, a Mish, L2 normalisations
+     * (an Add that subtracts), a nearest resize to 5 x 7, a Mish, split
+     * attention's softmaxes across branches (ResNeSt's, in 5 groups, and
+     * SKNet's) and sum of branches, L2 normalisations
      * of a map (F.normalize's eps) and of the output vector (no floor) */
     "{\"format\": \"dse-network\", \"version\": 1, \"name\": \"crops\","
     " \"input\": {\"name\": \"x\", \"shape\": [3, 12, 16]},"
@@ -154,7 +156,10 @@ static const char *const extra_nets[] = {
     "  {\"name\": \"cat\", \"kind\": \"Concat\", \"inputs\": [\"crop\", \"c2\"]},"
     "  {\"name\": \"nr\", \"kind\": \"Nearest\", \"inputs\": [\"cat\"], \"size\": [5, 7]},"
     "  {\"name\": \"mish\", \"kind\": \"Mish\", \"inputs\": [\"nr\"]},"
-    "  {\"name\": \"pu1\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"mish\"], \"factor\": 1},"
+    "  {\"name\": \"bsm\", \"kind\": \"BranchSoftmax\", \"inputs\": [\"mish\"], \"branches\": 2, \"cardinality\": 5},"
+    "  {\"name\": \"bsm1\", \"kind\": \"BranchSoftmax\", \"inputs\": [\"bsm\"], \"branches\": 5},"
+    "  {\"name\": \"bsum\", \"kind\": \"BranchSum\", \"inputs\": [\"bsm1\"], \"branches\": 2},"
+    "  {\"name\": \"pu1\", \"kind\": \"PixelUnshuffle\", \"inputs\": [\"bsum\"], \"factor\": 1},"
     "  {\"name\": \"gap\", \"kind\": \"GlobalAveragePool\", \"inputs\": [\"pu1\"]},"
     "  {\"name\": \"fc\", \"kind\": \"FC\", \"inputs\": [\"gap\"], \"out_features\": 3},"
     "  {\"name\": \"fcn\", \"kind\": \"L2Norm\", \"inputs\": [\"fc\"], \"epsilon\": 0}"

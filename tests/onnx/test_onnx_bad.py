@@ -543,6 +543,66 @@ def main():
                                        helper.make_node("Relu", ["x"], ["z"], name="z"),
                                        helper.make_node("Div", ["z", "r"], ["y"], name="d")], x4, y4),
             "Div is imported only by a constant, or as the last step of a LayerNorm or of an L2 normalisation")
+        # Split attention: 5-D views of branches only where dse knows them.
+        U = lambda i, o, ax=(1,): helper.make_node("Unsqueeze", [i, "ax" + "".join(map(str, ax))], [o], name=o)
+        axes = [init("ax1", np.array([1], np.int64)), init("ax2", np.array([2], np.int64)),
+                init("sh4", np.array([1, 6, 4, 4], np.int64)), init("sh3", np.array([1, 6, 16], np.int64)),
+                init("shr", np.array([1, 1, 3, -1], np.int64))]
+        def stack(*tail, outs=y4, opset=13, inits=()):
+            return model([U("x", "u0"), helper.make_node("Relu", ["x"], ["r"], name="r"), U("r", "u1"),
+                          helper.make_node("Concat", ["u0", "u1"], ["st"], name="st", axis=1)] + list(tail),
+                         x4, outs, axes + list(inits), opset=opset)
+        good(tmp, "control_stack_sum", stack(helper.make_node("ReduceSum", ["st", "ax1"], ["y"], name="s",
+                                                              keepdims=0)))
+        bad(tmp, "reducesum_act", model([helper.make_node("ReduceSum", ["x", "ax1"], ["y"], name="s")], x4,
+                                        [vi("y", [1, 1, 4, 4])], axes),
+            "ReduceSum of an activation: dse takes only the sum over axis 1 of a 5-D view of branches")
+        bad(tmp, "unsqueeze_axis2", model([U("x", "u", (2,)), helper.make_node("Relu", ["u"], ["y"], name="r")],
+                                          x4, [vi("y", [1, 3, 1, 4, 4])], axes),
+            "Unsqueeze of a 4-D activation: dse takes only axes [1]")
+        bad(tmp, "stack_relu", stack(helper.make_node("Relu", ["st"], ["y"], name="z")),
+            "input st is a 5-D view [1, 2, 3, 4, 4] of branches")
+        bad(tmp, "stack_sum_axis2", stack(helper.make_node("ReduceSum", ["st", "ax2"], ["y"], name="s", keepdims=0)),
+            "dse sums only over axis 1 (the branches)")
+        bad(tmp, "stack_concat_axis2", model([U("x", "u0"), U("x", "u1"),
+                                              helper.make_node("Concat", ["u0", "u1"], ["y"], name="c", axis=2)],
+                                             x4, [vi("y", [1, 1, 6, 4, 4])], axes),
+            "Concat of 5-D views of branches along axis 2")
+        bad(tmp, "stack_concat_4d", model([U("x", "u0"), helper.make_node("Concat", ["u0", "x"], ["y"], name="c", axis=1)],
+                                          x4, [vi("y", [1, 4, 3, 4, 4])], axes),
+            "concatenates a 5-D view of branches and x, which is none")
+        bad(tmp, "stack_mul_4d", stack(helper.make_node("Mul", ["st", "x"], ["p"], name="m"),
+                                       helper.make_node("ReduceSum", ["p", "ax1"], ["y"], name="s", keepdims=0)),
+            "multiplies a 5-D view of branches by another tensor")
+        bad(tmp, "stack_softmax_axis2", stack(helper.make_node("Softmax", ["st"], ["sm"], name="sm", axis=2),
+                                              helper.make_node("ReduceSum", ["sm", "ax1"], ["y"], name="s", keepdims=0)),
+            "Softmax over axis 2 of a 5-D view of branches")
+        bad(tmp, "stack_softmax11", model([helper.make_node("Unsqueeze", ["x"], ["u0"], name="u0", axes=[1]),
+                                           helper.make_node("Unsqueeze", ["x"], ["u1"], name="u1", axes=[1]),
+                                           helper.make_node("Concat", ["u0", "u1"], ["st"], name="st", axis=1),
+                                           helper.make_node("Softmax", ["st"], ["sm"], name="sm", axis=1),
+                                           helper.make_node("ReduceSum", ["sm"], ["y"], name="s", axes=[1], keepdims=0)],
+                                          x4, y4, opset=11),
+            "Softmax before opset 13 of a 5-D view of branches")
+        bad(tmp, "stack_output", model([helper.make_node("Relu", ["x"], ["r"], name="r"), U("r", "y")], x4,
+                                       [vi("y", [1, 1, 3, 4, 4])], axes),
+            "graph output y is a 5-D view of branches")
+        bad(tmp, "stack_reshape3", stack(helper.make_node("Reshape", ["st", "sh3"], ["y"], name="v"),
+                                         outs=[vi("y", [1, 6, 16])]),
+            "Reshape of a 5-D view of branches to 3-D")
+        good(tmp, "control_stack_reshape4", stack(helper.make_node("Reshape", ["st", "sh4"], ["y"], name="v"),
+                                                  outs=[vi("y", [1, 6, 4, 4])]))
+        bad(tmp, "radix_transpose", model([helper.make_node("Reshape", ["x", "shr"], ["v"], name="v"),
+                                           helper.make_node("Transpose", ["v"], ["y"], name="t", perm=[0, 1, 3, 2])],
+                                          x4, [vi("y", [1, 1, 16, 3])], axes),
+            "Transpose of a 4-D view [1, G, K, -1]: dse takes only a radix softmax's [0, 2, 1, 3]")
+        bad(tmp, "radix_read_twice", model([helper.make_node("Reshape", ["x", "shr"], ["v"], name="v"),
+                                            helper.make_node("Transpose", ["v"], ["t"], name="t", perm=[0, 2, 1, 3]),
+                                            helper.make_node("Softmax", ["t"], ["sm"], name="sm", axis=1),
+                                            helper.make_node("Reshape", ["sm", "shx"], ["y"], name="b"),
+                                            helper.make_node("Relu", ["sm"], ["z"], name="z")],
+                                           x4, y4, axes + [init("shx", np.array([1, 3, 4, 4], np.int64))]),
+            "the radix softmax sm is read by 2 nodes")
         # A Softplus read by a Reshape is a layer (not held for a Mish).
         good(tmp, "control_softplus_flat",
              model([helper.make_node("Softplus", ["x"], ["sp"], name="sp"),

@@ -108,6 +108,19 @@ static const tcase cases[] = {
     {"simple/test_expand_shape_model2", "is 3-D", "3-D input: not NCHW"},
     {"simple/test_expand_shape_model3", "is 3-D", "3-D input: not NCHW"},
     {"simple/test_expand_shape_model4", "is 3-D", "3-D input: not NCHW"},
+    /* ---- ReduceSum: only over the branches of a 5-D view (split attention) ---- */
+    {"node/test_reduce_sum_default_axes_keepdims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_default_axes_keepdims_random", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_do_not_keepdims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_do_not_keepdims_random", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_empty_axes_input_noop_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_empty_axes_input_noop_random", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_keepdims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_keepdims_random", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_negative_axes_keepdims_example", "is 3-D", "3-D input: not NCHW"},
+    {"node/test_reduce_sum_negative_axes_keepdims_random", "is 3-D", "3-D input: not NCHW"},
+    {"pytorch-operator/test_operator_reduced_sum", "ReduceSum of an activation: dse takes only the sum over axis 1 of a 5-D", "a sum of a 4-D tensor: only over the branches of a 5-D view"},
+    {"pytorch-operator/test_operator_reduced_sum_keepdim", "ReduceSum of an activation: dse takes only the sum over axis 1 of a 5-D", "a sum of a 4-D tensor: only over the branches of a 5-D view"},
     /* ---- ConvTranspose ---- */
     {"node/test_convtranspose", NULL, NULL},
     {"node/test_convtranspose_1d", "is 3-D", "1-D transposed convolution"},
@@ -444,7 +457,7 @@ static const tcase cases[] = {
     {"node/test_unsqueeze_axis_1", "is 3-D", "3-D tensors: not NCHW"},
     {"node/test_unsqueeze_axis_2", "is 3-D", "3-D tensors: not NCHW"},
     {"node/test_unsqueeze_axis_3", "is 3-D", "3-D tensors: not NCHW"},
-    {"node/test_unsqueeze_negative_axes", "Unsqueeze of a computed tensor: dse fold", "Unsqueeze of an activation: only shape arithmetic is folded"},
+    {"node/test_unsqueeze_negative_axes", "Unsqueeze of a 4-D activation: dse takes only axes [1]", "Unsqueeze of an activation at axis -2: only torch.stack's axis 1 (a view of branches)"},
     {"node/test_unsqueeze_three_axes", "is 3-D", "3-D tensors: not NCHW"},
     {"node/test_unsqueeze_two_axes", "is 3-D", "3-D tensors: not NCHW"},
     {"node/test_unsqueeze_unsorted_axes", "is 3-D", "3-D tensors: not NCHW"},
@@ -540,7 +553,9 @@ static const char *supported_ops[] = {
     /* L2 normalisation (F.normalize; SSD, embeddings) */
     "ReduceL2", "Expand", "LpNormalization",
     /* YOLOv4's activation, fused from Softplus, Tanh and Mul or as ONNX's operator */
-    "Mish", NULL};
+    "Mish",
+    /* split attention (SKNet, ResNeSt): the sum over the branches of a 5-D view */
+    "ReduceSum", NULL};
 
 static int op_supported(const char *op)
 {

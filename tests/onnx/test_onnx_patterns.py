@@ -52,6 +52,9 @@ and the layers dse made compared with what each pattern must become.
   bifpn_fast, _dim0, _softmax  EfficientDet's weighted fusion: Relu,
              ReduceSum (every axis, or axes [0]), Add, Div or Softmax of an
              initializer, folded; each weight (Gather) scaling one input
+  split_sk, _resnest, _stack11  SKNet's and ResNeSt's split attention
+             (torch.stack as Unsqueeze and Concat, 5-D views, ReduceSum and
+             Softmax over the branches, the radix softmax's Transpose)
   l2norm_eps, _big, _lp  F.normalize(x, dim=1) (ReduceL2, Clip, Expand,
              Div; eps 1e-12, or one the norms fall below) and
              LpNormalization, then a per-channel scale (SSD's L2Norm)
@@ -169,7 +172,7 @@ def evaluate(model, x):
             assert a.get("p", 2) == 2
             y = i[0] / np.sqrt(np.sum(i[0].astype(np.float64) ** 2, axis=a.get("axis", -1), keepdims=True))
         elif op == "ReduceSum":
-            ax = tuple(int(k) for k in i[1]) if len(i) > 1 else None
+            ax = tuple(a["axes"]) if "axes" in a else tuple(int(k) for k in i[1]) if len(i) > 1 else None
             y = np.sum(i[0], axis=ax, keepdims=bool(a.get("keepdims", 1)))
         elif op == "Softmax":
             e = np.exp(i[0] - i[0].max(axis=a.get("axis", -1), keepdims=True))
@@ -746,6 +749,63 @@ def mish(form):
             kinds)
 
 
+def split(form):
+    """Split attention as torch.onnx writes it.  "sk" (SKNet): three
+    branches unsqueezed and concatenated (torch.stack), summed over axis 1,
+    pooled, a 1x1 Conv to 3 C, a 5-D Reshape, Softmax over axis 1, the
+    stack times it, summed; every intermediate shape stated (5-D ones
+    included).  "resnest": one Conv of radix 2 x C channels viewed 5-D,
+    summed, pooled, a grouped 1x1 Conv, the radix softmax (Reshape [1, G,
+    K, -1], Transpose, Softmax, Reshape [1, -1], [1, -1, 1, 1], 5-D), the
+    product summed.  "stack11": opset 11's Unsqueeze and ReduceSum (axes
+    attributes), keepdims, a Reshape back to 4-D."""
+    C, H, W = 4, 5, 6
+    inits = [init("w1", R(2, C, 1, 1)), init("w2", R(2, 2 * C, 1, 1))]
+    if form in ("sk", "stack11"):
+        K = 3
+        inits += [init("wb%d" % k, R(C, 3, 3, 3)) for k in range(K)]
+        nodes = [N("Conv", ["x", "wb%d" % k], "b%d" % k, kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+                 for k in range(K)]
+        if form == "stack11":
+            nodes += [N("Unsqueeze", ["b%d" % k], "u%d" % k, axes=[1]) for k in range(K)]
+            nodes += [N("Concat", ["u%d" % k for k in range(K)], "st", axis=1),
+                      N("ReduceSum", ["st"], "s", axes=[1], keepdims=1),
+                      N("Reshape", ["s", "sh4"], "s4"), N("Conv", ["s4", "w1"], "y", kernel_shape=[1, 1])]
+            inits.append(init("sh4", np.array([1, C, H, W], np.int64)))
+            return (model("split_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 11),
+                    {"Conv": 4, "Concat": 1, "BranchSum": 1})
+        inits += [init("one", np.array([1], np.int64)), init("wa", R(K * C, C, 1, 1)),
+                  init("sh5", np.array([1, K, C, 1, 1], np.int64))]
+        nodes += [N("Unsqueeze", ["b%d" % k, "one"], "u%d" % k) for k in range(K)]
+        nodes += [N("Concat", ["u%d" % k for k in range(K)], "st", axis=1),
+                  N("ReduceSum", ["st", "one"], "s", keepdims=0),
+                  N("ReduceMean", ["s"], "g", axes=[2, 3], keepdims=1),
+                  N("Conv", ["g", "wa"], "a", kernel_shape=[1, 1]), N("Reshape", ["a", "sh5"], "a5"),
+                  N("Softmax", ["a5"], "sm", axis=1), N("Mul", ["st", "sm"], "p"),
+                  N("ReduceSum", ["p", "one"], "o", keepdims=0),
+                  N("Conv", ["o", "w1"], "y", kernel_shape=[1, 1])]
+        return (model("split_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 13),
+                {"Conv": 5, "Concat": 1, "BranchSum": 2, "GlobalAveragePool": 1, "BranchSoftmax": 1,
+                 "Mul": 1})
+    K, G = 2, 2  # radix, cardinality
+    inits += [init("w0", R(K * C, 3 // 1, 3, 3)), init("one", np.array([1], np.int64)),
+              init("wa", R(K * C, C // G, 1, 1)), init("shv", np.array([1, K, C, H, W], np.int64)),
+              init("shr", np.array([1, G, K, -1], np.int64)), init("shf", np.array([1, -1], np.int64)),
+              init("sh4", np.array([1, -1, 1, 1], np.int64)), init("sh5", np.array([1, K, C, 1, 1], np.int64))]
+    nodes = [N("Conv", ["x", "w0"], "c", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("Relu", ["c"], "r"), N("Reshape", ["r", "shv"], "v"),
+             N("ReduceSum", ["v", "one"], "s", keepdims=0),
+             N("ReduceMean", ["s"], "g", axes=[2, 3], keepdims=1),
+             N("Conv", ["g", "wa"], "a", kernel_shape=[1, 1], group=G),
+             N("Reshape", ["a", "shr"], "ar"), N("Transpose", ["ar"], "at", perm=[0, 2, 1, 3]),
+             N("Softmax", ["at"], "sm", axis=1), N("Reshape", ["sm", "shf"], "f"),
+             N("Reshape", ["f", "sh4"], "f4"), N("Reshape", ["f4", "sh5"], "f5"),
+             N("Mul", ["v", "f5"], "p"), N("ReduceSum", ["p", "one"], "o", keepdims=0),
+             N("Conv", ["o", "w1"], "y", kernel_shape=[1, 1])]
+    return (model("split_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 13),
+            {"Conv": 3, "ReLU": 1, "BranchSum": 2, "GlobalAveragePool": 1, "BranchSoftmax": 1, "Mul": 1})
+
+
 def padcrop():
     """F.pad with negative pads (the crop a U-Net's F.pad to the skip's size
     makes when the upsampled map is the larger), asymmetric, before a
@@ -774,13 +834,14 @@ def main():
              bifpn("fast"), bifpn("dim0"), bifpn("softmax"), poolformer(),
              l2norm("eps"), l2norm("big"), l2norm("lp"),
              mish("fused"), mish("sp_read"), mish("tanh_read"), mish("other"), mish("op"),
-             unshuffle("crd"), unshuffle("dcr"), unshuffle("op")]
+             unshuffle("crd"), unshuffle("dcr"), unshuffle("op"), split("sk"), split("resnest"),
+             split("stack11")]
     for m, kinds in cases:
         name = m.graph.name
         if m.opset_import[0].version <= 17 and name != "scaler":
             onnx.checker.check_model(m, full_check=True)  # the models themselves are valid
         path, js, wb = (os.path.join(tmp, name + e) for e in (".onnx", ".json", ".bin"))
-        if name in ("focus", "crop13", "padcrop", "unshuffle_crd"):
+        if name in ("focus", "crop13", "padcrop", "unshuffle_crd", "split_sk", "split_resnest"):
             # every intermediate shape stated (as onnx-simplifier leaves a
             # model): the importer checks each against its layers', a
             # Slice merged into its Slice included
