@@ -760,7 +760,7 @@ def split(form):
     product summed.  "stack11": opset 11's Unsqueeze and ReduceSum (axes
     attributes), keepdims, a Reshape back to 4-D."""
     C, H, W = 4, 5, 6
-    inits = [init("w1", R(2, C, 1, 1)), init("w2", R(2, 2 * C, 1, 1))]
+    inits = [init("w1", R(2, C, 1, 1))]
     if form in ("sk", "stack11"):
         K = 3
         inits += [init("wb%d" % k, R(C, 3, 3, 3)) for k in range(K)]
@@ -787,8 +787,8 @@ def split(form):
         return (model("split_" + form, nodes, inits, [1, 3, H, W], [1, 2, H, W], 13),
                 {"Conv": 5, "Concat": 1, "BranchSum": 2, "GlobalAveragePool": 1, "BranchSoftmax": 1,
                  "Mul": 1})
-    K, G = 2, 2  # radix, cardinality
-    inits += [init("w0", R(K * C, 3 // 1, 3, 3)), init("one", np.array([1], np.int64)),
+    C, K, G = 6, 2, 3  # channels, radix, cardinality (K != G: their order matters)
+    inits = [init("w1", R(2, C, 1, 1)),init("w0", R(K * C, 3 // 1, 3, 3)), init("one", np.array([1], np.int64)),
               init("wa", R(K * C, C // G, 1, 1)), init("shv", np.array([1, K, C, H, W], np.int64)),
               init("shr", np.array([1, G, K, -1], np.int64)), init("shf", np.array([1, -1], np.int64)),
               init("sh4", np.array([1, -1, 1, 1], np.int64)), init("sh5", np.array([1, K, C, 1, 1], np.int64))]

@@ -32,7 +32,7 @@ folded), a PoolFormer block (poolformer: pool(x) - x) and SSD's L2Norm
 with a face-recognition-style normalised embedding (l2net: F.normalize
 of a map and of a vector) and SKNet's and ResNeSt's split attention (splitnet:
 torch.stack of branches, softmax across them, radix 1, 2 and 4, cardinality
-2) on 2 ranks with mixed cuts.  Outputs must agree
+4) on 2 ranks with mixed cuts.  Outputs must agree
 within 1e-4 relative (+1e-5 of the output range)."""
 import json, os, subprocess, sys, tempfile
 
@@ -469,7 +469,7 @@ class SplitAttn(torch.nn.Module):
 
 class SplitNet(torch.nn.Module):
     """SKNet's and ResNeSt's split attention in residual blocks: an SK block
-    of 3 branches, ResNeSt blocks of radix 2 and cardinality 2 (on a
+    of 3 branches, ResNeSt blocks of radix 2 and cardinality 4 (on a
     downsampled map), radix 4 and cardinality 1, radix 1 (a sigmoid)."""
     def __init__(self):
         super().__init__()
@@ -477,7 +477,7 @@ class SplitNet(torch.nn.Module):
         self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1), nn.BatchNorm2d(16), nn.ReLU())
         self.sk = SKBlock(16, 3, 8)
         self.down = nn.Sequential(nn.Conv2d(16, 32, 3, 2, 1), nn.ReLU())
-        self.sa2 = SplitAttn(32, 2, 2, 16)
+        self.sa2 = SplitAttn(32, 2, 4, 16)
         self.sa4 = SplitAttn(32, 4, 1, 8)
         self.sa1 = SplitAttn(32, 1, 2, 8)
 
