@@ -432,6 +432,11 @@ int net_layer_infer(net_layer *L, const net_shape *ins, const char *what, char *
             return -1;
         }
         if (L->kind == NET_BSUM) y.c = x.c / a->groups;
+        if (L->kind == NET_BSOFTMAX && a->groups < 2) {
+            base_seterr(err, "%s: layer %s: BranchSoftmax of %d branch: a softmax needs at least 2 "
+                        "(of one it is all ones)", what, L->name, a->groups);
+            return -1;
+        }
         break;
     case NET_UPSAMPLE:
         if (a->up_h < 1 || a->up_w < 1) {

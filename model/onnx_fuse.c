@@ -43,6 +43,7 @@
 #include "onnx_impl.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ static int sym_out(ox_imp *I, int sym, int x, double val)
     o->sym = sym;
     o->sym_src = x;
     o->sym_val = val;
+    o->sym_k = 0;
     o->sym_node = I->nd_idx;
     o->rank = s->rank;
     o->nhwc = s->nhwc;
@@ -71,11 +73,21 @@ static int sym_out(ox_imp *I, int sym, int x, double val)
     return 0;
 }
 
-/* The same activation (through aliases): the same layer, or both the input. */
+/* sym_out with a second constant (sym_k). */
+static int sym_out_k(ox_imp *I, int sym, int x, double val, int k)
+{
+    if (sym_out(I, sym, x, val)) return -1;
+    I->t[ox_smap_get(&I->tmap, I->nd->output[0])].sym_k = k;
+    return 0;
+}
+
+/* The same activation (through aliases): the same layer, or both the
+ * input, viewed alike (a 5-D view of branches is not its 4-D tensor). */
 static int same_act(const ox_imp *I, int a, int b)
 {
     const ox_tens *A = &I->t[a], *B = &I->t[b];
     return A->kind == OX_ACT && B->kind == OX_ACT && A->spec == B->spec && A->nhwc == B->nhwc &&
+           A->g5 == B->g5 &&
            A->rank == B->rank && !(A->pad[0] | A->pad[1] | A->pad[2] | A->pad[3]) &&
            !(B->pad[0] | B->pad[1] | B->pad[2] | B->pad[3]);
 }
@@ -328,7 +340,7 @@ int ox_op_transpose(ox_imp *I)
         if (np != 4 || memcmp(perm, radix, sizeof radix))
             return ox_fail(I, "Transpose of a 4-D view [1, G, K, -1]: dse takes only a radix "
                            "softmax's [0, 2, 1, 3]");
-        return sym_out(I, OX_S_RVIEWT, I->t[t].sym_src, I->t[t].sym_val);
+        return sym_out_k(I, OX_S_RVIEWT, I->t[t].sym_src, I->t[t].sym_val, I->t[t].sym_k);
     }
     if (I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6 && np == 6) {
         /* [1, a, b, c, H, W]: CRD moves (b, c) beside (H, W) and needs b = c;
@@ -749,7 +761,8 @@ int ox_op_reducesum(ox_imp *I)
 
 int ox_op_concat5(ox_imp *I, int *handled)
 {
-    int nin = ox_in_count(I), ins[1024], g = 0;
+    int nin = ox_in_count(I), ins[1024];
+    int64_t g = 0;
     *handled = 0;
     for (int k = 0; k < nin; k++)
         if (in_view5(I, (size_t)k) >= 0) *handled = 1;
@@ -772,7 +785,8 @@ int ox_op_concat5(ox_imp *I, int *handled)
         return ox_fail(I, "Concat of 5-D views of branches along axis %lld; dse stacks them along "
                        "axis 1", (long long)axis);
     if (nin == 1) return ox_alias(I, ins[0], 0, 0);
-    return ox_new_spec(I, NET_CONCAT, NULL, nin, ins, 4) ? mark5(I, g) : -1;
+    if (g > INT_MAX) return ox_fail(I, "concatenates more than %d branches", INT_MAX);
+    return ox_new_spec(I, NET_CONCAT, NULL, nin, ins, 4) ? mark5(I, (int)g) : -1;
 }
 
 int ox_op_mul5(ox_imp *I, int *handled)
@@ -786,8 +800,9 @@ int ox_op_mul5(ox_imp *I, int *handled)
                        "of the same branches (split attention)", x < 0 || y < 0 ?
                        "another tensor" : "a view of other branches");
     int g = I->t[x].g5;
-    if (I->t[x].shape.h * I->t[x].shape.w == 1 && I->t[y].shape.h * I->t[y].shape.w > 1) {
-        int t = x; /* the per-channel factor second, as Mul takes it */
+    net_shape sx = I->t[x].shape, sy = I->t[y].shape;
+    if ((sx.h * sx.w == 1 && sy.h * sy.w > 1) || (sx.c == 1 && sy.c > 1)) {
+        int t = x; /* the per-channel or per-pixel factor second, as Mul takes it */
         x = y, y = t;
     }
     int ins[2] = {x, y};
@@ -811,7 +826,7 @@ int ox_op_softmax5(ox_imp *I, int *handled)
     if (axis != 1 && axis != (v5 ? -4 : -3))
         return ox_fail(I, "Softmax over axis %lld of a %d-D view of branches; dse takes the "
                        "softmax over axis 1 (the branches)", (long long)axis, v5 ? 5 : 4);
-    if (rv) return sym_out(I, OX_S_RSOFT, I->t[t].sym_src, I->t[t].sym_val);
+    if (rv) return sym_out_k(I, OX_S_RSOFT, I->t[t].sym_src, I->t[t].sym_val, I->t[t].sym_k);
     net_attr a = net_attr_default(NET_BSOFTMAX);
     a.groups = I->t[t].g5;
     return ox_new_spec(I, NET_BSOFTMAX, &a, 1, &t, 4) ? mark5(I, a.groups) : -1;
@@ -821,7 +836,7 @@ int ox_op_softmax5(ox_imp *I, int *handled)
  * view of its branches: the BranchSoftmax, made at the Softmax node. */
 static int rsoft_reshape(ox_imp *I, int t, const int64_t *out, int n)
 {
-    int x = I->t[t].sym_src, v = (int)I->t[t].sym_val;
+    int x = I->t[t].sym_src;
     net_shape s = I->t[x].shape;
     int to2 = n == 2 && out[1] == (int64_t)s.c * s.h * s.w;
     int to4 = n == 4 && out[1] == s.c && out[2] == s.h && out[3] == s.w;
@@ -838,9 +853,9 @@ static int rsoft_reshape(ox_imp *I, int t, const int64_t *out, int n)
     } else {
         I->t[sm].kind = OX_UNDEF;
         net_attr a = net_attr_default(NET_BSOFTMAX);
-        a.groups = v & 0xFFFFF, a.card = v >> 20;
+        a.groups = I->t[t].sym_k, a.card = (int)I->t[t].sym_val;
         sp = ox_new_spec(I, NET_BSOFTMAX, &a, 1, &x, 4);
-        I->t[sm].rv = v; /* value_info states its 4-D view */
+        I->t[sm].rv_k = a.groups, I->t[sm].rv_g = a.card; /* value_info states its 4-D view */
     }
     node_leave(I, was);
     if (!sp) return -1;
@@ -1353,7 +1368,7 @@ int ox_op_reshape5(ox_imp *I, int *handled)
     net_shape s = I->t[x].shape;
     int64_t out[8];
     if (rsoft) { /* [1, K, G, C/(G K) H W] back to [1, N], [1, C, H, W] or 5-D */
-        int v = (int)I->t[t].sym_val, K = v & 0xFFFFF, G = v >> 20;
+        int K = I->t[t].sym_k, G = (int)I->t[t].sym_val;
         int64_t in4[4] = {1, K, G, (int64_t)s.c / (G * K) * s.h * s.w};
         if (resolve(I, in4, 4, tg, n, (int)allowzero, out)) return -1;
         *handled = 1;
@@ -1466,12 +1481,11 @@ int ox_op_reshape5(ox_imp *I, int *handled)
     for (int k = 0; same && k < n; k++) same = out[k] == in[k];
     int up = r == 2 && n == 4 && out[0] == 1 && out[1] == in[1] && out[2] == 1 && out[3] == 1;
     if (!same && !up && n == 4 && r == 4 && out[0] == 1 && out[1] >= 1 && out[2] >= 1 &&
-        s.c % (out[1] * out[2]) == 0 && out[3] == (int64_t)s.c / (out[1] * out[2]) * s.h * s.w &&
-        out[1] < 2048 && out[2] < (1 << 20)) {
+        s.c % (out[1] * out[2]) == 0 && out[3] == (int64_t)s.c / (out[1] * out[2]) * s.h * s.w) {
         /* [1, G, K, -1]: ResNeSt's radix softmax begins */
         *handled = 1;
         if (ox_check_attrs(I, "allowzero")) return -1;
-        return sym_out(I, OX_S_RVIEW, x, (double)(out[1] * (1 << 20) + out[2]));
+        return sym_out_k(I, OX_S_RVIEW, x, (double)out[1], (int)out[2]);
     }
     if (!same && !up) {
         if (!g5) return 0;

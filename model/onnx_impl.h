@@ -100,7 +100,7 @@ enum {
     OX_S_VIEW6DT,   /* that view transposed as a pixel unshuffle of factor r:
                        [1, C, r, r, H/r, W/r] (sym_val = r, PyTorch's) or
                        [1, r, r, C, H/r, W/r] (-r, SpaceToDepth's) */
-    OX_S_RVIEW,     /* X viewed as [1, G, K, C/(G K) H W] (sym_val = G 2^20 + K):
+    OX_S_RVIEW,     /* X viewed as [1, G, K, C/(G K) H W] (sym_val = G, sym_k = K):
                        ResNeSt's radix softmax begins */
     OX_S_RVIEWT,    /* that view transposed to [1, K, G, C/(G K) H W] */
     OX_S_RSOFT,     /* the softmax of that over K (sym_node: the Softmax): a
@@ -123,11 +123,12 @@ typedef struct {
     int g5;        /* OX_ACT rank 4: its ONNX dims are [1, g5, C/g5, H, W] (torch.stack of
                     * branches, a view of them: split attention); read only by the
                     * operators that know it (onnx_fuse.c, "branches") */
-    int rv;        /* OX_ACT: a radix softmax's output, read only by the Reshape that made
-                    * its layer; its ONNX dims [1, K, G, C/(G K) H W] (rv = G 2^20 + K) */
+    int rv_k, rv_g; /* OX_ACT: a radix softmax's output, read only by the Reshape that made
+                     * its layer; its ONNX dims [1, K, G, C/(G K) H W] (0: none) */
     net_shape shape; /* OX_ACT: the dse shape (net.c's, as the layers infer it) */
     int sym, sym_src; /* OX_SYM: which OX_S_* of which activation */
     double sym_val;  /* OX_SYM: its constant */
+    int sym_k;       /* OX_SYM: a second one (a radix softmax's K) */
     int sym_node;    /* OX_SYM: the node that made it (names a layer realised from it) */
     const Onnx__TensorProto *tp; /* OX_CONST */
     int nuse;      /* node inputs reading it, plus one if it is the graph output */

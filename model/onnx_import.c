@@ -352,6 +352,7 @@ int ox_alias(ox_imp *I, int src, int rank, int flat)
     o->g5 = rank ? 0 : s->g5; /* the same view, or the 4-D tensor it views */
     o->shape = s->shape;
     o->sym = s->sym, o->sym_src = s->sym_src, o->sym_val = s->sym_val, o->sym_node = s->sym_node;
+    o->sym_k = s->sym_k;
     o->tp = s->tp;
     if (o->kind == OX_ACT && o->spec >= 0 && I->s[o->spec].out == src) I->s[o->spec].out = t;
     return 0;
@@ -725,8 +726,8 @@ static int cross_check(ox_imp *I, const net *n, const Onnx__ValueInfoProto *vi, 
     if (r == 2) want[1] = net_shape_numel(s);
     if (r == 4 && I->t[t].nhwc) want[1] = s.h, want[2] = s.w, want[3] = s.c;
     if (g5) r = 5, want[1] = g5, want[2] = s.c / g5, want[3] = s.h, want[4] = s.w;
-    int rv = I->t[t].rv, K = rv & 0xFFFFF, G = rv >> 20;
-    if (rv) want[1] = K, want[2] = G, want[3] = (int64_t)s.c / (K * G) * s.h * s.w;
+    int K = I->t[t].rv_k, G = I->t[t].rv_g;
+    if (K) want[1] = K, want[2] = G, want[3] = (int64_t)s.c / ((int64_t)K * G) * s.h * s.w;
     char got[200] = "", exp[100];
     int bad = (int)tt->shape->n_dim != r;
     for (size_t k = 0; k < tt->shape->n_dim; k++) {

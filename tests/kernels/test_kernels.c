@@ -437,7 +437,7 @@ static void misc_tests(void)
         check_layer(m);
         net_free(m);
         a = net_attr_default(NET_BSOFTMAX);
-        a.groups = trng_int(&rng, 1, 4), a.card = trng_int(&rng, 1, 3);
+        a.groups = trng_int(&rng, 2, 4), a.card = trng_int(&rng, 1, 3);
         m = build(NET_BSOFTMAX, &a, (net_shape){a.groups * a.card * trng_int(&rng, 1, 4), in.h, in.w},
                   0, NULL);
         input_scale = 8; /* exponents far apart: the maximum subtracted matters */

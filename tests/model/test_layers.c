@@ -565,6 +565,10 @@ static void test_detector_kinds(void)
     moves_kind(NET_BSOFTMAX, &a, (net_shape){24, 1, 1}, (net_shape){24, 1, 1}, 24, NULL,
                (net_shape){27, 1, 1}, "needs a multiple of 6 channels, got 27");
     CHECK(!net_kind_channelwise(NET_BSOFTMAX) && !net_kind_splittable(NET_BSOFTMAX));
+    net_attr one = a; /* of one branch: refused (all ones) */
+    one.groups = 1, one.card = 1;
+    moves_kind(NET_BSOFTMAX, &a, (net_shape){24, 1, 1}, (net_shape){24, 1, 1}, 24, &one,
+               (net_shape){24, 1, 1}, "BranchSoftmax of 1 branch");
 }
 
 /* ConvTranspose's shape, MACs and parameters by hand (one_conv of kind

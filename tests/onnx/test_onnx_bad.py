@@ -590,6 +590,12 @@ def main():
         bad(tmp, "stack_reshape3", stack(helper.make_node("Reshape", ["st", "sh3"], ["y"], name="v"),
                                          outs=[vi("y", [1, 6, 16])]),
             "Reshape of a 5-D view of branches to 3-D")
+        # a view of branches is not its 4-D tensor: no LayerNorm's centring, no L2 normalisation
+        bad(tmp, "view_centred", model([helper.make_node("Reshape", ["x", "sh5"], ["v"], name="v"),
+                                        helper.make_node("ReduceMean", ["x"], ["m"], name="m", axes=[1], keepdims=1),
+                                        helper.make_node("Sub", ["v", "m"], ["y"], name="d")], x4,
+                                       [vi("y", [1, 3, 1, 4, 4])], axes + [init("sh5", np.array([1, 3, 1, 4, 4], np.int64))]),
+            "input v is a 5-D view [1, 3, 1, 4, 4] of branches")
         good(tmp, "control_stack_reshape4", stack(helper.make_node("Reshape", ["st", "sh4"], ["y"], name="v"),
                                                   outs=[vi("y", [1, 6, 4, 4])]))
         bad(tmp, "radix_transpose", model([helper.make_node("Reshape", ["x", "shr"], ["v"], name="v"),
