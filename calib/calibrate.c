@@ -21,7 +21,9 @@
  *             large sizes: calib_fit_link), per link class,
  *             and per device pair where the platform's pairs of a class differ;
  *             send overhead = median cost of issuing an MPI_Isend;
- *             a late receiver's pickup (median beyond bytes / bandwidth)
+ *             the pull rate (calib_fit_link over the times of exchanges
+ *             as a split mapping's); a late receiver's pickup (median
+ *             beyond bytes / pull rate)
  *   devices   per CPU device: compute_scale = its whole passes' measured
  *             time over the model's compute time of them (per_device)
  *   memory    peak RSS = coefficient * (weights + peak live activations of
@@ -677,18 +679,36 @@ static int fit_copies_links(run *R)
             L.latency_us = coeffs_fitted(f.a * 1e6, f.r2, f.rmse * 1e6, f.n);
             L.bandwidth_mbs = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);
             report_fit(R, what, "bytes", "one-way seconds", &f, x, y, n, NULL);
-            /* A late receiver's cost beyond bytes / bandwidth (the worker's
-             * late_pickup): the median over the sizes, so that one size's
-             * protocol switch or a slow sample does not decide it. */
+            /* The pull rate: the link fit over the exchanges' times (the
+             * worker's exchange_pull: messages fresh on their senders
+             * pulled into cold buffers, both ways at once, as a split
+             * mapping's are; pull_bandwidth_mbs, left out when the time
+             * does not grow with size).  A late receiver's cost beyond
+             * bytes / that rate (the worker's late_pickup): the median over
+             * the sizes, so that one size's protocol switch or a slow
+             * sample does not decide it. */
             int nl = 0;
             for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
+                if ((int)num(e, "from") == a && (int)num(e, "to") == b && num(e, "exchange_seconds") > 0) {
+                    x[nl] = num(e, "bytes");
+                    y[nl++] = num(e, "exchange_seconds");
+                }
+            calib_fit pf;
+            int pulled = nl >= 2 && !calib_fit_link(x, y, nl, &pf, R->err);
+            R->err[0] = 0;
+            double pb = pulled ? pf.b : f.b;
+            nl = 0;
+            for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
                 if ((int)num(e, "from") == a && (int)num(e, "to") == b && num(e, "late_seconds") > 0)
-                    y[nl++] = fmax(0.0, num(e, "late_seconds") - num(e, "bytes") * f.b);
+                    y[nl++] = fmax(0.0, num(e, "late_seconds") - num(e, "bytes") * pb);
             L.pickup_us = nl ? coeffs_given(base_median(y, nl) * 1e6, COEFFS_MEASURED) : (coeffs_value){0};
             L.pickup_us.n = nl;
+            L.pull_bandwidth_mbs = pulled ? coeffs_fitted(1.0 / (pf.b * 1e6), pf.r2, pf.rmse * 1e6, pf.n)
+                                          : (coeffs_value){0};
             if (add_row(R, what, "latency_us", L.latency_us) ||
                 add_row(R, what, "bandwidth_mbs", L.bandwidth_mbs) ||
-                (nl && add_row(R, what, "pickup_us", L.pickup_us)))
+                (nl && add_row(R, what, "pickup_us", L.pickup_us)) ||
+                (pulled && add_row(R, what, "pull_bandwidth_mbs", L.pull_bandwidth_mbs)))
                 goto out;
             if (first) {
                 R->c->link[c] = L;

@@ -20,7 +20,8 @@
  *  2. links: MPI ping-pong from 1 KB to 64 MB between the first device
  *     pair of each link class and of each set of pairs the platform gives
  *     other figures (calib_link_rep), the cost of issuing an MPI_Isend, and
- *     at each size what a receiver arriving late pays (late_pickup);
+ *     at each size what a receiver arriving late pays (late_pickup) and
+ *     the time of an exchange as a split mapping's (exchange_pull);
  *  3. power: idle and busy power of every device with an energy sensor.
  *
  * Invariant: the kernels, thread count, malloc settings and the lifetime
@@ -845,12 +846,74 @@ static double late_pickup(int me, int a, int b, char *buf, int count, int reps, 
     return med;
 }
 
+/* Seconds of exchanges per size, at most (after 3 samples). */
+#define EXCHANGE_SECS 3.0
+
+/* Messages as a split mapping's exchange moves them in `dse exec`: both
+ * ranks have just computed (streamed LATE_WORK floats, so the receive
+ * buffer is in no cache) and written the message they send; both post
+ * their receive, send and wait at once.  The sample is b's
+ * time from its MPI_Isend to the end of its receive.  It costs more than
+ * a ping-pong, whose ranks sit in MPI with hot caches: the payload moves
+ * only inside the receiver's MPI call (CMA pull on shared memory), from a
+ * buffer in the sender's cache into a cold one, while the other rank
+ * pulls its own (two copies share the board's memory; a network link
+ * carries both directions at once).  (2026-11-29, local-2: 1 MB pulled at
+ * 10-17 GB/s hot, 7 one way with cold caches, 5.1 both ways at once; the
+ * receives of split resnet50 and resnestish mappings in `dse exec
+ * --trace` moved at 5.0-5.6 GB/s.)  The sizes' samples give the link's
+ * pull rate (calibrate.c).  buf: count bytes to send; work: LATE_WORK
+ * floats.  Returns the median on b, 0 on a; negative on failure. */
+static double exchange_pull(int me, int a, int b, char *buf, int count, int reps, const float *work)
+{
+    int k = reps < 10 ? reps : 10, peer = me == a ? b : a, n = 0;
+    double *t = malloc((size_t)k * sizeof *t);
+    char *in = malloc((size_t)count);
+    int ok = t && in && work, both = 0;
+    MPI_Sendrecv(&ok, 1, MPI_INT, peer, 58, &both, 1, MPI_INT, peer, 58, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (!ok || !both) {
+        free(t);
+        free(in);
+        return -1;
+    }
+    memset(in, 0, (size_t)count);
+    double start = MPI_Wtime();
+    for (int r = -1; r < k; r++) {
+        read_lines(work, LATE_WORK * sizeof *work);
+        memset(buf, r & 0x7f, (size_t)count); /* fresh, as a step's output */
+        {
+            /* Both at once: a token both ways, waiting as dse exec waits;
+             * a's says whether to go on (at most EXCHANGE_SECS per size
+             * once 3 samples are in: a slow link moves 16 MB in seconds). */
+            int tok = me == a && (r < 3 || MPI_Wtime() - start < EXCHANGE_SECS), tin = 0;
+            MPI_Request tq[2];
+            MPI_Irecv(&tin, 1, MPI_INT, peer, 59, MPI_COMM_WORLD, &tq[0]);
+            MPI_Isend(&tok, 1, MPI_INT, peer, 59, MPI_COMM_WORLD, &tq[1]);
+            wait_req(&tq[0]);
+            wait_req(&tq[1]);
+            if (!(me == a ? tok : tin)) break;
+        }
+        MPI_Request q[2];
+        MPI_Irecv(in, count, MPI_BYTE, peer, 57, MPI_COMM_WORLD, &q[0]);
+        double t0 = MPI_Wtime();
+        MPI_Isend(buf, count, MPI_BYTE, peer, 57, MPI_COMM_WORLD, &q[1]);
+        wait_req(&q[0]);
+        if (r >= 0) t[n++] = MPI_Wtime() - t0;
+        wait_req(&q[1]);
+    }
+    double med = me == b ? base_median(t, n) : 0;
+    free(t);
+    free(in);
+    return med;
+}
+
 static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, cJSON *arr,
                     char *err)
 {
     size_t maxb = quick ? (16u << 20) : (64u << 20);
     char *buf = malloc(maxb);
-    float *work = me == b ? malloc(LATE_WORK * sizeof *work) : NULL;
+    float *work = malloc(LATE_WORK * sizeof *work);
     if (work)
         for (int i = 0; i < LATE_WORK; i++) work[i] = (float)(i & 7);
     int cap = 10 * reps + 2;
@@ -927,8 +990,14 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
         }
         /* The late receiver's cost, measured on b and reported to a. */
         double late = late_pickup(me, a, b, buf, count, reps, work);
-        if (me == b) send_wait(&late, (int)sizeof late, a, 54);
-        else recv_wait(&late, (int)sizeof late, b, 54);
+        double xch = exchange_pull(me, a, b, buf, count, reps, work);
+        if (me == b) {
+            send_wait(&late, (int)sizeof late, a, 54);
+            send_wait(&xch, (int)sizeof xch, a, 54);
+        } else {
+            recv_wait(&late, (int)sizeof late, b, 54);
+            recv_wait(&xch, (int)sizeof xch, b, 54);
+        }
         if (me == a) {
             /* Too few clean round trips: the least disturbed one, marked so
              * that the fit leaves it out while enough clean sizes remain. */
@@ -947,6 +1016,7 @@ static int pingpong(int me, int a, int b, const char *cls, int quick, int reps, 
             cJSON_AddNumberToObject(o, "seconds", base_median(t, use));
             cJSON_AddNumberToObject(o, "isend_seconds", base_median(ti, use));
             if (late > 0) cJSON_AddNumberToObject(o, "late_seconds", late);
+            if (xch > 0) cJSON_AddNumberToObject(o, "exchange_seconds", xch);
             cJSON_AddNumberToObject(o, "samples", use);
             cJSON_AddNumberToObject(o, "preempted", n - clean);
             cJSON_AddBoolToObject(o, "clean", ok);

@@ -205,7 +205,8 @@ cost_coeffs *coeffs_new(void)
     c->version = COEFFS_VERSION;
     for (int k = 0; k < 2; k++) dev_init(&c->dev[k]);
     for (int k = 0; k < LINK_CLASS_COUNT; k++)
-        c->link[k].latency_us = c->link[k].bandwidth_mbs = c->link[k].pickup_us = unset();
+        c->link[k].latency_us = c->link[k].bandwidth_mbs = c->link[k].pickup_us =
+            c->link[k].pull_bandwidth_mbs = unset();
     return c;
 }
 
@@ -256,7 +257,7 @@ coeffs_link *coeffs_pair_link(cost_coeffs *c, const char *a, const char *b)
         free(p->b);
         return NULL;
     }
-    p->l.latency_us = p->l.bandwidth_mbs = p->l.pickup_us = unset();
+    p->l.latency_us = p->l.bandwidth_mbs = p->l.pickup_us = p->l.pull_bandwidth_mbs = unset();
     c->npairs++;
     return &p->l;
 }
@@ -517,6 +518,19 @@ static int check_corun(const coeffs_value *v, const char *key, int version, cons
     return 0;
 }
 
+/* A link's pull rate: positive, from version COEFFS_VERSION_PULL. */
+static int check_pull(const coeffs_value *v, int version, const char *ctx, char *err)
+{
+    if (!coeffs_isset(v)) return 0;
+    if (check_value(v, 1, ctx, err)) return -1;
+    if (version < COEFFS_VERSION_PULL) {
+        base_seterr(err, "%s needs format version %d (the file says %d)", ctx, COEFFS_VERSION_PULL,
+                    version);
+        return -1;
+    }
+    return 0;
+}
+
 static int valid_key(const char *key)
 {
     const char *s = strchr(key, '/');
@@ -604,6 +618,8 @@ int coeffs_check(const cost_coeffs *c, char *err)
         if (check_value(&c->link[k].bandwidth_mbs, 1, ctx, err)) return -1;
         snprintf(ctx, sizeof ctx, "links.%s.pickup_us", link_class_name((link_class)k));
         if (check_value(&c->link[k].pickup_us, 0, ctx, err)) return -1;
+        snprintf(ctx, sizeof ctx, "links.%s.pull_bandwidth_mbs", link_class_name((link_class)k));
+        if (check_pull(&c->link[k].pull_bandwidth_mbs, c->version, ctx, err)) return -1;
     }
     for (int i = 0; i < c->nper; i++) {
         snprintf(ctx, sizeof ctx, "per_device.%.100s.compute_scale", c->per[i].name);
@@ -619,6 +635,9 @@ int coeffs_check(const cost_coeffs *c, char *err)
         snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).pickup_us", i, c->pairs[i].a,
                  c->pairs[i].b);
         if (check_value(&c->pairs[i].l.pickup_us, 0, ctx, err)) return -1;
+        snprintf(ctx, sizeof ctx, "links.pairs[%d] (%.100s, %.100s).pull_bandwidth_mbs", i,
+                 c->pairs[i].a, c->pairs[i].b);
+        if (check_pull(&c->pairs[i].l.pull_bandwidth_mbs, c->version, ctx, err)) return -1;
     }
     return 0;
 }
@@ -697,6 +716,18 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
     if (check_value(&v, positive, c2, r->err)) return -1;
     *out = v;
     return 0;
+}
+
+/* A link's "pull_bandwidth_mbs" (version COEFFS_VERSION_PULL on). */
+static int read_pull(rd *r, const cJSON *parent, coeffs_value *out, const char *pctx)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(parent, "pull_bandwidth_mbs")) return 0;
+    if (r->c->version < COEFFS_VERSION_PULL) {
+        base_seterr(r->err, "%s: %s.pull_bandwidth_mbs needs format version %d (the file says %d)",
+                    r->what, pctx, COEFFS_VERSION_PULL, r->c->version);
+        return -1;
+    }
+    return read_value(r, parent, "pull_bandwidth_mbs", out, 1, pctx);
 }
 
 /* "curve": {"work": [...], "us": [...], ["r2": x]}; the checks are
@@ -1020,9 +1051,10 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
     const cJSON *lk = cJSON_GetObjectItemCaseSensitive(root, "links");
     if (lk) {
         static const char *const lkeys[] = {"same_device", "same_board", "network", "pairs", NULL};
-        static const char *const vkeys[] = {"latency_us", "bandwidth_mbs", "pickup_us", NULL};
+        static const char *const vkeys[] = {"latency_us", "bandwidth_mbs", "pickup_us",
+                                            "pull_bandwidth_mbs", NULL};
         static const char *const pkeys[] = {"a", "b", "latency_us", "bandwidth_mbs", "pickup_us",
-                                            NULL};
+                                            "pull_bandwidth_mbs", NULL};
         if (want_object(&r, lk, "links") || only_keys(&r, lk, "links", lkeys)) goto fail;
         const cJSON *jp = cJSON_GetObjectItemCaseSensitive(lk, "pairs");
         if (jp && !cJSON_IsArray(jp)) {
@@ -1051,7 +1083,8 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
             coeffs_link *L = coeffs_pair_link(c, a, b);
             if (!L || read_value(&r, o, "latency_us", &L->latency_us, 0, ctx) ||
                 read_value(&r, o, "bandwidth_mbs", &L->bandwidth_mbs, 1, ctx) ||
-                read_value(&r, o, "pickup_us", &L->pickup_us, 0, ctx))
+                read_value(&r, o, "pickup_us", &L->pickup_us, 0, ctx) ||
+                read_pull(&r, o, &L->pull_bandwidth_mbs, ctx))
                 goto fail;
         }
         for (int k = 0; k < LINK_CLASS_COUNT; k++) {
@@ -1062,7 +1095,8 @@ cost_coeffs *coeffs_from_json(const char *text, const char *what, char *err)
             if (want_object(&r, o, ctx) || only_keys(&r, o, ctx, vkeys) ||
                 read_value(&r, o, "latency_us", &c->link[k].latency_us, 0, ctx) ||
                 read_value(&r, o, "bandwidth_mbs", &c->link[k].bandwidth_mbs, 1, ctx) ||
-                read_value(&r, o, "pickup_us", &c->link[k].pickup_us, 0, ctx))
+                read_value(&r, o, "pickup_us", &c->link[k].pickup_us, 0, ctx) ||
+                read_pull(&r, o, &c->link[k].pull_bandwidth_mbs, ctx))
                 goto fail;
         }
     }
@@ -1229,18 +1263,19 @@ char *coeffs_to_json(const cost_coeffs *c)
     int anyl = c->npairs > 0;
     for (int k = 0; k < LINK_CLASS_COUNT; k++)
         anyl |= coeffs_isset(&c->link[k].latency_us) || coeffs_isset(&c->link[k].bandwidth_mbs) ||
-                coeffs_isset(&c->link[k].pickup_us);
+                coeffs_isset(&c->link[k].pickup_us) || coeffs_isset(&c->link[k].pull_bandwidth_mbs);
     if (anyl) {
         cJSON *lk = cJSON_AddObjectToObject(root, "links");
         if (!lk) goto out;
         for (int k = 0; k < LINK_CLASS_COUNT; k++) {
             if (!coeffs_isset(&c->link[k].latency_us) && !coeffs_isset(&c->link[k].bandwidth_mbs) &&
-                !coeffs_isset(&c->link[k].pickup_us))
+                !coeffs_isset(&c->link[k].pickup_us) && !coeffs_isset(&c->link[k].pull_bandwidth_mbs))
                 continue;
             cJSON *o = cJSON_AddObjectToObject(lk, link_class_name((link_class)k));
             if (!o || put_value(o, "latency_us", &c->link[k].latency_us) ||
                 put_value(o, "bandwidth_mbs", &c->link[k].bandwidth_mbs) ||
-                put_value(o, "pickup_us", &c->link[k].pickup_us))
+                put_value(o, "pickup_us", &c->link[k].pickup_us) ||
+                put_value(o, "pull_bandwidth_mbs", &c->link[k].pull_bandwidth_mbs))
                 goto out;
         }
         cJSON *ps = c->npairs ? cJSON_AddArrayToObject(lk, "pairs") : NULL;
@@ -1251,7 +1286,8 @@ char *coeffs_to_json(const cost_coeffs *c)
                 !cJSON_AddStringToObject(o, "b", c->pairs[i].b) ||
                 put_value(o, "latency_us", &c->pairs[i].l.latency_us) ||
                 put_value(o, "bandwidth_mbs", &c->pairs[i].l.bandwidth_mbs) ||
-                put_value(o, "pickup_us", &c->pairs[i].l.pickup_us))
+                put_value(o, "pickup_us", &c->pairs[i].l.pickup_us) ||
+                put_value(o, "pull_bandwidth_mbs", &c->pairs[i].l.pull_bandwidth_mbs))
                 goto out;
         }
     }

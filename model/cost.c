@@ -148,6 +148,8 @@ struct cost_model {
     dev_coef *dv;            /* [nd] */
     double *lat_s, *spb;     /* [nd * nd]: link latency, seconds per byte */
     double *pick_s;          /* [nd * nd]: a late receiver's pickup (coeffs_link.pickup_us) */
+    double *pspb;            /* [nd * nd]: seconds per byte of a receiver's pull
+                              * (coeffs_link.pull_bandwidth_mbs, else spb) */
     unsigned char *lcls;     /* [nd * nd]: link class */
     int board[MAXDEV];       /* per device: the first device on its board */
     int contend;             /* some board has 2+ devices and some layer a corun factor */
@@ -156,6 +158,7 @@ struct cost_model {
     /* Scratch reused by cost_eval. */
     int cap_msgs, cap_tensors;
     double *arrival; /* per message */
+    double *hdr;     /* per message: its header's arrival (send start + latency) */
     unsigned char *sent;
     double *sdone; /* per tensor (global index): arrival of its last send so far */
     int *deferred; /* per tensor slot: device d's frees waiting on sends, at tensor0[d] */
@@ -189,6 +192,7 @@ void cost_free(cost_model *m)
     free(m->lat_s);
     free(m->spb);
     free(m->pick_s);
+    free(m->pspb);
     free(m->lcls);
     free(m->h_saved);
     free(m->h_lo);
@@ -197,6 +201,7 @@ void cost_free(cost_model *m)
     free(m->h_t0);
     free(m->h_t1);
     free(m->arrival);
+    free(m->hdr);
     free(m->sent);
     free(m->packnext);
     free(m->sdone);
@@ -285,6 +290,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     m->lat_s = malloc((size_t)nd * nd * sizeof *m->lat_s);
     m->spb = malloc((size_t)nd * nd * sizeof *m->spb);
     m->pick_s = malloc((size_t)nd * nd * sizeof *m->pick_s);
+    m->pspb = malloc((size_t)nd * nd * sizeof *m->pspb);
     m->lcls = malloc((size_t)nd * nd);
     m->h_saved = malloc(((size_t)nl * nd + 1) * sizeof *m->h_saved);
     m->h_lo = malloc(((size_t)nl * nd + 1) * sizeof *m->h_lo);
@@ -292,7 +298,7 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
     m->h_from = malloc(((size_t)nl + 1) * nd * sizeof *m->h_from);
     if (!m->h_saved || !m->h_lo || !m->h_hi || !m->h_from) goto oom;
     if (!m->lk || !m->use_macs || !m->linear || !m->wraw_pc || !m->ws_full || !m->dv || !m->lat_s || !m->spb || !m->pick_s ||
-        !m->lcls)
+        !m->pspb || !m->lcls)
         goto oom;
 
     int kind_used[2] = {0, 0};
@@ -491,9 +497,12 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
             const coeffs_value *lat = pick(P ? &P->latency_us : NULL, &C->latency_us, NULL, NULL, NULL);
             const coeffs_value *bw = pick(P ? &P->bandwidth_mbs : NULL, &C->bandwidth_mbs, NULL, NULL, NULL);
             const coeffs_value *pu = pick(P ? &P->pickup_us : NULL, &C->pickup_us, NULL, NULL, NULL);
+            const coeffs_value *pb =
+                pick(P ? &P->pull_bandwidth_mbs : NULL, &C->pull_bandwidth_mbs, NULL, NULL, NULL);
             m->lat_s[ab] = (lat ? lat->value : L->latency_us) * 1e-6;
             m->spb[ab] = 1.0 / ((bw ? bw->value : L->bandwidth_mbs) * 1e6);
             m->pick_s[ab] = (pu ? pu->value : 0.0) * 1e-6; /* absent: none */
+            m->pspb[ab] = pb ? 1.0 / (pb->value * 1e6) : m->spb[ab];
             m->lcls[ab] = (unsigned char)lc;
         }
     coeffs_free(def);
@@ -512,12 +521,14 @@ static int ensure_scratch(cost_model *m, const plan *p)
     if (p->nmsgs > m->cap_msgs) {
         int c = p->nmsgs > 2 * m->cap_msgs ? p->nmsgs : 2 * m->cap_msgs;
         free(m->arrival);
+        free(m->hdr);
         free(m->sent);
         free(m->packnext);
         m->arrival = malloc((size_t)c * sizeof *m->arrival);
+        m->hdr = malloc((size_t)c * sizeof *m->hdr);
         m->sent = malloc((size_t)c);
         m->packnext = malloc((size_t)c * sizeof *m->packnext);
-        m->cap_msgs = m->arrival && m->sent && m->packnext ? c : 0;
+        m->cap_msgs = m->arrival && m->hdr && m->sent && m->packnext ? c : 0;
         if (!m->cap_msgs) return -1;
     }
     if (p->ntensors > m->cap_tensors) {
@@ -609,10 +620,18 @@ double cost_concat_s(const cost_model *m, int dev, double bytes)
     return m->dv[dev].concat_ovh_s + bytes * m->dv[dev].copy_spb;
 }
 
+/* Seconds per byte of a message from a to b as its receiver meets it: it
+ * is there neither before the link moved it nor before the receiver
+ * pulled it (the schedule's RECV takes the later of the two). */
+static double msg_spb(const cost_model *m, int ab)
+{
+    return m->pspb[ab] > m->spb[ab] ? m->pspb[ab] : m->spb[ab];
+}
+
 double cost_message_s(const cost_model *m, int from, int to, double bytes)
 {
     int ab = from * m->nd + to;
-    return m->dv[from].send_ovh_s + bytes * m->spb[ab] + m->lat_s[ab];
+    return m->dv[from].send_ovh_s + bytes * msg_spb(m, ab) + m->lat_s[ab];
 }
 
 double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh, int w0, int nw)
@@ -649,7 +668,7 @@ static double extra_input_s(const cost_model *m, const mapping *mp, int source, 
         if (d == source) return 0;
         net_shape sh = n->input;
         double b = 4.0 * strip_floats((map_box){0, sh.c, 0, sh.h, 0, sh.w}, cols, r0, r1);
-        return had >> source & 1 ? b * m->spb[source * nd + d] : cost_message_s(m, source, d, b);
+        return had >> source & 1 ? b * msg_spb(m, source * nd + d) : cost_message_s(m, source, d, b);
     }
     int chain = 0;
     for (int k = mp->first[q]; k < mp->first[q + 1] && mp->cut[q]; k++) chain |= mp->slices[k].dev == d;
@@ -659,7 +678,7 @@ static double extra_input_s(const cost_model *m, const mapping *mp, int source, 
         if (sl->dev == d) continue;
         double by = 4.0 * strip_floats(mapping_slice_box(mp, n, q, sl), cols, r0, r1);
         if (by <= 0) continue;
-        t += chain || had >> sl->dev & 1 ? by * m->spb[sl->dev * nd + d]
+        t += chain || had >> sl->dev & 1 ? by * msg_spb(m, sl->dev * nd + d)
                                          : cost_message_s(m, sl->dev, d, by);
     }
     return t;
@@ -912,6 +931,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             s->txfree[lc] = start + xfer;
             double arr = start + xfer + m->lat_s[ab];
             m->arrival[g] = arr;
+            m->hdr[g] = start + m->lat_s[ab];
             m->sent[g] = 1;
             /* A packed send holds its pack (packs above), not the tensor. */
             if (!packed && arr > m->sdone[base + st->tensor]) m->sdone[base + st->tensor] = arr;
@@ -931,12 +951,15 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             {
                 /* Open MPI (no progress thread) moves a payload only inside the
                  * receiver's MPI calls (shared memory: the receiver pulls it with
-                 * CMA): a receiver reaching its RECV after the message was sent
-                 * still spends the pickup and bytes / bandwidth there
-                 * (docs/cost-model.md). */
+                 * CMA), once its header is there: a receiver reaching its RECV
+                 * after the message was sent still spends the pickup there,
+                 * and either pulls the bytes at the pull rate (a message fresh
+                 * on its sender into a cold buffer, as calibrated) from then
+                 * or from the header's arrival (docs/cost-model.md). */
                 const plan_msg *G = &p->msgs[st->msg];
                 int fd = G->from * nd + d;
-                double pull = t + m->pick_s[fd] + (double)G->bytes * m->spb[fd];
+                double from = t + m->pick_s[fd] > m->hdr[st->msg] ? t + m->pick_s[fd] : m->hdr[st->msg];
+                double pull = from + (double)G->bytes * m->pspb[fd];
                 te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
             }
             s->wait += te - t;

@@ -76,11 +76,12 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * optional "curve"; 6 = 5 plus a layer's optional "band"; 7 = 6 plus a
  * layer's optional "corun"; 8 = 7 plus a layer's optional
  * "band_columns" (and column bands of a file of 7 or older, which never
- * timed them, priced by its row table).  The reader
- * takes all eight (each refuses what a later version added: an
+ * timed them, priced by its row table); 9 = 8 plus links' optional
+ * "pull_bandwidth_mbs".  The reader
+ * takes all nine (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes the file's own version (coeffs_new: COEFFS_VERSION). */
-#define COEFFS_VERSION 8
+#define COEFFS_VERSION 9
 /* The first version whose GlobalAveragePool rates are per element read. */
 #define COEFFS_VERSION_GAP_READS 4
 /* The first version with a class's "curve" (coeffs_curve). */
@@ -92,6 +93,8 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 /* The first version with a layer's "band_columns" (coeffs_rates.cband),
  * and whose column bands are priced by it alone. */
 #define COEFFS_VERSION_COLBAND 8
+/* The first version with links' "pull_bandwidth_mbs" (coeffs_link). */
+#define COEFFS_VERSION_PULL 9
 /* A corun factor is at most this (a larger one is a measuring accident). */
 #define COEFFS_CORUN_MAX 10.0
 
@@ -206,7 +209,12 @@ typedef struct {
 typedef struct {
     coeffs_value latency_us, bandwidth_mbs; /* override the platform's class figures */
     coeffs_value pickup_us; /* a receiver reaching its RECV after the message was sent
-                             * pays this besides bytes / bandwidth (absent: 0) */
+                             * pays this besides bytes / pull bandwidth (absent: 0) */
+    coeffs_value pull_bandwidth_mbs; /* the rate a receiver moves a message at inside its
+                                      * MPI call, as a split's exchange in dse exec
+                                      * meets it: fresh on the sender, into a cold
+                                      * buffer, both ranks pulling at once (absent:
+                                      * bandwidth_mbs; version 9) */
 } coeffs_link;
 
 /* One device pair's link (links.pairs): overrides its class's coefficients

@@ -660,6 +660,13 @@ static int alias5(ox_imp *I, int x, int g)
     return 0;
 }
 
+/* Tensor t is an activation in dse's own layout: NCHW, not flattened, no
+ * pending pad (what a 5-D view of branches may be taken of). */
+static int plain_act(const ox_tens *T)
+{
+    return T->kind == OX_ACT && !T->nhwc && !T->flat && !(T->pad[0] | T->pad[1] | T->pad[2] | T->pad[3]);
+}
+
 /* Output 0 of the current node, the layer just made, viewed as 5-D. */
 static int mark5(ox_imp *I, int g)
 {
@@ -673,8 +680,7 @@ int ox_op_unsqueeze(ox_imp *I, int *handled)
     int t = ox_in_tensor(I, 0);
     if (t < 0) return 0;
     const ox_tens *T = &I->t[t];
-    int plain = T->kind == OX_ACT && T->rank == 4 && !T->nhwc && !T->g5 && !T->flat &&
-                !(T->pad[0] | T->pad[1] | T->pad[2] | T->pad[3]);
+    int plain = plain_act(T) && T->rank == 4 && !T->g5;
     int64_t ax[8];
     int na = 0;
     if (plain) { /* torch.stack's [1, 1, C, H, W] of one branch */
@@ -1357,8 +1363,7 @@ int ox_op_reshape5(ox_imp *I, int *handled)
     int view6dt = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_VIEW6DT;
     int gnorm = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_GNORM;
     int rsoft = I->t[t].kind == OX_SYM && I->t[t].sym == OX_S_RSOFT;
-    int act = I->t[t].kind == OX_ACT && !I->t[t].nhwc && !I->t[t].flat &&
-              !(I->t[t].pad[0] | I->t[t].pad[1] | I->t[t].pad[2] | I->t[t].pad[3]);
+    int act = plain_act(&I->t[t]);
     if (!grouped_t && !view6t && !view6dt && !gnorm && !rsoft && !act) return 0;
     const Onnx__TensorProto *sh = ox_in_const(I, 1, 1, &bad);
     int64_t tg[8], allowzero = 0;

@@ -47,10 +47,12 @@ static void test_roundtrip(void)
     c->link[LINK_NETWORK].bandwidth_mbs = coeffs_fitted(110, 0.999, 1.5, 20);
     c->link[LINK_NETWORK].latency_us = coeffs_fitted(140, 0.999, 3, 20);
     c->link[LINK_SAME_BOARD].pickup_us = coeffs_given(37.5, COEFFS_MEASURED);
+    c->link[LINK_SAME_BOARD].pull_bandwidth_mbs = coeffs_fitted(6716.4, 0.9998, 12.4, 4);
     coeffs_link *pl = coeffs_pair_link(c, "b0-cpu", "b2-cpu");
     CHECK(pl != NULL);
     pl->bandwidth_mbs = coeffs_fitted(11.5, 0.998, 2, 5);
     pl->pickup_us = coeffs_given(420, COEFFS_MEASURED);
+    pl->pull_bandwidth_mbs = coeffs_fitted(9.5, 0.99, 3, 4);
     coeffs_device_factor(c, "b1-cpu")->compute_scale = coeffs_given(2.5, COEFFS_MEASURED);
     coeffs_device_factor(c, "b2-cpu"); /* unset: not written */
     CHECK(coeffs_check(c, err) == 0);
@@ -97,7 +99,11 @@ static void test_roundtrip(void)
         CHECK(same_value(&c->link[k].latency_us, &e->link[k].latency_us));
         CHECK(same_value(&c->link[k].bandwidth_mbs, &e->link[k].bandwidth_mbs));
         CHECK(same_value(&c->link[k].pickup_us, &e->link[k].pickup_us));
+        CHECK(same_value(&c->link[k].pull_bandwidth_mbs, &e->link[k].pull_bandwidth_mbs));
     }
+    CHECK(e->link[LINK_SAME_BOARD].pull_bandwidth_mbs.value == 6716.4 &&
+          e->link[LINK_SAME_BOARD].pull_bandwidth_mbs.n == 4 &&
+          !coeffs_isset(&e->link[LINK_NETWORK].pull_bandwidth_mbs));
     CHECK(e->link[LINK_SAME_BOARD].pickup_us.value == 37.5 &&
           !coeffs_isset(&e->link[LINK_SAME_BOARD].latency_us));
     CHECK(e->npairs == 1);
@@ -107,6 +113,8 @@ static void test_roundtrip(void)
         CHECK(same_value(&e->pairs[0].l.bandwidth_mbs, &c->pairs[0].l.bandwidth_mbs));
         CHECK(!coeffs_isset(&e->pairs[0].l.latency_us));
         CHECK(e->pairs[0].l.pickup_us.value == 420);
+        CHECK(same_value(&e->pairs[0].l.pull_bandwidth_mbs, &c->pairs[0].l.pull_bandwidth_mbs) &&
+              e->pairs[0].l.pull_bandwidth_mbs.value == 9.5);
     }
     CHECK(e->nper == 1 && !strcmp(e->per[0].name, "b1-cpu") &&
           e->per[0].compute_scale.value == 2.5);
@@ -273,6 +281,21 @@ static const struct {
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"same_board\":"
      "{\"pickup_us\":{\"value\":-3,\"source\":\"measured\"}}}}",
      "links.same_board.pickup_us"},
+    {"zero-pull",
+     "{\"format\":\"dse-coefficients\",\"version\":9,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"network\":"
+     "{\"pull_bandwidth_mbs\":{\"value\":0,\"source\":\"measured\"}}}}",
+     "links.network.pull_bandwidth_mbs"},
+    {"pull-v8",
+     "{\"format\":\"dse-coefficients\",\"version\":8,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"same_board\":"
+     "{\"pull_bandwidth_mbs\":{\"value\":6000,\"source\":\"measured\"}}}}",
+     "links.same_board.pull_bandwidth_mbs needs format version 9 (the file says 8)"},
+    {"pair-pull-v8",
+     "{\"format\":\"dse-coefficients\",\"version\":8,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"pairs\":[{\"a\":\"x\","
+     "\"b\":\"y\",\"pull_bandwidth_mbs\":{\"value\":6000,\"source\":\"measured\"}}]}}",
+     "needs format version 9"},
     {"nan-ish",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"
@@ -319,7 +342,7 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 8 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 9 && c->arch && !strcmp(c->arch, "x86_64"));
         CHECK(d->curve[NET_CONV].n == 3 && d->curve[NET_CONV].us[2] == 2950.0 &&
               d->curve[NET_CONV].r2 == 0.96 && d->curve[NET_FC].n == 0);
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&
@@ -334,6 +357,9 @@ static void test_doc_example(void)
         const coeffs_rates *f = coeffs_find_layer(c, PLAT_CPU, "toy6", "fc");
         CHECK(f && f->corun.value == 1.27 && f->corun.source == COEFFS_MEASURED && f->corun.n == 10);
         CHECK(c->link[LINK_NETWORK].bandwidth_mbs.value == 117.0);
+        CHECK(c->link[LINK_NETWORK].pickup_us.value == 35.0 &&
+              c->link[LINK_NETWORK].pull_bandwidth_mbs.value == 112.0 &&
+              c->link[LINK_NETWORK].pull_bandwidth_mbs.n == 4);
         CHECK(!coeffs_isset(&c->link[LINK_SAME_BOARD].latency_us));
         coeffs_free(c);
     } else {

@@ -392,6 +392,26 @@ static void test_channels(void)
     CHECK(run(n, pl, c, m, &r, d) == 0);
     CLOSE(r.latency_ms, 0.8934);
     CLOSE(d[2].wait_s, 308 * US);
+    /* A pull rate (links.<class>.pull_bandwidth_mbs): network 10 MB/s, so
+     * a receiver moves 800 B in 80 us from the later of its RECV plus the
+     * pickup and the header's arrival (send start + latency).  b: fb's
+     * header at 46 + 200 = 246, b's pickup ends at 300: 300 + 80 = 380 (not
+     * 308); rb 381.2, send 381.2..383.2, moving 383.2..391.2, arrives 891.2,
+     * header 883.2.  g reaches it at 834.2, pickup to 884.2: 884.2 + 80 =
+     * 964.2 against its arrival 891.2; out 965.4.  The same_board class has
+     * no pull rate: fa pulled at the link's (arrives 833, as before). */
+    c->link[LINK_NETWORK].pull_bandwidth_mbs = coeffs_given(10, COEFFS_MEASURED);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 0.9654);
+    CLOSE(d[2].wait_s, 380 * US);
+    /* A receiver there before the header (pair pickup 0): b pulls from the
+     * header's 246 to 326, not from fb's arrival at 254 (the link's own
+     * rate); rb 327.2, send ..329.2, header 829.2, arrives 837.2; g pulls
+     * from 884.2 as before: out 965.4. */
+    coeffs_pair_link(c, "b", "a")->pickup_us = coeffs_given(0, COEFFS_MEASURED);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    CLOSE(r.latency_ms, 0.9654);
+    CLOSE(d[2].wait_s, 326 * US);
     mapping_free(m);
     coeffs_free(c);
     platform_free(pl);
