@@ -684,9 +684,13 @@ static int fit_copies_links(run *R)
              * pulled into cold buffers, both ways at once, as a split
              * mapping's are; pull_bandwidth_mbs, left out when the time
              * does not grow with size).  A late receiver's cost beyond
-             * bytes / that rate (the worker's late_pickup): the median over
-             * the sizes, so that one size's protocol switch or a slow
-             * sample does not decide it. */
+             * bytes / that rate (the worker's late_pickup, one way): the
+             * median over the sizes whose bytes at that rate take at most
+             * half their late time (where the fixed cost shows: a one-way
+             * pull of a large message is faster than an exchange's, and
+             * would leave nothing), all sizes if none does; a median, so
+             * that one size's protocol switch or a slow sample does not
+             * decide it. */
             int nl = 0;
             for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
                 if ((int)num(e, "from") == a && (int)num(e, "to") == b && num(e, "exchange_seconds") > 0) {
@@ -696,11 +700,22 @@ static int fit_copies_links(run *R)
             calib_fit pf;
             int pulled = nl >= 2 && !calib_fit_link(x, y, nl, &pf, R->err);
             R->err[0] = 0;
+            if (pulled) {
+                char pw[200];
+                snprintf(pw, sizeof pw, "%s pull", what);
+                report_fit(R, pw, "bytes", "exchange seconds", &pf, x, y, nl, NULL);
+            }
             double pb = pulled ? pf.b : f.b;
-            nl = 0;
-            for (const cJSON *e = links ? links->child : NULL; e; e = e->next)
-                if ((int)num(e, "from") == a && (int)num(e, "to") == b && num(e, "late_seconds") > 0)
-                    y[nl++] = fmax(0.0, num(e, "late_seconds") - num(e, "bytes") * pb);
+            for (int all = 0; all < 2; all++) {
+                nl = 0;
+                for (const cJSON *e = links ? links->child : NULL; e; e = e->next) {
+                    double late = num(e, "late_seconds"), moved = num(e, "bytes") * pb;
+                    if ((int)num(e, "from") == a && (int)num(e, "to") == b && late > 0 &&
+                        (all || moved <= 0.5 * late))
+                        y[nl++] = fmax(0.0, late - moved);
+                }
+                if (nl) break;
+            }
             L.pickup_us = nl ? coeffs_given(base_median(y, nl) * 1e6, COEFFS_MEASURED) : (coeffs_value){0};
             L.pickup_us.n = nl;
             L.pull_bandwidth_mbs = pulled ? coeffs_fitted(1.0 / (pf.b * 1e6), pf.r2, pf.rmse * 1e6, pf.n)

@@ -849,10 +849,25 @@ static double late_pickup(int me, int a, int b, char *buf, int count, int reps, 
 /* Seconds of exchanges per size, at most (after 3 samples). */
 #define EXCHANGE_SECS 3.0
 
+/* A token both ways between me and peer, waiting as dse exec waits (a
+ * spinning rank would share the other's CPU on emulated boards): on
+ * return *v is rank a's value on both ranks. */
+static void token_of_a(int *v, int me, int a, int peer)
+{
+    int in = 0;
+    MPI_Request tq[2];
+    MPI_Irecv(&in, 1, MPI_INT, peer, 59, MPI_COMM_WORLD, &tq[0]);
+    MPI_Isend(v, 1, MPI_INT, peer, 59, MPI_COMM_WORLD, &tq[1]);
+    wait_req(&tq[0]);
+    wait_req(&tq[1]);
+    if (me != a) *v = in;
+}
+
 /* Messages as a split mapping's exchange moves them in `dse exec`: both
- * ranks have just computed (streamed LATE_WORK floats, so the receive
- * buffer is in no cache) and written the message they send; both post
- * their receive, send and wait at once.  The sample is b's
+ * ranks have their receive posted (dse exec posts them as an inference
+ * starts), compute (stream LATE_WORK floats: the receive buffer leaves
+ * the caches), write the message they send, then send and wait at once.
+ * The sample is b's
  * time from its MPI_Isend to the end of its receive.  It costs more than
  * a ping-pong, whose ranks sit in MPI with hot caches: the payload moves
  * only inside the receiver's MPI call (CMA pull on shared memory), from a
@@ -880,22 +895,17 @@ static double exchange_pull(int me, int a, int b, char *buf, int count, int reps
     memset(in, 0, (size_t)count);
     double start = MPI_Wtime();
     for (int r = -1; r < k; r++) {
-        read_lines(work, LATE_WORK * sizeof *work);
-        memset(buf, r & 0x7f, (size_t)count); /* fresh, as a step's output */
-        {
-            /* Both at once: a token both ways, waiting as dse exec waits;
-             * a's says whether to go on (at most EXCHANGE_SECS per size
-             * once 3 samples are in: a slow link moves 16 MB in seconds). */
-            int tok = me == a && (r < 3 || MPI_Wtime() - start < EXCHANGE_SECS), tin = 0;
-            MPI_Request tq[2];
-            MPI_Irecv(&tin, 1, MPI_INT, peer, 59, MPI_COMM_WORLD, &tq[0]);
-            MPI_Isend(&tok, 1, MPI_INT, peer, 59, MPI_COMM_WORLD, &tq[1]);
-            wait_req(&tq[0]);
-            wait_req(&tq[1]);
-            if (!(me == a ? tok : tin)) break;
-        }
+        /* a says whether to go on: at most EXCHANGE_SECS per size once 3
+         * samples are in (a slow link moves 16 MB in seconds). */
+        int go = me == a && (r < 3 || MPI_Wtime() - start < EXCHANGE_SECS);
+        token_of_a(&go, me, a, peer);
+        if (!go) break;
         MPI_Request q[2];
         MPI_Irecv(in, count, MPI_BYTE, peer, 57, MPI_COMM_WORLD, &q[0]);
+        read_lines(work, LATE_WORK * sizeof *work);
+        memset(buf, r & 0x7f, (size_t)count); /* fresh, as a step's output */
+        int now = 1;
+        token_of_a(&now, me, a, peer); /* both at once */
         double t0 = MPI_Wtime();
         MPI_Isend(buf, count, MPI_BYTE, peer, 57, MPI_COMM_WORLD, &q[1]);
         wait_req(&q[0]);

@@ -652,7 +652,7 @@ static double strip_floats(map_box b, int cols, int r0, int r1)
 /* What moving rows [r0, r1) (cols: columns) of producer q to device d
  * costs, the devices holding them sending them (the extra input a band
  * that recomputes its halo reads): nothing from d itself (the input on
- * the source); bytes / bandwidth inside a message the current plan
+ * the source); bytes / rate (cost_message_s's) inside a message the current plan
  * already has from that device, or when q is cut into bands with a band
  * on d (its halo message grows, or, if q is judged to recompute in a
  * later round or already does, d computes them: priced as moved all the
@@ -958,8 +958,12 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                  * or from the header's arrival (docs/cost-model.md). */
                 const plan_msg *G = &p->msgs[st->msg];
                 int fd = G->from * nd + d;
-                double from = t + m->pick_s[fd] > m->hdr[st->msg] ? t + m->pick_s[fd] : m->hdr[st->msg];
-                double pull = from + (double)G->bytes * m->pspb[fd];
+                double pull = t + m->pick_s[fd] + (double)G->bytes * m->pspb[fd];
+                /* A pull no slower than the link ends by the arrival when
+                 * started at the header (the schedule of a file without a
+                 * pull rate, to the last bit). */
+                if (m->pspb[fd] > m->spb[fd] && m->hdr[st->msg] > t + m->pick_s[fd])
+                    pull = m->hdr[st->msg] + (double)G->bytes * m->pspb[fd];
                 te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
             }
             s->wait += te - t;

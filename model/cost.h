@@ -8,8 +8,9 @@
  * MACs for Conv/FC, elementwise ops otherwise); SEND costs the sender a
  * small overhead and the message, serialised on the sender's outgoing
  * channel of that link class, arrives latency + bytes / bandwidth later
- * (eq. 4.8); RECV waits for the arrival, or, reached after it, costs the
- * link's pickup plus bytes / bandwidth (the receiver moves the payload);
+ * (eq. 4.8); RECV waits for the arrival and for its own copy (the
+ * receiver moves the payload): bytes / the link's pull rate from the
+ * later of the header's arrival and the RECV's start plus the pickup;
  * CONCAT copies bytes at the copy
  * bandwidth.  Receive buffers exist from the start of the inference (the
  * runtime posts every MPI_Irecv then); a tensor is freed after its
@@ -388,7 +389,8 @@ double cost_compute_s(const cost_model *m, int layer, int dev, int c0, int nc);
 /* CONCAT of a tensor of bytes on dev. */
 double cost_concat_s(const cost_model *m, int dev, double bytes);
 /* A message of bytes from device a to device b on an idle link: the
- * sender's overhead + bytes / bandwidth + latency (eq. 4.8). */
+ * sender's overhead + bytes / rate + latency (eq. 4.8), rate the slower
+ * of the link's bandwidth and its pull rate (the receiver's copy). */
 double cost_message_s(const cost_model *m, int from, int to, double bytes);
 /* COMPUTE of output rows [h0, h0+nh) x columns [w0, w0+nw) (all channels)
  * of layer on dev. */
@@ -406,7 +408,7 @@ double cost_band_s(const cost_model *m, int layer, int dev, int h0, int nh, int 
  * packing of a box that is no run of floats, plan_send_offset) plus its
  * assemblies of that layer (CONCATs of two pieces or more), extra = the band's compute with those rows minus
  * without (cost_band_s) plus moving the extra input rows the wider band
- * reads (bytes / bandwidth where a message from their holder exists or
+ * reads (bytes / rate, as cost_message_s's, where a message from their holder exists or
  * the producer is cut into bands on that device, a whole cost_message_s
  * else; nothing from the device itself); the layer is flagged when the sum
  * of extra over its bands is below the sum of saved.  Rounds 2 and 3 judge

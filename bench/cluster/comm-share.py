@@ -20,6 +20,7 @@ for link in [free.get("links", {}).get(k) for k in ("same_board", "network")] + 
     link["bandwidth_mbs"] = {"value": 1e9, "source": "assumption"}
     link["latency_us"] = {"value": 0, "source": "assumption"}
     link.pop("pickup_us", None)
+    link.pop("pull_bandwidth_mbs", None)
 fc = os.path.join(tmp, "free-links.json")
 json.dump(free, open(fc, "w"))
 
