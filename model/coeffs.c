@@ -496,16 +496,23 @@ static int key_is_wildcard(const char *key)
     return sl && !strcmp(sl + 1, "*");
 }
 
+/* A set value v (positive) that version `first` added: refused in an
+ * older file. */
+static int check_since(const coeffs_value *v, int first, int version, const char *ctx, char *err)
+{
+    if (check_value(v, 1, ctx, err)) return -1;
+    if (version < first) {
+        base_seterr(err, "%s needs format version %d (the file says %d)", ctx, first, version);
+        return -1;
+    }
+    return 0;
+}
+
 /* The rules of a layers entry's corun factor (coeffs_rates.corun). */
 static int check_corun(const coeffs_value *v, const char *key, int version, const char *ctx, char *err)
 {
     if (!coeffs_isset(v)) return 0;
-    if (check_value(v, 1, ctx, err)) return -1;
-    if (version < COEFFS_VERSION_CORUN) {
-        base_seterr(err, "%s needs format version %d (the file says %d)", ctx, COEFFS_VERSION_CORUN,
-                    version);
-        return -1;
-    }
+    if (check_since(v, COEFFS_VERSION_CORUN, version, ctx, err)) return -1;
     if (key_is_wildcard(key)) {
         base_seterr(err, "%s: corun factors are measured per layer, not for \"network/*\"", ctx);
         return -1;
@@ -521,14 +528,7 @@ static int check_corun(const coeffs_value *v, const char *key, int version, cons
 /* A link's pull rate: positive, from version COEFFS_VERSION_PULL. */
 static int check_pull(const coeffs_value *v, int version, const char *ctx, char *err)
 {
-    if (!coeffs_isset(v)) return 0;
-    if (check_value(v, 1, ctx, err)) return -1;
-    if (version < COEFFS_VERSION_PULL) {
-        base_seterr(err, "%s needs format version %d (the file says %d)", ctx, COEFFS_VERSION_PULL,
-                    version);
-        return -1;
-    }
-    return 0;
+    return coeffs_isset(v) ? check_since(v, COEFFS_VERSION_PULL, version, ctx, err) : 0;
 }
 
 static int valid_key(const char *key)
