@@ -883,37 +883,56 @@ static double exchange_pull(int me, int a, int b, char *buf, int count, int reps
 {
     int k = reps < 10 ? reps : 10, peer = me == a ? b : a, n = 0;
     double *t = malloc((size_t)k * sizeof *t);
+    int *bad = malloc((size_t)k * sizeof *bad);
     char *in = malloc((size_t)count);
-    int ok = t && in && work, both = 0;
+    int ok = t && bad && in && work, both = 0;
     MPI_Sendrecv(&ok, 1, MPI_INT, peer, 58, &both, 1, MPI_INT, peer, 58, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     if (!ok || !both) {
         free(t);
+        free(bad);
         free(in);
         return -1;
     }
     memset(in, 0, (size_t)count);
     double start = MPI_Wtime();
+    int preempted = 0; /* this rank's last sample */
     for (int r = -1; r < k; r++) {
-        /* a says whether to go on: at most EXCHANGE_SECS per size once 3
-         * samples are in (a slow link moves 16 MB in seconds). */
+        /* a says whether to go on (bit 0: at most EXCHANGE_SECS per size
+         * once 3 samples are in; a slow link moves 16 MB in seconds) and
+         * whether it was preempted during the last sample (bit 1): a
+         * sample either rank lost its core in times the scheduler, not the
+         * link, and is left out as the ping-pong's are. */
         int go = me == a && (r < 3 || MPI_Wtime() - start < EXCHANGE_SECS);
+        if (me == a) go |= preempted << 1;
         token_of_a(&go, me, a, peer);
-        if (!go) break;
+        if (me == b && n > 0) bad[n - 1] |= (go >> 1) & 1;
+        if (!(go & 1)) break;
         MPI_Request q[2];
         MPI_Irecv(in, count, MPI_BYTE, peer, 57, MPI_COMM_WORLD, &q[0]);
         read_lines(work, LATE_WORK * sizeof *work);
         memset(buf, r & 0x7f, (size_t)count); /* fresh, as a step's output */
         int now = 1;
         token_of_a(&now, me, a, peer); /* both at once */
+        long s0 = involuntary_switches();
         double t0 = MPI_Wtime();
         MPI_Isend(buf, count, MPI_BYTE, peer, 57, MPI_COMM_WORLD, &q[1]);
         wait_req(&q[0]);
-        if (r >= 0) t[n++] = MPI_Wtime() - t0;
+        double t1 = MPI_Wtime();
         wait_req(&q[1]);
+        preempted = involuntary_switches() != s0;
+        if (r >= 0) t[n] = t1 - t0, bad[n++] = preempted;
     }
-    double med = me == b ? base_median(t, n) : 0;
+    /* The clean samples' median; all samples' when fewer than 3 are clean
+     * (a busy machine: better a slow rate than none). */
+    int clean = 0, use = n;
+    for (int i = 0; i < n; i++) clean += !bad[i];
+    if (clean >= 3)
+        for (int i = 0, j = 0; i < n; i++)
+            if (!bad[i]) t[j++] = t[i], use = j;
+    double med = me == b ? base_median(t, use) : 0;
     free(t);
+    free(bad);
     free(in);
     return med;
 }

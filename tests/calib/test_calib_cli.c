@@ -515,13 +515,20 @@ static void test_success(void)
               isfinite(L->pickup_us.value), "pickup %g us from %d sizes", L->pickup_us.value,
           L->pickup_us.n);
     /* The pull rate, fitted over the large sizes (256 KB to 16 MB) of the
-     * exchanges timed at every size, and the pickup: the median over the
-     * sizes whose bytes at that rate take at most half their late time
-     * (all sizes if none) of each late time less those bytes' time,
-     * recomputed here from the kept samples. */
-    CHECK(L->pull_bandwidth_mbs.source == COEFFS_FITTED && L->pull_bandwidth_mbs.n == 4 &&
-              L->pull_bandwidth_mbs.value > 100 && L->pull_bandwidth_mbs.value < 1e6,
+     * exchanges timed at every size, or left out when their times do not
+     * grow with size (a machine busy enough to preempt most samples: CI's
+     * sanitizer run beside other tests once did), and the pickup: the
+     * median over the sizes whose bytes at the pull rate (the ping-pong's
+     * without one) take at most half their late time (all sizes if none)
+     * of each late time less those bytes' time, recomputed here from the
+     * kept samples.  Whether the fit succeeds is the machine's; what it
+     * gives when it does, and the rule, are checked. */
+    int pulled = coeffs_isset(&L->pull_bandwidth_mbs);
+    CHECK(!pulled || (L->pull_bandwidth_mbs.source == COEFFS_FITTED && L->pull_bandwidth_mbs.n == 4 &&
+                      L->pull_bandwidth_mbs.value > 0 && isfinite(L->pull_bandwidth_mbs.value)),
           "pull rate %g MB/s over %d sizes", L->pull_bandwidth_mbs.value, L->pull_bandwidth_mbs.n);
+    if (!pulled) fprintf(stderr, "note: no pull rate fitted (exchange times did not grow with size)\n");
+    double rate = pulled ? L->pull_bandwidth_mbs.value : L->bandwidth_mbs.value;
     cJSON *raw = raw_kept();
     double res[16];
     int nres = 0, nxch = 0, nlate = 0;
@@ -532,7 +539,7 @@ static void test_success(void)
                         *x = cJSON_GetObjectItem(e, "exchange_seconds");
             if (!all) nxch += x && x->valuedouble > 0, nlate += late && late->valuedouble > 0;
             if (!late) continue;
-            double moved = cJSON_GetObjectItem(e, "bytes")->valuedouble / (L->pull_bandwidth_mbs.value * 1e6);
+            double moved = cJSON_GetObjectItem(e, "bytes")->valuedouble / (rate * 1e6);
             if (!all && moved > 0.5 * late->valuedouble) continue;
             res[nres++] = late->valuedouble > moved ? late->valuedouble - moved : 0;
         }
