@@ -602,6 +602,51 @@ static int fit_corun(run *R)
     return 0;
 }
 
+/* ---- how much a step's time varies ---- */
+
+/* Per device kind, the step spread (coeffs_device.step_spread): the median
+ * over the kind's whole-layer timings of at least STEP_SPREAD_MIN_S of
+ * each one's spread from pass to pass (the worker's "spread", interquartile
+ * range / 1.349 / median), over every timing if none is that long (below
+ * it the timer's resolution and the fixed cost decide the spread, and the
+ * model's use of it, the expected later of two clocks, hardly sees short
+ * steps), at most COEFFS_SPREAD_MAX.  Left out when no timing has one (a
+ * raw file of an older worker). */
+#define STEP_SPREAD_MIN_S 100e-6
+
+static int fit_spread(run *R)
+{
+    const cJSON *comp = cJSON_GetObjectItem(R->raw, "compute");
+    int n = cJSON_GetArraySize(comp);
+    double *y = malloc(((size_t)n + 1) * sizeof *y);
+    if (!y) return -1;
+    for (int k = 0; k < 2; k++) {
+        int m = 0;
+        for (int all = 0; all < 2 && !m; all++)
+            for (const cJSON *e = comp ? comp->child : NULL; e; e = e->next) {
+                double sp = num(e, "spread"), t = num(e, "seconds");
+                if (kind_of(str(e, "kind")) == k && (int)num(e, "share") == 1 && sp >= 0 &&
+                    t > 0 && (all || t >= STEP_SPREAD_MIN_S))
+                    y[m++] = sp;
+            }
+        if (!m) continue;
+        coeffs_device *D = coeffs_dev(R->c, (plat_kind)k);
+        double med = base_median(y, m);
+        /* A median over 1 says the machine was busy, not that steps vary
+         * that much: the most the format takes. */
+        D->step_spread = coeffs_given(med < COEFFS_SPREAD_MAX ? med : COEFFS_SPREAD_MAX, COEFFS_MEASURED);
+        D->step_spread.n = m;
+        char what[64];
+        snprintf(what, sizeof what, "step spread on %s", plat_kind_name((plat_kind)k));
+        if (add_row(R, what, "step_spread", D->step_spread)) {
+            free(y);
+            return -1;
+        }
+    }
+    free(y);
+    return 0;
+}
+
 /* ---- copies and links ---- */
 
 static int fit_copies_links(run *R)
@@ -1217,7 +1262,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
     if ((rc = run_worker(&R))) goto out;
     rc = 1;
     if (set_arch(&R)) goto oom;
-    if (fit_compute(&R) || fit_bands(&R) || fit_corun(&R) || fit_copies_links(&R) ||
+    if (fit_compute(&R) || fit_bands(&R) || fit_corun(&R) || fit_spread(&R) || fit_copies_links(&R) ||
         fit_device_scales(&R))
         goto out;
     if ((rc = fit_memory(&R))) goto out;

@@ -499,6 +499,15 @@ static int rec_end(cJSON *arr, cJSON *o, double med, int reps, int npre)
     return -1;
 }
 
+/* The spread of n sorted samples relative to their median med: the
+ * interquartile range / 1.349 (a normal's standard deviation), robust to
+ * the odd preempted sample; 0 with fewer than 4 samples. */
+static double rel_spread(const double *v, int n, double med)
+{
+    if (n < 4 || !(med > 0)) return 0;
+    return (v[(3 * n) / 4] - v[n / 4]) / 1.349 / med;
+}
+
 static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *s, int j, int layer,
                        double med)
 {
@@ -511,6 +520,9 @@ static int add_compute(cJSON *arr, const char *kind, int rank, const seq_state *
     cJSON_AddNumberToObject(o, "share", s->shares[j]);
     cJSON_AddNumberToObject(o, "nc", s->nc[at]);
     cJSON_AddNumberToObject(o, "work", (double)calib_work(n, layer, 0, s->nc[at]));
+    /* How much the layer's time varies from pass to pass (the samples are
+     * sorted: base_median): calibrate.c's step spread. */
+    cJSON_AddNumberToObject(o, "spread", rel_spread(s->samples + at * s->reps, s->reps, med));
     return rec_end(arr, o, med, s->reps, s->npre[at]);
 }
 
@@ -897,13 +909,14 @@ static double exchange_pull(int me, int a, int b, char *buf, int count, int reps
     memset(in, 0, (size_t)count);
     double start = MPI_Wtime();
     int preempted = 0; /* this rank's last sample */
-    for (int r = -1; r < k; r++) {
+    for (int r = -1; r <= k; r++) {
         /* a says whether to go on (bit 0: at most EXCHANGE_SECS per size
-         * once 3 samples are in; a slow link moves 16 MB in seconds) and
-         * whether it was preempted during the last sample (bit 1): a
-         * sample either rank lost its core in times the scheduler, not the
-         * link, and is left out as the ping-pong's are. */
-        int go = me == a && (r < 3 || MPI_Wtime() - start < EXCHANGE_SECS);
+         * once 3 samples are in, a slow link moves 16 MB in seconds; never
+         * at r == k, a closing token) and whether it was preempted during
+         * the last sample (bit 1): a sample either rank lost its core in
+         * times the scheduler, not the link, and is left out as the
+         * ping-pong's are. */
+        int go = me == a && r < k && (r < 3 || MPI_Wtime() - start < EXCHANGE_SECS);
         if (me == a) go |= preempted << 1;
         token_of_a(&go, me, a, peer);
         if (me == b && n > 0) bad[n - 1] |= (go >> 1) & 1;

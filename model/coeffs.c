@@ -74,7 +74,7 @@ static void rates_init(coeffs_rates *r)
 static void dev_init(coeffs_device *d)
 {
     memset(d, 0, sizeof *d);
-    d->overhead_us = d->send_overhead_us = d->copy_bandwidth_mbs = unset();
+    d->overhead_us = d->send_overhead_us = d->copy_bandwidth_mbs = d->step_spread = unset();
     d->busy_w = d->idle_w = d->mem_coefficient = d->mem_bias_mb = unset();
     for (int k = 0; k < NET_KIND_COUNT; k++) d->mem_weights[k] = unset();
     for (int k = 0; k < COST_NCLASS; k++) {
@@ -566,6 +566,20 @@ int coeffs_check(const cost_coeffs *c, char *err)
         CHK(mem_coefficient, 0);
         CHK(mem_bias_mb, 0);
 #undef CHK
+        if (coeffs_isset(&d->step_spread)) {
+            snprintf(ctx, sizeof ctx, "devices.%s.step_spread", kn);
+            if (check_value(&d->step_spread, 0, ctx, err)) return -1;
+            if (c->version < COEFFS_VERSION_SPREAD) {
+                base_seterr(err, "%s needs format version %d (the file says %d)", ctx,
+                            COEFFS_VERSION_SPREAD, c->version);
+                return -1;
+            }
+            if (d->step_spread.value > COEFFS_SPREAD_MAX) {
+                base_seterr(err, "%s: value %g must be at most %g", ctx, d->step_spread.value,
+                            COEFFS_SPREAD_MAX);
+                return -1;
+            }
+        }
         for (int j = 0; j < NET_KIND_COUNT; j++) {
             snprintf(ctx, sizeof ctx, "devices.%s.memory.weights.%s", kn,
                      net_kind_name((net_kind)j));
@@ -730,6 +744,24 @@ static int read_pull(rd *r, const cJSON *parent, coeffs_value *out, const char *
     return read_value(r, parent, "pull_bandwidth_mbs", out, 1, pctx);
 }
 
+/* A device's "step_spread" (version COEFFS_VERSION_SPREAD on). */
+static int read_spread(rd *r, const cJSON *parent, coeffs_value *out, const char *pctx)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(parent, "step_spread")) return 0;
+    if (r->c->version < COEFFS_VERSION_SPREAD) {
+        base_seterr(r->err, "%s: %s.step_spread needs format version %d (the file says %d)",
+                    r->what, pctx, COEFFS_VERSION_SPREAD, r->c->version);
+        return -1;
+    }
+    if (read_value(r, parent, "step_spread", out, 0, pctx)) return -1;
+    if (out->value > COEFFS_SPREAD_MAX) {
+        base_seterr(r->err, "%s: %s.step_spread: value %g must be at most %g", r->what, pctx,
+                    out->value, COEFFS_SPREAD_MAX);
+        return -1;
+    }
+    return 0;
+}
+
 /* "curve": {"work": [...], "us": [...], ["r2": x]}; the checks are
  * coeffs_check's (check_curve). */
 static int read_curve(rd *r, const cJSON *o, coeffs_curve *cv, const char *pctx)
@@ -853,14 +885,15 @@ static int read_device(rd *r, const cJSON *o, coeffs_device *d, const char *kn)
     char ctx[300], c2[400];
     snprintf(ctx, sizeof ctx, "devices.%s", kn);
     static const char *const keys[] = {"overhead_us", "send_overhead_us", "copy_bandwidth_mbs",
-                                       "busy_w",      "idle_w",           "memory",
-                                       "kinds",       "layers",           NULL};
+                                       "step_spread", "busy_w",           "idle_w",
+                                       "memory",      "kinds",            "layers",
+                                       NULL};
     if (want_object(r, o, ctx) || only_keys(r, o, ctx, keys)) return -1;
     d->present = 1;
     if (read_value(r, o, "overhead_us", &d->overhead_us, 0, ctx) ||
         read_value(r, o, "send_overhead_us", &d->send_overhead_us, 0, ctx) ||
         read_value(r, o, "copy_bandwidth_mbs", &d->copy_bandwidth_mbs, 1, ctx) ||
-        read_value(r, o, "busy_w", &d->busy_w, 0, ctx) ||
+        read_spread(r, o, &d->step_spread, ctx) || read_value(r, o, "busy_w", &d->busy_w, 0, ctx) ||
         read_value(r, o, "idle_w", &d->idle_w, 0, ctx))
         return -1;
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(o, "memory");
@@ -1227,7 +1260,7 @@ char *coeffs_to_json(const cost_coeffs *c)
         if (!o || put_value(o, "overhead_us", &d->overhead_us) ||
             put_value(o, "send_overhead_us", &d->send_overhead_us) ||
             put_value(o, "copy_bandwidth_mbs", &d->copy_bandwidth_mbs) ||
-            put_value(o, "busy_w", &d->busy_w) || put_value(o, "idle_w", &d->idle_w))
+            put_value(o, "step_spread", &d->step_spread) || put_value(o, "busy_w", &d->busy_w) || put_value(o, "idle_w", &d->idle_w))
             goto out;
         int anyw = 0;
         for (int j = 0; j < NET_KIND_COUNT; j++) anyw |= coeffs_isset(&d->mem_weights[j]);

@@ -122,6 +122,7 @@ typedef struct {
     double inv_rate; /* 1 / (frequency in Hz * cores) */
     double send_ovh_s, concat_ovh_s, copy_spb;
     double cscale; /* per_device compute_scale (1 when absent) */
+    double spread2; /* coeffs_device.step_spread squared (0 when absent) */
     double busy_w, idle_w;
     double act_coef, bias_bytes, cap_bytes;
 } dev_coef;
@@ -131,6 +132,8 @@ typedef struct {
     int packs; /* messages packed by this device whose send is in flight (a list through
                   cost_model.packnext, -1 ends it): their buffers are live until reaped */
     double t, compute, concat, send, wait, ebusy;
+    double fvar; /* the variance of t its own compute steps added since it last
+                  * met another device's clock (clock_max) */
     double live, peak, wraw, wmem, ws;
     double txfree[LINK_CLASS_COUNT];
     int64_t tx, rx;
@@ -159,6 +162,7 @@ struct cost_model {
     int cap_msgs, cap_tensors;
     double *arrival; /* per message */
     double *hdr;     /* per message: its header's arrival (send start + latency) */
+    double *mvar;    /* per message: its sender's dev_state.fvar when sending it */
     unsigned char *sent;
     double *sdone; /* per tensor (global index): arrival of its last send so far */
     int *deferred; /* per tensor slot: device d's frees waiting on sends, at tensor0[d] */
@@ -202,6 +206,7 @@ void cost_free(cost_model *m)
     free(m->h_t1);
     free(m->arrival);
     free(m->hdr);
+    free(m->mvar);
     free(m->sent);
     free(m->packnext);
     free(m->sdone);
@@ -472,6 +477,8 @@ cost_model *cost_new(const net *n, const platform *pl, const cost_coeffs *c, cha
         v->concat_ovh_s = x->value * 1e-6;
         x = pick(&D->copy_bandwidth_mbs, &F->copy_bandwidth_mbs, NULL, NULL, NULL);
         v->copy_spb = 1.0 / (x->value * 1e6);
+        x = pick(&D->step_spread, NULL, NULL, NULL, NULL);
+        v->spread2 = x ? x->value * x->value : 0;
         x = pick(&D->busy_w, NULL, NULL, NULL, NULL);
         v->busy_w = x ? x->value : P->busy_w;
         x = pick(&D->idle_w, NULL, NULL, NULL, NULL);
@@ -522,13 +529,15 @@ static int ensure_scratch(cost_model *m, const plan *p)
         int c = p->nmsgs > 2 * m->cap_msgs ? p->nmsgs : 2 * m->cap_msgs;
         free(m->arrival);
         free(m->hdr);
+    free(m->mvar);
         free(m->sent);
         free(m->packnext);
         m->arrival = malloc((size_t)c * sizeof *m->arrival);
         m->hdr = malloc((size_t)c * sizeof *m->hdr);
+        m->mvar = malloc((size_t)c * sizeof *m->mvar);
         m->sent = malloc((size_t)c);
         m->packnext = malloc((size_t)c * sizeof *m->packnext);
-        m->cap_msgs = m->arrival && m->hdr && m->sent && m->packnext ? c : 0;
+        m->cap_msgs = m->arrival && m->hdr && m->mvar && m->sent && m->packnext ? c : 0;
         if (!m->cap_msgs) return -1;
     }
     if (p->ntensors > m->cap_tensors) {
@@ -854,6 +863,31 @@ int cost_pick_halos(cost_model *m, mapping *mp, plan *p, int source, cost_result
     return 0;
 }
 
+/* The step that ends at the later of two clocks: the receiver's own
+ * (mean x, *vx the variance its own compute steps added since it last met
+ * another clock) and the message's (mean y, variance vy, its sender's).
+ * Steps vary from inference to inference (coeffs_device.step_spread), and
+ * the later of two varying clocks is later on average than the later of
+ * their means: taken as independent normals, E[max] by Clark's formula
+ * (C. E. Clark, "The greatest of a finite set of random variables",
+ * Operations Research 9(2), 1961): y + (x - y) P + theta phi(a), theta^2 =
+ * vx + vy, a = (x - y) / theta, P = Phi(a) the chance the receiver's clock
+ * is the later one.  What the receiver's clock keeps of its own variance
+ * afterwards: P vx (it took the message's clock with chance 1 - P, and
+ * from then shares the sender's).  Without variances: the plain maximum,
+ * to the last bit. */
+static double clock_max(double x, double *vx, double y, double vy)
+{
+    double th2 = *vx + vy;
+    if (!(th2 > 0)) return x > y ? x : y;
+    double th = sqrt(th2), a = (x - y) / th;
+    double P = 0.5 * erfc(-a * 0.70710678118654752), phi = 0.39894228040143268 * exp(-0.5 * a * a);
+    *vx *= P;
+    /* Never below the later mean (rounding where P is 1 and phi 0). */
+    double e = y + (x - y) * P + th * phi, mx = x > y ? x : y;
+    return e > mx ? e : mx;
+}
+
 /* Advance device d until it blocks on a message not yet sent or runs out
  * of steps.  Wakes receivers; sets *latency when it completes the output. */
 static void run_device(cost_model *m, const plan *p, int d, int *sp, double *latency)
@@ -880,6 +914,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             double w = m->linear[l] ? st->nc * m->wraw_pc[l]
                                     : 4.0 * (double)net_slice_weights(n, l, st->c0, st->nc);
             te = t + dur;
+            s->fvar += v->spread2 * dur * dur;
             s->compute += dur;
             s->ebusy += dur * (e->busy_w >= 0 ? e->busy_w : v->busy_w);
             /* One workspace per device, the largest its steps need (a
@@ -932,6 +967,7 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
             double arr = start + xfer + m->lat_s[ab];
             m->arrival[g] = arr;
             m->hdr[g] = start + m->lat_s[ab];
+            m->mvar[g] = s->fvar;
             m->sent[g] = 1;
             /* A packed send holds its pack (packs above), not the tensor. */
             if (!packed && arr > m->sdone[base + st->tensor]) m->sdone[base + st->tensor] = arr;
@@ -958,13 +994,16 @@ static void run_device(cost_model *m, const plan *p, int d, int *sp, double *lat
                  * or from the header's arrival (docs/cost-model.md). */
                 const plan_msg *G = &p->msgs[st->msg];
                 int fd = G->from * nd + d;
-                double pull = t + m->pick_s[fd] + (double)G->bytes * m->pspb[fd];
+                double bytes = (double)G->bytes, own = t + m->pick_s[fd] + bytes * m->pspb[fd];
+                double msg = m->arrival[st->msg];
                 /* A pull no slower than the link ends by the arrival when
                  * started at the header (the schedule of a file without a
                  * pull rate, to the last bit). */
-                if (m->pspb[fd] > m->spb[fd] && m->hdr[st->msg] > t + m->pick_s[fd])
-                    pull = m->hdr[st->msg] + (double)G->bytes * m->pspb[fd];
-                te = m->arrival[st->msg] > pull ? m->arrival[st->msg] : pull;
+                if (m->pspb[fd] > m->spb[fd]) {
+                    double h = m->hdr[st->msg] + bytes * m->pspb[fd];
+                    if (h > msg) msg = h;
+                }
+                te = clock_max(own, &s->fvar, msg, m->mvar[st->msg]);
             }
             s->wait += te - t;
             break;

@@ -78,11 +78,11 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
  * layer's optional "corun"; 8 = 7 plus a layer's optional
  * "band_columns" (and column bands of a file of 7 or older, which never
  * timed them, priced by its row table); 9 = 8 plus links' optional
- * "pull_bandwidth_mbs".  The reader
- * takes all nine (each refuses what a later version added: an
+ * "pull_bandwidth_mbs"; 10 = 9 plus devices' optional "step_spread".
+ * The reader takes all ten (each refuses what a later version added: an
  * older dse says "version 3" rather than "unknown key"); the writer
  * writes the file's own version (coeffs_new: COEFFS_VERSION). */
-#define COEFFS_VERSION 9
+#define COEFFS_VERSION 10
 /* The first version whose GlobalAveragePool rates are per element read. */
 #define COEFFS_VERSION_GAP_READS 4
 /* The first version with a class's "curve" (coeffs_curve). */
@@ -96,6 +96,11 @@ int cost_class_parse(const char *s, int *cls); /* 0, or -1 if unknown */
 #define COEFFS_VERSION_COLBAND 8
 /* The first version with links' "pull_bandwidth_mbs" (coeffs_link). */
 #define COEFFS_VERSION_PULL 9
+/* The first version with devices' "step_spread" (coeffs_device). */
+#define COEFFS_VERSION_SPREAD 10
+/* A step spread is at most this (a step's time varying by more than its
+ * median is a measuring accident). */
+#define COEFFS_SPREAD_MAX 1.0
 /* A corun factor is at most this (a larger one is a measuring accident). */
 #define COEFFS_CORUN_MAX 10.0
 
@@ -197,6 +202,10 @@ typedef struct {
     coeffs_value overhead_us;                 /* default per compute/concat step */
     coeffs_value send_overhead_us;            /* sender's cost of issuing a send */
     coeffs_value copy_bandwidth_mbs;          /* CONCAT steps, MB/s, > 0 */
+    coeffs_value step_spread;                 /* how much a compute step's time varies
+                                               * from inference to inference, relative
+                                               * to it (a standard deviation over the
+                                               * median; absent: 0; version 10) */
     coeffs_value busy_w, idle_w;              /* override the platform's device powers */
     coeffs_value mem_coefficient;             /* eq. 4.9 coefficient (all bytes by default) */
     coeffs_value mem_bias_mb;                 /* eq. 4.9 bias, MB */

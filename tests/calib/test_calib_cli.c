@@ -553,6 +553,36 @@ static void test_success(void)
     CHECK(nxch == 8 && nlate == 8, "%d exchange and %d late times kept, want one per size (8)", nxch, nlate);
     CHECK(nres >= 1 && L->pickup_us.n == nres && fabs(med * 1e6 - L->pickup_us.value) <= 1e-6 * (1 + L->pickup_us.value),
           "pickup %g us, the kept late times give %g us (%d sizes)", L->pickup_us.value, med * 1e6, nres);
+    /* The step spread: the median over the whole-layer timings of at
+     * least 100 us (all of them if none) of each one's spread, recomputed
+     * from the kept samples, at most 1 (a busy machine's); every timing
+     * has one, not negative (a short layer's may exceed 1). */
+    double sp[4096];
+    int nsp = 0, nrec = 0, nbad = 0;
+    for (int all = 0; all < 2 && !nsp; all++)
+        for (const cJSON *e = raw ? cJSON_GetObjectItem(raw, "compute")->child : NULL; e && nsp < 4096;
+             e = e->next) {
+            const cJSON *x = cJSON_GetObjectItem(e, "spread");
+            if (!all) nrec++, nbad += !x || !(x->valuedouble >= 0 && isfinite(x->valuedouble));
+            if (!x || cJSON_GetObjectItem(e, "share")->valuedouble != 1 ||
+                !(cJSON_GetObjectItem(e, "seconds")->valuedouble > 0))
+                continue;
+            if (!all && cJSON_GetObjectItem(e, "seconds")->valuedouble < 100e-6) continue;
+            sp[nsp++] = x->valuedouble;
+        }
+    for (int i = 0; i < nsp; i++)
+        for (int j = i + 1; j < nsp; j++)
+            if (sp[j] < sp[i]) {
+                double t = sp[i];
+                sp[i] = sp[j], sp[j] = t;
+            }
+    double spm = nsp ? (nsp % 2 ? sp[nsp / 2] : 0.5 * (sp[nsp / 2 - 1] + sp[nsp / 2])) : -1;
+    if (spm > COEFFS_SPREAD_MAX) spm = COEFFS_SPREAD_MAX;
+    CHECK(nrec > 0 && nbad == 0, "%d of %d compute timings without a spread, or a negative one", nbad, nrec);
+    CHECK(D->step_spread.source == COEFFS_MEASURED && D->step_spread.n == nsp &&
+              D->step_spread.value == spm,
+          "step spread %g from %d timings, the kept samples give %g from %d", D->step_spread.value,
+          D->step_spread.n, spm, nsp);
     cJSON_Delete(raw);
     /* A per-device factor for each CPU device, r0 and r1, from three rounds
      * of whole passes; how fast the cores are is the machine's, so only a

@@ -47,6 +47,8 @@ static void test_roundtrip(void)
     c->link[LINK_NETWORK].bandwidth_mbs = coeffs_fitted(110, 0.999, 1.5, 20);
     c->link[LINK_NETWORK].latency_us = coeffs_fitted(140, 0.999, 3, 20);
     c->link[LINK_SAME_BOARD].pickup_us = coeffs_given(37.5, COEFFS_MEASURED);
+    d->step_spread = coeffs_given(0.061, COEFFS_MEASURED);
+    d->step_spread.n = 41;
     c->link[LINK_SAME_BOARD].pull_bandwidth_mbs = coeffs_fitted(6716.4, 0.9998, 12.4, 4);
     coeffs_link *pl = coeffs_pair_link(c, "b0-cpu", "b2-cpu");
     CHECK(pl != NULL);
@@ -78,6 +80,7 @@ static void test_roundtrip(void)
         CHECK(same_value(&a->overhead_us, &b->overhead_us));
         CHECK(same_value(&a->send_overhead_us, &b->send_overhead_us));
         CHECK(same_value(&a->copy_bandwidth_mbs, &b->copy_bandwidth_mbs));
+        CHECK(same_value(&a->step_spread, &b->step_spread));
         CHECK(same_value(&a->busy_w, &b->busy_w) && same_value(&a->idle_w, &b->idle_w));
         CHECK(same_value(&a->mem_coefficient, &b->mem_coefficient));
         CHECK(same_value(&a->mem_bias_mb, &b->mem_bias_mb));
@@ -296,6 +299,21 @@ static const struct {
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{},\"links\":{\"pairs\":[{\"a\":\"x\","
      "\"b\":\"y\",\"pull_bandwidth_mbs\":{\"value\":6000,\"source\":\"measured\"}}]}}",
      "needs format version 9"},
+    {"spread-v9",
+     "{\"format\":\"dse-coefficients\",\"version\":9,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+     "{\"step_spread\":{\"value\":0.05,\"source\":\"measured\"}}}}",
+     "devices.cpu.step_spread needs format version 10 (the file says 9)"},
+    {"spread-large",
+     "{\"format\":\"dse-coefficients\",\"version\":10,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+     "{\"step_spread\":{\"value\":1.5,\"source\":\"measured\"}}}}",
+     "devices.cpu.step_spread: value 1.5 must be at most 1"},
+    {"spread-negative",
+     "{\"format\":\"dse-coefficients\",\"version\":10,\"platforms\":[],\"networks\":[],"
+     "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":"
+     "{\"step_spread\":{\"value\":-0.1,\"source\":\"measured\"}}}}",
+     "devices.cpu.step_spread"},
     {"nan-ish",
      "{\"format\":\"dse-coefficients\",\"version\":1,\"platforms\":[],\"networks\":[],"
      "\"board\":\"b\",\"date\":\"d\",\"devices\":{\"cpu\":{\"busy_w\":"
@@ -342,7 +360,9 @@ static void test_doc_example(void)
     if (c) {
         const coeffs_device *d = &c->dev[PLAT_CPU];
         CHECK(d->present && !c->dev[PLAT_GPU].present);
-        CHECK(c->version == 9 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(c->version == 10 && c->arch && !strcmp(c->arch, "x86_64"));
+        CHECK(d->step_spread.value == 0.045 && d->step_spread.source == COEFFS_MEASURED &&
+              d->step_spread.n == 52);
         CHECK(d->curve[NET_CONV].n == 3 && d->curve[NET_CONV].us[2] == 2950.0 &&
               d->curve[NET_CONV].r2 == 0.96 && d->curve[NET_FC].n == 0);
         CHECK(d->overhead_us.value == 12.0 && d->overhead_us.source == COEFFS_FITTED &&

@@ -261,6 +261,59 @@ static void test_split_wait(void)
     net_free(n);
 }
 
+/* Steps that vary from inference to inference (devices.cpu.step_spread):
+ * a receive that meets another device's clock ends, on average, at the
+ * expected later of the two (Clark 1961), recomputed here from its
+ * definition for two independent normals.  fc1 (100 -> 200) split 100/100
+ * on a and b over a link of 1 us and 1 TB/s (a byte costs 1e-6 us). */
+static double clark_mean(double mx, double sx, double my, double sy)
+{
+    double th = sqrt(sx * sx + sy * sy), a = (mx - my) / th;
+    double Phi = 0.5 * (1 + erf(a / sqrt(2.0))), phi = exp(-a * a / 2) / sqrt(2 * 3.14159265358979323846);
+    return mx * Phi + my * (1 - Phi) + th * phi;
+}
+
+static void test_spread(void)
+{
+    net *n = fc_chain("spread", 200, 10);
+    platform *pl = plat2(1000, 2, 1, 1e6);
+    cost_coeffs *c = unit_coeffs("spread", 1, 2, 1, 0);
+    mapping *m = mapping_new(n->n, 2);
+    mapping_set_single(m, n, 0);
+    map_slice sl[2] = {{0, 0, 100}, {1, 100, 100}};
+    set_layer(m, n, 0, 2, sl);
+    cost_result r, r0;
+    cost_device d[2];
+    CHECK(run(n, pl, c, m, &r0, d) == 0);
+    /* a: sends x (400 B) at 2, arriving 3.0004; its slice 1 + 100 * 100 ns
+     *    = 11 -> 13; receives b's slice, own side 13.0004;
+     * b: x at 3.0004; slice 11 -> 14.0004; send 2 -> 16.0004; arrives
+     *    17.0008; a: concat 800 B (1 + 8) and fc2 (1 + 2): out 29.0008. */
+    CLOSE(r0.latency_ms, 29.0008e-3);
+    /* A spread of 0.25: each 11 us slice has a standard deviation of 2.75
+     * us; a's receive ends at E[max(N(13.0004, 2.75^2), N(17.0008,
+     * 2.75^2))]; nothing else meets another clock. */
+    c->dev[PLAT_CPU].step_spread = coeffs_given(0.25, COEFFS_MEASURED);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    double e = clark_mean(13.0004, 2.75, 17.0008, 2.75);
+    CHECK(e > 17.0008 + 0.2 && e < 17.0008 + 0.5, "Clark's E[max] %g", e);
+    CLOSE(r.latency_ms, (e + 12) * 1e-3);
+    CLOSE(d[0].wait_s, (e - 13) * 1e-6);
+    /* b's receive of x met a clock with no variance (a computed nothing
+     * before sending it): unchanged. */
+    CLOSE(d[1].wait_s, 3.0004e-6);
+    /* One device: no clock to meet, no change. */
+    mapping_set_single(m, n, 0);
+    CHECK(run(n, pl, c, m, &r, d) == 0);
+    c->dev[PLAT_CPU].step_spread = coeffs_given(0, COEFFS_MEASURED);
+    CHECK(run(n, pl, c, m, &r0, d) == 0);
+    CHECK(r.latency_ms == r0.latency_ms, "%.17g against %.17g", r.latency_ms, r0.latency_ms);
+    mapping_free(m);
+    coeffs_free(c);
+    platform_free(pl);
+    net_free(n);
+}
+
 /* Two FC branches fa and fb (100 -> 200, bias) of the input x, a ReLU on
  * each (ra, rb), and their Add (out). */
 static net *fan_net(const char *name)
@@ -1123,6 +1176,7 @@ int main(void)
     test_random();
     test_chain();
     test_split_wait();
+    test_spread();
     test_corun();
     test_corun_random();
     test_fan();
