@@ -11,8 +11,10 @@ device's single-device prediction) is compared with the measured ratio
 (meas_ratio).  Prints per network and coefficients file: the mean signed
 error of the naive and hybrid mappings (the split bias), of the vertical
 ones, the MAPE of all ratios and their Spearman correlation; the slow
-launches (slow_launch = 1) left out as bench_fidelity leaves them out.
+launches (slow_launch or reference_slow 1) left out as bench_fidelity leaves them out.
 
+A coefficients path may hold "{net}", replaced by each network's name
+(run-fidelity SELF=1 calibrates every network on itself: OUT/local-2-{net}.json).
 Network files (nets not in the zoo) are looked for as NET.json in the
 folders of NETDIR (environment, default /tmp/rs)."""
 import csv, json, os, subprocess, sys, statistics
@@ -55,7 +57,8 @@ def main():
             continue
         rows = list(csv.DictReader(open(path)))
         net = "%s/%s.json" % (netdir, name) if os.path.exists("%s/%s.json" % (netdir, name)) else name
-        for c in coeffs:
+        for cpat in coeffs:
+            c = cpat.replace("{net}", name)
             pred = {}
             for r in rows:
                 m = "%s/%s-mapping-%s.json" % (out, name, r["index"])
@@ -69,7 +72,7 @@ def main():
             for r in rows:
                 if r["source"].startswith("single") or r["index"] not in pred:
                     continue
-                if r.get("slow_launch", "0") == "1" or not r.get("meas_ratio"):
+                if r.get("slow_launch", "0") == "1" or r.get("reference_slow", "0") == "1" or not r.get("meas_ratio"):
                     continue
                 lat, work = pred[r["index"]]
                 tot = sum(work)
