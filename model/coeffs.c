@@ -732,29 +732,32 @@ static int read_value(rd *r, const cJSON *parent, const char *key, coeffs_value 
     return 0;
 }
 
+/* A value that format version `first` added (read_value's rules): refused,
+ * present, in an older file. */
+static int read_since(rd *r, const cJSON *parent, const char *key, int first, coeffs_value *out,
+                      int positive, const char *pctx)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(parent, key)) return 0;
+    if (r->c->version < first) {
+        base_seterr(r->err, "%s: %s.%s needs format version %d (the file says %d)", r->what, pctx,
+                    key, first, r->c->version);
+        return -1;
+    }
+    return read_value(r, parent, key, out, positive, pctx);
+}
+
 /* A link's "pull_bandwidth_mbs" (version COEFFS_VERSION_PULL on). */
 static int read_pull(rd *r, const cJSON *parent, coeffs_value *out, const char *pctx)
 {
-    if (!cJSON_GetObjectItemCaseSensitive(parent, "pull_bandwidth_mbs")) return 0;
-    if (r->c->version < COEFFS_VERSION_PULL) {
-        base_seterr(r->err, "%s: %s.pull_bandwidth_mbs needs format version %d (the file says %d)",
-                    r->what, pctx, COEFFS_VERSION_PULL, r->c->version);
-        return -1;
-    }
-    return read_value(r, parent, "pull_bandwidth_mbs", out, 1, pctx);
+    return read_since(r, parent, "pull_bandwidth_mbs", COEFFS_VERSION_PULL, out, 1, pctx);
 }
 
-/* A device's "step_spread" (version COEFFS_VERSION_SPREAD on). */
+/* A device's "step_spread" (version COEFFS_VERSION_SPREAD on), at most
+ * COEFFS_SPREAD_MAX. */
 static int read_spread(rd *r, const cJSON *parent, coeffs_value *out, const char *pctx)
 {
-    if (!cJSON_GetObjectItemCaseSensitive(parent, "step_spread")) return 0;
-    if (r->c->version < COEFFS_VERSION_SPREAD) {
-        base_seterr(r->err, "%s: %s.step_spread needs format version %d (the file says %d)",
-                    r->what, pctx, COEFFS_VERSION_SPREAD, r->c->version);
-        return -1;
-    }
-    if (read_value(r, parent, "step_spread", out, 0, pctx)) return -1;
-    if (out->value > COEFFS_SPREAD_MAX) {
+    if (read_since(r, parent, "step_spread", COEFFS_VERSION_SPREAD, out, 0, pctx)) return -1;
+    if (coeffs_isset(out) && out->value > COEFFS_SPREAD_MAX) {
         base_seterr(r->err, "%s: %s.step_spread: value %g must be at most %g", r->what, pctx,
                     out->value, COEFFS_SPREAD_MAX);
         return -1;
