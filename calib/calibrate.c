@@ -745,11 +745,9 @@ static int fit_copies_links(run *R)
             calib_fit pf;
             int pulled = nl >= 2 && !calib_fit_link(x, y, nl, &pf, R->err);
             R->err[0] = 0;
-            if (pulled) {
-                char pw[200];
-                snprintf(pw, sizeof pw, "%s pull", what);
-                report_fit(R, pw, "bytes", "exchange seconds", &pf, x, y, nl, NULL);
-            }
+            char pw[200];
+            snprintf(pw, sizeof pw, "%s pull (exchanges)", what);
+            if (pulled) report_fit(R, pw, "bytes", "exchange seconds", &pf, x, y, nl, NULL);
             double pb = pulled ? pf.b : f.b;
             for (int all = 0; all < 2; all++) {
                 nl = 0;
@@ -768,7 +766,7 @@ static int fit_copies_links(run *R)
             if (add_row(R, what, "latency_us", L.latency_us) ||
                 add_row(R, what, "bandwidth_mbs", L.bandwidth_mbs) ||
                 (nl && add_row(R, what, "pickup_us", L.pickup_us)) ||
-                (pulled && add_row(R, what, "pull_bandwidth_mbs", L.pull_bandwidth_mbs)))
+                (pulled && add_row(R, pw, "pull_bandwidth_mbs", L.pull_bandwidth_mbs)))
                 goto out;
             if (first) {
                 R->c->link[c] = L;
@@ -1135,6 +1133,190 @@ out:
     return rc;
 }
 
+/* ---- the pull rate a split run meets (traced) ---- */
+
+/* A pull run: warm-up and timed inferences (the trace keeps one, the
+ * median), and the fewest waiting receives a rate is fitted from. */
+#define PULL_RUN_WARMUP 2
+#define PULL_RUN_REPS 5
+#define PULL_RUN_MIN 4
+
+/* Receives of a traced run (dse exec --trace FILE) between devices a and b
+ * that waited for their message (the receive began before the send did,
+ * on the trace's common clock): bytes in x, the time from the send's
+ * start to the receive's end in y (seconds).  Returns how many (at most
+ * cap), -1 with err when the file is not such a trace. */
+static int traced_waits(const char *path, int a, int b, double *x, double *y, int cap, char *err)
+{
+    size_t len;
+    char *text = base_read_file(path, 1LL << 30, &len, err);
+    if (!text) return -1;
+    cJSON *t = cJSON_Parse(text);
+    free(text);
+    const cJSON *ev = t ? cJSON_GetObjectItem(t, "traceEvents") : NULL;
+    if (!cJSON_IsArray(ev)) {
+        cJSON_Delete(t);
+        base_seterr(err, "%s: not a dse trace", path);
+        return -1;
+    }
+    /* Messages are numbered across the Plan: a send's start by number. */
+    int nev = cJSON_GetArraySize(ev), n = 0;
+    double *sent = malloc(((size_t)nev + 1) * sizeof *sent);
+    int *from = malloc(((size_t)nev + 1) * sizeof *from);
+    if (!sent || !from) {
+        free(sent);
+        free(from);
+        cJSON_Delete(t);
+        base_seterr(err, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i <= nev; i++) sent[i] = NAN, from[i] = -1;
+    for (int pass = 0; pass < 2; pass++)
+        for (const cJSON *e = ev->child; e; e = e->next) {
+            const cJSON *ar = cJSON_GetObjectItem(e, "args");
+            const char *op = ar ? str(ar, "op") : NULL;
+            int msg = ar ? (int)num(ar, "msg") : -1, dev = (int)num(e, "tid"),
+                peer = ar ? (int)num(ar, "peer_index") : -1;
+            if (!op || msg < 0 || msg > nev || (dev != a && dev != b) || (peer != a && peer != b) ||
+                dev == peer)
+                continue;
+            double ts = num(e, "ts") * 1e-6, dur = num(e, "dur") * 1e-6;
+            if (!pass && !strcmp(op, "send")) sent[msg] = ts, from[msg] = dev;
+            if (pass && !strcmp(op, "recv") && from[msg] == peer && ts < sent[msg] && n < cap) {
+                x[n] = num(ar, "bytes");
+                y[n++] = ts + dur - sent[msg];
+            }
+        }
+    free(sent);
+    free(from);
+    cJSON_Delete(t);
+    return n;
+}
+
+/* The mapping of a pull run: every layer that can be cut by channels
+ * halved between a and b (the first half on a), the others whole on a:
+ * each layer's halves meet in an exchange, as a naive split's do. */
+static void halves(mapping *m, const net *n, int a, int b)
+{
+    int k = 0;
+    for (int i = 0; i < n->n; i++) {
+        int c = n->layers[i].out.c;
+        m->first[i] = k;
+        m->cut[i] = MAP_CUT_CHANNELS;
+        m->recompute[i] = 0;
+        if (c >= 2 && mapping_cut_allowed(n, i, MAP_CUT_CHANNELS)) {
+            m->slices[k++] = (map_slice){a, 0, c / 2};
+            m->slices[k++] = (map_slice){b, c / 2, c - c / 2};
+        } else
+            m->slices[k++] = (map_slice){a, 0, c};
+    }
+    m->first[n->n] = k;
+}
+
+/* The pull rate of each pair the links were timed on (their first pair
+ * stands for a link class, others for the pairs that differ from it):
+ * every network run split in halves between the two (halves), traced,
+ * and the receives that waited (traced_waits) fitted as latency + bytes /
+ * rate by calib_fit_link.  The exchanges' rate (fit_copies_links) is the
+ * ping-pong's with the caches cold; dse exec's receives pull data its
+ * sender has just written while the sender goes on computing, which on
+ * some machines is several times slower (bench/README.md, "The pull rate
+ * a split run meets").  Where the run gives no fit (too few receives
+ * waited, or times that do not grow with size) the exchanges' rate stays. */
+static int fit_pull_runs(run *R)
+{
+    const platform *pl = R->pl;
+    int nd = pl->ndev, rc = 1, cap = 0;
+    const cJSON *links = cJSON_GetObjectItem(R->raw, "links");
+    for (int i = 0; i < R->o->nnetworks; i++) cap += 8 * R->nets[i]->n + 16;
+    double *x = malloc((size_t)cap * sizeof *x), *y = malloc((size_t)cap * sizeof *y);
+    mapping *m = NULL;
+    cJSON *jr = cJSON_AddArrayToObject(R->report, "pull_runs");
+    if (!x || !y || !jr) goto oom;
+    for (int a = 0; a < nd; a++)
+        for (int b = a + 1; b < nd; b++) {
+            int timed = 0;
+            for (const cJSON *e = links ? links->child : NULL; e && !timed; e = e->next)
+                timed = (int)num(e, "from") == a && (int)num(e, "to") == b;
+            if (!timed) continue;
+            int np = 0;
+            cJSON *run_ = cJSON_CreateObject();
+            if (!run_ || !cJSON_AddItemToArray(jr, run_)) goto oom;
+            cJSON_AddStringToObject(run_, "from", pl->dev[a].name);
+            cJSON_AddStringToObject(run_, "to", pl->dev[b].name);
+            cJSON *js = cJSON_AddArrayToObject(run_, "bytes"), *jt = cJSON_AddArrayToObject(run_, "seconds");
+            for (int i = 0; i < R->o->nnetworks; i++) {
+                const net *n = R->nets[i];
+                char mpath[700], tpath[700], me[BASE_ERRLEN];
+                mapping_free(m);
+                if (!(m = mapping_new(n->n, nd))) goto oom;
+                halves(m, n, a, b);
+                snprintf(mpath, sizeof mpath, "%s/pull-%d-%d-%d.json", R->dir, a, b, i);
+                snprintf(tpath, sizeof tpath, "%s/pull-%d-%d-%d-trace.json", R->dir, a, b, i);
+                if (mapping_save(m, n, pl, mpath, R->err)) goto out;
+                progress(R, "pull run (%s split in halves between %s and %s, traced)...", n->name,
+                         pl->dev[a].name, pl->dev[b].name);
+                rt_measure_opts mo = {dse_prog(R), R->o->networks[i], R->o->platform, mpath, -1,
+                                      pl, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, R->remote,
+                                      PULL_RUN_WARMUP, PULL_RUN_REPS, R->o->timeout_s, 1, tpath, 1,
+                                      R->o->stop, 0, 0};
+                rt_result rr;
+                int jrc = rt_measure(&mo, &rr, me);
+                if (jrc) {
+                    base_seterr(R->err, "pull run of %.200s between %.100s and %.100s failed: %.600s",
+                                n->name, pl->dev[a].name, pl->dev[b].name, me);
+                    rc = jrc;
+                    goto out;
+                }
+                int k = traced_waits(tpath, a, b, x + np, y + np, cap - np, R->err);
+                if (k < 0) goto out;
+                for (int j = np; j < np + k; j++) {
+                    cJSON_AddItemToArray(js, cJSON_CreateNumber(x[j]));
+                    cJSON_AddItemToArray(jt, cJSON_CreateNumber(y[j]));
+                }
+                np += k;
+            }
+            calib_fit f;
+            int ok = np >= PULL_RUN_MIN && !calib_fit_link(x, y, np, &f, R->err);
+            R->err[0] = 0;
+            cJSON_AddBoolToObject(run_, "fitted", ok);
+            if (!ok) continue;
+            char what[200];
+            link_class c = pl->link_cls[a * nd + b];
+            int first = 1; /* the class's first pair? (as fit_copies_links) */
+            for (int i = 0; i < nd && first; i++)
+                for (int j = i + 1; j < nd && first; j++)
+                    if (i * nd + j < a * nd + b && pl->link_cls[i * nd + j] == c) first = 0;
+            if (first) snprintf(what, sizeof what, "link %s pull (split run)", link_class_name(c));
+            else
+                snprintf(what, sizeof what, "link %.60s-%.60s pull (split run)", pl->dev[a].name,
+                         pl->dev[b].name);
+            report_fit(R, what, "bytes", "seconds from send to receive", &f, x, y, np, NULL);
+            coeffs_value v = coeffs_fitted(1.0 / (f.b * 1e6), f.r2, f.rmse * 1e6, f.n);
+            if (add_row(R, what, "pull_bandwidth_mbs", v)) goto oom;
+            if (first) {
+                R->c->link[c].pull_bandwidth_mbs = v;
+                continue;
+            }
+            for (int i = 0; i < nd; i++)
+                for (int j = i + 1; j < nd; j++)
+                    if (calib_link_rep(pl, i, j) == a * nd + b) {
+                        coeffs_link *P = coeffs_pair_link(R->c, pl->dev[i].name, pl->dev[j].name);
+                        if (!P) goto oom;
+                        P->pull_bandwidth_mbs = v;
+                    }
+        }
+    rc = 0;
+    goto out;
+oom:
+    base_seterr(R->err, "out of memory for the pull runs");
+out:
+    mapping_free(m);
+    free(x);
+    free(y);
+    return rc;
+}
+
 /* ---- energy ---- */
 
 static int fit_power(run *R)
@@ -1266,6 +1448,7 @@ int calib_run(const calib_options *o, calib_result *res, char *err)
         fit_device_scales(&R))
         goto out;
     if ((rc = fit_memory(&R))) goto out;
+    if ((rc = fit_pull_runs(&R))) goto out;
     rc = 1;
     if (fit_power(&R)) goto oom;
     if (coeffs_check(R.c, err)) goto out;

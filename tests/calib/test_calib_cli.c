@@ -335,6 +335,103 @@ static cJSON *raw_kept(void)
     return raw;
 }
 
+/* A trace event's args name this step op ("send", "recv", ...). */
+static int op_is(const cJSON *args, const char *op)
+{
+    const char *s = args ? cJSON_GetStringValue(cJSON_GetObjectItem(args, "op")) : NULL;
+    return s && !strcmp(s, op);
+}
+
+/* Receives that waited in a kept trace of a pull run: bytes and seconds
+ * from the send's start to the receive's end, appended at b[*n], t[*n]. */
+static void trace_waits(const char *file, double *b, double *t, int *n, int cap)
+{
+    char *txt = slurp(path(file));
+    cJSON *tr = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    CHECK(tr != NULL, "no trace %s kept", file);
+    const cJSON *ev = tr ? cJSON_GetObjectItem(tr, "traceEvents") : NULL;
+    for (const cJSON *r = ev ? ev->child : NULL; r; r = r->next) {
+        const cJSON *ra = cJSON_GetObjectItem(r, "args");
+        if (!op_is(ra, "recv")) continue;
+        for (const cJSON *s = ev->child; s; s = s->next) {
+            const cJSON *sa = cJSON_GetObjectItem(s, "args");
+            if (!op_is(sa, "send") ||
+                cJSON_GetObjectItem(sa, "msg")->valueint != cJSON_GetObjectItem(ra, "msg")->valueint ||
+                cJSON_GetObjectItem(s, "tid")->valueint != cJSON_GetObjectItem(ra, "peer_index")->valueint)
+                continue;
+            double ts = cJSON_GetObjectItem(s, "ts")->valuedouble, tr0 = cJSON_GetObjectItem(r, "ts")->valuedouble;
+            if (tr0 < ts && *n < cap) {
+                b[*n] = cJSON_GetObjectItem(ra, "bytes")->valuedouble;
+                t[(*n)++] = (tr0 + cJSON_GetObjectItem(r, "dur")->valuedouble - ts) * 1e-6;
+            }
+        }
+    }
+    cJSON_Delete(tr);
+}
+
+/* The pull runs: each calibrated network split in halves between r0 and
+ * r1 (every layer with channels to halve: two slices, the first half on
+ * r0), traced; the receives that waited, recomputed here from the kept
+ * traces, are the report's; the pull rate is their calib_fit_link when
+ * the report says it fitted (at least 4), else the exchanges' (xrate,
+ * over xn sizes; 0: none). */
+static void check_pull_runs(const cJSON *rep, const coeffs_link *L, double xrate, int xn)
+{
+    char err[BASE_ERRLEN];
+    static const char *const nets[] = {"toy6", "branchy"};
+    for (int k = 0; k < 2; k++) {
+        char f[64];
+        snprintf(f, sizeof f, "keep/pull-0-1-%d.json", k);
+        net *n = net_zoo(nets[k], err);
+        platform *pl = platform_load(path("plat.json"), err);
+        mapping *m = n && pl ? mapping_load(path(f), n, pl, err) : NULL;
+        CHECK(m != NULL, "pull run mapping %s: %s", f, err);
+        for (int i = 0; m && i < n->n; i++) {
+            int c = n->layers[i].out.c, two = c >= 2 && net_kind_splittable(n->layers[i].kind);
+            const map_slice *s = mapping_slices(m, i);
+            CHECK(mapping_nslices(m, i) == 1 + two && s[0].dev == 0 && s[0].c0 == 0 &&
+                      s[0].nc == (two ? c / 2 : c) && (!two || (s[1].dev == 1 && s[1].c0 == c / 2)),
+                  "%s: layer %s not in halves", f, n->layers[i].name);
+        }
+        mapping_free(m);
+        platform_free(pl);
+        net_free(n);
+    }
+    double b[1024], t[1024];
+    int nw = 0;
+    trace_waits("keep/pull-0-1-0-trace.json", b, t, &nw, 1024);
+    trace_waits("keep/pull-0-1-1-trace.json", b, t, &nw, 1024);
+    const cJSON *runs = cJSON_GetObjectItem(rep, "pull_runs"), *r0 = cJSON_GetArrayItem(runs, 0);
+    const cJSON *rb = cJSON_GetObjectItem(r0, "bytes"), *rs = cJSON_GetObjectItem(r0, "seconds");
+    CHECK(cJSON_GetArraySize(runs) == 1 && cJSON_GetArraySize(rb) == nw && cJSON_GetArraySize(rs) == nw,
+          "pull runs: %d in the report with %d receives, the traces have %d that waited",
+          cJSON_GetArraySize(runs), cJSON_GetArraySize(rb), nw);
+    /* The order differs (the report's follows the file); compare sorted sums. */
+    double sb = 0, st = 0, rsb = 0, rst = 0;
+    for (int i = 0; i < nw && i < cJSON_GetArraySize(rb); i++) {
+        sb += b[i], st += t[i];
+        rsb += cJSON_GetArrayItem(rb, i)->valuedouble, rst += cJSON_GetArrayItem(rs, i)->valuedouble;
+    }
+    CHECK(sb == rsb && fabs(st - rst) <= 1e-9 * (1 + st), "pull run receives: %g B %g s, report %g B %g s",
+          sb, st, rsb, rst);
+    int fitted = cJSON_IsTrue(cJSON_GetObjectItem(r0, "fitted"));
+    calib_fit f;
+    int ok = nw >= 4 && !calib_fit_link(b, t, nw, &f, err);
+    CHECK(fitted == ok, "pull run fitted %d, recomputed %d", fitted, ok);
+    if (ok)
+        CHECK(L->pull_bandwidth_mbs.source == COEFFS_FITTED && L->pull_bandwidth_mbs.n == f.n &&
+                  fabs(L->pull_bandwidth_mbs.value - 1.0 / (f.b * 1e6)) <= 1e-6 * L->pull_bandwidth_mbs.value,
+              "pull rate %g MB/s from %d, the traces give %g from %d", L->pull_bandwidth_mbs.value,
+              L->pull_bandwidth_mbs.n, 1.0 / (f.b * 1e6), f.n);
+    else if (xrate > 0)
+        CHECK(L->pull_bandwidth_mbs.n == xn && fabs(L->pull_bandwidth_mbs.value - xrate) <= 1e-6 * xrate,
+              "pull rate %g MB/s, the exchanges give %g", L->pull_bandwidth_mbs.value, xrate);
+    else
+        CHECK(!coeffs_isset(&L->pull_bandwidth_mbs), "a pull rate without a fit");
+    if (!ok) fprintf(stderr, "note: the pull runs gave %d waiting receives and no fit\n", nw);
+}
+
 /* The bands (calib_worker's band passes, calibrate.c's fit_bands): every
  * row-splittable layer of the calibrated networks timed as a middle band
  * of 1/2, 1/4 and 1/8 of its rows, every column-splittable one as a middle
@@ -523,13 +620,20 @@ static void test_success(void)
      * of each late time less those bytes' time, recomputed here from the
      * kept samples.  Whether the fit succeeds is the machine's; what it
      * gives when it does, and the rule, are checked. */
-    int pulled = coeffs_isset(&L->pull_bandwidth_mbs);
-    CHECK(!pulled || (L->pull_bandwidth_mbs.source == COEFFS_FITTED && L->pull_bandwidth_mbs.n == 4 &&
-                      L->pull_bandwidth_mbs.value > 0 && isfinite(L->pull_bandwidth_mbs.value)),
-          "pull rate %g MB/s over %d sizes", L->pull_bandwidth_mbs.value, L->pull_bandwidth_mbs.n);
-    if (!pulled) fprintf(stderr, "note: no pull rate fitted (exchange times did not grow with size)\n");
-    double rate = pulled ? L->pull_bandwidth_mbs.value : L->bandwidth_mbs.value;
     cJSON *raw = raw_kept();
+    double xb[16], xs[16];
+    int nx = 0;
+    for (const cJSON *e = raw ? cJSON_GetObjectItem(raw, "links")->child : NULL; e && nx < 16; e = e->next) {
+        const cJSON *x = cJSON_GetObjectItem(e, "exchange_seconds");
+        if (x && x->valuedouble > 0)
+            xb[nx] = cJSON_GetObjectItem(e, "bytes")->valuedouble, xs[nx++] = x->valuedouble;
+    }
+    calib_fit xf;
+    int pulled = nx >= 2 && !calib_fit_link(xb, xs, nx, &xf, err);
+    if (!pulled) fprintf(stderr, "note: no pull rate fitted (exchange times did not grow with size)\n");
+    double rate = pulled ? 1.0 / (xf.b * 1e6) : L->bandwidth_mbs.value;
+    double pull_xrate = pulled ? rate : 0;
+    int pull_xn = pulled ? xf.n : 0;
     double res[16];
     int nres = 0, nxch = 0, nlate = 0;
     for (int all = 0; all < 2 && !nres; all++)
@@ -625,6 +729,7 @@ static void test_success(void)
                           cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(f0, "points"), 0), "residual"),
                       "fit without points and residuals");
                 CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(rep, "memory_runs")) >= 4, "memory runs");
+                check_pull_runs(rep, L, pull_xrate, pull_xn);
                 class_intercepts(fits);
                 cJSON_Delete(rep);
             }
