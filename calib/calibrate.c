@@ -21,9 +21,11 @@
  *             large sizes: calib_fit_link), per link class,
  *             and per device pair where the platform's pairs of a class differ;
  *             send overhead = median cost of issuing an MPI_Isend;
- *             the pull rate (calib_fit_link over the times of exchanges
- *             as a split mapping's); a late receiver's pickup (median
- *             beyond bytes / pull rate)
+ *             the pull rate (calib_fit_link over the receives that
+ *             waited in a traced run of each network split in halves
+ *             between the pair, fit_pull_runs; where that gives no fit,
+ *             over the times of exchanges as a split mapping's); a late
+ *             receiver's pickup (median beyond bytes / the exchanges' rate)
  *   devices   per CPU device: compute_scale = its whole passes' measured
  *             time over the model's compute time of them (per_device)
  *   memory    peak RSS = coefficient * (weights + peak live activations of

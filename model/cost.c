@@ -529,7 +529,7 @@ static int ensure_scratch(cost_model *m, const plan *p)
         int c = p->nmsgs > 2 * m->cap_msgs ? p->nmsgs : 2 * m->cap_msgs;
         free(m->arrival);
         free(m->hdr);
-    free(m->mvar);
+        free(m->mvar);
         free(m->sent);
         free(m->packnext);
         m->arrival = malloc((size_t)c * sizeof *m->arrival);
