@@ -1138,9 +1138,11 @@ out:
 /* ---- the pull rate a split run meets (traced) ---- */
 
 /* A pull run: warm-up and timed inferences (the trace keeps one, the
- * median), and the fewest waiting receives a rate is fitted from. */
+ * median), launches of it per network, and the fewest waiting receives a
+ * rate is fitted from. */
 #define PULL_RUN_WARMUP 2
 #define PULL_RUN_REPS 5
+#define PULL_RUN_LAUNCHES 3
 #define PULL_RUN_MIN 4
 
 /* Receives of a traced run (dse exec --trace FILE) between devices a and b
@@ -1230,7 +1232,7 @@ static int fit_pull_runs(run *R)
     const platform *pl = R->pl;
     int nd = pl->ndev, rc = 1, cap = 0;
     const cJSON *links = cJSON_GetObjectItem(R->raw, "links");
-    for (int i = 0; i < R->o->nnetworks; i++) cap += 8 * R->nets[i]->n + 16;
+    for (int i = 0; i < R->o->nnetworks; i++) cap += PULL_RUN_LAUNCHES * (8 * R->nets[i]->n + 16);
     double *x = malloc((size_t)cap * sizeof *x), *y = malloc((size_t)cap * sizeof *y);
     mapping *m = NULL;
     cJSON *jr = cJSON_AddArrayToObject(R->report, "pull_runs");
@@ -1254,29 +1256,34 @@ static int fit_pull_runs(run *R)
                 if (!(m = mapping_new(n->n, nd))) goto oom;
                 halves(m, n, a, b);
                 snprintf(mpath, sizeof mpath, "%s/pull-%d-%d-%d.json", R->dir, a, b, i);
-                snprintf(tpath, sizeof tpath, "%s/pull-%d-%d-%d-trace.json", R->dir, a, b, i);
                 if (mapping_save(m, n, pl, mpath, R->err)) goto out;
-                progress(R, "pull run (%s split in halves between %s and %s, traced)...", n->name,
-                         pl->dev[a].name, pl->dev[b].name);
-                rt_measure_opts mo = {dse_prog(R), R->o->networks[i], R->o->platform, mpath, -1,
-                                      pl, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL, R->remote,
-                                      PULL_RUN_WARMUP, PULL_RUN_REPS, R->o->timeout_s, 1, tpath, 1,
-                                      R->o->stop, 0, 0};
-                rt_result rr;
-                int jrc = rt_measure(&mo, &rr, me);
-                if (jrc) {
-                    base_seterr(R->err, "pull run of %.200s between %.100s and %.100s failed: %.600s",
-                                n->name, pl->dev[a].name, pl->dev[b].name, me);
-                    rc = jrc;
-                    goto out;
+                /* Launches, not inferences, are what differ most: how the
+                 * machine places the two ranks' cores (4.9-7.2 GB/s over
+                 * five launches of one resnet50 run here). */
+                for (int l = 0; l < PULL_RUN_LAUNCHES; l++) {
+                    snprintf(tpath, sizeof tpath, "%s/pull-%d-%d-%d-%d-trace.json", R->dir, a, b, i, l);
+                    progress(R, "pull run %d/%d (%s split in halves between %s and %s, traced)...", l + 1,
+                             PULL_RUN_LAUNCHES, n->name, pl->dev[a].name, pl->dev[b].name);
+                    rt_measure_opts mo = {dse_prog(R), R->o->networks[i], R->o->platform, mpath, -1,
+                                          pl, R->o->hostfile, R->seqfile[0] ? R->seqfile : NULL,
+                                          R->remote, PULL_RUN_WARMUP, PULL_RUN_REPS, R->o->timeout_s, 1,
+                                          tpath, 1, R->o->stop, 0, 0};
+                    rt_result rr;
+                    int jrc = rt_measure(&mo, &rr, me);
+                    if (jrc) {
+                        base_seterr(R->err, "pull run of %.200s between %.100s and %.100s failed: %.600s",
+                                    n->name, pl->dev[a].name, pl->dev[b].name, me);
+                        rc = jrc;
+                        goto out;
+                    }
+                    int k = traced_waits(tpath, a, b, x + np, y + np, cap - np, R->err);
+                    if (k < 0) goto out;
+                    for (int j = np; j < np + k; j++) {
+                        cJSON_AddItemToArray(js, cJSON_CreateNumber(x[j]));
+                        cJSON_AddItemToArray(jt, cJSON_CreateNumber(y[j]));
+                    }
+                    np += k;
                 }
-                int k = traced_waits(tpath, a, b, x + np, y + np, cap - np, R->err);
-                if (k < 0) goto out;
-                for (int j = np; j < np + k; j++) {
-                    cJSON_AddItemToArray(js, cJSON_CreateNumber(x[j]));
-                    cJSON_AddItemToArray(jt, cJSON_CreateNumber(y[j]));
-                }
-                np += k;
             }
             calib_fit f;
             int ok = np >= PULL_RUN_MIN && !calib_fit_link(x, y, np, &f, R->err);

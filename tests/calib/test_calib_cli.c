@@ -372,7 +372,7 @@ static void trace_waits(const char *file, double *b, double *t, int *n, int cap)
 
 /* The pull runs: each calibrated network split in halves between r0 and
  * r1 (every layer with channels to halve: two slices, the first half on
- * r0), traced; the receives that waited, recomputed here from the kept
+ * r0), traced in three launches; the receives that waited, recomputed here from the kept
  * traces, are the report's; the pull rate is their calib_fit_link when
  * the report says it fitted (at least 4), else the exchanges' (xrate,
  * over xn sizes; 0: none). */
@@ -400,8 +400,12 @@ static void check_pull_runs(const cJSON *rep, const coeffs_link *L, double xrate
     }
     double b[1024], t[1024];
     int nw = 0;
-    trace_waits("keep/pull-0-1-0-trace.json", b, t, &nw, 1024);
-    trace_waits("keep/pull-0-1-1-trace.json", b, t, &nw, 1024);
+    for (int k = 0; k < 2; k++) /* network, then launch (three of each) */
+        for (int l = 0; l < 3; l++) {
+            char f[64];
+            snprintf(f, sizeof f, "keep/pull-0-1-%d-%d-trace.json", k, l);
+            trace_waits(f, b, t, &nw, 1024);
+        }
     const cJSON *runs = cJSON_GetObjectItem(rep, "pull_runs"), *r0 = cJSON_GetArrayItem(runs, 0);
     const cJSON *rb = cJSON_GetObjectItem(r0, "bytes"), *rs = cJSON_GetObjectItem(r0, "seconds");
     CHECK(cJSON_GetArraySize(runs) == 1 && cJSON_GetArraySize(rb) == nw && cJSON_GetArraySize(rs) == nw,
