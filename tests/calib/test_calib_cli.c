@@ -9,7 +9,10 @@
  *    per-layer entry for every layer and a fallback for every layer kind,
  *    sane link figures, a memory bias that matches the peak RSS of an idle
  *    rank measured here independently, band tables that equal the kept raw
- *    band timings' ratios, and the database holds it with its fit report.
+ *    band timings' ratios, pull runs whose mappings are the networks in
+ *    halves and whose waiting receives, recomputed from the kept traces,
+ *    are the report's and give the pull rate, and the database holds it
+ *    with its fit report.
  */
 #include "calib.h"
 #include "cost.h"
