@@ -97,6 +97,20 @@ int calib_fit_curve(const double *x, const double *y, int n, coeffs_curve *cv, c
  * with size: the caller falls back). */
 int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *err);
 
+/* A rate from many noisy samples of one-way times (x bytes, y seconds:
+ * the receives of a traced run), robust to the few a preemption or a late
+ * poll made slow: over the points of calib_fit_link's large sizes (x >=
+ * largest / 64, at least those of the two largest sizes), the slope b is
+ * the median of the slopes between every two points of different sizes
+ * (Theil-Sen), the intercept a the median of y - b x; over more than
+ * CALIB_RATE_MAX points, every k-th of them in their order (the pairs grow
+ * as the square).  One wild point among many moves the least-squares
+ * slope (a traced resnestish split: 1.9 GB/s by least squares, 3.8 by
+ * this) and not this.  Quality figures as calib_fit_link's.  Returns 0;
+ * -1 with err when unusable or b <= 0. */
+#define CALIB_RATE_MAX 1000
+int calib_fit_rate(const double *x, const double *y, int n, calib_fit *f, char *err);
+
 /* Mean and maximum of 100 |pred - meas| / |meas| over n pairs. */
 double calib_mape(const double *pred, const double *meas, int n);
 double calib_max_ape(const double *pred, const double *meas, int n);

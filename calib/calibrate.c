@@ -651,6 +651,18 @@ static int fit_spread(run *R)
 
 /* ---- copies and links ---- */
 
+/* Is (a, b), a < b, the first pair of its link class (which then stands
+ * for the class; a later pair's coefficients are per pair)? */
+static int class_first(const platform *pl, int a, int b)
+{
+    int nd = pl->ndev;
+    link_class c = pl->link_cls[a * nd + b];
+    for (int i = 0; i < nd; i++)
+        for (int j = i + 1; j < nd; j++)
+            if (i * nd + j < a * nd + b && pl->link_cls[i * nd + j] == c) return 0;
+    return 1;
+}
+
 static int fit_copies_links(run *R)
 {
     int rc = -1;
@@ -708,10 +720,7 @@ static int fit_copies_links(run *R)
                 }
             if (!n) continue;
             link_class c = R->pl->link_cls[a * nd + b];
-            int first = 1; /* the class's first pair? */
-            for (int i = 0; i < nd && first; i++)
-                for (int j = i + 1; j < nd && first; j++)
-                    if (i * nd + j < a * nd + b && R->pl->link_cls[i * nd + j] == c) first = 0;
+            int first = class_first(R->pl, a, b);
             calib_fit f;
             if (first) snprintf(what, sizeof what, "link %s", link_class_name(c));
             else snprintf(what, sizeof what, "link %.60s-%.60s", R->pl->dev[a].name, R->pl->dev[b].name);
@@ -1217,11 +1226,13 @@ static void halves(mapping *m, const net *n, int a, int b)
     m->first[n->n] = k;
 }
 
-/* The pull rate of each pair the links were timed on (their first pair
- * stands for a link class, others for the pairs that differ from it):
+/* The pull rate of each pair of devices sharing a board that the links
+ * were timed on (the first such pair stands for the class, others for
+ * the pairs that differ from it):
  * every network run split in halves between the two (halves), traced,
  * and the receives that waited (traced_waits) fitted as latency + bytes /
- * rate by calib_fit_link.  The exchanges' rate (fit_copies_links) is the
+ * rate by calib_fit_rate (a median of slopes: a few receives a poll or a
+ * preemption delayed must not decide it).  The exchanges' rate (fit_copies_links) is the
  * ping-pong's with the caches cold; dse exec's receives pull data its
  * sender has just written while the sender goes on computing, which on
  * some machines is several times slower (bench/README.md, "The pull rate
@@ -1242,7 +1253,11 @@ static int fit_pull_runs(run *R)
             int timed = 0;
             for (const cJSON *e = links ? links->child : NULL; e && !timed; e = e->next)
                 timed = (int)num(e, "from") == a && (int)num(e, "to") == b;
-            if (!timed) continue;
+            /* Shared memory only: there the receiver copies the payload
+             * itself, which is what differs from the exchanges; on a wire
+             * the link's rate decides, and a network in halves over a
+             * 50 Mbit/s link would take minutes. */
+            if (!timed || pl->link_cls[a * nd + b] != LINK_SAME_BOARD) continue;
             int np = 0;
             cJSON *run_ = cJSON_CreateObject();
             if (!run_ || !cJSON_AddItemToArray(jr, run_)) goto oom;
@@ -1286,16 +1301,13 @@ static int fit_pull_runs(run *R)
                 }
             }
             calib_fit f;
-            int ok = np >= PULL_RUN_MIN && !calib_fit_link(x, y, np, &f, R->err);
+            int ok = np >= PULL_RUN_MIN && !calib_fit_rate(x, y, np, &f, R->err);
             R->err[0] = 0;
             cJSON_AddBoolToObject(run_, "fitted", ok);
             if (!ok) continue;
             char what[200];
             link_class c = pl->link_cls[a * nd + b];
-            int first = 1; /* the class's first pair? (as fit_copies_links) */
-            for (int i = 0; i < nd && first; i++)
-                for (int j = i + 1; j < nd && first; j++)
-                    if (i * nd + j < a * nd + b && pl->link_cls[i * nd + j] == c) first = 0;
+            int first = class_first(pl, a, b);
             if (first) snprintf(what, sizeof what, "link %s pull (split run)", link_class_name(c));
             else
                 snprintf(what, sizeof what, "link %.60s-%.60s pull (split run)", pl->dev[a].name,

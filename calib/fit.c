@@ -246,6 +246,54 @@ int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *
     return rc;
 }
 
+int calib_fit_rate(const double *x, const double *y, int n, calib_fit *f, char *err)
+{
+    memset(f, 0, sizeof *f);
+    if (check_data(x, y, n, 0, err)) return -1;
+    double xmax = x[0], x2 = -INFINITY;
+    for (int i = 1; i < n; i++) xmax = fmax(xmax, x[i]);
+    for (int i = 0; i < n; i++)
+        if (x[i] < xmax) x2 = fmax(x2, x[i]);
+    if (!(x2 > -INFINITY)) {
+        base_seterr(err, "fit: all %d points have the same size (%g)", n, xmax);
+        return -1;
+    }
+    double cut = fmin(xmax / 64, x2);
+    int m = 0;
+    for (int i = 0; i < n; i++) m += x[i] >= cut;
+    /* Every stride-th of the large points: at most CALIB_RATE_MAX, in
+     * their order (pairs grow as the square). */
+    int stride = (m + CALIB_RATE_MAX - 1) / CALIB_RATE_MAX, k = 0;
+    double *lx = malloc((size_t)m * sizeof *lx), *ly = malloc((size_t)m * sizeof *ly),
+           *w = malloc((size_t)m * sizeof *w);
+    double *sl = malloc(((size_t)m / stride + 1) * ((size_t)m / stride + 1) / 2 * sizeof *sl + sizeof *sl);
+    if (!lx || !ly || !w || !sl) {
+        free(lx), free(ly), free(w), free(sl);
+        base_seterr(err, "fit: out of memory");
+        return -1;
+    }
+    int j = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i] >= cut && k++ % stride == 0) lx[j] = x[i], ly[j] = y[i], w[j++] = 1.0;
+    m = j;
+    size_t np = 0;
+    for (int a = 0; a < m; a++)
+        for (int b = a + 1; b < m; b++)
+            if (lx[b] != lx[a]) sl[np++] = (ly[b] - ly[a]) / (lx[b] - lx[a]);
+    int rc = 0;
+    f->b = np ? base_median(sl, (int)np) : NAN;
+    if (!(f->b > 0) || !isfinite(f->b)) {
+        base_seterr(err, "fit: time does not grow with size over the %d largest points", m);
+        rc = -1;
+    } else {
+        for (int i = 0; i < m; i++) sl[i] = ly[i] - f->b * lx[i];
+        f->a = base_median(sl, m);
+        quality(lx, ly, w, m, f);
+    }
+    free(lx), free(ly), free(w), free(sl);
+    return rc;
+}
+
 double calib_mape(const double *pred, const double *meas, int n)
 {
     double s = 0;

@@ -424,7 +424,7 @@ static void check_pull_runs(const cJSON *rep, const coeffs_link *L, double xrate
           sb, st, rsb, rst);
     int fitted = cJSON_IsTrue(cJSON_GetObjectItem(r0, "fitted"));
     calib_fit f;
-    int ok = nw >= 4 && !calib_fit_link(b, t, nw, &f, err);
+    int ok = nw >= 4 && !calib_fit_rate(b, t, nw, &f, err);
     CHECK(fitted == ok, "pull run fitted %d, recomputed %d", fitted, ok);
     if (ok)
         CHECK(L->pull_bandwidth_mbs.source == COEFFS_FITTED && L->pull_bandwidth_mbs.n == f.n &&

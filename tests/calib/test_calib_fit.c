@@ -196,6 +196,43 @@ static void test_link(void)
     CHECK(calib_fit_link(x, down, 3, &f, err) == -1 && strstr(err, "does not grow"), "falling: %s", err);
 }
 
+/* calib_fit_rate: the median of pairwise slopes and of the residuals,
+ * worked by hand; one wild point among many moves least squares, not it;
+ * a thinned sample when over CALIB_RATE_MAX points. */
+static void test_rate(void)
+{
+    char err[BASE_ERRLEN];
+    calib_fit f;
+    /* Slopes: (1,2) 2, (1,3) 0.5, (1,4) 4/3, (2,3) -1, (2,4) 1, (3,4) 3;
+     * median (1 + 4/3) / 2 = 7/6.  Residuals y - 7/6 x: -1/6, 2/3, -3/2,
+     * 1/3; median (-1/6 + 1/3) / 2 = 1/12. */
+    double x[] = {1, 2, 3, 4}, y[] = {1, 3, 2, 5};
+    CHECK(calib_fit_rate(x, y, 4, &f, err) == 0, "hand: %s", err);
+    CHECK(NEAR(f.b, 7.0 / 6, 1e-15) && NEAR(f.a, 1.0 / 12, 1e-15) && f.n == 4, "hand: a %g b %g n %d",
+          f.a, f.b, f.n);
+    /* 1 MB messages at 5 GB/s (200 us) and 100 us latency, 2-4 MB too,
+     * and one 1 MB receive a poll delayed by 2 ms: exact, where least
+     * squares over the same points (calib_fit_link) is 30% slow. */
+    double bx[13], by[13];
+    for (int i = 0; i < 12; i++) bx[i] = 1e6 * (1 + i % 4), by[i] = 100e-6 + bx[i] / 5e9;
+    bx[12] = 4e6, by[12] = 100e-6 + 4e6 / 5e9 + 2e-3;
+    CHECK(calib_fit_rate(bx, by, 13, &f, err) == 0 && NEAR(f.b, 1 / 5e9, 1e-22) && NEAR(f.a, 100e-6, 1e-15),
+          "outlier: a %g b %g (%s)", f.a, f.b, err);
+    CHECK(calib_fit_link(bx, by, 13, &f, err) == 0 && 1 / f.b < 0.8 * 5e9, "least squares: %g B/s",
+          1 / f.b);
+    /* Thinned: 2 * CALIB_RATE_MAX + 1 points on a line keep its slope,
+     * and n says how many were used. */
+    enum { N = 2 * CALIB_RATE_MAX + 1 };
+    static double lx[N], ly[N];
+    for (int i = 0; i < N; i++) lx[i] = 1e5 * (1 + i % 7), ly[i] = 3e-5 + lx[i] * 2e-10;
+    CHECK(calib_fit_rate(lx, ly, N, &f, err) == 0 && NEAR(f.b, 2e-10, 1e-22) && f.n == 667,
+          "thinned: b %g n %d", f.b, f.n);
+    /* Unusable: one size; time falling with size. */
+    double same[] = {4096, 4096, 4096}, t[] = {1, 2, 3}, down[] = {3, 2, 1};
+    CHECK(calib_fit_rate(same, t, 3, &f, err) == -1 && strstr(err, "same size"), "one size: %s", err);
+    CHECK(calib_fit_rate(x, down, 3, &f, err) == -1 && strstr(err, "does not grow"), "falling: %s", err);
+}
+
 /* The class curve: groups, medians and pooling worked by hand; the
  * tangent's power between, below and beyond the points; a power law
  * sampled is its own curve (R^2 1); fewer than 3 groups give none. */
@@ -270,6 +307,7 @@ int main(void)
     test_curve();
     test_line();
     test_link();
+    test_rate();
     test_stats();
     test_work();
     test_probes();
