@@ -204,19 +204,30 @@ int calib_fit_curve(const double *x, const double *y, int n, coeffs_curve *cv, c
     return 0;
 }
 
-int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *err)
+/* The start of a link's fits: f cleared, the data checked, and *cut the
+ * least size that decides the rate (the largest / 64, at least the
+ * second largest size); -1 with err when unusable or of one size. */
+static int large_sizes(const double *x, const double *y, int n, calib_fit *f, double *cut, char *err)
 {
     memset(f, 0, sizeof *f);
     if (check_data(x, y, n, 0, err)) return -1;
-    double xmax = x[0], xmin = x[0], x2 = -INFINITY; /* largest, smallest, second largest size */
-    for (int i = 1; i < n; i++) xmax = fmax(xmax, x[i]), xmin = fmin(xmin, x[i]);
+    double xmax = x[0], x2 = -INFINITY; /* largest, second largest size */
+    for (int i = 1; i < n; i++) xmax = fmax(xmax, x[i]);
     for (int i = 0; i < n; i++)
         if (x[i] < xmax) x2 = fmax(x2, x[i]);
     if (!(x2 > -INFINITY)) {
         base_seterr(err, "fit: all %d points have the same size (%g)", n, xmax);
         return -1;
     }
-    double cut = fmin(xmax / 64, x2);
+    *cut = fmin(xmax / 64, x2);
+    return 0;
+}
+
+int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *err)
+{
+    double cut, xmin = x[0];
+    if (large_sizes(x, y, n, f, &cut, err)) return -1;
+    for (int i = 1; i < n; i++) xmin = fmin(xmin, x[i]);
     double *lx = malloc((size_t)n * sizeof *lx), *ly = malloc((size_t)n * sizeof *ly);
     double *w = malloc((size_t)n * sizeof *w);
     if (!lx || !ly || !w) {
@@ -248,17 +259,8 @@ int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *
 
 int calib_fit_rate(const double *x, const double *y, int n, calib_fit *f, char *err)
 {
-    memset(f, 0, sizeof *f);
-    if (check_data(x, y, n, 0, err)) return -1;
-    double xmax = x[0], x2 = -INFINITY;
-    for (int i = 1; i < n; i++) xmax = fmax(xmax, x[i]);
-    for (int i = 0; i < n; i++)
-        if (x[i] < xmax) x2 = fmax(x2, x[i]);
-    if (!(x2 > -INFINITY)) {
-        base_seterr(err, "fit: all %d points have the same size (%g)", n, xmax);
-        return -1;
-    }
-    double cut = fmin(xmax / 64, x2);
+    double cut;
+    if (large_sizes(x, y, n, f, &cut, err)) return -1;
     int m = 0;
     for (int i = 0; i < n; i++) m += x[i] >= cut;
     /* Every stride-th of the large points: at most CALIB_RATE_MAX, in
