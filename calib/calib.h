@@ -103,8 +103,8 @@ int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *
  * largest / 64, at least those of the two largest sizes), the slope b is
  * the median of the slopes between every two points of different sizes
  * (Theil-Sen), the intercept a the median of y - b x; over more than
- * CALIB_RATE_MAX points, every k-th of them in their order (the pairs grow
- * as the square).  One wild point among many moves the least-squares
+ * CALIB_RATE_MAX points, every k-th of them in order of size and time
+ * (the pairs grow as the square).  One wild point among many moves the least-squares
  * slope (a traced resnestish split: 1.9 GB/s by least squares, 3.8 by
  * this) and not this.  Quality figures as calib_fit_link's.  Returns 0;
  * -1 with err when unusable or b <= 0. */

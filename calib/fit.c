@@ -257,42 +257,50 @@ int calib_fit_link(const double *x, const double *y, int n, calib_fit *f, char *
     return rc;
 }
 
+/* qsort: points by size, then time (calib_fit_rate's thinning). */
+static int cmp_point(const void *p, const void *q)
+{
+    const double *a = p, *b = q;
+    return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
 int calib_fit_rate(const double *x, const double *y, int n, calib_fit *f, char *err)
 {
     double cut;
     if (large_sizes(x, y, n, f, &cut, err)) return -1;
     int m = 0;
     for (int i = 0; i < n; i++) m += x[i] >= cut;
-    /* Every stride-th of the large points: at most CALIB_RATE_MAX, in
-     * their order (pairs grow as the square). */
-    int stride = (m + CALIB_RATE_MAX - 1) / CALIB_RATE_MAX, k = 0;
-    double *lx = malloc((size_t)m * sizeof *lx), *ly = malloc((size_t)m * sizeof *ly),
-           *w = malloc((size_t)m * sizeof *w);
-    double *sl = malloc(((size_t)m / stride + 1) * ((size_t)m / stride + 1) / 2 * sizeof *sl + sizeof *sl);
-    if (!lx || !ly || !w || !sl) {
-        free(lx), free(ly), free(w), free(sl);
+    /* Every stride-th of the large points in order of size (then time),
+     * at most CALIB_RATE_MAX: every size keeps its share (pairs grow as
+     * the square). */
+    int stride = (m + CALIB_RATE_MAX - 1) / CALIB_RATE_MAX, k = (m + stride - 1) / stride;
+    double *pt = malloc(2 * (size_t)m * sizeof *pt), *lx = malloc((size_t)k * sizeof *lx),
+           *ly = malloc((size_t)k * sizeof *ly), *w = malloc((size_t)k * sizeof *w);
+    size_t np = 0, cap = (size_t)k * (size_t)(k - 1) / 2 + (size_t)k;
+    double *sl = malloc(cap * sizeof *sl);
+    if (!pt || !lx || !ly || !w || !sl) {
+        free(pt), free(lx), free(ly), free(w), free(sl);
         base_seterr(err, "fit: out of memory");
         return -1;
     }
-    int j = 0;
-    for (int i = 0; i < n; i++)
-        if (x[i] >= cut && k++ % stride == 0) lx[j] = x[i], ly[j] = y[i], w[j++] = 1.0;
-    m = j;
-    size_t np = 0;
-    for (int a = 0; a < m; a++)
-        for (int b = a + 1; b < m; b++)
+    for (int i = 0, j = 0; i < n; i++)
+        if (x[i] >= cut) pt[2 * j] = x[i], pt[2 * j + 1] = y[i], j++;
+    qsort(pt, (size_t)m, 2 * sizeof *pt, cmp_point);
+    for (int i = 0; i < k; i++) lx[i] = pt[2 * i * stride], ly[i] = pt[2 * i * stride + 1], w[i] = 1.0;
+    for (int a = 0; a < k; a++)
+        for (int b = a + 1; b < k; b++)
             if (lx[b] != lx[a]) sl[np++] = (ly[b] - ly[a]) / (lx[b] - lx[a]);
     int rc = 0;
     f->b = np ? base_median(sl, (int)np) : NAN;
     if (!(f->b > 0) || !isfinite(f->b)) {
-        base_seterr(err, "fit: time does not grow with size over the %d largest points", m);
+        base_seterr(err, "fit: time does not grow with size over the %d largest points", k);
         rc = -1;
     } else {
-        for (int i = 0; i < m; i++) sl[i] = ly[i] - f->b * lx[i];
-        f->a = base_median(sl, m);
-        quality(lx, ly, w, m, f);
+        for (int i = 0; i < k; i++) sl[i] = ly[i] - f->b * lx[i];
+        f->a = base_median(sl, k);
+        quality(lx, ly, w, k, f);
     }
-    free(lx), free(ly), free(w), free(sl);
+    free(pt), free(lx), free(ly), free(w), free(sl);
     return rc;
 }
 

@@ -9,8 +9,9 @@
  * over POOL prebuilt plans (each plan comes cold from memory: an upper
  * bound of cost_eval's share in the loop, where the plan was just built),
  * and the same with a step spread of BENCH_SPREAD on every device kind
- * (each RECV the expected later of two clocks: erfc and exp), its ratio to
- * cost_eval alone measured batch by batch beside it.
+ * (each RECV the expected later of two clocks: erfc and exp) in the same
+ * batches (each phase meets every plan of the pool, cold), and the ratio
+ * of the two medians.
  *
  * usage: bench_cost [batches] [networks...]   (default 300 batches)
  */
@@ -70,7 +71,8 @@ static void run(const char *netname, const platform *pl, const cost_coeffs *co,
     cost_result r;
     double sink = 0;
     for (int k = 0; k < POOL; k++) { /* warm up: scratch sized for the largest plan */
-        if (plan_build(p, n, maps[k], pl->source, err) || cost_eval(m, p, &r, NULL))
+        if (plan_build(p, n, maps[k], pl->source, err) || cost_eval(m, p, &r, NULL) ||
+            cost_eval(ms, p, &r, NULL))
             die(netname, err);
         sink += r.latency_ms;
     }
@@ -101,6 +103,9 @@ static void run(const char *netname, const platform *pl, const cost_coeffs *co,
             sink += r.energy_j;
         }
         t3[b] = (base_now() - t0) / BATCH;
+        /* Five groups of BATCH per batch over a pool of eight: every
+         * phase meets every plan, each from cold memory. */
+        k = (k + BATCH) % POOL;
     }
     qsort(t0s, (size_t)batches, sizeof *t0s, base_cmp_double);
     qsort(t1, (size_t)batches, sizeof *t1, base_cmp_double);

@@ -376,7 +376,7 @@ static void trace_waits(const char *file, double *b, double *t, int *n, int cap)
 /* The pull runs: each calibrated network split in halves between r0 and
  * r1 (every layer with channels to halve: two slices, the first half on
  * r0), traced in three launches; the receives that waited, recomputed here from the kept
- * traces, are the report's; the pull rate is their calib_fit_link when
+ * traces, are the report's; the pull rate is their calib_fit_rate when
  * the report says it fitted (at least 4), else the exchanges' (xrate,
  * over xn sizes; 0: none). */
 static void check_pull_runs(const cJSON *rep, const coeffs_link *L, double xrate, int xn)
@@ -394,7 +394,8 @@ static void check_pull_runs(const cJSON *rep, const coeffs_link *L, double xrate
             int c = n->layers[i].out.c, two = c >= 2 && net_kind_splittable(n->layers[i].kind);
             const map_slice *s = mapping_slices(m, i);
             CHECK(mapping_nslices(m, i) == 1 + two && s[0].dev == 0 && s[0].c0 == 0 &&
-                      s[0].nc == (two ? c / 2 : c) && (!two || (s[1].dev == 1 && s[1].c0 == c / 2)),
+                      s[0].nc == (two ? c / 2 : c) &&
+                      (!two || (s[1].dev == 1 && s[1].c0 == c / 2 && s[1].nc == c - c / 2)),
                   "%s: layer %s not in halves", f, n->layers[i].name);
         }
         mapping_free(m);
@@ -414,7 +415,7 @@ static void check_pull_runs(const cJSON *rep, const coeffs_link *L, double xrate
     CHECK(cJSON_GetArraySize(runs) == 1 && cJSON_GetArraySize(rb) == nw && cJSON_GetArraySize(rs) == nw,
           "pull runs: %d in the report with %d receives, the traces have %d that waited",
           cJSON_GetArraySize(runs), cJSON_GetArraySize(rb), nw);
-    /* The order differs (the report's follows the file); compare sorted sums. */
+    /* Both lists follow the trace files' order: their sums agree. */
     double sb = 0, st = 0, rsb = 0, rst = 0;
     for (int i = 0; i < nw && i < cJSON_GetArraySize(rb); i++) {
         sb += b[i], st += t[i];
